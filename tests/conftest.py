@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Test modules import these helpers as `from conftest import ...`; tests/ is a package
+# (so same-named test files of different games do not collide), hence the path entry.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES_ENV = "GAMEROOM_FIXTURES"

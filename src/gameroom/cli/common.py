@@ -1,0 +1,119 @@
+"""Plumbing every game's commands share: reading JSON from stdin, exiting with one clear
+error line, running the server and the clients, running a harness."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, NoReturn, Sequence
+
+from gameroom.core.hosting import ClientSpec, ServerPlan
+from gameroom.core.wire import WireError
+
+__all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
+           "print_json", "serve", "run_client_specs", "run_harness", "stderr_log"]
+
+
+class UsageError(Exception):
+    """A bad command line or configuration: reported as one line, exit status 2."""
+
+
+def fail(message: str, status: int = 2) -> NoReturn:
+    print(f"gameroom: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+def stderr_log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
+    """Every JSON value of ``text`` (white space between values, any layout)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return values
+        try:
+            value, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{source} is not a sequence of JSON values: {exc.msg} "
+                             f"at line {exc.lineno} column {exc.colno}") from None
+        values.append(value)
+
+
+def read_stdin_values() -> list[Any]:
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"standard input is not UTF-8: {exc}") from None
+    return parse_json_values(text)
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False), flush=True)
+
+
+@dataclass
+class GameCommands:
+    """What one game plugs into the command line."""
+
+    name: str
+    harnesses: Callable[[], dict[str, Callable[[list[Any]], list[Any]]]]
+    play: Callable[[Any], int]
+    add_play_arguments: Callable[[Any], None]
+    server_plan: Callable[[list[Any], Any], ServerPlan] | None = None
+    server_config_error: Callable[[Exception], None] | None = None
+    client_specs: Callable[[list[Any], Any], tuple[list[ClientSpec], str]] | None = None
+    add_client_arguments: Callable[[Any], None] = field(default=lambda _p: None)
+    tournament: Callable[[Any], int] | None = None
+    add_tournament_arguments: Callable[[Any], None] = field(default=lambda _p: None)
+
+
+def run_harness(game: GameCommands, name: str) -> int:
+    table = game.harnesses()
+    if name not in table:
+        raise UsageError(f"unknown harness {name!r} for {game.name}; choose from {', '.join(sorted(table))}")
+    values = read_stdin_values()
+    try:
+        outputs = table[name](values)
+    except WireError as exc:
+        raise UsageError(f"bad {name} input: {exc}") from None
+    for value in outputs:
+        print_json(value)
+    return 0
+
+
+def serve(game: GameCommands, args: Any) -> int:
+    if game.server_plan is None:
+        raise UsageError(f"{game.name} has no server")
+    values = read_stdin_values()
+    try:
+        plan = game.server_plan(values, args)
+    except (WireError, UsageError) as exc:
+        if game.server_config_error is not None:
+            game.server_config_error(exc)
+        raise UsageError(f"bad server configuration: {exc}") from None
+    from gameroom.server.host import host_game
+
+    log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
+    try:
+        result = asyncio.run(host_game(plan, args.port, args.host, log=log))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+    print_json(result)
+    return 0
+
+
+def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool) -> int:
+    from gameroom.server.clients import run_clients
+
+    log = (lambda _t: None) if quiet else stderr_log
+    asyncio.run(run_clients(specs, host, port, log))
+    print("all done", flush=True)
+    return 0

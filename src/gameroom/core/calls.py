@@ -1,0 +1,125 @@
+"""Safe calls to players: every referee-to-player call goes through a *caller*.
+
+A caller runs one method of one player with a time limit and turns every way a call can
+go wrong (an exception, a time-out, a reply of the wrong kind) into :class:`CallFailed`
+with a reason, so a referee has a single failure path to handle.
+
+Three kinds of caller, chosen by how far the player is trusted:
+
+* :func:`direct_caller` — trusted built-in strategies: a plain method call, no thread and
+  no time limit, so in-process games run at full speed.
+* :class:`ThreadedCaller` — local players that may misbehave: each call runs on the
+  player's own daemon worker thread and the referee stops waiting when the limit passes.
+  A call that never returns leaves its worker abandoned; the player is ejected and the
+  worker is never used again, so a late answer cannot disturb the game.
+* :class:`gameroom.core.isolation.IsolatedCaller` — untrusted code: the player lives in a
+  child process that is killed when a call overruns, so even a CPU-bound infinite loop
+  costs nothing after its time-out.
+
+Remote proxies (``gameroom.remote``) are callers of their own: they bound their reads by
+the limit.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Callable, Protocol
+
+__all__ = ["CallFailed", "Caller", "direct_caller", "ThreadedCaller", "call_in_daemon_thread"]
+
+
+class CallFailed(Exception):
+    """A call to a player failed: exception, time-out or invalid reply."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Caller(Protocol):
+    """Runs ``method(*args)`` on a player within ``limit`` seconds, or raises CallFailed."""
+
+    def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any: ...
+
+
+def _describe_exception(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def direct_caller(player: Any) -> Caller:
+    """A caller for trusted players: no thread, no time limit, exceptions still caught."""
+
+    def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        try:
+            return getattr(player, method)(*args)
+        except Exception as exc:  # a player's bug must not stop the referee
+            raise CallFailed(f"raised {_describe_exception(exc)}") from None
+
+    return call
+
+
+class ThreadedCaller:
+    """A caller that runs each call on the player's own worker thread, with a time limit."""
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+        self._requests: queue.SimpleQueue[tuple[str, tuple[Any, ...], queue.SimpleQueue[Any]] | None] | None = None
+        self._worker: threading.Thread | None = None
+
+    def _start(self) -> queue.SimpleQueue[Any]:
+        requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        worker = threading.Thread(target=self._serve, args=(requests,), daemon=True,
+                                  name=f"player-{type(self.player).__name__}")
+        worker.start()
+        self._requests, self._worker = requests, worker
+        return requests
+
+    def _serve(self, requests: queue.SimpleQueue[Any]) -> None:
+        while True:
+            item = requests.get()
+            if item is None:
+                return
+            method, args, reply = item
+            try:
+                reply.put((True, getattr(self.player, method)(*args)))
+            except BaseException as exc:  # reported to the referee, never raised here
+                reply.put((False, exc))
+
+    def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        requests = self._requests or self._start()
+        reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        requests.put((method, args, reply))
+        try:
+            ok, value = reply.get(timeout=limit)
+        except queue.Empty:
+            # Abandon the worker: it may still be running the call. A fresh worker would be
+            # started for a later call, but a referee ejects the player first.
+            self._requests = self._worker = None
+            raise CallFailed(f"no reply within the time limit of {limit:g} s") from None
+        if not ok:
+            raise CallFailed(f"raised {_describe_exception(value)}")
+        return value
+
+    def close(self) -> None:
+        if self._requests is not None:
+            self._requests.put(None)
+            self._requests = self._worker = None
+
+
+def call_in_daemon_thread(fn: Callable[..., Any], *args: Any) -> "queue.SimpleQueue[tuple[bool, Any]]":
+    """Start ``fn(*args)`` on a new daemon thread; its (ok, value) arrives on the queue.
+
+    Daemon threads let a process exit even while an abandoned call never returns.
+    """
+    out: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+
+    def run() -> None:
+        try:
+            out.put((True, fn(*args)))
+        except BaseException as exc:
+            out.put((False, exc))
+
+    threading.Thread(target=run, daemon=True).start()
+    return out

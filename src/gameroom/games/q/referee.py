@@ -1,0 +1,144 @@
+"""The Q referee: runs one game from a configured state to its result (q.md 3 and 4).
+
+The turn sequence, the end conditions and the order of the result are Q's; every call to
+a player goes through :class:`gameroom.core.match.Match`, which enforces the time limit,
+catches exceptions, validates replies and records ejections in order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+from gameroom.core.match import FAILED, Match, Outcome, Seat
+from gameroom.games.q.actions import PASS, REPLACE
+from gameroom.games.q.protocol import PROTOCOL
+from gameroom.games.q.rules import apply_placements, can_exchange, check_placements
+from gameroom.games.q.scoring import score_placements
+from gameroom.games.q.state import PlayerRecord, RefereeState
+
+__all__ = ["QRules", "run_game", "DEFAULT_TIME_LIMIT"]
+
+DEFAULT_TIME_LIMIT = 6.0
+
+
+@dataclass(frozen=True)
+class QRules:
+    """The bonuses of q.md 8.3."""
+
+    q_bonus: int = 6
+    finish_bonus: int = 6
+
+
+def _draw(pile: deque[Any], n: int) -> list[Any]:
+    return [pile.popleft() for _ in range(min(n, len(pile)))]
+
+
+def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules(),
+             time_limit: float | None = DEFAULT_TIME_LIMIT, observers: Iterable[Any] = (),
+             log: Callable[[str], None] | None = None,
+             on_turn: Callable[[str, Any, RefereeState], None] | None = None) -> Outcome:
+    """Play a game; ``seats`` are matched by position with the state's player records.
+
+    The records take the seats' names. ``on_turn(name, action, state)`` (optional) hears
+    every completed turn, for accounts of the game; it must not change the state.
+    """
+    if len(seats) != len(state0.players):
+        raise ValueError(f"{len(seats)} players for {len(state0.players)} player records")
+    state = state0.copy()
+    seat_of: dict[int, Seat] = {}
+    for seat, record in zip(seats, state.players):
+        record.name = seat.name
+        seat_of[id(record)] = seat
+    match = Match(PROTOCOL, seats, time_limit, observers, log)
+    watched = bool(match.observers)
+
+    def observe() -> None:
+        if match.observers:
+            match.observe("state", state.copy() if state.players else None)
+
+    # -- setup, in turn order; the state rotates after each successful setup -----------
+    for _ in range(len(state.players)):
+        record = state.players[0]
+        seat = seat_of[id(record)]
+        if match.call(seat, "setup", state.public_for_active(), list(record.hand)) is FAILED:
+            state.eliminate_active()
+        else:
+            state.rotate()
+
+    finished = False
+    while state.players and not finished:
+        nobody_placed = True
+        for _turn in range(len(state.players)):
+            if not state.players:
+                break
+            if watched:
+                observe()
+            record = state.players[0]
+            seat = seat_of[id(record)]
+            action = match.call(seat, "take_turn", state.public_for_active())
+            if action is FAILED:
+                state.eliminate_active()
+            elif action is PASS:
+                state.rotate()
+            elif action is REPLACE:
+                if not can_exchange(len(state.pile), len(record.hand)):
+                    match.eject(seat, f"asked to exchange {len(record.hand)} tiles with only "
+                                      f"{len(state.pile)} in the pile")
+                    state.eliminate_active()
+                else:
+                    size = len(record.hand)
+                    state.pile.extend(record.hand)
+                    record.hand = []
+                    fresh = _draw(state.pile, size)
+                    if match.call(seat, "new_tiles", fresh) is FAILED:
+                        state.eliminate_active()
+                    else:
+                        record.hand = fresh
+                        state.rotate()
+            else:
+                reason = check_placements(state.qmap, record.hand, action)
+                if reason is not None:
+                    match.eject(seat, f"illegal placement: {reason}")
+                    state.eliminate_active()
+                else:
+                    nobody_placed = False
+                    apply_placements(state.qmap, action)
+                    for placement in action:
+                        record.hand.remove(placement.tile)
+                    finished = not record.hand
+                    record.score += score_placements(state.qmap, action, rules.q_bonus,
+                                                     rules.finish_bonus, finished)
+                    if finished:
+                        if on_turn is not None:
+                            on_turn(seat.name, action, state)
+                        break
+                    fresh = _draw(state.pile, len(action))
+                    if match.call(seat, "new_tiles", fresh) is FAILED:
+                        state.eliminate_active()
+                    else:
+                        record.hand = fresh + record.hand
+                        state.rotate()
+            if on_turn is not None:
+                on_turn(seat.name, action, state)
+        if nobody_placed:
+            break
+
+    observe()
+    if not state.players:
+        match.observe("game_over")
+        return match.outcome([])
+
+    best = max(record.score for record in state.players)
+    winners = [r for r in state.players if r.score == best]
+    losers = [r for r in state.players if r.score != best]
+    survivors = []
+    for record in winners:
+        if match.call(seat_of[id(record)], "win", True) is not FAILED:
+            survivors.append(record.name)
+    for record in losers:
+        match.call(seat_of[id(record)], "win", False)
+    match.observe("game_over")
+    scores = {r.name: r.score for r in state.players}
+    return match.outcome(survivors, scores=scores)

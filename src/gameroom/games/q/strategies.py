@@ -1,0 +1,105 @@
+"""Q's built-in strategies (9.1) and their iteration into a whole turn (9.2).
+
+An atomic step maps a public state to PASS, REPLACE or one :class:`Placement`:
+
+* ``dag`` ("dumb and greedy"): the first tile of the sorted hand that has a candidate,
+  at its smallest candidate in row-major order;
+* ``ldasg`` ("less dumb and still greedy"): the same tile, at the smallest of its
+  candidates with the largest constraint count.
+
+With no placeable tile the step passes when the hand is larger than the pile, else asks
+for a replacement. :func:`iterate` repeats a step on the public state extended by the
+placements so far, as long as the growing request stays legal in the original state.
+The map of the public state is extended in place and restored before returning.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from gameroom.games.q.actions import PASS, REPLACE, Action, Pass, Placement, Replace, Step
+from gameroom.games.q.qmap import QMap
+from gameroom.games.q.state import PublicState
+from gameroom.games.q.tiles import Coord, Tile
+
+StrategyStep = Callable[[PublicState], Step]
+
+
+def _step(pub: PublicState, choose: Callable[[QMap, Tile], Coord | None]) -> Step:
+    qmap = pub.qmap
+    previous: Tile | None = None
+    for t in sorted(pub.hand):
+        if t == previous:
+            continue
+        previous = t
+        coord = choose(qmap, t)
+        if coord is not None:
+            return Placement(coord, t)
+    return PASS if len(pub.hand) > pub.pile_size else REPLACE
+
+
+def dag(pub: PublicState) -> Step:
+    """The dumb-and-greedy step: smallest tile with a candidate, smallest candidate."""
+    return _step(pub, QMap.first_candidate)
+
+
+def ldasg(pub: PublicState) -> Step:
+    """The less-dumb step: smallest tile with a candidate, its most constrained candidate
+    (ties broken by row-major order)."""
+    return _step(pub, QMap.best_candidate)
+
+
+STRATEGIES: dict[str, StrategyStep] = {"dag": dag, "ldasg": ldasg}
+"""The built-in strategies by their JStrategy name."""
+
+
+def iterate(step: StrategyStep, pub: PublicState) -> Action:
+    """The turn a built-in player takes (9.2): repeat `step`, extending the request while
+    it remains legal in `pub`.
+
+    Each extension is checked incrementally: the tile must still be in the rest of the
+    hand, its coordinate must be a free neighbour where it fits on the map as extended so
+    far, and it must stay in the line of the earlier placements. Returns PASS or REPLACE
+    if the first step says so, else the placement tuple (empty only if `step` proposes an
+    illegal first placement, which the built-in steps never do).
+    """
+    qmap = pub.qmap
+    hand = list(pub.hand)
+    placements: list[Placement] = []
+    r0 = c0 = 0
+    direction = 0  # 0: undecided, 1: along a row, 2: along a column
+    current = pub
+    try:
+        while True:
+            action = step(current)
+            if isinstance(action, (Pass, Replace)):
+                return action if not placements else tuple(placements)
+            coord, t = action
+            if not qmap.can_place(coord, t) or t not in hand:
+                break
+            r, c = coord
+            if not placements:
+                r0, c0 = r, c
+            elif direction == 0:
+                if r == r0:
+                    direction = 1
+                elif c == c0:
+                    direction = 2
+                else:
+                    break
+            elif (direction == 1 and r != r0) or (direction == 2 and c != c0):
+                break
+            qmap.place(coord, t)
+            placements.append(action)
+            hand.remove(t)
+            current = PublicState(qmap, pub.name, pub.score, tuple(hand),
+                                  pub.other_scores, pub.pile_size)
+    finally:
+        for p in reversed(placements):
+            qmap.remove(p.coord)
+    return tuple(placements)
+
+
+def take_turn(strategy: str, pub: PublicState) -> Action:
+    """The whole turn of the built-in player with the named strategy."""
+    return iterate(STRATEGIES[strategy], pub)

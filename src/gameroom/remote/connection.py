@@ -1,0 +1,152 @@
+"""One TCP peer as a stream of JSON messages (asyncio).
+
+A background task reads bytes as they arrive into a :class:`JSONStreamDecoder`; readers
+wait for complete values with separate limits for the first byte and for the rest, as the
+games' sign-up rules require. Writers send compact JSON and a newline, optionally padded
+and trickled the way the reference client sends, which our tests use to prove tolerance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from gameroom.remote.jsonstream import (DEFAULT_MAX_VALUE_BYTES, NEED_MORE, JSONStreamDecoder,
+                                        JSONStreamError, encode)
+
+__all__ = ["Connection", "ConnectionClosed", "ReadTimeout", "JSONStreamError", "open_connection"]
+
+_CHUNK = 65536
+
+
+class ConnectionClosed(ConnectionError):
+    """The peer closed the stream before a complete value arrived."""
+
+
+class ReadTimeout(TimeoutError):
+    """No complete value arrived within the limit."""
+
+
+class Connection:
+    """A JSON message stream over an asyncio (reader, writer) pair."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._decoder = JSONStreamDecoder(max_value_bytes)
+        self._arrived = asyncio.Event()
+        self._pump = asyncio.get_running_loop().create_task(self._read_forever())
+        self.closed = False
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+
+    async def _read_forever(self) -> None:
+        try:
+            while True:
+                data = await self._reader.read(_CHUNK)
+                if not data:
+                    break
+                self._decoder.feed(data)
+                self._arrived.set()
+                if len(self._decoder._buf) > 2 * self._decoder.max_value_bytes:
+                    break  # a flood: stop buffering; the reader will report the oversize value
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self._decoder.feed_eof()
+            self._arrived.set()
+
+    @property
+    def at_eof(self) -> bool:
+        return self._decoder.at_eof and not self._decoder.pending()
+
+    async def wait_eof(self) -> None:
+        """Return once the peer has closed its side (bytes that arrive meanwhile are kept)."""
+        while not self._decoder.at_eof:
+            self._arrived.clear()
+            await self._arrived.wait()
+
+    async def read_value(self, first_byte: float | None = None, complete: float | None = None) -> Any:
+        """The next JSON value: the first byte within ``first_byte`` seconds, the rest within
+        ``complete`` more. Raises ReadTimeout, ConnectionClosed or JSONStreamError."""
+        loop = asyncio.get_running_loop()
+        deadline = None if first_byte is None else loop.time() + first_byte
+        started = False
+        while True:
+            value = self._decoder.next_value()
+            if value is not NEED_MORE:
+                return value
+            if self._decoder.at_eof:
+                if self._decoder.pending():
+                    raise ConnectionClosed("the peer closed the connection in the middle of a value")
+                raise ConnectionClosed("the peer closed the connection")
+            if not started and self._decoder.started():
+                started = True
+                deadline = None if complete is None else loop.time() + complete
+            self._arrived.clear()
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                raise ReadTimeout("incomplete value" if started else "nothing arrived")
+            try:
+                await asyncio.wait_for(self._arrived.wait(), remaining)
+            except asyncio.TimeoutError:
+                what = "the value was not complete" if (started or self._decoder.started()) else "nothing arrived"
+                raise ReadTimeout(f"{what} within the time limit") from None
+
+    async def send(self, value: Any, pad: int = 0, trickle: bool = False) -> None:
+        """Send one JSON value and a newline; ``pad`` leading spaces, optionally in small
+        chunks with 5 ms pauses, as the reference client does."""
+        await self.send_raw(encode(value), pad=pad, trickle=trickle)
+
+    async def send_raw(self, data: bytes, pad: int = 0, trickle: bool = False) -> None:
+        if self.closed:
+            raise ConnectionClosed("connection already closed")
+        writer = self._writer
+        if pad:
+            writer.write(b" " * pad)
+        if trickle:
+            size = max(len(data) // 100, 10)
+            for i in range(0, len(data), size):
+                writer.write(data[i:i + size])
+                await writer.drain()
+                await asyncio.sleep(0.005)
+        else:
+            writer.write(data)
+        await writer.drain()
+
+    async def request(self, value: Any, limit: float | None) -> Any:
+        """Send a call and read the reply, all within ``limit`` seconds."""
+        async def exchange() -> Any:
+            await self.send(value)
+            return await self.read_value()
+
+        try:
+            return await asyncio.wait_for(exchange(), limit)
+        except asyncio.TimeoutError:
+            raise ReadTimeout(f"no complete reply within the time limit of {limit:g} s") from None
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._pump.cancel()
+        try:
+            self._writer.close()
+        except (ConnectionError, OSError, RuntimeError):
+            pass
+
+
+async def open_connection(host: str, port: int, retries: int = 10, pause: float = 1.0,
+                          max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> Connection:
+    """Connect, retrying ``retries`` times ``pause`` seconds apart while refused."""
+    attempt = 0
+    while True:
+        try:
+            reader, writer = await asyncio.open_connection(host, port)
+            return Connection(reader, writer, max_value_bytes)
+        except OSError:
+            attempt += 1
+            if attempt > retries:
+                raise
+            await asyncio.sleep(pause)

@@ -1,0 +1,170 @@
+"""Incremental reading of successive JSON values from a byte stream with no framing.
+
+Remote peers send one JSON text after another, with any amount of white space between
+them (the reference pads each message with thousands of spaces), split across packets
+arbitrarily or packed several to a packet. :class:`JSONStreamDecoder` takes bytes as they
+arrive and hands out complete values; it tells a value that is merely incomplete from one
+that can never become valid, and bounds the size of one value so a peer cannot make the
+reader buffer without end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["JSONStreamDecoder", "JSONStreamError", "NEED_MORE", "DEFAULT_MAX_VALUE_BYTES"]
+
+DEFAULT_MAX_VALUE_BYTES = 4 * 1024 * 1024
+
+_WHITESPACE = b" \t\r\n"
+# Within a container, only quotes and brackets matter to find where the value ends.
+_STRUCTURE = re.compile(rb'["\[\]{}]')
+_STRING_END = re.compile(rb'["\\]')
+# A scalar at the top level ends at the first byte that cannot continue it.
+_SCALAR_END = re.compile(rb"[\s\[\]{},:\"]")
+_SCALAR_START = frozenset(b"-0123456789tfn")
+
+
+class JSONStreamError(ValueError):
+    """The stream holds bytes that are not (and cannot become) a JSON value, or a value
+    larger than the reader's bound."""
+
+
+class _NeedMore:
+    def __repr__(self) -> str:
+        return "NEED_MORE"
+
+
+NEED_MORE: Any = _NeedMore()
+
+
+class JSONStreamDecoder:
+    """Buffers bytes and yields complete JSON values in order.
+
+    ``feed`` adds bytes; ``next_value`` returns the next value, or ``NEED_MORE`` when the
+    buffer holds only white space or the beginning of a value. ``eof`` marks the end of the
+    stream, which completes a pending top-level number (``12`` then EOF is the value 12).
+    """
+
+    def __init__(self, max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
+        self._buf = bytearray()
+        self._eof = False
+        self.max_value_bytes = max_value_bytes
+        # Resumable scan state for the value at the front of the buffer.
+        self._scan_pos = 0
+        self._depth = 0
+        self._in_string = False
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+
+    def feed_eof(self) -> None:
+        self._eof = True
+
+    @property
+    def at_eof(self) -> bool:
+        return self._eof
+
+    def pending(self) -> bool:
+        """True when the buffer holds something other than white space."""
+        return bool(self._buf.strip(_WHITESPACE))
+
+    def started(self) -> bool:
+        """True once any non-white-space byte of the next value has arrived."""
+        return self.pending()
+
+    def next_value(self) -> Any:
+        """The next complete value, or NEED_MORE; raises JSONStreamError on garbage."""
+        buf = self._buf
+        if self._scan_pos == 0:
+            # Drop leading white space cheaply (the reference pads with 5000 spaces).
+            stripped = len(buf) - len(buf.lstrip(_WHITESPACE))
+            if stripped:
+                del buf[:stripped]
+            if not buf:
+                return NEED_MORE
+        end = self._find_end()
+        if end is None:
+            if len(buf) > self.max_value_bytes:
+                raise JSONStreamError(f"JSON value exceeds {self.max_value_bytes} bytes")
+            return NEED_MORE
+        if end > self.max_value_bytes:
+            raise JSONStreamError(f"JSON value exceeds {self.max_value_bytes} bytes")
+        text = bytes(buf[:end])
+        del buf[:end]
+        self._scan_pos = 0
+        self._depth = 0
+        self._in_string = False
+        try:
+            return json.loads(text)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise JSONStreamError(f"not JSON: {_preview(text)} ({exc})") from None
+
+    def _find_end(self) -> int | None:
+        """Index just past the value at the front of the buffer, or None if incomplete."""
+        buf = self._buf
+        first = buf[0]
+        if self._scan_pos == 0:
+            if first == ord('"'):
+                self._in_string = True
+                self._scan_pos = 1
+            elif first in (ord("["), ord("{")):
+                self._depth = 1
+                self._scan_pos = 1
+            elif first in _SCALAR_START:
+                match = _SCALAR_END.search(buf)
+                if match is None:
+                    return len(buf) if self._eof else None
+                return match.start()
+            else:
+                raise JSONStreamError(f"not JSON: {_preview(bytes(buf[:40]))}")
+        pos = self._scan_pos
+        n = len(buf)
+        while pos < n:
+            if self._in_string:
+                match = _STRING_END.search(buf, pos)
+                if match is None:
+                    pos = n
+                    break
+                pos = match.start()
+                if buf[pos] == ord("\\"):
+                    if pos + 1 >= n:
+                        break  # the escaped byte has not arrived yet
+                    pos += 2
+                    continue
+                pos += 1
+                self._in_string = False
+                if self._depth == 0:
+                    self._scan_pos = pos
+                    return pos
+                continue
+            match = _STRUCTURE.search(buf, pos)
+            if match is None:
+                pos = n
+                break
+            pos = match.start()
+            ch = buf[pos]
+            pos += 1
+            if ch == ord('"'):
+                self._in_string = True
+            elif ch in (ord("["), ord("{")):
+                self._depth += 1
+            else:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._scan_pos = pos
+                    return pos
+        self._scan_pos = pos
+        return None
+
+
+def _preview(data: bytes, limit: int = 60) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def encode(value: Any) -> bytes:
+    """One message: compact JSON text and a newline."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"

@@ -1,0 +1,126 @@
+"""The client side of remote play: a proxy referee that serves calls to a local player.
+
+It reads calls ``[method, [args...]]`` from the connection, decodes the arguments with the
+game's protocol, calls the local player, and sends the encoded result. A call it does not
+understand ends the session (the connection is closed), as the games' specs require. The
+player runs on a daemon thread so that a slow or stuck player blocks neither the other
+clients of this process nor its exit, and a server that hangs up is noticed even while the
+player is still thinking.
+
+``deviations`` lets a test client break the protocol on purpose (send bare text, a
+truncated value, a wrong key) to prove the server survives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gameroom.core.protocol import Protocol
+from gameroom.core.wire import WireError, describe
+from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
+
+__all__ = ["serve_referee", "Session", "Deviation"]
+
+# A deviation receives the correct reply (as JSON) and returns the bytes to send instead,
+# or None to send the correct reply.
+Deviation = Callable[[Any], "bytes | None"]
+
+
+@dataclass
+class Session:
+    """How a proxy referee session ended, for logs and tests."""
+
+    calls: list[str] = field(default_factory=list)
+    ended: str = ""
+
+
+def _run_player(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...]) -> "asyncio.Future[tuple[bool, Any]]":
+    """Start the player's method on a daemon thread; the future gets (ok, value)."""
+    future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+
+    def settle(outcome: tuple[bool, Any]) -> None:
+        if not future.done():
+            future.set_result(outcome)
+
+    def run() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, fn(*args))
+        except BaseException as exc:  # reported to the session, never raised here
+            outcome = (False, exc)
+        try:
+            loop.call_soon_threadsafe(settle, outcome)
+        except RuntimeError:
+            pass  # the session is long gone
+
+    threading.Thread(target=run, daemon=True, name="client-player").start()
+    return future
+
+
+async def _player_result(connection: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
+    """Run the player; give up if the server closes the connection meanwhile."""
+    result = _run_player(asyncio.get_running_loop(), fn, args)
+    eof = asyncio.ensure_future(connection.wait_eof())
+    done, _ = await asyncio.wait({result, eof}, return_when=asyncio.FIRST_COMPLETED)
+    if result in done:
+        eof.cancel()
+        return result.result()
+    return (False, ConnectionClosed("server closed the connection"))
+
+
+async def serve_referee(connection: Connection, player: Any, protocol: Protocol, *,
+                        deviations: dict[str, Deviation] | None = None, read_limit: float | None = 1000.0,
+                        pad: int = 0, trickle: bool = False,
+                        log: Callable[[str], None] | None = None) -> Session:
+    """Serve calls until the final method has been answered or the session breaks."""
+    session = Session()
+    deviations = deviations or {}
+
+    def stop(why: str) -> Session:
+        session.ended = why
+        if log is not None:
+            log(why)
+        connection.close()
+        return session
+
+    while True:
+        try:
+            message = await connection.read_value(read_limit, read_limit)
+        except ConnectionClosed:
+            return stop("server closed the connection")
+        except ReadTimeout:
+            return stop("no call from the server within the read limit")
+        except JSONStreamError as exc:
+            return stop(f"server sent {exc}")
+        try:
+            if not (isinstance(message, list) and len(message) == 2 and isinstance(message[0], str)):
+                raise WireError(f"expected [method, [arguments]], got {describe(message)}")
+            spec = protocol.by_wire.get(message[0])
+            if spec is None:
+                raise WireError(f"unknown method {message[0]!r}")
+            args = spec.decode_args(message[1])
+        except WireError as exc:
+            return stop(f"bad call from the server: {exc}")
+        session.calls.append(spec.wire)
+        ok, result = await _player_result(connection, getattr(player, spec.name), args)
+        if not ok:
+            if isinstance(result, ConnectionClosed):
+                return stop("server closed the connection while the player was thinking")
+            return stop(f"player raised {type(result).__name__}: {result} in {spec.wire}")
+        try:
+            reply = spec.result.encode(result)
+        except Exception as exc:  # the local player returned something unencodable
+            return stop(f"player returned an invalid {spec.result.name} from {spec.wire}: {exc!r}")
+        deviation = deviations.get(spec.wire)
+        raw = deviation(reply) if deviation is not None else None
+        try:
+            if raw is not None:
+                await connection.send_raw(raw)
+            else:
+                await connection.send(reply, pad=pad, trickle=trickle)
+        except (ConnectionError, OSError):
+            return stop("server closed the connection")
+        if spec.final:
+            return stop("finished")

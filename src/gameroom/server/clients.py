@@ -1,0 +1,59 @@
+"""Launching client connections that sign up and play, all in one asyncio process.
+
+Each :class:`~gameroom.core.hosting.ClientSpec` becomes one TCP connection: connect (with
+retries), send the name, then serve the referee's calls through a proxy referee. Clients
+start one after another with the spec's delay, so sign-up order follows the list. The
+special behaviours ``silent`` and ``name-only`` exist to test servers against clients
+that never speak or never answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable, Sequence
+
+from gameroom.core.hosting import ClientSpec
+from gameroom.remote.connection import Connection, open_connection
+from gameroom.remote.jsonstream import encode
+from gameroom.remote.proxy_referee import Session, serve_referee
+
+__all__ = ["run_client", "run_clients"]
+
+
+async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str], None],
+                     hold: float = 1000.0) -> Session:
+    """One client: connect, sign up, play. ``hold`` bounds how long a deliberately
+    misbehaving (silent / name-only) client keeps its connection open."""
+    label = spec.name if isinstance(spec.name, str) else repr(spec.name)
+    try:
+        connection: Connection = await open_connection(host, port)
+    except OSError as exc:
+        log(f"{label}: cannot connect to {host}:{port}: {exc}")
+        return Session(ended=f"cannot connect: {exc}")
+    try:
+        if spec.behaviour == "silent":
+            await asyncio.wait_for(connection.wait_eof(), hold)
+            return Session(ended="silent client done")
+        await connection.send_raw(encode(spec.name), pad=spec.pad, trickle=spec.trickle)
+        if spec.behaviour == "name-only":
+            await asyncio.wait_for(connection.wait_eof(), hold)
+            return Session(ended="name-only client done")
+        assert spec.protocol is not None and spec.player is not None
+        return await serve_referee(connection, spec.player, spec.protocol, deviations=spec.deviations,
+                                   pad=spec.pad, trickle=spec.trickle,
+                                   log=lambda text: log(f"{label}: {text}"))
+    except (asyncio.TimeoutError, ConnectionError, OSError) as exc:
+        return Session(ended=f"connection ended: {exc!r}")
+    finally:
+        connection.close()
+
+
+async def run_clients(specs: Sequence[ClientSpec], host: str, port: int,
+                      log: Callable[[str], None] = lambda _t: None) -> list[Session]:
+    """Launch every client in order (each after its delay) and wait for all to finish."""
+    tasks = []
+    for spec in specs:
+        if spec.delay:
+            await asyncio.sleep(spec.delay)
+        tasks.append(asyncio.get_running_loop().create_task(run_client(spec, host, port, log)))
+    return list(await asyncio.gather(*tasks))

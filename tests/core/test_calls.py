@@ -1,0 +1,123 @@
+"""Safe calls: exceptions, time-outs and bad replies become ejections with reasons."""
+
+import threading
+import time
+
+import pytest
+
+from gameroom.core.calls import CallFailed, ThreadedCaller, direct_caller
+from gameroom.core.isolation import IsolatedCaller
+from gameroom.core.match import FAILED, Match, Seat, guarded_seat, trusted_seat
+from gameroom.core.misbehaviour import hang
+from gameroom.core.protocol import Method, Protocol, VOID
+from gameroom.core.wire import WireError
+
+from tests.core.toy_players import Spinner, Toy
+
+
+def check_int(value):
+    if not isinstance(value, int):
+        raise WireError(f"expected an int, got {value!r}")
+    return value
+
+
+PROTOCOL = Protocol("toy", (
+    Method("ask", "ask", (), check=check_int, result=VOID),
+    Method("bye", "bye", (), VOID, final=True),
+))
+
+
+class Good:
+    def ask(self):
+        return 42
+
+    def bye(self):
+        return None
+
+
+class Raises(Good):
+    def ask(self):
+        raise RuntimeError("boom")
+
+
+class Hangs(Good):
+    def ask(self):
+        hang()
+
+
+class Garbage(Good):
+    def ask(self):
+        return "not a number"
+
+
+def test_direct_caller_catches_exceptions():
+    call = direct_caller(Raises())
+    with pytest.raises(CallFailed, match="RuntimeError: boom"):
+        call("ask", (), None)
+
+
+def test_threaded_caller_stops_waiting_at_the_limit():
+    call = ThreadedCaller(Hangs())
+    with pytest.raises(CallFailed, match="time limit of 0.2 s"):
+        call("ask", (), 0.2)
+
+
+def test_match_ejects_in_order_with_reasons():
+    seats = [guarded_seat("G", Good()), guarded_seat("R", Raises()), guarded_seat("H", Hangs()),
+             guarded_seat("X", Garbage())]
+    match = Match(PROTOCOL, seats, time_limit=0.3)
+    results = [match.call(seat, "ask") for seat in seats]
+    assert results[0] == 42 and all(r is FAILED for r in results[1:])
+    assert match.misbehaved == ["R", "H", "X"]
+    reasons = [f.reason for f in match.failures]
+    assert "boom" in reasons[0] and "time limit" in reasons[1] and "expected an int" in reasons[2]
+    # an ejected player is never called again
+    assert match.call(seats[1], "ask") is FAILED and match.misbehaved == ["R", "H", "X"]
+
+
+def test_trusted_seat_skips_the_thread():
+    seat = trusted_seat("G", Good())
+    match = Match(PROTOCOL, [seat], time_limit=1)
+    before = threading.active_count()
+    assert match.call(seat, "ask") == 42
+    assert threading.active_count() == before
+
+
+def test_failing_observer_is_dropped_and_does_not_stop_play():
+    class BadObserver:
+        def state(self, _s):
+            raise ValueError("broken observer")
+
+    class GoodObserver:
+        def __init__(self):
+            self.seen = []
+
+        def state(self, s):
+            self.seen.append(s)
+
+    good = GoodObserver()
+    match = Match(PROTOCOL, [], 1, observers=[BadObserver(), good])
+    match.observe("state", 1)
+    match.observe("state", 2)
+    assert good.seen == [1, 2] and len(match.observers) == 1
+
+
+def test_isolated_caller_kills_a_cpu_bound_loop():
+    caller = IsolatedCaller(Spinner)
+    assert caller("ask", (), 10) == 7
+    started = time.monotonic()
+    with pytest.raises(CallFailed, match="process killed"):
+        caller("spin", (), 0.5)
+    assert not caller.alive
+    # the spinning process is gone: later calls fail at once
+    with pytest.raises(CallFailed):
+        caller("ask", (), 10)
+    assert time.monotonic() - started < 10
+
+
+def test_isolated_caller_reports_exceptions():
+    caller = IsolatedCaller(Toy)
+    with pytest.raises(CallFailed, match="ZeroDivisionError"):
+        caller("divide", (1, 0), 10)
+    assert caller("divide", (6, 3), 10) == 2
+    caller.close()

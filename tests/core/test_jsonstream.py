@@ -1,0 +1,85 @@
+"""The stream reader takes successive JSON values from arbitrarily split bytes."""
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=12)
+
+
+def drain(decoder):
+    out = []
+    while (value := decoder.next_value()) is not NEED_MORE:
+        out.append(value)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(json_values, min_size=1, max_size=5), st.integers(1, 9), st.integers(0, 50))
+def test_values_survive_any_split_and_padding(values, piece, pad):
+    stream = b"".join(b" " * pad + json.dumps(v).encode() + b"\n" for v in values)
+    decoder = JSONStreamDecoder()
+    got = []
+    for i in range(0, len(stream), piece):
+        decoder.feed(stream[i:i + piece])
+        got.extend(drain(decoder))
+    decoder.feed_eof()
+    got.extend(drain(decoder))
+    assert got == values
+
+
+def test_reference_padding_of_5000_spaces():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b" " * 5000)
+    assert decoder.next_value() is NEED_MORE
+    decoder.feed(b'"void"')
+    assert decoder.next_value() == "void"
+
+
+def test_several_values_in_one_packet():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b'"a" [1,2]{"k":[]} 7 ')
+    assert drain(decoder) == ["a", [1, 2], {"k": []}, 7]
+
+
+def test_number_at_end_waits_for_more_or_eof():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b"12")
+    assert decoder.next_value() is NEED_MORE
+    decoder.feed(b"3")
+    decoder.feed_eof()
+    assert decoder.next_value() == 123
+
+
+@pytest.mark.parametrize("garbage", [b"void", b"@@@", b"[1,,2]", b'{"a" 1}', b"tru "])
+def test_garbage_is_an_error_not_a_wait(garbage):
+    decoder = JSONStreamDecoder()
+    decoder.feed(garbage)
+    with pytest.raises(JSONStreamError, match="not JSON"):
+        decoder.next_value()
+
+
+def test_half_a_value_is_incomplete():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b'["take-turn", [{"map": [')
+    assert decoder.next_value() is NEED_MORE
+
+
+def test_size_bound():
+    decoder = JSONStreamDecoder(max_value_bytes=100)
+    decoder.feed(b"[" + b"1," * 200)
+    with pytest.raises(JSONStreamError, match="exceeds 100 bytes"):
+        decoder.next_value()
+
+
+def test_escaped_quotes_and_brackets_inside_strings():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b'["a\\"]", "\\\\", "}{"]')
+    assert decoder.next_value() == ['a"]', "\\", "}{"]
