@@ -1,0 +1,105 @@
+"""The game-agnostic sign-up server and clients runner over real TCP."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Sequence
+
+from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
+from gameroom.core.match import Match, Seat
+from gameroom.server.clients import run_clients
+from gameroom.server.host import host_game
+
+from tests.remote.test_proxies import PROTOCOL, Doubler
+
+RULES = SignupRules(min_players=2, max_players=3, periods=2, period_seconds=1.0,
+                    name_first_byte=0.5, name_complete=0.5,
+                    valid_name=name_rule(r"[a-zA-Z0-9]+", 20))
+
+
+def play(seats: Sequence[Seat]) -> Any:
+    """A one-round toy game: everybody doubles its position; the largest answer wins."""
+    match = Match(PROTOCOL, seats, time_limit=1.0)
+    answers = {}
+    for i, seat in enumerate(seats):
+        value = match.call(seat, "double", i)
+        if value:
+            answers[seat.name] = value
+    for seat in seats:
+        match.call(seat, "bye")
+    best = max(answers.values(), default=None)
+    return [[n for n, v in answers.items() if v == best], match.misbehaved]
+
+
+PLAN = ServerPlan(protocol=PROTOCOL, rules=RULES, play=play, no_game_result=[[], []], error_result=[[], []])
+
+
+def session(specs: list[ClientSpec], plan: ServerPlan = PLAN) -> tuple[Any, list[Any]]:
+    async def main() -> tuple[Any, list[Any]]:
+        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = probe.sockets[0].getsockname()[1]
+        probe.close()
+        await probe.wait_closed()
+        server = asyncio.get_running_loop().create_task(host_game(plan, port))
+        await asyncio.sleep(0.1)
+        clients = await run_clients(specs, "127.0.0.1", port)
+        return await asyncio.wait_for(server, 30), clients
+
+    return asyncio.run(main())
+
+
+def player(name: Any, delay: float = 0.05, **extra: Any) -> ClientSpec:
+    return ClientSpec(name=name, player=Doubler(), protocol=PROTOCOL, delay=delay, **extra)
+
+
+def test_max_players_start_the_game_at_once():
+    result, clients = session([player("a"), player("b"), player("c")])
+    assert result == [["c"], []]
+    assert [c.ended for c in clients] == ["finished"] * 3
+
+
+def test_bad_names_are_refused_and_the_rest_play():
+    result, _ = session([player("no spaces"), player("λ"), player(17), player("x" * 21),
+                         player("a"), player("b")])
+    assert result == [["b"], []]
+
+
+def test_silent_and_name_only_clients():
+    # the silent client never becomes a player; the name-only one does and times out
+    result, _ = session([player("a"), player("b"),
+                         ClientSpec(name="quiet", behaviour="silent", delay=0.05),
+                         ClientSpec(name="mute", behaviour="name-only", delay=0.7)])
+    assert result == [["b"], ["mute"]]
+
+
+def test_too_few_players_after_all_periods():
+    result, _ = session([player("lonely")])
+    assert result == [[], []]
+
+
+def test_a_crashing_game_still_prints_a_result():
+    def broken(_seats: Sequence[Seat]) -> Any:
+        raise RuntimeError("internal error")
+
+    plan = ServerPlan(protocol=PROTOCOL, rules=RULES, play=broken, no_game_result=[[], []],
+                      error_result=[[], ["error"]])
+    result, _ = session([player("a"), player("b")], plan)
+    assert result == [[], ["error"]]
+
+
+def test_many_games_in_one_process():
+    """One asyncio process hosts several sign-ups and games at once."""
+
+    async def main() -> list[Any]:
+        ports = []
+        for _ in range(3):
+            probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+            ports.append(probe.sockets[0].getsockname()[1])
+            probe.close()
+        games = [asyncio.get_running_loop().create_task(host_game(PLAN, port)) for port in ports]
+        await asyncio.sleep(0.1)
+        await asyncio.gather(*(run_clients([player(f"g{k}p{i}") for i in range(3)], "127.0.0.1", port)
+                               for k, port in enumerate(ports)))
+        return list(await asyncio.gather(*games))
+
+    assert asyncio.run(main()) == [[["g0p2"], []], [["g1p2"], []], [["g2p2"], []]]
