@@ -15,39 +15,101 @@ six tiles and duplicates in a line are allowed.
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
 
-_ABSENT = NKINDS  # "no tile here" in the line table
-_ALL = (1 << NKINDS) - 1
+_ABSENT = NKINDS  # "no tile here" in the tables below
+_W = NKINDS + 1
 
 
-def _line_table() -> list[int]:
-    """LINE[a * 37 + b] = mask of the kinds t with line-ok(a, t, b); 36 means absent."""
-    table = [0] * ((NKINDS + 1) * (NKINDS + 1))
-    for a in range(NKINDS + 1):
-        for b in range(NKINDS + 1):
-            mask = 0
-            for t in range(NKINDS):
-                ts, tc = divmod(t, 6)
-                present = [n for n in (a, b) if n != _ABSENT]
-                if not present:
-                    ok = True
-                elif len(present) == 1:
-                    ns, nc = divmod(present[0], 6)
-                    ok = ns == ts or nc == tc
-                else:
-                    (s1, c1), (s2, c2) = divmod(present[0], 6), divmod(present[1], 6)
-                    ok = (s1 == ts and s2 == ts) or (c1 == tc and c2 == tc)
-                if ok:
-                    mask |= 1 << t
-            table[a * (NKINDS + 1) + b] = mask
+def _line_ok(a: int, t: int, b: int) -> bool:
+    """line-ok(a, t, b) of 3.4 on kind indices; _ABSENT for a missing neighbour."""
+    present = [n for n in (a, b) if n != _ABSENT]
+    ts, tc = divmod(t, 6)
+    if not present:
+        return True
+    if len(present) == 1:
+        ns, nc = divmod(present[0], 6)
+        return ns == ts or nc == tc
+    (s1, c1), (s2, c2) = divmod(present[0], 6), divmod(present[1], 6)
+    return (s1 == ts and s2 == ts) or (c1 == tc and c2 == tc)
+
+
+# The kinds that fit between two neighbours on one axis always form "every kind of shape S"
+# (or nothing) united with "every kind of colour C" (or nothing), or everything when both
+# neighbours are absent. An *axis code* names that set: S * 7 + C with S, C in 0..6 (6 =
+# none), or _AXIS_ALL. The kinds fitting at a coordinate are the intersection of its two
+# axis sets: at most one whole shape, one whole colour and two single kinds. A *combo*
+# (h * 50 + v for the two axis codes) names that intersection; _COMBO_SLOTS lists it as
+# slots 0..5 (a shape), 6..11 (a colour), 12..47 (a kind), and _COMBO_MASK as a bit mask.
+_NONE = 6
+_AXIS_ALL = 49
+_NAXIS = 50
+_SLOTS = 48
+
+
+def _axis_table() -> list[int]:
+    table = [0] * (_W * _W)
+    for a in range(_W):
+        for b in range(_W):
+            present = [n for n in (a, b) if n != _ABSENT]
+            if not present:
+                code = _AXIS_ALL
+            elif len(present) == 1:
+                code = (present[0] // 6) * 7 + present[0] % 6
+            else:
+                (s1, c1), (s2, c2) = divmod(present[0], 6), divmod(present[1], 6)
+                code = (s1 if s1 == s2 else _NONE) * 7 + (c1 if c1 == c2 else _NONE)
+            table[a * _W + b] = code
     return table
 
 
-_LINE = _line_table()
-_W = NKINDS + 1
+def _axis_set(code: int) -> tuple[int, int] | None:
+    """(shape or _NONE, colour or _NONE), or None for everything."""
+    return None if code == _AXIS_ALL else divmod(code, 7)
+
+
+def _combo_tables() -> tuple[list[tuple[int, ...]], list[int]]:
+    slots_table: list[tuple[int, ...]] = []
+    masks: list[int] = []
+    for h in range(_NAXIS):
+        for v in range(_NAXIS):
+            hs, vs = _axis_set(h), _axis_set(v)
+            slots: list[int] = []
+            if hs is None and vs is None:
+                slots = list(range(6))  # everything: every shape (never a free neighbour)
+            elif hs is None or vs is None:
+                shape, color = hs if vs is None else vs  # type: ignore[misc]
+                if shape != _NONE:
+                    slots.append(shape)
+                if color != _NONE:
+                    slots.append(6 + color)
+            else:
+                (s1, c1), (s2, c2) = hs, vs
+                if s1 != _NONE and s1 == s2:
+                    slots.append(s1)
+                if c1 != _NONE and c1 == c2:
+                    slots.append(6 + c1)
+                for s, c in ((s1, c2), (s2, c1)):
+                    if s != _NONE and c != _NONE and s not in slots and 6 + c not in slots:
+                        if 12 + s * 6 + c not in slots:
+                            slots.append(12 + s * 6 + c)
+            mask = 0
+            for slot in slots:
+                if slot < 6:
+                    mask |= 0b111111 << (slot * 6)
+                elif slot < 12:
+                    mask |= sum(1 << (s * 6 + slot - 6) for s in range(6))
+                else:
+                    mask |= 1 << (slot - 12)
+            slots_table.append(tuple(slots))
+            masks.append(mask)
+    return slots_table, masks
+
+
+_AXIS = _axis_table()
+_COMBO_SLOTS, _COMBO_MASK = _combo_tables()
 
 
 class QMap:
@@ -66,10 +128,10 @@ class QMap:
     def __init__(self, cells: Mapping[Coord, Tile] | None = None) -> None:
         # occupied coordinate -> kind index
         self._kinds: dict[Coord, int] = {}
-        # free neighbour -> (mask of fitting kinds << 3) | constraint count
+        # free neighbour -> combo * 8 + constraint count
         self._free: dict[Coord, int] = {}
-        # _index[kind * 4 + count - 1] = free neighbours with that count where kind fits
-        self._index: list[set[Coord]] = [set() for _ in range(NKINDS * 4)]
+        # _index[(count - 1) * 48 + slot] = free neighbours with that count and that slot
+        self._index: list[set[Coord]] = [set() for _ in range(4 * _SLOTS)]
         if cells:
             kinds = self._kinds
             for coord, t in cells.items():
@@ -108,7 +170,7 @@ class QMap:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
-        return f"QMap({dict(self.items())!r})"
+        return f"QMap({dict(self.sorted_items())!r})"
 
     def items(self) -> list[tuple[Coord, Tile]]:
         """All (coordinate, tile) pairs, in no particular order (a snapshot)."""
@@ -116,7 +178,8 @@ class QMap:
 
     def sorted_items(self) -> list[tuple[Coord, Tile]]:
         """All (coordinate, tile) pairs in row-major order."""
-        return [(c, ALL_KINDS[self._kinds[c]]) for c in sorted(self._kinds)]
+        kinds = self._kinds
+        return [(c, ALL_KINDS[kinds[c]]) for c in sorted(kinds)]
 
     def to_dict(self) -> dict[Coord, Tile]:
         """The cells as a plain dict."""
@@ -140,11 +203,17 @@ class QMap:
 
     # -- the fit rule and the candidate search ------------------------------------------
 
-    def _mask_at(self, coord: Coord) -> int:
+    def _combo_at(self, coord: Coord) -> int:
         r, c = coord
         get = self._kinds.get
-        return (_LINE[get((r, c - 1), _ABSENT) * _W + get((r, c + 1), _ABSENT)]
-                & _LINE[get((r - 1, c), _ABSENT) * _W + get((r + 1, c), _ABSENT)])
+        return (_AXIS[get((r, c - 1), _ABSENT) * _W + get((r, c + 1), _ABSENT)] * _NAXIS
+                + _AXIS[get((r - 1, c), _ABSENT) * _W + get((r + 1, c), _ABSENT)])
+
+    def fitting_kinds(self, coord: Coord) -> int:
+        """Bit mask of the kind indices that fit at `coord` (bit k: ``ALL_KINDS[k]``),
+        judged on the neighbours only."""
+        state = self._free.get(coord)
+        return _COMBO_MASK[(state >> 3) if state is not None else self._combo_at(coord)]
 
     def fits(self, coord: Coord, tile: Tile) -> bool:
         """The Q fit rule (3.4): `tile` matches the immediate neighbours of `coord`.
@@ -152,10 +221,7 @@ class QMap:
         Judges only the neighbours; whether `coord` is free and adjacent is
         :meth:`adjacent` / :meth:`can_place`.
         """
-        k = KIND_INDEX[tile]
-        state = self._free.get(coord)
-        mask = (state >> 3) if state is not None else self._mask_at(coord)
-        return (mask >> k) & 1 == 1
+        return (self.fitting_kinds(coord) >> KIND_INDEX[tile]) & 1 == 1
 
     def adjacent(self, coord: Coord) -> bool:
         """At least one of the four neighbours of `coord` is occupied."""
@@ -169,7 +235,7 @@ class QMap:
     def can_place(self, coord: Coord, tile: Tile) -> bool:
         """`coord` is free, adjacent to the map, and `tile` fits there (3.4 a and b)."""
         state = self._free.get(coord)
-        return state is not None and (state >> (3 + KIND_INDEX[tile])) & 1 == 1
+        return state is not None and (_COMBO_MASK[state >> 3] >> KIND_INDEX[tile]) & 1 == 1
 
     def constraint_count(self, coord: Coord) -> int:
         """The number of occupied neighbours of `coord` (0 … 4)."""
@@ -189,45 +255,84 @@ class QMap:
         """The number of free neighbours."""
         return len(self._free)
 
-    def fitting_kinds(self, coord: Coord) -> int:
-        """Bit mask of the kind indices that fit at `coord` (bit k = ``ALL_KINDS[k]``)."""
-        state = self._free.get(coord)
-        return (state >> 3) if state is not None else self._mask_at(coord)
+    def _slot_sets(self, tile: Tile, count: int) -> tuple[set[Coord], set[Coord], set[Coord]]:
+        base = (count - 1) * _SLOTS
+        index = self._index
+        return (index[base + tile[0]], index[base + 6 + tile[1]],
+                index[base + 12 + KIND_INDEX[tile]])
 
     def candidates(self, tile: Tile) -> list[Coord]:
         """The free neighbours where `tile` fits, sorted in row-major order (9.1)."""
-        base = KIND_INDEX[tile] * 4
-        index = self._index
-        return sorted(index[base] | index[base + 1] | index[base + 2] | index[base + 3])
+        found: set[Coord] = set()
+        for count in (1, 2, 3, 4):
+            for s in self._slot_sets(tile, count):
+                found |= s
+        return sorted(found)
 
     def has_candidate(self, tile: Tile) -> bool:
         """Whether `tile` has at least one candidate."""
-        base = KIND_INDEX[tile] * 4
-        index = self._index
-        return bool(index[base] or index[base + 1] or index[base + 2] or index[base + 3])
+        return any(s for count in (1, 2, 3, 4) for s in self._slot_sets(tile, count))
 
     def first_candidate(self, tile: Tile) -> Coord | None:
         """The smallest candidate of `tile` in row-major order, None if it has none (dag)."""
-        base = KIND_INDEX[tile] * 4
         index = self._index
+        shape_slot, color_slot, kind_slot = tile[0], 6 + tile[1], 12 + KIND_INDEX[tile]
         best: Coord | None = None
-        for i in range(base, base + 4):
-            s = index[i]
-            if s:
-                m = min(s)
-                if best is None or m < best:
-                    best = m
+        for base in (0, _SLOTS, 2 * _SLOTS, 3 * _SLOTS):
+            for s in (index[base + shape_slot], index[base + color_slot],
+                      index[base + kind_slot]):
+                if s:
+                    m = min(s)
+                    if best is None or m < best:
+                        best = m
         return best
 
     def best_candidate(self, tile: Tile) -> Coord | None:
         """Among the candidates with the largest constraint count, the smallest in
         row-major order; None if `tile` has no candidate (ldasg)."""
-        base = KIND_INDEX[tile] * 4
         index = self._index
-        for i in range(base + 3, base - 1, -1):
-            s = index[i]
-            if s:
-                return min(s)
+        shape_slot, color_slot, kind_slot = tile[0], 6 + tile[1], 12 + KIND_INDEX[tile]
+        for base in (3 * _SLOTS, 2 * _SLOTS, _SLOTS, 0):
+            best: Coord | None = None
+            for s in (index[base + shape_slot], index[base + color_slot],
+                      index[base + kind_slot]):
+                if s:
+                    m = min(s)
+                    if best is None or m < best:
+                        best = m
+            if best is not None:
+                return best
+        return None
+
+    def check_sequence(self, placements: Iterable[tuple[Coord, Tile]]) -> str | None:
+        """3.4 condition 3 without changing the map: None when every (coordinate, tile),
+        in order, lands on a free coordinate adjacent to the map as extended by the
+        earlier ones and fits there; otherwise the reason."""
+        kinds = self._kinds
+        extra: dict[Coord, int] = {}
+        for coord, t in placements:
+            if coord in kinds or coord in extra:
+                return f"coordinate {coord} is occupied"
+            if extra:
+                r, c = coord
+                get = extra.get
+                kget = kinds.get
+                left = get((r, c - 1), kget((r, c - 1), _ABSENT))
+                right = get((r, c + 1), kget((r, c + 1), _ABSENT))
+                top = get((r - 1, c), kget((r - 1, c), _ABSENT))
+                below = get((r + 1, c), kget((r + 1, c), _ABSENT))
+                if left == right == top == below == _ABSENT:
+                    return f"coordinate {coord} is not adjacent to a tile"
+                mask = _COMBO_MASK[_AXIS[left * _W + right] * _NAXIS + _AXIS[top * _W + below]]
+            else:
+                state = self._free.get(coord)
+                if state is None:
+                    return f"coordinate {coord} is not adjacent to a tile"
+                mask = _COMBO_MASK[state >> 3]
+            k = KIND_INDEX[t]
+            if not (mask >> k) & 1:
+                return f"tile {t} does not fit at {coord}"
+            extra[coord] = k
         return None
 
     # -- changing ------------------------------------------------------------------------
@@ -240,7 +345,10 @@ class QMap:
         kinds[coord] = KIND_INDEX[tile]
         old = self._free.pop(coord, None)
         if old is not None:
-            self._unindex(coord, old)
+            base = ((old & 7) - 1) * _SLOTS
+            index = self._index
+            for slot in _COMBO_SLOTS[old >> 3]:
+                index[base + slot].discard(coord)
         r, c = coord
         for n in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)):
             if n not in kinds:
@@ -259,15 +367,6 @@ class QMap:
                 self._refresh(n)
         return ALL_KINDS[k]
 
-    def _unindex(self, coord: Coord, state: int) -> None:
-        mask = state >> 3
-        offset = (state & 7) - 1
-        index = self._index
-        while mask:
-            low = mask & -mask
-            index[(low.bit_length() - 1) * 4 + offset].discard(coord)
-            mask ^= low
-
     def _refresh(self, coord: Coord) -> None:
         """Recompute the free-neighbour entry of the unoccupied `coord`."""
         r, c = coord
@@ -279,21 +378,22 @@ class QMap:
         count = (left != _ABSENT) + (right != _ABSENT) + (top != _ABSENT) + (below != _ABSENT)
         free = self._free
         old = free.get(coord)
+        index = self._index
         if count == 0:
             if old is not None:
                 del free[coord]
-                self._unindex(coord, old)
+                base = ((old & 7) - 1) * _SLOTS
+                for slot in _COMBO_SLOTS[old >> 3]:
+                    index[base + slot].discard(coord)
             return
-        mask = _LINE[left * _W + right] & _LINE[top * _W + below]
-        new = (mask << 3) | count
+        new = ((_AXIS[left * _W + right] * _NAXIS + _AXIS[top * _W + below]) << 3) | count
         if old == new:
             return
         if old is not None:
-            self._unindex(coord, old)
+            base = ((old & 7) - 1) * _SLOTS
+            for slot in _COMBO_SLOTS[old >> 3]:
+                index[base + slot].discard(coord)
         free[coord] = new
-        offset = count - 1
-        index = self._index
-        while mask:
-            low = mask & -mask
-            index[(low.bit_length() - 1) * 4 + offset].add(coord)
-            mask ^= low
+        base = (count - 1) * _SLOTS
+        for slot in _COMBO_SLOTS[new >> 3]:
+            index[base + slot].add(coord)

@@ -1,8 +1,7 @@
 """The legality of Q actions (3.3, 3.4) and applying a legal placement to a map.
 
 :func:`check_placements` judges a placement request against a map and a hand without
-changing either (it tries the tiles with ``place``/``remove`` and always undoes them);
-:func:`apply_placements` then puts them on the map. :func:`can_exchange` is the exchange
+changing either; :func:`apply_placements` then puts them on the map. :func:`can_exchange` is the exchange
 rule. The checks run in the referee's order: ownership, line, sequential fit.
 """
 
@@ -38,8 +37,8 @@ def check_placements(qmap: QMap, hand: Sequence[Tile],
                      placements: Sequence[Placement]) -> str | None:
     """None when the request is legal for a player holding `hand` (3.4), else the reason.
 
-    The map is left unchanged (earlier placements are tried on it and taken off again).
-    An empty request is illegal (spec 11 #3).
+    The map is left unchanged (the sequential fit is judged on an overlay of the earlier
+    placements, :meth:`QMap.check_sequence`). An empty request is illegal (spec 11 #3).
     """
     if not placements:
         return "no placements"
@@ -51,23 +50,7 @@ def check_placements(qmap: QMap, hand: Sequence[Tile],
             return f"tile {t} is not in the hand"
     if not in_one_line([p[0] for p in placements]):
         return "the placements are neither in one row nor in one column"
-    last = len(placements) - 1
-    placed: list[Coord] = []
-    try:
-        for i, (coord, t) in enumerate(placements):
-            if coord in qmap:
-                return f"coordinate {coord} is occupied"
-            if not qmap.adjacent(coord):
-                return f"coordinate {coord} is not adjacent to a tile"
-            if not qmap.fits(coord, t):
-                return f"tile {t} does not fit at {coord}"
-            if i < last:
-                qmap.place(coord, t)
-                placed.append(coord)
-    finally:
-        for coord in reversed(placed):
-            qmap.remove(coord)
-    return None
+    return qmap.check_sequence(placements)
 
 
 def is_legal(qmap: QMap, hand: Sequence[Tile], placements: Sequence[Placement]) -> bool:

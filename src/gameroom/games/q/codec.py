@@ -1,0 +1,292 @@
+"""Q's wire format (spec 6): JSON values <-> tiles, coordinates, placements, choices,
+maps, player records, public states, referee states and results.
+
+Every ``*_from_json`` checks the exact key set of each object and raises
+:class:`~gameroom.core.wire.WireError` naming what was wrong and where (a JSON path such
+as ``$.players[0].tile*[2].color``). Every ``*_to_json`` produces plain JSON values; maps
+come out in canonical order (rows ascending, cells ascending, 6.3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any, Iterable, Sequence
+
+from gameroom.core.wire import (WireError, describe, expect_choice, expect_int, expect_list,
+                                expect_natural, expect_object, expect_str)
+from gameroom.games.q.actions import PASS, REPLACE, Action, Placement, Step
+from gameroom.games.q.qmap import QMap
+from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState
+from gameroom.games.q.tiles import (ALL_KINDS, COLOR_BY_NAME, COLOR_NAMES, SHAPE_BY_NAME,
+                                    SHAPE_NAMES, Coord, Tile)
+
+MAX_NATURAL = 1_000_000
+"""Largest accepted score and JPub pile count (2.3)."""
+
+NAME_PATTERN = re.compile(r"[a-zA-Z0-9]{1,20}")
+NAME_MAX = 20
+
+_TILE_KEYS = ("color", "shape")
+_COORD_KEYS = ("row", "column")
+_PLACEMENT_KEYS = ("coordinate", "1tile")
+_PLAYER_KEYS = ("name", "score", "tile*")
+_PLAYER_KEYS_NAMELESS = ("score", "tile*")
+_PUB_KEYS = ("map", "tile*", "players")
+_STATE_KEYS = ("map", "tile*", "players")
+
+_TILE_BY_NAMES: dict[tuple[str, str], Tile] = {
+    (SHAPE_NAMES[t.shape], COLOR_NAMES[t.color]): t for t in ALL_KINDS}
+
+
+# -- names -------------------------------------------------------------------------------
+
+def valid_name(s: object) -> bool:
+    """A JName: a string of 1 to 20 ASCII letters or digits."""
+    return isinstance(s, str) and NAME_PATTERN.fullmatch(s) is not None
+
+
+def name_from_json(value: Any, where: str = "$", lax: bool = False) -> str:
+    """A player name; with `lax` any string is accepted (the bonus client, 10.9)."""
+    name = expect_str(value, where)
+    if not lax and not valid_name(name):
+        raise WireError(f"expected a name of 1-20 ASCII letters or digits, got {describe(name)}",
+                        where)
+    return name
+
+
+# -- tiles, coordinates, placements ------------------------------------------------------
+
+def tile_to_json(tile: Tile) -> dict[str, str]:
+    """JTile."""
+    return {"color": COLOR_NAMES[tile[1]], "shape": SHAPE_NAMES[tile[0]]}
+
+
+def tile_from_json(value: Any, where: str = "$") -> Tile:
+    """JTile -> Tile."""
+    if type(value) is dict and len(value) == 2:
+        shape, color = value.get("shape"), value.get("color")
+        if type(shape) is str and type(color) is str:
+            t = _TILE_BY_NAMES.get((shape, color))
+            if t is not None:
+                return t
+    obj = expect_object(value, _TILE_KEYS, where)
+    shape = SHAPE_BY_NAME[expect_choice(obj["shape"], SHAPE_NAMES, f"{where}.shape")]
+    color = COLOR_BY_NAME[expect_choice(obj["color"], COLOR_NAMES, f"{where}.color")]
+    return ALL_KINDS[shape * 6 + color]
+
+
+def tiles_to_json(tiles: Iterable[Tile]) -> list[dict[str, str]]:
+    """[JTile, ...]."""
+    return [tile_to_json(t) for t in tiles]
+
+
+def tiles_from_json(value: Any, where: str = "$") -> list[Tile]:
+    """[JTile, ...] -> list of tiles (possibly empty)."""
+    items = expect_list(value, where)
+    return [tile_from_json(v, f"{where}[{i}]") for i, v in enumerate(items)]
+
+
+def coord_to_json(coord: Coord) -> dict[str, int]:
+    """JCoordinate."""
+    return {"row": coord[0], "column": coord[1]}
+
+
+def coord_from_json(value: Any, where: str = "$") -> Coord:
+    """JCoordinate -> (row, column); integral numbers such as 1.0 are accepted (11 #19)."""
+    obj = expect_object(value, _COORD_KEYS, where)
+    return (expect_int(obj["row"], f"{where}.row"), expect_int(obj["column"], f"{where}.column"))
+
+
+def placement_to_json(placement: Placement) -> dict[str, Any]:
+    """J1Placement."""
+    return {"coordinate": coord_to_json(placement[0]), "1tile": tile_to_json(placement[1])}
+
+
+def placement_from_json(value: Any, where: str = "$") -> Placement:
+    """J1Placement -> Placement."""
+    obj = expect_object(value, _PLACEMENT_KEYS, where)
+    return Placement(coord_from_json(obj["coordinate"], f"{where}.coordinate"),
+                     tile_from_json(obj["1tile"], f"{where}.1tile"))
+
+
+def placements_to_json(placements: Iterable[Placement]) -> list[dict[str, Any]]:
+    """JPlacements."""
+    return [placement_to_json(p) for p in placements]
+
+
+def placements_from_json(value: Any, where: str = "$") -> tuple[Placement, ...]:
+    """JPlacements -> tuple of placements; the empty array is rejected (spec 11 #3)."""
+    items = expect_list(value, where)
+    if not items:
+        raise WireError("expected a non-empty array of placements, got []", where)
+    return tuple(placement_from_json(v, f"{where}[{i}]") for i, v in enumerate(items))
+
+
+# -- choices ------------------------------------------------------------------------------
+
+def choice_to_json(action: Action | Step) -> Any:
+    """JChoice: "pass", "replace" or JPlacements. A single Placement (an atomic strategy
+    step) becomes a bare J1Placement object, as the xstrategy harness prints it."""
+    if action is PASS:
+        return "pass"
+    if action is REPLACE:
+        return "replace"
+    if isinstance(action, Placement):
+        return placement_to_json(action)
+    return placements_to_json(action)  # type: ignore[arg-type]
+
+
+def choice_from_json(value: Any, where: str = "$") -> Action:
+    """JChoice -> PASS, REPLACE or a non-empty tuple of placements."""
+    if value == "pass":
+        return PASS
+    if value == "replace":
+        return REPLACE
+    if isinstance(value, list):
+        return placements_from_json(value, where)
+    raise WireError(f'expected "pass", "replace" or an array of placements, got {describe(value)}',
+                    where)
+
+
+# -- maps -----------------------------------------------------------------------------------
+
+def map_to_json(qmap: QMap) -> list[list[Any]]:
+    """JMap in canonical order: rows ascending, cells within a row ascending."""
+    rows: list[list[Any]] = []
+    current: list[Any] | None = None
+    for (r, c), t in qmap.sorted_items():
+        if current is None or current[0] != r:
+            current = [r]
+            rows.append(current)
+        current.append([c, tile_to_json(t)])
+    return rows
+
+
+def map_from_json(value: Any, where: str = "$") -> QMap:
+    """JMap -> QMap. Rows in any order; a row needs at least one cell and no repeated
+    column; a repeated row adds to / overrides the earlier one; ``[]`` is the empty map.
+    (The reference's odd row-count check, 6.3, is not reproduced: every well-formed map
+    is accepted, spec 11 #11.)"""
+    rows = expect_list(value, where)
+    cells: dict[Coord, Tile] = {}
+    for i, row in enumerate(rows):
+        rw = f"{where}[{i}]"
+        expect_list(row, rw)
+        if len(row) < 2:
+            raise WireError("expected a row index followed by at least one cell", rw)
+        r = expect_int(row[0], f"{rw}[0]")
+        seen: set[int] = set()
+        for j in range(1, len(row)):
+            cw = f"{rw}[{j}]"
+            cell = expect_list(row[j], cw, 2, 2)
+            c = expect_int(cell[0], f"{cw}[0]")
+            if c in seen:
+                raise WireError(f"column {c} appears twice in row {r}", cw)
+            seen.add(c)
+            cells[(r, c)] = tile_from_json(cell[1], f"{cw}[1]")
+    return QMap(cells)
+
+
+# -- players, public states, referee states ----------------------------------------------
+
+def player_to_json(record: PlayerRecord) -> dict[str, Any]:
+    """JPlayer; the "name" key is left out when the record has no name."""
+    out: dict[str, Any] = {}
+    if record.name is not None:
+        out["name"] = record.name
+    out["score"] = record.score
+    out["tile*"] = tiles_to_json(record.hand)
+    return out
+
+
+def player_from_json(value: Any, where: str = "$", require_name: bool = True,
+                     max_natural: int | None = MAX_NATURAL) -> PlayerRecord:
+    """JPlayer -> PlayerRecord. Unless `require_name`, the nameless form
+    ``{"score", "tile*"}`` of the early harness fixtures is accepted too (name None).
+    The score must not exceed `max_natural` (None: no cap; the harness fixtures hold
+    scores such as 9999999)."""
+    if not require_name and isinstance(value, dict) and "name" not in value:
+        obj = expect_object(value, _PLAYER_KEYS_NAMELESS, where)
+        name = None
+    else:
+        obj = expect_object(value, _PLAYER_KEYS, where)
+        name = name_from_json(obj["name"], f"{where}.name")
+    score = expect_natural(obj["score"], f"{where}.score", max_natural)
+    return PlayerRecord(name, score, tiles_from_json(obj["tile*"], f"{where}.tile*"))
+
+
+def pub_to_json(pub: PublicState) -> dict[str, Any]:
+    """JPub."""
+    me: dict[str, Any] = {}
+    if pub.name is not None:
+        me["name"] = pub.name
+    me["score"] = pub.score
+    me["tile*"] = tiles_to_json(pub.hand)
+    return {"map": map_to_json(pub.qmap), "tile*": pub.pile_size,
+            "players": [me, *pub.other_scores]}
+
+
+def pub_from_json(value: Any, where: str = "$", require_name: bool = True,
+                  max_natural: int | None = MAX_NATURAL) -> PublicState:
+    """JPub -> PublicState (the active record may lack "name" unless `require_name`;
+    scores and the pile count are capped by `max_natural`, None for no cap)."""
+    obj = expect_object(value, _PUB_KEYS, where)
+    players = expect_list(obj["players"], f"{where}.players", 1)
+    me = player_from_json(players[0], f"{where}.players[0]", require_name, max_natural)
+    others = tuple(expect_natural(s, f"{where}.players[{i}]", max_natural)
+                   for i, s in enumerate(players) if i > 0)
+    return PublicState(
+        qmap=map_from_json(obj["map"], f"{where}.map"),
+        name=me.name,
+        score=me.score,
+        hand=tuple(me.hand),
+        other_scores=others,
+        pile_size=expect_natural(obj["tile*"], f"{where}.tile*", max_natural),
+    )
+
+
+def state_to_json(state: RefereeState) -> dict[str, Any]:
+    """JState."""
+    return {"map": map_to_json(state.qmap), "tile*": tiles_to_json(state.pile),
+            "players": [player_to_json(p) for p in state.players]}
+
+
+def state_from_json(value: Any, where: str = "$", require_name: bool = True,
+                    max_natural: int | None = MAX_NATURAL) -> RefereeState:
+    """JState -> RefereeState; `players` must be non-empty (6.3); scores are capped by
+    `max_natural` (None for no cap, as the game harnesses need)."""
+    obj = expect_object(value, _STATE_KEYS, where)
+    items = expect_list(obj["players"], f"{where}.players", 1)
+    players = [player_from_json(v, f"{where}.players[{i}]", require_name, max_natural)
+               for i, v in enumerate(items)]
+    return RefereeState(map_from_json(obj["map"], f"{where}.map"), players,
+                        deque(tiles_from_json(obj["tile*"], f"{where}.tile*")))
+
+
+# -- results ----------------------------------------------------------------------------------
+
+def result_to_json(winners: Iterable[str], misbehaving: Sequence[str]) -> list[list[str]]:
+    """JResult: winner names sorted by code points, misbehaving names as given."""
+    return [sorted(winners), list(misbehaving)]
+
+
+def result_from_json(value: Any, where: str = "$") -> tuple[list[str], list[str]]:
+    """JResult -> (winners, misbehaving)."""
+    pair = expect_list(value, where, 2, 2)
+    out: list[list[str]] = []
+    for k in range(2):
+        names = expect_list(pair[k], f"{where}[{k}]")
+        out.append([expect_str(n, f"{where}[{k}][{i}]") for i, n in enumerate(names)])
+    return out[0], out[1]
+
+
+__all__ = [
+    "MAX_NATURAL", "valid_name", "name_from_json",
+    "tile_to_json", "tile_from_json", "tiles_to_json", "tiles_from_json",
+    "coord_to_json", "coord_from_json", "placement_to_json", "placement_from_json",
+    "placements_to_json", "placements_from_json", "choice_to_json", "choice_from_json",
+    "map_to_json", "map_from_json", "player_to_json", "player_from_json",
+    "pub_to_json", "pub_from_json", "state_to_json", "state_from_json",
+    "result_to_json", "result_from_json",
+]
