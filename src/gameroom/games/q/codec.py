@@ -253,9 +253,12 @@ def state_to_json(state: RefereeState) -> dict[str, Any]:
 
 
 def state_from_json(value: Any, where: str = "$", require_name: bool = True,
-                    max_natural: int | None = MAX_NATURAL) -> RefereeState:
-    """JState -> RefereeState; `players` must be non-empty (6.3); scores are capped by
-    `max_natural` (None for no cap, as the game harnesses need)."""
+                    max_natural: int | None = None) -> RefereeState:
+    """JState -> RefereeState; `players` must be non-empty (6.3).
+
+    States come from configurations and harness inputs, never from a player, so scores
+    are not capped by default (the game harness fixtures hold scores such as 9999999);
+    pass `max_natural` to cap them."""
     obj = expect_object(value, _STATE_KEYS, where)
     items = expect_list(obj["players"], f"{where}.players", 1)
     players = [player_from_json(v, f"{where}.players[{i}]", require_name, max_natural)

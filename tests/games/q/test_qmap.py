@@ -1,0 +1,195 @@
+"""The map: the fit rule (3.4), free neighbours, candidates and constraint counts (9.1),
+and the incremental index staying equal to a from-scratch computation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gameroom.games.q import qmap as qmap_module
+from gameroom.games.q.qmap import QMap
+from gameroom.games.q.tiles import ALL_KINDS, NKINDS
+from tests.games.q.helpers import (T, coords_st, grown_maps, naive_candidates, naive_count,
+                                   naive_fits, naive_free, naive_line_ok, qmap_of,
+                                   scattered_maps, tiles_st)
+
+
+def test_spec_example_of_xmap() -> None:
+    m = qmap_of({(0, 0): "red star"})
+    assert m.candidates(T("red circle")) == [(-1, 0), (0, -1), (0, 1), (1, 0)]
+    assert m.candidates(T("blue circle")) == []
+
+
+@pytest.mark.parametrize("neighbour, tile, ok", [
+    ("red star", "red circle", True),      # same colour
+    ("red star", "blue star", True),       # same shape
+    ("red star", "red star", True),        # duplicates are fine
+    ("red star", "blue circle", False),
+])
+def test_one_neighbour_needs_shape_or_colour(neighbour: str, tile: str, ok: bool) -> None:
+    for coord in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        assert qmap_of({(0, 0): neighbour}).fits(coord, T(tile)) is ok
+
+
+def test_two_neighbours_in_a_line_must_both_share_the_same_attribute() -> None:
+    m = qmap_of({(0, 0): "red star", (0, 2): "blue star"})
+    assert m.fits((0, 1), T("green star"))          # both share the shape
+    assert not m.fits((0, 1), T("red circle"))      # only one shares the colour
+    m = qmap_of({(0, 0): "red star", (0, 2): "red circle"})
+    assert m.fits((0, 1), T("red clover"))          # both share the colour
+    assert m.fits((0, 1), T("red star"))
+    m = qmap_of({(0, 0): "red star", (0, 2): "blue circle"})
+    # one shares the shape, the other the colour: does NOT fit
+    assert not m.fits((0, 1), T("red circle"))
+    assert not m.fits((0, 1), T("blue star"))
+
+
+def test_both_axes_are_judged_and_only_immediate_neighbours_count() -> None:
+    m = qmap_of({(0, -1): "red star", (-1, 0): "blue circle"})
+    assert m.fits((0, 0), T("red circle"))  # red like the star, a circle like the circle
+    assert not m.fits((0, 0), T("red square"))  # fits the row, not the column
+    assert not m.fits((0, 0), T("blue square"))  # fits the column, not the row
+    m = qmap_of({(0, -1): "red star", (-1, 0): "red circle"})
+    assert m.fits((0, 0), T("red square"))
+    # a long row with duplicates: only the neighbour counts (spec 11 #1)
+    m = qmap_of({(0, c): "red star" for c in range(-8, 0)})
+    assert m.fits((0, 0), T("red star")) and m.can_place((0, 0), T("red star"))
+
+
+def test_free_neighbours_and_constraint_counts() -> None:
+    m = qmap_of({(0, 0): "red star", (1, 1): "red star"})
+    assert m.free_neighbours() == {(-1, 0), (0, -1), (0, 1), (1, 0), (1, 2), (2, 1)}
+    assert m.constraint_count((0, 1)) == 2 and m.constraint_count((1, 0)) == 2
+    assert m.constraint_count((-1, 0)) == 1
+    assert m.constraint_count((5, 5)) == 0 and not m.adjacent((5, 5))
+    assert m.adjacent((0, 0)) is False and m.adjacent((0, 1))
+
+
+def test_ldasg_and_dag_choices_from_the_index() -> None:
+    m = qmap_of({(0, 0): "red star", (1, -1): "blue star", (1, 0): "red circle"})
+    green_star = T("green star")
+    assert m.candidates(green_star) == [(-1, 0), (0, -1), (0, 1), (1, -2), (2, -1)]
+    assert m.first_candidate(green_star) == (-1, 0)
+    assert m.best_candidate(green_star) == (0, -1)
+    assert m.first_candidate(T("purple diamond")) is None
+    assert m.best_candidate(T("purple diamond")) is None
+    assert not m.has_candidate(T("purple diamond")) and m.has_candidate(green_star)
+
+
+def test_place_and_remove() -> None:
+    m = qmap_of({(0, 0): "red star"})
+    before = m.copy()
+    m.place((0, 1), T("red circle"))
+    assert m.get((0, 1)) == T("red circle") and (0, 1) in m and len(m) == 2
+    with pytest.raises(ValueError):
+        m.place((0, 1), T("red circle"))
+    assert m.remove((0, 1)) == T("red circle")
+    with pytest.raises(ValueError):
+        m.remove((0, 1))
+    assert m == before and m.free_neighbours() == before.free_neighbours()
+
+
+def test_copy_is_independent() -> None:
+    m = qmap_of({(0, 0): "red star"})
+    c = m.copy()
+    c.place((0, 1), T("red circle"))
+    assert (0, 1) not in m and m.candidates(T("red square")) == [(-1, 0), (0, -1), (0, 1), (1, 0)]
+    assert c.candidates(T("red square"))[-1] == (1, 1)
+
+
+def test_reading_helpers() -> None:
+    m = qmap_of({(2, 1): "red star", (0, 5): "blue circle"})
+    assert m.sorted_items() == [((0, 5), T("blue circle")), ((2, 1), T("red star"))]
+    assert sorted(m.items()) == sorted(m.sorted_items())
+    assert m.bounds() == (0, 2, 1, 5) and QMap().bounds() is None
+    assert m.to_dict() == dict(m.items()) and sorted(m) == [(0, 5), (2, 1)]
+    assert m[(2, 1)] == T("red star") and m.get((9, 9)) is None
+    assert "red star" in repr(m) or "Tile" in repr(m)
+
+
+def test_combo_tables_agree_with_the_fit_rule() -> None:
+    """Every pair of axis codes: the combined mask is the intersection of the axis masks,
+    and every axis mask is line-ok on both neighbour tiles."""
+    axis, combo_mask, naxis = qmap_module._AXIS, qmap_module._COMBO_MASK, qmap_module._NAXIS
+    w = NKINDS + 1
+    absent = qmap_module._AXIS_ALL
+    tiles = [*ALL_KINDS, None]
+    for a in range(w):
+        for b in range(w):
+            want = sum(1 << k for k, t in enumerate(ALL_KINDS)
+                       if naive_line_ok(tiles[a], t, tiles[b]))
+            assert combo_mask[axis[a * w + b] * naxis + absent] == want
+            assert combo_mask[absent * naxis + axis[a * w + b]] == want
+    for h in range(naxis):
+        for v in range(naxis):
+            assert combo_mask[h * naxis + v] == (combo_mask[h * naxis + absent]
+                                                 & combo_mask[absent * naxis + v])
+
+
+def _assert_index_matches(m: QMap) -> None:
+    cells = m.to_dict()
+    free = naive_free(cells)
+    assert m.free_neighbours() == free
+    for coord in free:
+        assert m.constraint_count(coord) == naive_count(cells, coord)
+    for t in ALL_KINDS:
+        expected = naive_candidates(cells, t)
+        assert m.candidates(t) == expected
+        assert m.first_candidate(t) == (expected[0] if expected else None)
+        if expected:
+            top = max(naive_count(cells, c) for c in expected)
+            assert m.best_candidate(t) == min(c for c in expected if naive_count(cells, c) == top)
+        else:
+            assert m.best_candidate(t) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(scattered_maps())
+def test_bulk_built_index_matches_a_naive_computation(cells: dict) -> None:
+    _assert_index_matches(QMap(cells))
+
+
+@settings(max_examples=60, deadline=None)
+@given(grown_maps(), st.lists(st.tuples(coords_st, tiles_st), max_size=12), st.data())
+def test_incremental_index_matches_after_places_and_removes(cells: dict, moves: list,
+                                                            data: st.DataObject) -> None:
+    m = QMap(cells)
+    for coord, t in moves:
+        if coord in m and data.draw(st.booleans()):
+            m.remove(coord)
+        elif coord not in m:
+            m.place(coord, t)
+    _assert_index_matches(m)
+    fresh = QMap(m.to_dict())
+    assert fresh == m and fresh.free_neighbours() == m.free_neighbours()
+
+
+@settings(max_examples=80, deadline=None)
+@given(grown_maps(), tiles_st)
+def test_every_candidate_fits_and_every_fitting_free_neighbour_is_a_candidate(cells: dict,
+                                                                             t) -> None:
+    m = QMap(cells)
+    cands = m.candidates(t)
+    assert cands == sorted(cands)
+    for coord in cands:
+        assert coord not in m and m.adjacent(coord) and m.fits(coord, t)
+        assert naive_fits(cells, coord, t)
+    for coord in m.free_neighbours() - set(cands):
+        assert not m.fits(coord, t)
+
+
+@settings(max_examples=60, deadline=None)
+@given(grown_maps(), st.lists(st.tuples(coords_st, tiles_st), max_size=8))
+def test_place_then_remove_in_reverse_restores_the_map(cells: dict, moves: list) -> None:
+    m = QMap(cells)
+    reference = m.copy()
+    placed = []
+    for coord, t in moves:
+        if coord not in m:
+            m.place(coord, t)
+            placed.append(coord)
+    for coord in reversed(placed):
+        m.remove(coord)
+    assert m == reference
+    assert m._free == reference._free and m._index == reference._index
