@@ -1,0 +1,38 @@
+"""Bazaar: pebbles, equations and cards for 2 to 6 players (spec: shared/specs/bazaar.md).
+
+The pure game - no I/O; every module's docstring says what it holds:
+
+============== ==============================================================================
+``pieces``     Pebble, Bag (ordered multiset), Equation, Card, ALL_CARDS, points table
+``state``      PlayerRecord, GameState (referee), TurnState (player view), scratch set-up
+``rules``      pebble requests, exchanges, purchases, burning, end of game, bonus, ranking,
+               the referee's kick conditions
+``strategy``   the reference strategy (useful equations, exchange search, purchase search)
+``player``     the reference player mechanism and its misbehaving variants (raise, loop,
+               cheat)
+``actors``     actor specifications (plain, Method, cheat, Method+Count) and their codecs
+``codec``      JSON codecs of every wire shape, remote calls, and the reference's reading
+               of replies
+``config``     server / client configurations, server and client program inputs, constants
+``render``     an SVG picture of a game state
+``harness``    the milestone test harnesses xeq, xturn, xstrategy, xrules
+============== ==============================================================================
+
+``PROTOCOL.md`` beside this file summarises the player interface, remote protocol, turn
+sequence, kick rules, sign-up constants and client behaviours for the referee/remote work.
+"""
+
+from gameroom.games.bazaar.pieces import ALL_CARDS, Bag, Card, Equation, Pebble, points
+from gameroom.games.bazaar.rules import (
+    WANT_PEBBLE, Bonus, IllegalAction, apply_first_action, finish_turn, first_action_problem,
+    game_over, purchase_problem,
+)
+from gameroom.games.bazaar.state import GameState, PlayerRecord, TurnState, turn_state
+from gameroom.games.bazaar.strategy import Policy, buy_cards, trade_then_purchase
+
+__all__ = [
+    "ALL_CARDS", "Bag", "Card", "Equation", "Pebble", "points", "WANT_PEBBLE", "Bonus",
+    "IllegalAction", "apply_first_action", "finish_turn", "first_action_problem", "game_over",
+    "purchase_problem", "GameState", "PlayerRecord", "TurnState", "turn_state", "Policy",
+    "buy_cards", "trade_then_purchase",
+]
