@@ -3,13 +3,12 @@ error line, running the server and the clients, running a harness."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence
 
-from gameroom.core.hosting import ClientSpec, ServerPlan
+from gameroom.core.hosting import ClientSpec, ServerPlan  # data only: no asyncio
 from gameroom.core.wire import WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
@@ -99,6 +98,8 @@ def serve(game: GameCommands, args: Any) -> int:
         if game.server_config_error is not None:
             game.server_config_error(exc)
         raise UsageError(f"bad server configuration: {exc}") from None
+    import asyncio
+
     from gameroom.server.host import host_game
 
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
@@ -111,6 +112,8 @@ def serve(game: GameCommands, args: Any) -> int:
 
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool) -> int:
+    import asyncio
+
     from gameroom.server.clients import run_clients
 
     log = (lambda _t: None) if quiet else stderr_log

@@ -1,0 +1,148 @@
+"""The ``gameroom`` commands for Q: play, serve, clients, harness."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from gameroom.cli.common import GameCommands, UsageError, print_json, stderr_log
+from gameroom.cli.observers import PictureObserver
+from gameroom.core.hosting import ClientSpec, ServerPlan
+from gameroom.core.match import trusted_seat
+from gameroom.core.wire import WireError
+from gameroom.games.q import config as qconfig
+from gameroom.games.q.actions import PASS, REPLACE
+from gameroom.games.q.hosting import SPECIAL_CLIENTS, client_specs, server_plan
+from gameroom.games.q.players import StrategyPlayer
+from gameroom.games.q.referee import QRules, run_game
+from gameroom.games.q.state import RefereeState, new_game
+from gameroom.games.q.strategies import STRATEGIES
+
+NAMES = ["Ada", "Bo", "Cy", "Di"]
+
+
+def harnesses() -> dict[str, Any]:
+    from gameroom.games.q import games_harness, harness
+
+    return {**harness.HARNESSES, **games_harness.HARNESSES}
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=4, help="number of players, 2..4 (default 4)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the shuffle (default 1)")
+    parser.add_argument("--strategies", default="dag,ldasg",
+                        help="comma-separated strategies, assigned in turn (default dag,ldasg)")
+    parser.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
+    parser.add_argument("--q-bonus", type=int, default=6)
+    parser.add_argument("--finish-bonus", type=int, default=6)
+
+
+def _tile(tile: Any) -> str:
+    return f"{tile.color.name} {tile.shape.name.replace('_', '-')}"
+
+
+def _describe(action: Any) -> str:
+    if action is PASS:
+        return "passes"
+    if action is REPLACE:
+        return "exchanges its hand"
+    if not action:
+        return "is ejected"
+    where = ", ".join(f"{_tile(p.tile)} at ({p.coord[0]},{p.coord[1]})" for p in action)
+    return f"places {len(action)} tile{'s' if len(action) > 1 else ''}: {where}"
+
+
+def play(args: argparse.Namespace) -> int:
+    if not 2 <= args.players <= 4:
+        raise UsageError(f"--players must lie in 2..4, got {args.players}")
+    strategies = args.strategies.split(",")
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown or not strategies:
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}")
+    names = NAMES[: args.players]
+    state = new_game(names, random.Random(args.seed))
+    seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)]))
+             for i, name in enumerate(names)]
+    observers = []
+    if args.observe is not None:
+        from gameroom.games.q.render import render_svg
+
+        observers.append(PictureObserver(args.observe, render_svg))
+    print(f"Q: {', '.join(f'{s.name} ({s.player.strategy})' for s in seats)}; seed {args.seed}; "
+          f"{len(state.pile)} tiles in the pile")
+    turn = 0
+
+    def on_turn(name: str, action: Any, now: RefereeState) -> None:
+        nonlocal turn
+        turn += 1
+        scores = ", ".join(f"{r.name} {r.score}" for r in now.players)
+        print(f"turn {turn:3}: {name} {_describe(action)}  [{scores}; pile {len(now.pile)}]")
+
+    outcome = run_game(state, seats, QRules(args.q_bonus, args.finish_bonus), None, observers, stderr_log, on_turn)
+    scores = outcome.extra.get("scores", {})
+    print("final scores: " + ", ".join(f"{n} {s}" for n, s in scores.items()))
+    label = "winner" if len(outcome.winners) == 1 else "winners"
+    print(f"{label}: {', '.join(outcome.winners) or 'none'}")
+    if outcome.misbehaved:
+        print(f"ejected: {', '.join(outcome.misbehaved)}")
+    if args.observe is not None:
+        print(f"pictures: {observers[0].count} SVG files in {args.observe}")
+    print_json(outcome.to_json())
+    return 0
+
+
+def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
+    if len(values) != 1:
+        raise UsageError(f"expected one server configuration on standard input, got {len(values)} JSON values")
+    config = qconfig.server_config_from_json(values[0])
+    return server_plan(config, stderr_log)
+
+
+def _server_config_error(_exc: Exception) -> None:
+    # The reference server's answer to a bad configuration, for drivers that read stdout.
+    print(json.dumps("xserver: things went wrong"), flush=True)
+
+
+def add_client_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bonus", action="store_true",
+                        help="the robustness clients: lax names, broken-JSON players, special clients")
+    parser.add_argument("--reference-framing", action="store_true",
+                        help="pad every message with 5000 spaces and trickle it, as the reference client does")
+
+
+def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+    if not values or len(values) > (2 if args.bonus else 1):
+        raise UsageError(f"expected a client configuration{' and an optional special client' if args.bonus else ''}"
+                         f" on standard input, got {len(values)} JSON values")
+    config = qconfig.client_config_from_json(values[0], lax_names=args.bonus)
+    special = None
+    if len(values) == 2:
+        special = values[1]
+        if special not in SPECIAL_CLIENTS:
+            raise WireError(f"expected one of {', '.join(map(json.dumps, SPECIAL_CLIENTS))}, got {json.dumps(special)}",
+                            "$special")
+    args.quiet = config.quiet
+    return client_specs(config, args.bonus, special, args.reference_framing), config.host
+
+
+def _client_specs_checked(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+    try:
+        return _client_specs(values, args)
+    except WireError as exc:
+        raise UsageError(f"bad client configuration: {exc}") from None
+
+
+COMMANDS = GameCommands(
+    name="q",
+    harnesses=harnesses,
+    play=play,
+    add_play_arguments=add_play_arguments,
+    server_plan=_server_plan,
+    server_config_error=_server_config_error,
+    client_specs=_client_specs_checked,
+    add_client_arguments=add_client_arguments,
+)
