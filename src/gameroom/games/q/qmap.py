@@ -342,7 +342,8 @@ class QMap:
         kinds = self._kinds
         if coord in kinds:
             raise ValueError(f"coordinate {coord} is already occupied")
-        kinds[coord] = KIND_INDEX[tile]
+        k = KIND_INDEX[tile]
+        kinds[coord] = k
         old = self._free.pop(coord, None)
         if old is not None:
             base = ((old & 7) - 1) * _SLOTS
@@ -350,9 +351,10 @@ class QMap:
             for slot in _COMBO_SLOTS[old >> 3]:
                 index[base + slot].discard(coord)
         r, c = coord
-        for n in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)):
-            if n not in kinds:
-                self._refresh(n)
+        self._side_changed((r, c - 1), (r, c - 2), True, k)
+        self._side_changed((r, c + 1), (r, c + 2), True, k)
+        self._side_changed((r - 1, c), (r - 2, c), False, k)
+        self._side_changed((r + 1, c), (r + 2, c), False, k)
 
     def remove(self, coord: Coord) -> Tile:
         """Take the tile off `coord` and return it (undo of :meth:`place`)."""
@@ -362,13 +364,49 @@ class QMap:
             raise ValueError(f"coordinate {coord} is not occupied")
         self._refresh(coord)
         r, c = coord
-        for n in ((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)):
-            if n not in kinds:
-                self._refresh(n)
+        self._side_changed((r, c - 1), (r, c - 2), True, _ABSENT)
+        self._side_changed((r, c + 1), (r, c + 2), True, _ABSENT)
+        self._side_changed((r - 1, c), (r - 2, c), False, _ABSENT)
+        self._side_changed((r + 1, c), (r + 2, c), False, _ABSENT)
         return ALL_KINDS[k]
 
+    def _side_changed(self, coord: Coord, far: Coord, horizontal: bool, k: int) -> None:
+        """The neighbour of `coord` on one side (the other side of that axis being `far`)
+        just received the kind `k` (or lost its tile: `k` is _ABSENT). Updates the entry of
+        `coord` from its previous one, reusing the code of the unchanged axis."""
+        kinds = self._kinds
+        if coord in kinds:
+            return
+        free = self._free
+        old = free.get(coord)
+        if old is None:  # it had no occupied neighbour: k is a placed tile
+            axis = _AXIS[k * _W + _ABSENT]
+            new = (((axis * _NAXIS + _AXIS_ALL) if horizontal else (_AXIS_ALL * _NAXIS + axis))
+                   << 3) | 1
+        else:
+            combo = old >> 3
+            count = (old & 7) + (1 if k != _ABSENT else -1)
+            index = self._index
+            base = ((old & 7) - 1) * _SLOTS
+            for slot in _COMBO_SLOTS[combo]:
+                index[base + slot].discard(coord)
+            if count == 0:
+                del free[coord]
+                return
+            axis = _AXIS[kinds.get(far, _ABSENT) * _W + k]
+            if horizontal:
+                combo = axis * _NAXIS + combo % _NAXIS
+            else:
+                combo = combo - combo % _NAXIS + axis
+            new = (combo << 3) | count
+        free[coord] = new
+        index = self._index
+        base = ((new & 7) - 1) * _SLOTS
+        for slot in _COMBO_SLOTS[new >> 3]:
+            index[base + slot].add(coord)
+
     def _refresh(self, coord: Coord) -> None:
-        """Recompute the free-neighbour entry of the unoccupied `coord`."""
+        """Recompute the free-neighbour entry of the unoccupied `coord` from scratch."""
         r, c = coord
         get = self._kinds.get
         left = get((r, c - 1), _ABSENT)

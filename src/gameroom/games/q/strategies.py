@@ -18,21 +18,21 @@ from __future__ import annotations
 from typing import Callable
 
 from gameroom.games.q.actions import PASS, REPLACE, Action, Pass, Placement, Replace, Step
-from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PublicState
-from gameroom.games.q.tiles import Coord, Tile
+from gameroom.games.q.tiles import Tile
 
 StrategyStep = Callable[[PublicState], Step]
 
 
-def _step(pub: PublicState, choose: Callable[[QMap, Tile], Coord | None]) -> Step:
+def _step(pub: PublicState, most_constrained: bool) -> Step:
     qmap = pub.qmap
+    choose = qmap.best_candidate if most_constrained else qmap.first_candidate
     previous: Tile | None = None
     for t in sorted(pub.hand):
         if t == previous:
             continue
         previous = t
-        coord = choose(qmap, t)
+        coord = choose(t)
         if coord is not None:
             return Placement(coord, t)
     return PASS if len(pub.hand) > pub.pile_size else REPLACE
@@ -40,13 +40,13 @@ def _step(pub: PublicState, choose: Callable[[QMap, Tile], Coord | None]) -> Ste
 
 def dag(pub: PublicState) -> Step:
     """The dumb-and-greedy step: smallest tile with a candidate, smallest candidate."""
-    return _step(pub, QMap.first_candidate)
+    return _step(pub, False)
 
 
 def ldasg(pub: PublicState) -> Step:
     """The less-dumb step: smallest tile with a candidate, its most constrained candidate
     (ties broken by row-major order)."""
-    return _step(pub, QMap.best_candidate)
+    return _step(pub, True)
 
 
 STRATEGIES: dict[str, StrategyStep] = {"dag": dag, "ldasg": ldasg}
