@@ -1,8 +1,9 @@
 """Benchmark of Q's hot paths (not a test: run ``python tests/games/q/bench_q.py``).
 
-Prints the CPU time (``time.process_time``, so a busy machine skews it less) of 1000 ``iterate(dag, pub)`` calls on a mid-game public state and of
-complete 4-player games of built-in players played by a minimal in-process turn loop
-(no safe calls, no observers: only the pure game functions the referee uses).
+Prints the CPU time (``time.process_time``, so a busy machine skews it less) of 1000
+``iterate(dag, pub)`` calls on a mid-game public state, and of complete 4-player games of
+built-in players played by a minimal in-process turn loop (no safe calls, no observers:
+only the pure game functions the referee uses).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from gameroom.games.q.strategies import STRATEGIES
 def play(state: RefereeState, strategies: list[str], q_bonus: int = 6,
          finish_bonus: int = 6) -> tuple[int, int]:
     """Play to the end with a bare turn loop; returns (turns, tiles placed)."""
-    by_name = {p.name: s for p, s in zip(state.players, strategies)}
+    by_name = {p.name: s for p, s in zip(state.players, strategies, strict=True)}
     turns = placed_total = 0
     while state.players:
         nobody_placed = True
@@ -102,8 +103,8 @@ def main() -> None:
         small.pile.pop()
     start = time.process_time()
     turns, placed = play(small, ["dag"] * 4)
-    print(f"4-player dag game with a 36-tile pile: {(time.process_time() - start) * 1000:.2f} ms CPU "
-          f"({turns} turns)")
+    elapsed = time.process_time() - start
+    print(f"4-player dag game with a 36-tile pile: {elapsed * 1000:.2f} ms CPU ({turns} turns)")
 
 
 if __name__ == "__main__":

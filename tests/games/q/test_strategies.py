@@ -10,7 +10,8 @@ from gameroom.games.q.qmap import QMap
 from gameroom.games.q.rules import check_placements
 from gameroom.games.q.state import PublicState
 from gameroom.games.q.strategies import STRATEGIES, dag, iterate, ldasg, take_turn
-from tests.games.q.helpers import T, few_tiles_st, grown_maps, naive_candidates, naive_count, qmap_of
+from tests.games.q.helpers import (T, few_tiles_st, grown_maps, naive_candidates, naive_count,
+                                   qmap_of)
 
 
 def pub_of(qmap: QMap, hand: list, pile: int = 3, others: tuple = (5,)) -> PublicState:

@@ -134,7 +134,7 @@ def choice_to_json(action: Action | Step) -> Any:
         return "replace"
     if isinstance(action, Placement):
         return placement_to_json(action)
-    return placements_to_json(action)  # type: ignore[arg-type]
+    return placements_to_json(action)
 
 
 def choice_from_json(value: Any, where: str = "$") -> Action:

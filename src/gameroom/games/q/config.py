@@ -12,8 +12,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from gameroom.core.wire import (WireError, expect_bool, expect_int, expect_list, expect_natural,
-                                expect_object, expect_str, describe)
+from gameroom.core.wire import (WireError, describe, expect_bool, expect_int, expect_natural,
+                                expect_object, expect_str)
 from gameroom.games.q.actors import ActorSpec, actors_from_json, actors_to_json
 from gameroom.games.q.codec import state_from_json, state_to_json
 from gameroom.games.q.qmap import QMap

@@ -1,16 +1,19 @@
 """Q's map: an unbounded grid of placed tiles, with the fit rule and the candidate search.
 
-A :class:`QMap` keeps, besides the placed tiles, an incrementally maintained index of its
-*free neighbours* (unoccupied coordinates with at least one occupied neighbour, 9.1): for
-every free neighbour the set of tile kinds that fit there (a 36-bit mask) and its
-constraint count, and for every (kind, constraint count) the set of free neighbours with
-that count where the kind fits. :meth:`QMap.place` and :meth:`QMap.remove` update only the
-placed coordinate and its four neighbours (the fit rule looks at immediate neighbours
-only, 3.4), so trying a move is ``place`` ... ``remove`` rather than a copy of the map, and
-the strategies find their candidate in (nearly) constant time.
+Besides the placed tiles, a :class:`QMap` maintains incrementally
 
-Only the four immediate neighbours count for the fit rule (spec 11 #1): lines longer than
-six tiles and duplicates in a line are allowed.
+* its *free neighbours* (unoccupied coordinates with at least one occupied neighbour,
+  9.1), each with its constraint count and a code for the set of kinds that fit there;
+* a candidate index: for every constraint count, the free neighbours that accept every
+  kind of a given shape, every kind of a given colour, or a single given kind. (The kinds
+  fitting at a coordinate are always a union of at most one whole shape, one whole colour
+  and two single kinds, so each free neighbour sits in at most four index sets.)
+
+:meth:`QMap.place` and :meth:`QMap.remove` touch only the coordinate and its four
+neighbours (the fit rule looks at immediate neighbours only, 3.4), so trying a move is
+``place`` ... ``remove`` rather than a copy of the map, and the strategies find their
+candidate by looking at a dozen small sets. Lines longer than six tiles and duplicates in
+a line are allowed (spec 11 #1).
 """
 
 from __future__ import annotations
@@ -21,19 +24,6 @@ from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
 
 _ABSENT = NKINDS  # "no tile here" in the tables below
 _W = NKINDS + 1
-
-
-def _line_ok(a: int, t: int, b: int) -> bool:
-    """line-ok(a, t, b) of 3.4 on kind indices; _ABSENT for a missing neighbour."""
-    present = [n for n in (a, b) if n != _ABSENT]
-    ts, tc = divmod(t, 6)
-    if not present:
-        return True
-    if len(present) == 1:
-        ns, nc = divmod(present[0], 6)
-        return ns == ts or nc == tc
-    (s1, c1), (s2, c2) = divmod(present[0], 6), divmod(present[1], 6)
-    return (s1 == ts and s2 == ts) or (c1 == tc and c2 == tc)
 
 
 # The kinds that fit between two neighbours on one axis always form "every kind of shape S"

@@ -1,8 +1,9 @@
-"""The legality of Q actions (3.3, 3.4) and applying a legal placement to a map.
+"""The legality of Q actions (3.3, 3.4), and applying a legal placement to a map.
 
 :func:`check_placements` judges a placement request against a map and a hand without
-changing either; :func:`apply_placements` then puts them on the map. :func:`can_exchange` is the exchange
-rule. The checks run in the referee's order: ownership, line, sequential fit.
+changing either; :func:`apply_placements` then puts the tiles on the map.
+:func:`can_exchange` is the exchange rule. The checks run in the referee's order:
+ownership, line, sequential fit.
 """
 
 from __future__ import annotations
