@@ -181,7 +181,7 @@ class _Search:
     (order irrelevant to the value).
     """
 
-    __slots__ = ("fish", "occ", "places", "rays", "first", "n", "score")
+    __slots__ = ("fish", "occ", "places", "rays", "first", "n", "score", "top")
 
     def __init__(self, state: GameState) -> None:
         board = state.board
@@ -196,6 +196,7 @@ class _Search:
         self.first = board.geometry.first_steps
         self.n = len(state.players)
         self.score = state.players[0].score
+        self.top = max(self.fish)  # no move of ours can ever gain more than this
 
     def can_move(self, t: int) -> bool:
         fish = self.fish
@@ -210,8 +211,13 @@ class _Search:
     def value(self, t: int, k: int, alpha: int, beta: int) -> int:
         """Spec 9.4 ``value`` of the node whose active player is `t`, with `k` of our own
         moves left to look at, as a fail-soft alpha-beta search."""
-        if k == 0 or not self.can_move(0):
-            return self.score
+        score = self.score
+        if k == 0 or score >= beta or score + self.top * k <= alpha:
+            # Exact, or outside the window: our score never drops and each of our moves
+            # gains at most `top`, so the true value lies in [score, score + top*k].
+            return score
+        if not self.can_move(0):
+            return score
         n = self.n
         while t and not self.can_move(t):
             t = (t + 1) % n

@@ -1,0 +1,82 @@
+"""A self-contained SVG picture of a Fish state: the hex board, the penguins and the scores.
+
+Tile ``(r, c)`` with tile size s has its top-left corner at ``x = 4*s*c (+ 2*s if r is
+odd)``, ``y = s*r`` (spec 2.2); a tile is a hexagon 3s wide and 2s high. Tiles show their
+fish as small fish shapes, holes are left empty, a penguin is a disc in its player's color
+on its tile. The scores are listed under the board. Pure text; nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from gameroom.games.fish.state import Color, GameState
+
+TILE = 20
+"""The tile size s in pixels."""
+
+FILL: dict[Color, str] = {
+    Color.RED: "#d62828",
+    Color.WHITE: "#ffffff",
+    Color.BROWN: "#8b5a2b",
+    Color.BLACK: "#111111",
+}
+
+
+def _hexagon(x: float, y: float, s: float) -> str:
+    points = [(x + s, y), (x + 2 * s, y), (x + 3 * s, y + s), (x + 2 * s, y + 2 * s),
+              (x + s, y + 2 * s), (x, y + s)]
+    return " ".join(f"{px:g},{py:g}" for px, py in points)
+
+
+def _fish(cx: float, cy: float, s: float) -> str:
+    body = (f'<ellipse cx="{cx:g}" cy="{cy:g}" rx="{s * 0.28:g}" ry="{s * 0.13:g}" '
+            f'fill="#1d70b8"/>')
+    tail = (f'<polygon points="{cx + s * 0.26:g},{cy:g} {cx + s * 0.42:g},{cy - s * 0.12:g} '
+            f'{cx + s * 0.42:g},{cy + s * 0.12:g}" fill="#1d70b8"/>')
+    return body + tail
+
+
+def render_svg(state: GameState, caption: str = "") -> str:
+    """The SVG text of `state` with an optional caption line above the board."""
+    s = TILE
+    board = state.board
+    top = s * 1.5 if caption else s * 0.5
+    board_w = 4 * s * (board.columns - 1) + (5 * s if board.rows > 1 else 3 * s)
+    board_h = s * (board.rows - 1) + 2 * s
+    lines = [f"{p.color.value}: {p.score}" for p in state.players]
+    width = max(board_w + s, 12 * s)
+    height = top + board_h + s * 0.5 + (len(lines) + 1) * s
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" '
+           f'viewBox="0 0 {width:g} {height:g}">',
+           f'<rect width="{width:g}" height="{height:g}" fill="#eef6fb"/>']
+    if caption:
+        out.append(f'<text x="{s * 0.5:g}" y="{s:g}" font-family="sans-serif" '
+                   f'font-size="{s * 0.7:g}">{escape(caption)}</text>')
+    left = s * 0.5
+    owner = {q: p.color for p in state.players for q in p.places}
+    for (r, c) in board.positions():
+        x = left + 4 * s * c + (2 * s if r % 2 else 0)
+        y = top + s * r
+        n = board.fish_at((r, c))
+        if n == 0:
+            continue
+        out.append(f'<polygon class="tile" points="{_hexagon(x, y, s)}" fill="#f4a259" '
+                   f'stroke="#7a4b1e" stroke-width="1"/>')
+        cx = x + 1.5 * s
+        for k in range(n):
+            out.append(_fish(cx - s * 0.1, y + s * (0.3 + 1.4 * (k + 0.5) / n), s))
+        color = owner.get((r, c))
+        if color is not None:
+            out.append(f'<circle class="penguin" cx="{cx:g}" cy="{y + s:g}" r="{s * 0.55:g}" '
+                       f'fill="{FILL[color]}" stroke="#000" stroke-width="1.5">'
+                       f'<title>{color.value}</title></circle>')
+    y = top + board_h + s
+    for i, text in enumerate(lines):
+        color = state.players[i].color
+        out.append(f'<circle cx="{s * 0.9:g}" cy="{y + i * s - s * 0.25:g}" r="{s * 0.3:g}" '
+                   f'fill="{FILL[color]}" stroke="#000"/>')
+        out.append(f'<text class="score" x="{s * 1.5:g}" y="{y + i * s:g}" '
+                   f'font-family="sans-serif" font-size="{s * 0.7:g}">{escape(text)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
