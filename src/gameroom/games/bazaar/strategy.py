@@ -24,7 +24,7 @@ from enum import Enum
 from typing import Callable, Iterable, Sequence, TypeVar
 
 from gameroom.games.bazaar.pieces import (
-    Bag, Card, Equation, bag_key, card_less, covers, eq_key, eq_less, letters_of_key, points,
+    _GUARD, Bag, Card, Equation, bag_key, card_less, covers, eq_key, eq_less, letters_of_key, points,
 )
 
 SEARCH_DEPTH = 4
@@ -165,7 +165,8 @@ _Decision = tuple[int, tuple[int, ...], int, int]
 
 
 class _Shop:
-    """``buy_cards`` decisions for one row of visible cards, memoised per wallet."""
+    """``buy_cards`` for one row of visible cards, memoised per wallet: :meth:`score` is
+    the best score alone (cheap), :meth:`decide` the full decision with tie-breaking."""
 
     def __init__(self, visibles: Sequence[Card], policy: Policy) -> None:
         self.visibles = tuple(visibles)
@@ -175,7 +176,46 @@ class _Shop:
         self.cid = [next(j for j in range(i + 1) if self.visibles[j] == self.visibles[i])
                     for i in range(len(self.visibles))]
         self.by_points = policy is Policy.PURCHASE_POINTS
+        self.scores: dict[int, int] = {}
         self.memo: dict[int, _Decision] = {}
+
+    def _affordable(self, vis: tuple[int, ...], w: int) -> list[int]:
+        """The cards of ``vis`` that ``w`` covers, first of each content only (a later
+        equal card leads to purchases equal to earlier ones, which the collector drops)."""
+        keys, cid = self.keys, self.cid
+        g = w | _GUARD
+        out = []
+        seen = 0
+        for i in vis:
+            if (g - keys[i]) & _GUARD == _GUARD and not seen >> cid[i] & 1:
+                seen |= 1 << cid[i]
+                out.append(i)
+        return out
+
+    def _without(self, vis: tuple[int, ...], i: int) -> tuple[int, ...]:
+        """``vis`` with the first card equal to card ``i`` removed."""
+        cid = self.cid
+        c = cid[i]
+        for pos, j in enumerate(vis):
+            if cid[j] == c:
+                return vis[:pos] + vis[pos + 1:]
+        return vis
+
+    def score(self, wallet: int, size: int) -> int:
+        """The best purchase score for ``wallet`` (of ``size`` pebbles)."""
+        found = self.scores.get(wallet)
+        if found is None:
+            found = self.scores[wallet] = self._best_score(tuple(range(len(self.keys))), wallet, size, 0, 0)
+        return found
+
+    def _best_score(self, vis: tuple[int, ...], w: int, n: int, pts: int, count: int) -> int:
+        affordable = self._affordable(vis, w)
+        if not affordable:
+            return pts if self.by_points else count
+        keys, faces = self.keys, self.faces
+        return max(self._best_score(self._without(vis, i), w - keys[i], n - 5,
+                                    pts + points(faces[i], n - 5), count + 1)
+                   for i in affordable)
 
     def decide(self, wallet: int, size: int) -> _Decision:
         found = self.memo.get(wallet)
@@ -193,7 +233,7 @@ class _Shop:
 
         def explore(vis: tuple[int, ...], w: int, n: int, path: tuple[int, ...], pts: int) -> None:
             nonlocal best, collection, seen
-            affordable = [i for i in vis if covers(w, keys[i])]
+            affordable = self._affordable(vis, w)
             if not affordable:
                 score = pts if by_points else len(path)
                 if score > best:
@@ -207,14 +247,8 @@ class _Shop:
                         collection.insert(0, (path, pts, w))
                 return
             for i in affordable:
-                rest = list(vis)
-                c = cid[i]
-                for pos, j in enumerate(rest):
-                    if cid[j] == c:
-                        del rest[pos]
-                        break
-                w2, n2 = w - keys[i], n - 5
-                explore(tuple(rest), w2, n2, path + (i,), pts + points(faces[i], n2))
+                n2 = n - 5
+                explore(self._without(vis, i), w - keys[i], n2, path + (i,), pts + points(faces[i], n2))
 
         explore(tuple(range(len(keys))), wallet, size, (), 0)
         if len(collection) == 1:
@@ -317,14 +351,15 @@ class _Search:
     def useful(self, w: int) -> list[tuple[int, int, int, Equation]]:
         found = self.useful_memo.get(w)
         if found is None:
-            b = self.total - w
-            found = self.useful_memo[w] = [r for r in self.rules if covers(w, r[0]) and covers(b, r[1])]
+            gw, gb = w | _GUARD, (self.total - w) | _GUARD
+            found = self.useful_memo[w] = [r for r in self.rules
+                                           if (gw - r[0]) & _GUARD == _GUARD and (gb - r[1]) & _GUARD == _GUARD]
         return found
 
     def best(self) -> Plan:
         shop, useful = self.shop, self.useful
         w0, n0 = self.wallet.counts_key, len(self.wallet)
-        best = shop.decide(w0, n0)[0]
+        best = shop.score(w0, n0)
         best_depth = 0
         levels: list[dict[int, int]] = [{w0: n0}]
         frontier = levels[0]
@@ -338,7 +373,7 @@ class _Search:
             if not nxt:
                 break
             for w2, n2 in nxt.items():
-                score = shop.decide(w2, n2)[0]
+                score = shop.score(w2, n2)
                 if score > best:
                     best, best_depth = score, depth
             levels.append(nxt)
@@ -353,7 +388,7 @@ class _Search:
         search order, with their wallets as lists and their packed wallets."""
         shop, useful = self.shop, self.useful
         good: list[set[int]] = [set() for _ in range(depth + 1)]
-        good[depth] = {w for w, n in levels[depth].items() if shop.decide(w, n)[0] == best}
+        good[depth] = {w for w, n in levels[depth].items() if shop.score(w, n) == best}
         for k in range(depth - 1, -1, -1):
             above = good[k + 1]
             good[k] = {w for w in levels[k]
