@@ -1,0 +1,136 @@
+"""Benchmarks, apart from the tests: ``python -m gameroom.bench [q|bazaar|fish|all]``.
+
+Prints figures (games per second, turns per second, peak memory, remote call latency);
+asserts nothing. Seeds are fixed so runs are comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import time
+import tracemalloc
+from typing import Any, Callable, Sequence
+
+from gameroom.core.match import Seat, trusted_seat
+
+
+def _report(label: str, games: int, seconds: float, turns: int | None = None, peak: int | None = None) -> None:
+    parts = [f"{label}: {games} games in {seconds:.2f} s = {games / seconds:.1f} games/s"]
+    if turns is not None:
+        parts.append(f"{turns / seconds:.0f} turns/s")
+    if peak is not None:
+        parts.append(f"peak traced memory {peak / 1e6:.2f} MB")
+    print(", ".join(parts), flush=True)
+
+
+def _peak_memory(fn: Callable[[], Any]) -> int:
+    tracemalloc.start()
+    fn()
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+# -- Q ----------------------------------------------------------------------------------------
+
+def q_games(strategies: Sequence[str], games: int, seed: int = 0) -> tuple[int, int]:
+    from gameroom.games.q.players import StrategyPlayer
+    from gameroom.games.q.referee import QRules, run_game
+    from gameroom.games.q.state import new_game
+
+    names = ["A", "B", "C", "D"][: len(strategies)]
+    turns = 0
+
+    def count(_name: str, _action: Any, _state: Any) -> None:
+        nonlocal turns
+        turns += 1
+
+    for g in range(games):
+        state = new_game(names, random.Random(seed + g))
+        seats = [trusted_seat(n, StrategyPlayer(n, s)) for n, s in zip(names, strategies)]
+        run_game(state, seats, QRules(), None, on_turn=count)
+    return games, turns
+
+
+def bench_q(games: int) -> None:
+    for strategies in (["dag"] * 4, ["dag", "dag", "ldasg", "ldasg"], ["dag", "dag"]):
+        q_games(strategies, 2)  # warm-up
+        start = time.perf_counter()
+        n, turns = q_games(strategies, games)
+        elapsed = time.perf_counter() - start
+        peak = _peak_memory(lambda: q_games(strategies, 3))
+        _report(f"Q in-process {'+'.join(strategies)}", n, elapsed, turns, peak)
+    bench_q_remote()
+
+
+def bench_q_remote(games: int = 5) -> None:
+    """Games between dag players over loopback TCP; the time of one remote call."""
+    from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
+    from gameroom.games.q.players import StrategyPlayer
+    from gameroom.games.q.protocol import PROTOCOL
+    from gameroom.games.q.referee import QRules, run_game
+    from gameroom.games.q.state import new_game
+    from gameroom.server.clients import run_clients
+    from gameroom.server.host import host_game
+
+    timings: list[float] = []
+
+    def timed(seat: Seat) -> Seat:
+        inner = seat.caller
+
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+            start = time.perf_counter()
+            try:
+                return inner(method, args, limit)
+            finally:
+                timings.append(time.perf_counter() - start)
+
+        return Seat(seat.name, call, seat.trusted, seat.player)
+
+    def play(seats: Sequence[Seat], seed: int) -> Any:
+        state = new_game([s.name for s in seats], random.Random(seed))
+        return run_game(state, [timed(s) for s in seats], QRules(), 6.0).to_json()
+
+    rules = SignupRules(4, 4, 1, 30.0, 2.0, 2.0, name_rule(r"[A-Za-z0-9]+", 20))
+
+    async def one(seed: int) -> None:
+        plan = ServerPlan(PROTOCOL, rules, lambda seats: play(seats, seed), [[], []], [[], []])
+        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = probe.sockets[0].getsockname()[1]
+        probe.close()
+        server = asyncio.get_running_loop().create_task(host_game(plan, port))
+        await asyncio.sleep(0.05)
+        specs = [ClientSpec(n, StrategyPlayer(n, "dag"), PROTOCOL) for n in "ABCD"]
+        await run_clients(specs, "127.0.0.1", port)
+        await server
+
+    start = time.perf_counter()
+    for g in range(games):
+        asyncio.run(one(g))
+    elapsed = time.perf_counter() - start
+    ordered = sorted(timings)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    print(f"Q remote (4 dag clients over loopback, {games} games, {len(timings)} calls): "
+          f"{len(timings) / elapsed:.0f} calls/s overall, one remote call mean "
+          f"{statistics.mean(timings) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms", flush=True)
+
+
+BENCHES: dict[str, Callable[[int], None]] = {"q": bench_q}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description=__doc__)
+    parser.add_argument("game", nargs="?", default="all", choices=["all", *BENCHES])
+    parser.add_argument("--games", type=int, default=200, help="games per in-process measurement")
+    args = parser.parse_args(argv)
+    for name, bench in BENCHES.items():
+        if args.game in ("all", name):
+            bench(args.games)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,193 @@
+"""Q over real TCP against hand-written peers: a client written to the reference wire
+format (5000-space padding, trickled chunks, exact keys) plays on our server; clients that
+send garbage, half a value, an oversized value, a wrong key set, nothing at all, or that
+disconnect mid-game are ejected with their reason while the server still prints the
+result; and our clients play on a minimal server written from the spec alone."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+import time
+from typing import Any, Callable
+
+import pytest
+
+from conftest import read_json_values
+from driver import GAMEROOM, free_port, submit
+
+from gameroom.games.q import codec
+from gameroom.games.q.strategies import STRATEGIES, iterate
+
+RED_STAR = {"color": "red", "shape": "star"}
+HAND_A = [{"color": "red", "shape": "circle"}, {"color": "blue", "shape": "star"}]
+HAND_B = [{"color": "green", "shape": "star"}, {"color": "red", "shape": "square"}]
+
+
+def server_config(per_turn: int = 2) -> dict[str, Any]:
+    state = {"map": [[0, [0, RED_STAR]]],
+             "players": [{"name": "A", "score": 0, "tile*": HAND_A}, {"name": "B", "score": 0, "tile*": HAND_B}],
+             "tile*": [{"color": "yellow", "shape": "clover"}] * 10}
+    return {"port": 45678, "server-tries": 1, "server-wait": 3, "wait-for-signup": 2, "quiet": False,
+            "ref-spec": {"state0": state, "quiet": False, "config-s": {"qbo": 6, "fbo": 6},
+                         "per-turn": per_turn, "observe": False}}
+
+
+class JsonSocket:
+    """A hand-written peer: reads newline-terminated JSON, writes like the reference."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.file = sock.makefile("rb")
+
+    def send(self, value: Any, pad: int = 5000, trickle: bool = True) -> None:
+        self.sock.sendall(b" " * pad)
+        data = json.dumps(value).encode() + b"\n"
+        size = max(len(data) // 100, 10) if trickle else len(data)
+        for i in range(0, len(data), size):
+            self.sock.sendall(data[i:i + size])
+            if trickle:
+                time.sleep(0.005)
+
+    def recv(self) -> Any:
+        line = self.file.readline()
+        return json.loads(line) if line.strip() else None
+
+
+def reference_style_player(name: str, misbehave: Callable[[JsonSocket, Any], bool] | None = None,
+                           port: int = 0, signed_up: threading.Event | None = None) -> threading.Thread:
+    """A dag player written against the wire format only; ``misbehave(peer, call)`` may take
+    over a take-turn call (returning True when it did)."""
+
+    def run() -> None:
+        for _ in range(50):
+            try:
+                sock = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                time.sleep(0.1)
+        peer = JsonSocket(sock)
+        peer.send(name)
+        if signed_up is not None:
+            signed_up.set()
+        while (call := peer.recv()) is not None:
+            method, args = call
+            if method == "take-turn":
+                if misbehave is not None and misbehave(peer, call):
+                    continue
+                pub = codec.pub_from_json(args[0])
+                peer.send(codec.choice_to_json(iterate(STRATEGIES["dag"], pub)))
+            else:
+                peer.send("void")
+                if method == "win":
+                    break
+        sock.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def play_against(misbehave: Callable[[JsonSocket, Any], bool] | None) -> tuple[Any, str]:
+    port = free_port()
+    server = subprocess.Popen(GAMEROOM + ["serve", "q", "--port", str(port)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server.stdin.write(json.dumps(server_config()).encode())
+    server.stdin.close()
+    server.stdin = None  # written and closed: communicate() must not flush it
+    a_signed_up = threading.Event()
+    reference_style_player("A", port=port, signed_up=a_signed_up)
+    a_signed_up.wait(30)   # sign-up order is connection order: A first
+    time.sleep(0.2)
+    reference_style_player("B", misbehave, port=port)
+    out, err = server.communicate(timeout=60)
+    return read_json_values(out.decode()), err.decode()
+
+
+def _send_raw(data: bytes) -> Callable[[JsonSocket, Any], bool]:
+    def misbehave(peer: JsonSocket, _call: Any) -> bool:
+        peer.sock.sendall(data)
+        return True
+    return misbehave
+
+
+def _wrong_keys(peer: JsonSocket, call: Any) -> bool:
+    pub = codec.pub_from_json(call[1][0])
+    reply = codec.choice_to_json(iterate(STRATEGIES["dag"], pub))
+    if isinstance(reply, list):
+        reply[0]["extra"] = 1
+    peer.send(reply)
+    return True
+
+
+def _disconnect(peer: JsonSocket, _call: Any) -> bool:
+    peer.sock.shutdown(socket.SHUT_RDWR)
+    peer.sock.close()
+    return True
+
+
+def _silent(_peer: JsonSocket, _call: Any) -> bool:
+    return True
+
+
+CASES = {
+    "well-behaved": (None, [["B"], []], None),   # B scores more with its hand on this map
+    "garbage": (_send_raw(b"this is not json\n"), [["A"], ["B"]], "not JSON"),
+    "half-a-value": (_send_raw(b'[{"coordinate": {"row": 1,'), [["A"], ["B"]], "time limit"),
+    "oversized": (_send_raw(b"[" + b'"xxxxxxxx",' * 600_000), [["A"], ["B"]], "exceeds"),
+    "wrong-key-set": (_wrong_keys, [["A"], ["B"]], "unexpected key"),
+    "nothing": (_silent, [["A"], ["B"]], "time limit"),
+    "disconnect": (_disconnect, [["A"], ["B"]], "closed"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_server_survives_client(case: str, request: pytest.FixtureRequest) -> None:
+    for other in CASES:
+        submit(("q-wire", other), play_against, CASES[other][0])
+    result, err = submit(("q-wire", case), play_against, CASES[case][0]).result()
+    _misbehave, expected, reason = CASES[case]
+    if case == "well-behaved":
+        assert result[0][1] == [] and len(result) == 1
+        return
+    assert result == [expected], err
+    assert "B dropped out on take-turn" in err and reason in err
+
+
+def test_our_clients_play_on_a_spec_server() -> None:
+    """A server written from q.md 6.6 alone drives two of our clients through a game."""
+    port = free_port()
+    listener = socket.create_server(("127.0.0.1", port))
+    clients = subprocess.Popen(GAMEROOM + ["clients", "q", "--port", str(port)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    config = {"host": "127.0.0.1", "port": port, "quiet": True, "wait": 2,
+              "players": [["A", "dag"], ["B", "ldasg"]]}
+    clients.stdin.write(json.dumps(config).encode())
+    clients.stdin.close()
+    clients.stdin = None
+    peers = []
+    for _ in range(2):
+        sock, _addr = listener.accept()
+        peer = JsonSocket(sock)
+        peers.append((peer.recv(), peer))
+    assert [name for name, _ in peers] == ["A", "B"]
+    a, b = peers[0][1], peers[1][1]
+    pub = {"map": [[0, [0, {"color": "yellow", "shape": "clover"}]]], "tile*": 4,
+           "players": [{"name": "A", "score": 0, "tile*": [{"color": "green", "shape": "clover"}]}, 0]}
+    a.send(["setup", [pub, [{"color": "green", "shape": "clover"}]]], pad=0, trickle=False)
+    assert a.recv() == "void"
+    b_pub = dict(pub, players=[{"name": "B", "score": 0, "tile*": []}, 0])
+    b.send(["setup", [b_pub, []]], pad=0, trickle=False)
+    assert b.recv() == "void"
+    a.send(["take-turn", [pub]], pad=0, trickle=False)
+    reply = a.recv()
+    assert reply == [{"coordinate": {"row": -1, "column": 0}, "1tile": {"color": "green", "shape": "clover"}}]
+    a.send(["win", [True]], pad=0, trickle=False)
+    assert a.recv() == "void"
+    b.send(["win", [False]], pad=0, trickle=False)
+    assert b.recv() == "void"
+    out, _err = clients.communicate(timeout=30)
+    assert out.decode().strip() == "all done"
+    listener.close()
