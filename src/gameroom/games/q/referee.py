@@ -62,7 +62,7 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
     for _ in range(len(state.players)):
         record = state.players[0]
         seat = seat_of[id(record)]
-        if match.call(seat, "setup", state.public_for_active(), list(record.hand)) is FAILED:
+        if match.call(seat, "setup", state.public_for_active(not seat.trusted), list(record.hand)) is FAILED:
             state.eliminate_active()
         else:
             state.rotate()
@@ -77,7 +77,9 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
                 observe()
             record = state.players[0]
             seat = seat_of[id(record)]
-            action = match.call(seat, "take_turn", state.public_for_active())
+            # An untrusted player gets its own copy of the map: a call abandoned at its time
+            # limit may still be running and must not touch the referee's map.
+            action = match.call(seat, "take_turn", state.public_for_active(not seat.trusted))
             if action is FAILED:
                 state.eliminate_active()
             elif action is PASS:
