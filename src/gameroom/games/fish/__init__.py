@@ -1,8 +1,38 @@
 """Fish ("Hey, that's my fish"): penguins on a hexagonal board of fish tiles (spec fish.md).
 
-Pure game package (no I/O): board geometry (``board``), game state and rules (``state``),
-game tree (``tree``), strategies (``strategies``), a trusted in-process game runner
-(``game``), JSON codecs (``wire``), the player interface and remote calls (``protocol``),
-configuration files (``config``), misbehaving players as data (``baddies``), tournament
-allocation (``tournament``), SVG pictures (``render``) and the test harnesses (``harness``).
+Pure game package (no I/O; may import only the standard library and ``gameroom.core``):
+
+| module | what it is for |
+| --- | --- |
+| ``board`` | positions, the six directions, the hex board, reachability, board factory |
+| ``state`` | colors, players, the game state and its rules (moves, skips, ranking) |
+| ``tree`` | the lazily generated game tree |
+| ``strategies`` | greedy, random (seeded), N-turn maximin; tie-breaking |
+| ``game`` | a complete game between trusted strategies; ``play_local_game`` (xref) |
+| ``wire`` | JSON codecs of the data definitions |
+| ``protocol`` | player interface, the six remote calls and their codecs, constants |
+| ``player`` | in-process strategy players and misbehaving players |
+| ``baddies`` | misbehaving players and integration scenarios as data |
+| ``config`` | configuration files (scripts, server, client, referee, observers) |
+| ``tournament`` | game allocation and termination rules of the tournament |
+| ``render`` | SVG picture of a state |
+| ``harness`` | the xboard, xstate, xtree, xstrategy test harnesses |
+
+See ``PROTOCOL.md`` beside this file for the referee / remote protocol summary.
 """
+
+from gameroom.games.fish.board import DIRECTIONS, MAX_FISH, Board, Direction, Position, make_board, step
+from gameroom.games.fish.state import (COLORS, SKIP, Action, Color, GameState, IllegalAction, Move,
+                                       Player, Skip, penguins_per_player)
+from gameroom.games.fish.tree import GameTree
+from gameroom.games.fish.strategies import (GreedyStrategy, MaximinStrategy, NoPlacement, RandomStrategy,
+                                            Strategy, make_strategy, maximin_move, tie_break)
+from gameroom.games.fish.game import GameOutcome, play_local_game, run_game
+
+__all__ = [
+    "DIRECTIONS", "MAX_FISH", "Board", "Direction", "Position", "make_board", "step",
+    "COLORS", "SKIP", "Action", "Color", "GameState", "IllegalAction", "Move", "Player", "Skip",
+    "penguins_per_player", "GameTree", "GreedyStrategy", "MaximinStrategy", "NoPlacement",
+    "RandomStrategy", "Strategy", "make_strategy", "maximin_move", "tie_break",
+    "GameOutcome", "play_local_game", "run_game",
+]

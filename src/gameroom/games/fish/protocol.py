@@ -1,20 +1,21 @@
 """The Fish player interface and its six remote calls, as pure data and codecs (spec 5, 6.3).
 
 * :class:`PlayerInterface` -- the logical interface a referee and a tournament manager call.
-* :data:`REMOTE_METHODS` -- for each wire method name (``start``, ``playing-as``,
-  ``playing-with``, ``setup``, ``take-turn``, ``end``) the codecs of its arguments and its
-  reply, so the game-agnostic remote layer can turn a call into ``[name, [args...]]`` and a
-  reply back into a value (and the reverse on the client side).
+* :data:`PROTOCOL` -- the six calls (``start``, ``playing-as``, ``playing-with``, ``setup``,
+  ``take-turn``, ``end``) declared as a :class:`gameroom.core.protocol.Protocol`: wire
+  names, argument and reply codecs, and ``check``s that hold local players' results to the
+  same shape as remote replies. :func:`encode_call` / :func:`decode_call` /
+  :func:`encode_reply` / :func:`decode_reply` use it (``decode_call`` with JSON paths).
 * :func:`actions_since_last_turn` -- the second argument of ``take-turn`` (spec 5.2).
 * Timing and size constants of the referee, manager, server and clients (spec 7.3).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Callable, Protocol, Sequence
 
+from gameroom.core.protocol import Codec, Method, void_method
+from gameroom.core.protocol import Protocol as CoreProtocol
 from gameroom.core.wire import WireError, describe, expect_list
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.state import Action, Color, GameState, Move
@@ -59,15 +60,8 @@ CLIENT_HICCUP = 15.0
 DEFAULT_PORT = 45678
 
 
-class Method(StrEnum):
-    """The wire names of the six remote calls."""
-
-    START = "start"
-    PLAYING_AS = "playing-as"
-    PLAYING_WITH = "playing-with"
-    SETUP = "setup"
-    TAKE_TURN = "take-turn"
-    END = "end"
+WIRE_NAMES = ("start", "playing-as", "playing-with", "setup", "take-turn", "end")
+"""The wire names of the six remote calls, in the order a player meets them."""
 
 
 class PlayerInterface(Protocol):
@@ -99,87 +93,85 @@ class PlayerInterface(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class RemoteMethod:
-    """One remote call: its wire name, the interface method it maps to, and its codecs.
-
-    ``encode_args(*args) -> list`` / ``decode_args(list, where) -> tuple`` convert the
-    argument list; ``encode_result(value)`` / ``decode_result(json, where)`` the reply.
-    """
-
-    name: Method
-    attribute: str
-    arity: int
-    encode_args: Callable[..., list[Any]]
-    decode_args: Callable[[Any, str], tuple[Any, ...]]
-    encode_result: Callable[[Any], Any]
-    decode_result: Callable[[Any, str], Any]
+def check_position(value: Any) -> Position:
+    """A local player's ``initial`` result must be a pair of naturals; returns it as a
+    tuple (legality is the referee's business)."""
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value):
+        return (value[0], value[1])
+    raise WireError(f"setup must return a position [row, column], got {describe(repr(value))}")
 
 
-def _args(value: Any, where: str, arity: int) -> list[Any]:
-    items = value if isinstance(value, list) and len(value) == arity else None
-    if items is None:
-        raise WireError(f"expected an array of {arity} argument(s), got {describe(value)}", where)
-    return items
+def check_move(value: Any) -> Move:
+    """A local player's ``take_turn`` result must be a pair of positions; returns tuples."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        try:
+            return (check_position(value[0]), check_position(value[1]))
+        except WireError:
+            pass
+    raise WireError(f"take-turn must return a move [[row, column], [row, column]], "
+                    f"got {describe(repr(value))}")
 
 
-def _decoder(*parts: Callable[[Any, str], Any]) -> Callable[[Any, str], tuple[Any, ...]]:
-    def decode(value: Any, where: str = "$") -> tuple[Any, ...]:
-        items = _args(value, where, len(parts))
-        return tuple(part(items[i], f"{where}[{i}]") for i, part in enumerate(parts))
-    return decode
+BOOLEAN: Codec[bool] = Codec(lambda b: bool(b), decode_flag, "Boolean")
+COLOR: Codec[Color] = Codec(encode_color, decode_color, "Color")
+COLOR_LIST: Codec[list[Color]] = Codec(encode_colors, decode_colors, "[Color, ...]")
+STATE: Codec[GameState] = Codec(encode_state, decode_state, "State")
+ACTIONS: Codec[list[Action]] = Codec(encode_actions, decode_actions, "[Action, ...]")
+POSITION: Codec[Position] = Codec(encode_position, decode_position, "Position")
+MOVE: Codec[Move] = Codec(encode_move, decode_move, "Move")
+
+PROTOCOL = CoreProtocol("fish", (
+    void_method("start_of_tournament", "start", BOOLEAN),
+    void_method("playing_as", "playing-as", COLOR),
+    void_method("playing_with", "playing-with", COLOR_LIST),
+    Method("initial", "setup", (STATE,), POSITION, check=check_position),
+    Method("take_turn", "take-turn", (STATE, ACTIONS), MOVE, check=check_move),
+    void_method("end_of_tournament", "end", BOOLEAN, final=True),
+))
+"""The six remote calls, declared for the game-agnostic proxies (spec 6.3)."""
 
 
-REMOTE_METHODS: dict[str, RemoteMethod] = {
-    Method.START: RemoteMethod(
-        Method.START, "start_of_tournament", 1,
-        lambda start: [bool(start)], _decoder(decode_flag), encode_void, decode_void),
-    Method.PLAYING_AS: RemoteMethod(
-        Method.PLAYING_AS, "playing_as", 1,
-        lambda color: [encode_color(color)], _decoder(decode_color), encode_void, decode_void),
-    Method.PLAYING_WITH: RemoteMethod(
-        Method.PLAYING_WITH, "playing_with", 1,
-        lambda others: [encode_colors(others)], _decoder(decode_colors), encode_void, decode_void),
-    Method.SETUP: RemoteMethod(
-        Method.SETUP, "initial", 1,
-        lambda state: [encode_state(state)], _decoder(decode_state),
-        encode_position, decode_position),
-    Method.TAKE_TURN: RemoteMethod(
-        Method.TAKE_TURN, "take_turn", 2,
-        lambda state, actions: [encode_state(state), encode_actions(actions)],
-        _decoder(decode_state, decode_actions), encode_move, decode_move),
-    Method.END: RemoteMethod(
-        Method.END, "end_of_tournament", 1,
-        lambda won: [bool(won)], _decoder(decode_flag), encode_void, decode_void),
-}
-"""The six remote calls by wire name."""
+def encode_call(method: str, *args: Any) -> list[Any]:
+    """The request ``[wire-name, [arguments...]]`` for a call with logical `args`;
+    `method` is a wire name (``take-turn``) or an attribute name (``take_turn``)."""
+    return _method(method).encode_call(args)
 
 
-def encode_call(method: Method | str, *args: Any) -> list[Any]:
-    """The request ``[name, [arguments...]]`` for a call of `method` with logical `args`."""
-    spec = REMOTE_METHODS[Method(method)]
-    return [str(spec.name), spec.encode_args(*args)]
-
-
-def decode_call(value: Any, where: str = "$") -> tuple[RemoteMethod, tuple[Any, ...]]:
-    """A request ``[name, [arguments...]]``: the method and its decoded logical arguments."""
+def decode_call(value: Any, where: str = "$") -> tuple[Method, tuple[Any, ...]]:
+    """A request ``[wire-name, [arguments...]]``: the method and its decoded arguments."""
     items = expect_list(value, where, 2, 2)
     name = items[0]
-    spec = REMOTE_METHODS.get(name) if isinstance(name, str) else None
-    if spec is None:
-        raise WireError(f"expected one of {', '.join(m.value for m in Method)}, "
-                        f"got {describe(name)}", f"{where}[0]")
-    return spec, spec.decode_args(items[1], f"{where}[1]")
+    method = PROTOCOL.by_wire.get(name) if isinstance(name, str) else None
+    if method is None:
+        raise WireError(f"expected one of {', '.join(WIRE_NAMES)}, got {describe(name)}",
+                        f"{where}[0]")
+    args = expect_list(items[1], f"{where}[1]", len(method.args), len(method.args))
+    decoders = _DECODERS[method.wire]
+    return method, tuple(d(a, f"{where}[1][{i}]") for i, (d, a) in enumerate(zip(decoders, args)))
 
 
-def encode_reply(method: Method | str, result: Any) -> Any:
+def encode_reply(method: str, result: Any) -> Any:
     """The JSON reply to a call of `method` that returned `result`."""
-    return REMOTE_METHODS[Method(method)].encode_result(result)
+    return _method(method).result.encode(result)
 
 
-def decode_reply(method: Method | str, value: Any, where: str = "$") -> Any:
+def decode_reply(method: str, value: Any) -> Any:
     """The logical result of a reply to `method` (None for the void methods)."""
-    return REMOTE_METHODS[Method(method)].decode_result(value, where)
+    return _method(method).result.decode(value)
+
+
+def _method(name: str) -> Method:
+    found = PROTOCOL.by_wire.get(name) or PROTOCOL.by_name.get(name)
+    if found is None:
+        raise KeyError(f"no Fish method {name!r}")
+    return found
+
+
+_DECODERS: dict[str, tuple[Callable[[Any, str], Any], ...]] = {
+    "start": (decode_flag,), "playing-as": (decode_color,), "playing-with": (decode_colors,),
+    "setup": (decode_state,), "take-turn": (decode_state, decode_actions), "end": (decode_flag,),
+}
 
 
 def actions_since_last_turn(history: Sequence[Action], players: int) -> list[Action]:
