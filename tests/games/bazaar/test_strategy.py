@@ -99,3 +99,19 @@ def test_racket_sort_small_cases_with_an_inconsistent_order() -> None:
     assert racket_sort([5, 1, 4, 2, 3, 0], lambda a, b: a < b) == [0, 1, 2, 3, 4, 5]
     pairs = [(1, "a"), (0, "b"), (1, "c"), (0, "d"), (1, "e")]
     assert racket_sort(pairs, lambda a, b: a[0] < b[0]) == [(0, "b"), (0, "d"), (1, "a"), (1, "c"), (1, "e")]
+
+
+def test_racket_sort_is_stable_for_consistent_orders_of_any_length() -> None:
+    import random
+    rng = random.Random(5)
+    for n in (4, 5, 15, 16, 17, 40):
+        xs = [(rng.randint(0, 3), i) for i in range(n)]
+        assert racket_sort(xs, lambda a, b: a[0] < b[0]) == sorted(xs, key=lambda x: x[0])
+
+
+def test_racket_sort_merges_halves_as_racket_does() -> None:
+    always = lambda a, b: True  # noqa: E731
+    # halves [1, 2] -> [2, 1] and [3, 4] -> [4, 3]; the merge then always prefers the second half
+    assert racket_sort([1, 2, 3, 4], always) == [4, 3, 2, 1]
+    # insertion sort of a 3-element half moves every element to the front
+    assert racket_sort([1, 2, 3, 4, 5, 6], always) == [6, 5, 4, 3, 2, 1]

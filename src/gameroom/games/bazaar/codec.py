@@ -54,10 +54,8 @@ def encode_pebble(pebble: Pebble) -> str:
 
 
 def decode_pebble(value: Any, where: str = "$") -> Pebble:
-    found = _BY_NAME.get(value) if isinstance(value, str) else None
-    if found is None:
-        expect_choice(value, _COLOUR_NAMES, where)  # raises with the list of colours
-    return found  # type: ignore[return-value]
+    """A Pebble: one of the five colour names."""
+    return _BY_NAME[expect_choice(value, _COLOUR_NAMES, where)]
 
 
 def encode_pebbles(bag: Bag) -> list[str]:

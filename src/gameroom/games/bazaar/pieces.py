@@ -62,6 +62,9 @@ MAX_COUNT = (1 << (FIELD_BITS - 1)) - 1
 _UNIT = tuple(1 << (FIELD_BITS * i) for i in range(5))
 _MASK = (1 << FIELD_BITS) - 1
 _GUARD = sum(1 << (FIELD_BITS * i + FIELD_BITS - 1) for i in range(5))
+GUARD = _GUARD
+"""The guard bits of :func:`covers`, for hot loops that inline the test:
+``((big | GUARD) - small) & GUARD == GUARD``."""
 
 
 def covers(big: int, small: int) -> bool:

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from gameroom.games.bazaar.pieces import (
     ALL_CARDS, CARDS_IN_GAME, COLOURS, EMPTY_BAG, MAX_EQUATIONS, MAX_PLAYERS, MAX_VISIBLE,
-    PEBBLES_IN_GAME, Bag, Card, Equation, Pebble,
+    PEBBLES_IN_GAME, Bag, Card, Equation,
 )
 
 
@@ -150,5 +150,5 @@ def scratch_state(rng: random.Random, names: Sequence[str], *, random_bank: bool
 
 __all__ = [
     "PlayerRecord", "GameState", "TurnState", "turn_state", "bind_names", "game_problems",
-    "random_equations", "scratch_bank", "scratch_state", "Pebble",
+    "random_equations", "scratch_bank", "scratch_state",
 ]

@@ -24,7 +24,7 @@ from enum import Enum
 from typing import Callable, Iterable, Sequence, TypeVar
 
 from gameroom.games.bazaar.pieces import (
-    _GUARD, Bag, Card, Equation, bag_key, card_less, covers, eq_key, eq_less, letters_of_key, points,
+    GUARD, Bag, Card, Equation, bag_key, bag_less, card_less, covers, eq_key, eq_less, letters_of_key, points,
 )
 
 SEARCH_DEPTH = 4
@@ -95,9 +95,11 @@ def trades_less(xs: Sequence[Equation], ys: Sequence[Equation]) -> bool:
 
 
 def racket_sort(items: Sequence[T], less: Callable[[T, T], bool]) -> list[T]:
-    """A stable sort that reproduces Racket's ``sort`` for lists of up to 3 elements even
-    when ``less`` is inconsistent (its "already sorted" pass and its 2- and 3-element
-    cases); longer lists use a stable merge sort (identical for consistent orders)."""
+    """Racket's ``sort``, step for step, so that even an inconsistent ``less`` (the
+    ``card<`` of §11 item 5) orders a list as the reference does: input already in order
+    is returned as is; 2 and 3 elements are special cases; longer lists have their halves
+    sorted (insertion sort below 16 elements, else recursively) and merged, an element of
+    the second half going first only when it is strictly less."""
     xs = list(items)
     n = len(xs)
     if n < 2 or all(not less(xs[i + 1], xs[i]) for i in range(n - 1)):
@@ -111,25 +113,40 @@ def racket_sort(items: Sequence[T], less: Callable[[T, T], bool]) -> list[T]:
                 return [c, b, a]
             return [b, c, a] if less(c, a) else [b, a, c]
         return [c, a, b] if less(c, a) else [a, c, b]
-    return _merge_sort(xs, less)
+    half = n // 2
+    return _merge(_copying_sort(xs[:half], less), _copying_sort(xs[half:], less), less)
 
 
-def _merge_sort(xs: list[T], less: Callable[[T, T], bool]) -> list[T]:
-    if len(xs) < 2:
-        return xs
-    mid = len(xs) // 2
-    left, right = _merge_sort(xs[:mid], less), _merge_sort(xs[mid:], less)
+def _copying_sort(xs: list[T], less: Callable[[T, T], bool]) -> list[T]:
+    n = len(xs)
+    if n == 1:
+        return xs[:]
+    if n == 2:
+        return [xs[1], xs[0]] if less(xs[1], xs[0]) else xs[:]
+    if n < 16:
+        out: list[T] = []
+        for x in xs:
+            j = len(out)
+            while j > 0 and less(x, out[j - 1]):
+                j -= 1
+            out.insert(j, x)
+        return out
+    half = n // 2
+    return _merge(_copying_sort(xs[:half], less), _copying_sort(xs[half:], less), less)
+
+
+def _merge(first: list[T], second: list[T], less: Callable[[T, T], bool]) -> list[T]:
     out: list[T] = []
     i = j = 0
-    while i < len(left) and j < len(right):
-        if less(right[j], left[i]):
-            out.append(right[j])
+    while i < len(first) and j < len(second):
+        if less(second[j], first[i]):
+            out.append(second[j])
             j += 1
         else:
-            out.append(left[i])
+            out.append(first[i])
             i += 1
-    out.extend(left[i:])
-    out.extend(right[j:])
+    out.extend(first[i:])
+    out.extend(second[j:])
     return out
 
 
@@ -178,16 +195,21 @@ class _Shop:
         self.by_points = policy is Policy.PURCHASE_POINTS
         self.scores: dict[int, int] = {}
         self.memo: dict[int, _Decision] = {}
+        # card< is a consistent order on this row unless a face card is bag<-smaller than a
+        # plain one (§11 item 5); only then can the strict tie-breaker fail, and since the
+        # reference runs it at every node of the exchange search, so must we
+        self.consistent = not any(f.face and not p.face and bag_less(f.pebbles, p.pebbles)
+                                  for f in self.visibles for p in self.visibles)
 
     def _affordable(self, vis: tuple[int, ...], w: int) -> list[int]:
         """The cards of ``vis`` that ``w`` covers, first of each content only (a later
         equal card leads to purchases equal to earlier ones, which the collector drops)."""
         keys, cid = self.keys, self.cid
-        g = w | _GUARD
+        g = w | GUARD
         out = []
         seen = 0
         for i in vis:
-            if (g - keys[i]) & _GUARD == _GUARD and not seen >> cid[i] & 1:
+            if (g - keys[i]) & GUARD == GUARD and not seen >> cid[i] & 1:
                 seen |= 1 << cid[i]
                 out.append(i)
         return out
@@ -205,7 +227,11 @@ class _Shop:
         """The best purchase score for ``wallet`` (of ``size`` pebbles)."""
         found = self.scores.get(wallet)
         if found is None:
-            found = self.scores[wallet] = self._best_score(tuple(range(len(self.keys))), wallet, size, 0, 0)
+            if self.consistent:
+                found = self._best_score(tuple(range(len(self.keys))), wallet, size, 0, 0)
+            else:
+                found = self.decide(wallet, size)[0]  # may raise StrategyError, as the reference
+            self.scores[wallet] = found
         return found
 
     def _best_score(self, vis: tuple[int, ...], w: int, n: int, pts: int, count: int) -> int:
@@ -351,9 +377,9 @@ class _Search:
     def useful(self, w: int) -> list[tuple[int, int, int, Equation]]:
         found = self.useful_memo.get(w)
         if found is None:
-            gw, gb = w | _GUARD, (self.total - w) | _GUARD
+            gw, gb = w | GUARD, (self.total - w) | GUARD
             found = self.useful_memo[w] = [r for r in self.rules
-                                           if (gw - r[0]) & _GUARD == _GUARD and (gb - r[1]) & _GUARD == _GUARD]
+                                           if (gw - r[0]) & GUARD == GUARD and (gb - r[1]) & GUARD == GUARD]
         return found
 
     def best(self) -> Plan:
