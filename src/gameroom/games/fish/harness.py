@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from gameroom.core.wire import WireError, expect_int, expect_list, expect_natural, expect_object, expect_str
+from gameroom.core.wire import WireError, expect_int, expect_list, expect_object, expect_str
 from gameroom.games.fish.state import GameState, Move
 from gameroom.games.fish.strategies import maximin_move, tie_break
 from gameroom.games.fish.wire import decode_board, decode_position, decode_state, encode_move, encode_state

@@ -20,9 +20,9 @@ from gameroom.core.wire import WireError, describe, expect_list
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.state import Action, Color, GameState, Move
 from gameroom.games.fish.wire import (decode_actions, decode_color, decode_colors, decode_flag,
-                                      decode_move, decode_position, decode_state, decode_void,
-                                      encode_actions, encode_color, encode_colors, encode_move,
-                                      encode_position, encode_state, encode_void)
+                                      decode_move, decode_position, decode_state, encode_actions,
+                                      encode_color, encode_colors, encode_move, encode_position,
+                                      encode_state)
 
 # -- constants (spec 2.1, 5.3, 5.4, 7.1, 7.3) ----------------------------------------------
 
