@@ -1,12 +1,7 @@
-"""Benchmarks, apart from the tests: ``python -m gameroom.bench [q|bazaar|fish|all]``.
-
-Prints figures (games per second, turns per second, peak memory, remote call latency);
-asserts nothing. Seeds are fixed so runs are comparable.
-"""
+"""Q benchmarks: in-process games between built-in players and remote call latency."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import statistics
@@ -17,7 +12,7 @@ from typing import Any, Callable, Sequence
 from gameroom.core.match import Seat, trusted_seat
 
 
-def _report(label: str, games: int, seconds: float, turns: int | None = None, peak: int | None = None) -> None:
+def report(label: str, games: int, seconds: float, turns: int | None = None, peak: int | None = None) -> None:
     parts = [f"{label}: {games} games in {seconds:.2f} s = {games / seconds:.1f} games/s"]
     if turns is not None:
         parts.append(f"{turns / seconds:.0f} turns/s")
@@ -26,7 +21,7 @@ def _report(label: str, games: int, seconds: float, turns: int | None = None, pe
     print(", ".join(parts), flush=True)
 
 
-def _peak_memory(fn: Callable[[], Any]) -> int:
+def peak_memory(fn: Callable[[], Any]) -> int:
     tracemalloc.start()
     fn()
     _current, peak = tracemalloc.get_traced_memory()
@@ -55,14 +50,14 @@ def q_games(strategies: Sequence[str], games: int, seed: int = 0) -> tuple[int, 
     return games, turns
 
 
-def bench_q(games: int) -> None:
+def run(games: int) -> None:
     for strategies in (["dag"] * 4, ["dag", "dag", "ldasg", "ldasg"], ["dag", "dag"]):
         q_games(strategies, 2)  # warm-up
         start = time.perf_counter()
         n, turns = q_games(strategies, games)
         elapsed = time.perf_counter() - start
-        peak = _peak_memory(lambda: q_games(strategies, 3))
-        _report(f"Q in-process {'+'.join(strategies)}", n, elapsed, turns, peak)
+        peak = peak_memory(lambda: q_games(strategies, 3))
+        report(f"Q in-process {'+'.join(strategies)}", n, elapsed, turns, peak)
     bench_q_remote()
 
 
@@ -116,21 +111,3 @@ def bench_q_remote(games: int = 5) -> None:
     print(f"Q remote (4 dag clients over loopback, {games} games, {len(timings)} calls): "
           f"{len(timings) / elapsed:.0f} calls/s overall, one remote call mean "
           f"{statistics.mean(timings) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms", flush=True)
-
-
-BENCHES: dict[str, Callable[[int], None]] = {"q": bench_q}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description=__doc__)
-    parser.add_argument("game", nargs="?", default="all", choices=["all", *BENCHES])
-    parser.add_argument("--games", type=int, default=200, help="games per in-process measurement")
-    args = parser.parse_args(argv)
-    for name, bench in BENCHES.items():
-        if args.game in ("all", name):
-            bench(args.games)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
