@@ -59,7 +59,31 @@ class StrategyPlayer:
         self.won = won
 
 
-class RaisingPlayer(StrategyPlayer):
+class _Misbehaving(StrategyPlayer):
+    """A built-in player that does each method's normal work, then calls ``_after``."""
+
+    def _after(self, method: str) -> None:
+        raise NotImplementedError
+
+    def setup(self, pub: PublicState, tiles: Sequence[Tile]) -> None:
+        super().setup(pub, tiles)
+        self._after("setup")
+
+    def take_turn(self, pub: PublicState) -> Action:
+        action = super().take_turn(pub)
+        self._after("take-turn")
+        return action
+
+    def new_tiles(self, tiles: Sequence[Tile]) -> None:
+        super().new_tiles(tiles)
+        self._after("new-tiles")
+
+    def win(self, won: bool) -> None:
+        super().win(won)
+        self._after("win")
+
+
+class RaisingPlayer(_Misbehaving):
     """Does the normal work of ``method``, then raises — on its first call (9.4)."""
 
     def __init__(self, name: str, strategy: str, method: str) -> None:
@@ -70,25 +94,8 @@ class RaisingPlayer(StrategyPlayer):
         if method == self.method:
             raise PlayerMisbehaved(f"{self._name} raises in {method} on purpose")
 
-    def setup(self, pub: PublicState, tiles: Sequence[Tile]) -> None:
-        super().setup(pub, tiles)
-        self._after("setup")
 
-    def take_turn(self, pub: PublicState) -> Action:
-        action = super().take_turn(pub)
-        self._after("take-turn")
-        return action
-
-    def new_tiles(self, tiles: Sequence[Tile]) -> None:
-        super().new_tiles(tiles)
-        self._after("new-tiles")
-
-    def win(self, won: bool) -> None:
-        super().win(won)
-        self._after("win")
-
-
-class LoopingPlayer(StrategyPlayer):
+class LoopingPlayer(_Misbehaving):
     """Does the normal work of ``method``; on its k-th call it then never returns (9.4)."""
 
     def __init__(self, name: str, strategy: str, method: str, count: int) -> None:
@@ -97,27 +104,13 @@ class LoopingPlayer(StrategyPlayer):
         self.count = count
         self.calls = CallCounter()
 
-    def _after(self, method: str) -> None:
-        if method == self.method and self.calls.tick(method) == self.count:
-            hang()
-
     def setup(self, pub: PublicState, tiles: Sequence[Tile]) -> None:
         self.calls.reset()   # counting starts at the start of the game
         super().setup(pub, tiles)
-        self._after("setup")
 
-    def take_turn(self, pub: PublicState) -> Action:
-        action = super().take_turn(pub)
-        self._after("take-turn")
-        return action
-
-    def new_tiles(self, tiles: Sequence[Tile]) -> None:
-        super().new_tiles(tiles)
-        self._after("new-tiles")
-
-    def win(self, won: bool) -> None:
-        super().win(won)
-        self._after("win")
+    def _after(self, method: str) -> None:
+        if method == self.method and self.calls.tick(method) == self.count:
+            hang()
 
 
 class CheatingPlayer(StrategyPlayer):
