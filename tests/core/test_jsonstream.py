@@ -83,3 +83,37 @@ def test_escaped_quotes_and_brackets_inside_strings():
     decoder = JSONStreamDecoder()
     decoder.feed(b'["a\\"]", "\\\\", "}{"]')
     assert decoder.next_value() == ['a"]', "\\", "}{"]
+
+
+@pytest.mark.parametrize("literal, value", [(b"false", False), (b"true", True), (b"null", None)])
+def test_literals_need_no_delimiter(literal, value):
+    decoder = JSONStreamDecoder()
+    decoder.feed(literal[:3])
+    assert decoder.next_value() is NEED_MORE
+    decoder.feed(literal[3:])
+    assert decoder.next_value() == value
+
+
+@pytest.mark.parametrize("garbage", [b"fals\n", b"void\n", b"@@@ ", b"[1,,2]", b"12x3 "])
+def test_garbage_leaves_the_stream_and_the_next_value_is_read(garbage):
+    decoder = JSONStreamDecoder()
+    decoder.feed(b" " * 4095 + garbage + b'  ["next"]')
+    with pytest.raises(JSONStreamError, match="not JSON"):
+        decoder.next_value()
+    assert decoder.next_value() == ["next"]
+
+
+def test_an_impossible_literal_is_garbage_at_once():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b"fx")
+    with pytest.raises(JSONStreamError, match="not JSON"):
+        decoder.next_value()
+
+
+def test_size_bound_is_its_own_error():
+    from gameroom.remote.jsonstream import ValueTooLarge
+
+    decoder = JSONStreamDecoder(max_value_bytes=10)
+    decoder.feed(b'"' + b"x" * 20 + b'"')
+    with pytest.raises(ValueTooLarge):
+        decoder.next_value()

@@ -182,3 +182,33 @@ def test_client_ends_on_unknown_call():
         return session.ended
 
     assert "unknown method 'explode'" in asyncio.run(main())
+
+
+LENIENT = Protocol("lenient", (
+    Method("double", "double", (INT,), INT, unreadable=lambda: -1),
+    Method("bye", "bye", (), VOID, final=True),
+))
+
+
+def test_a_method_may_give_unreadable_replies_a_meaning():
+    """Bazaar reads bytes that are not JSON in reply to one call as an answer (spec 6.3):
+    the call succeeds with that answer and the connection goes on; a half value still
+    times out, and methods without the field still fail."""
+    def script(proxy: ProxyPlayer) -> list[Any]:
+        proxy.protocol = LENIENT
+        out: list[Any] = []
+        for method, args in (("double", (3,)), ("double", (5,)), ("bye", ()), ("double", (7,))):
+            try:
+                out.append(proxy(method, args, 1.0))
+            except CallFailed as exc:
+                out.append(f"failed: {exc.reason}")
+        return out
+
+    # garbage to the first call, a good reply to the second, garbage to "bye", half a value
+    result, _ = run_session(raw_client(b" " * 4095 + b"fals\n", b"10\n", b"void\n"), script)
+    assert result[0] == -1 and result[1] == 10
+    assert result[2].startswith("failed") and "not JSON" in result[2]
+    assert "earlier failure" in result[3]
+
+    result, _ = run_session(raw_client(b"[[1,2]\n"), script)
+    assert "time limit" in result[0]

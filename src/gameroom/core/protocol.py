@@ -51,6 +51,10 @@ class Method:
     result: Codec[Any] = VOID
     check: Callable[[Any], Any] | None = None   # validates/normalises a local player's result
     final: bool = False                         # the last call a client answers
+    # What a remote reply that is not JSON at all stands for (e.g. Bazaar reads garbage in
+    # reply to request-pebble-or-trades as "want pebble"); None: such a reply fails the call.
+    # A reply that never completes still fails at the time limit.
+    unreadable: Callable[[], Any] | None = None
 
     def encode_call(self, args: tuple[Any, ...]) -> list[Any]:
         return [self.wire, [codec.encode(arg) for codec, arg in zip(self.args, args)]]

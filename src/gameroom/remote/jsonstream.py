@@ -5,7 +5,9 @@ them (the reference pads each message with thousands of spaces), split across pa
 arbitrarily or packed several to a packet. :class:`JSONStreamDecoder` takes bytes as they
 arrive and hands out complete values; it tells a value that is merely incomplete from one
 that can never become valid, and bounds the size of one value so a peer cannot make the
-reader buffer without end.
+reader buffer without end. Garbage leaves the buffer when it is reported, so a reader that
+gives garbage a meaning (Bazaar's request-pebble-or-trades) can go on with the next value;
+the literals ``true``, ``false`` and ``null`` need no delimiter after them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["JSONStreamDecoder", "JSONStreamError", "NEED_MORE", "DEFAULT_MAX_VALUE_BYTES"]
+__all__ = ["JSONStreamDecoder", "JSONStreamError", "ValueTooLarge", "NEED_MORE", "DEFAULT_MAX_VALUE_BYTES"]
 
 DEFAULT_MAX_VALUE_BYTES = 4 * 1024 * 1024
 
@@ -25,11 +27,16 @@ _STRING_END = re.compile(rb'["\\]')
 # A scalar at the top level ends at the first byte that cannot continue it.
 _SCALAR_END = re.compile(rb"[\s\[\]{},:\"]")
 _SCALAR_START = frozenset(b"-0123456789tfn")
+_LITERALS = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}
 
 
 class JSONStreamError(ValueError):
     """The stream holds bytes that are not (and cannot become) a JSON value, or a value
     larger than the reader's bound."""
+
+
+class ValueTooLarge(JSONStreamError):
+    """One value is larger than the reader's bound (the stream cannot go on)."""
 
 
 class _NeedMore:
@@ -88,19 +95,30 @@ class JSONStreamDecoder:
         end = self._find_end()
         if end is None:
             if len(buf) > self.max_value_bytes:
-                raise JSONStreamError(f"JSON value exceeds {self.max_value_bytes} bytes")
+                raise ValueTooLarge(f"JSON value exceeds {self.max_value_bytes} bytes")
             return NEED_MORE
         if end > self.max_value_bytes:
-            raise JSONStreamError(f"JSON value exceeds {self.max_value_bytes} bytes")
-        text = bytes(buf[:end])
-        del buf[:end]
-        self._scan_pos = 0
-        self._depth = 0
-        self._in_string = False
+            raise ValueTooLarge(f"JSON value exceeds {self.max_value_bytes} bytes")
+        text = self._take(end)
         try:
             return json.loads(text)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise JSONStreamError(f"not JSON: {_preview(text)} ({exc})") from None
+
+    def _take(self, end: int) -> bytes:
+        """Remove and return the first ``end`` bytes; the next value starts after them."""
+        text = bytes(self._buf[:end])
+        del self._buf[:end]
+        self._scan_pos = 0
+        self._depth = 0
+        self._in_string = False
+        return text
+
+    def _garbage(self) -> JSONStreamError:
+        """Drop the offending token (up to the next white space) and describe it."""
+        match = _SCALAR_END.search(self._buf, 1)
+        text = self._take(match.start() if match is not None else len(self._buf))
+        return JSONStreamError(f"not JSON: {_preview(text[:40])}")
 
     def _find_end(self) -> int | None:
         """Index just past the value at the front of the buffer, or None if incomplete."""
@@ -113,13 +131,20 @@ class JSONStreamDecoder:
             elif first in (ord("["), ord("{")):
                 self._depth = 1
                 self._scan_pos = 1
+            elif first in _LITERALS:
+                literal = _LITERALS[first]
+                if buf[:len(literal)] == literal[:len(buf)]:
+                    if len(buf) >= len(literal):
+                        return len(literal)
+                    return len(buf) if self._eof else None
+                raise self._garbage()
             elif first in _SCALAR_START:
                 match = _SCALAR_END.search(buf)
                 if match is None:
                     return len(buf) if self._eof else None
                 return match.start()
             else:
-                raise JSONStreamError(f"not JSON: {_preview(bytes(buf[:40]))}")
+                raise self._garbage()
         pos = self._scan_pos
         n = len(buf)
         while pos < n:

@@ -19,6 +19,7 @@ from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Protocol
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
+from gameroom.remote.jsonstream import ValueTooLarge
 
 __all__ = ["ProxyPlayer", "remote_seat"]
 
@@ -47,8 +48,14 @@ class ProxyPlayer:
             self._break(str(exc))
         except ConnectionClosed as exc:
             self._break(str(exc))
-        except JSONStreamError as exc:
+        except ValueTooLarge as exc:
             self._break(f"reply is {exc}")
+        except JSONStreamError as exc:
+            if spec.unreadable is None:
+                self._break(f"reply is {exc}")
+            # The game gives such a reply a meaning; the garbage has left the stream, so the
+            # connection goes on with the next call.
+            return spec.unreadable()
         except (concurrent.futures.TimeoutError, TimeoutError):
             future.cancel()
             self._break(f"no reply within the time limit of {limit:g} s")
