@@ -47,6 +47,9 @@ def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
 
 
 def read_stdin_values() -> list[Any]:
+    """Every JSON value on standard input; none when it is a terminal (nothing was piped)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return []
     try:
         text = sys.stdin.buffer.read().decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -72,3 +72,6 @@ class ClientSpec:
     delay: float = 0.0        # seconds to wait after the previous client was launched
     pad: int = 0              # leading spaces before each message (the reference sends 5000)
     trickle: bool = False     # send messages in small chunks, like the reference client
+    # Optional: receives ``ask(message) -> answer`` for side messages (queries) the player
+    # may send while answering a call (see ``gameroom.remote.proxy_referee``).
+    side_channel: Callable[[Callable[[Any], Any]], None] | None = None

@@ -9,7 +9,7 @@ and trickled the way the reference client sends, which our tests use to prove to
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 from gameroom.remote.jsonstream import (DEFAULT_MAX_VALUE_BYTES, NEED_MORE, JSONStreamDecoder,
                                         JSONStreamError, encode)
@@ -115,10 +115,22 @@ class Connection:
             writer.write(data)
         await writer.drain()
 
-    async def request(self, value: Any, limit: float | None) -> Any:
-        """Send a call and read the reply, all within ``limit`` seconds."""
+    async def request(self, value: Any, limit: float | None,
+                      side: Callable[[Any], Any] | None = None, max_side: int = 1000) -> Any:
+        """Send a call and read the reply, all within ``limit`` seconds.
+
+        ``side`` (optional) answers side messages the peer sends before its reply: it gets
+        each value read and returns the answer to send back, or None when the value is the
+        reply. After ``max_side`` side messages the next value is taken as the reply.
+        """
         async def exchange() -> Any:
             await self.send(value)
+            for _ in range(max_side if side is not None else 0):
+                message = await self.read_value()
+                answer = side(message)  # type: ignore[misc]
+                if answer is None:
+                    return message
+                await self.send(answer)
             return await self.read_value()
 
         try:

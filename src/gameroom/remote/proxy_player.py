@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any
+from typing import Any, Callable
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
@@ -34,13 +34,16 @@ class ProxyPlayer:
         self.loop = loop
         self.name = name
         self.broken: str | None = None
+        # Optional: answers side messages (queries) the client sends during a call; gets a
+        # value read and returns the answer, or None when the value is the reply.
+        self.side: Callable[[Any], Any] | None = None
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         if self.broken is not None:
             raise CallFailed(f"connection unusable after an earlier failure ({self.broken})")
         spec = self.protocol.by_name[method]
         message = spec.encode_call(args)
-        future = asyncio.run_coroutine_threadsafe(self.connection.request(message, limit), self.loop)
+        future = asyncio.run_coroutine_threadsafe(self.connection.request(message, limit, self.side), self.loop)
         try:
             # The coroutine enforces the limit itself; the margin only guards a stalled loop.
             reply = future.result(None if limit is None else limit + 5.0)

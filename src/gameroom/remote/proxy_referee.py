@@ -9,6 +9,11 @@ player is still thinking.
 
 ``deviations`` lets a test client break the protocol on purpose (send bare text, a
 truncated value, a wrong key) to prove the server survives it.
+
+``offer`` (optional) hands the player a side channel once, at the start: a function
+``ask(message) -> answer`` the player may call *while it is answering a call* to send a side
+message (a query) to the server and read the server's answer, before its reply. Only for
+servers that answer side messages; the calls and replies themselves are unchanged.
 """
 
 from __future__ import annotations
@@ -70,13 +75,29 @@ async def _player_result(connection: Connection, fn: Callable[..., Any], args: t
     return (False, ConnectionClosed("server closed the connection"))
 
 
+def _side_channel(connection: Connection, loop: asyncio.AbstractEventLoop,
+                  limit: float | None) -> Callable[[Any], Any]:
+    """``ask(message)`` for the player's thread: send a side message, return the answer."""
+    async def exchange(message: Any) -> Any:
+        await connection.send(message)
+        return await connection.read_value(limit, limit)
+
+    def ask(message: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(exchange(message), loop).result()
+
+    return ask
+
+
 async def serve_referee(connection: Connection, player: Any, protocol: Protocol, *,
                         deviations: dict[str, Deviation] | None = None, read_limit: float | None = 1000.0,
                         pad: int = 0, trickle: bool = False,
-                        log: Callable[[str], None] | None = None) -> Session:
+                        log: Callable[[str], None] | None = None,
+                        offer: Callable[[Callable[[Any], Any]], None] | None = None) -> Session:
     """Serve calls until the final method has been answered or the session breaks."""
     session = Session()
     deviations = deviations or {}
+    if offer is not None:
+        offer(_side_channel(connection, asyncio.get_running_loop(), read_limit))
 
     def stop(why: str) -> Session:
         session.ended = why

@@ -41,7 +41,7 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         assert spec.protocol is not None and spec.player is not None
         return await serve_referee(connection, spec.player, spec.protocol, deviations=spec.deviations,
                                    pad=spec.pad, trickle=spec.trickle,
-                                   log=lambda text: log(f"{label}: {text}"))
+                                   log=lambda text: log(f"{label}: {text}"), offer=spec.side_channel)
     except (asyncio.TimeoutError, ConnectionError, OSError) as exc:
         return Session(ended=f"connection ended: {exc!r}")
     finally:
