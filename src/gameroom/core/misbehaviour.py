@@ -4,14 +4,19 @@
 without burning CPU, so an abandoned call never slows other games down (Python threads
 cannot be killed; the games' specs allow "block far longer than the limit" for that
 reason). A genuinely CPU-bound untrusted player belongs in an ``IsolatedCaller``.
+
+``bare_text`` and ``truncated`` make the broken replies of the games' bonus clients: given
+the correct reply (as JSON) they return the bytes a broken proxy referee sends instead.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
-__all__ = ["hang", "CallCounter", "PlayerMisbehaved"]
+__all__ = ["hang", "CallCounter", "PlayerMisbehaved", "bare_text", "truncated"]
 
 _NEVER = threading.Event()
 
@@ -38,3 +43,19 @@ class CallCounter:
 
     def reset(self) -> None:
         self.counts.clear()
+
+
+def bare_text(text: bytes) -> Callable[[Any], bytes]:
+    """A broken reply: always ``text`` (e.g. ``void`` without quotes), whatever was due."""
+    return lambda _reply: text
+
+
+def truncated(pad: int, newline: bool = False) -> Callable[[Any], bytes]:
+    """A broken reply: ``pad`` spaces, the correct JSON text minus its last character, and
+    optionally a newline (``false`` becomes ``fals``; an array never completes)."""
+    end = b"\n" if newline else b""
+
+    def reply(value: Any) -> bytes:
+        return b" " * pad + json.dumps(value)[:-1].encode("utf-8") + end
+
+    return reply

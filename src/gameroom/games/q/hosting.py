@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
 from gameroom.core.match import Seat
+from gameroom.core.misbehaviour import bare_text, truncated
 from gameroom.games.q import codec
 from gameroom.games.q.config import ClientConfig, ServerConfig
 from gameroom.games.q.players import player_from_spec
@@ -59,13 +60,8 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None) 
 
 # -- the broken proxy referees of the bonus client (9.5) ---------------------------------------
 
-def _bare_void(_reply: Any) -> bytes:
-    return b"void\n"
-
-
-def _truncated(reply: Any) -> bytes:
-    text = json.dumps(reply)
-    return b" " * 4095 + text[:-1].encode("utf-8")
+_bare_void = bare_text(b"void\n")
+_truncated = truncated(4095)
 
 
 def _bad_key(reply: Any) -> bytes | None:
