@@ -12,7 +12,8 @@ from gameroom.core.hosting import ClientSpec, ServerPlan  # data only: no asynci
 from gameroom.core.wire import WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
-           "print_json", "serve", "run_client_specs", "run_harness", "stderr_log"]
+           "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
+           "clients", "answer_like_reference_server", "add_bonus_client_arguments"]
 
 
 class UsageError(Exception):
@@ -75,6 +76,7 @@ class GameCommands:
     add_client_arguments: Callable[[Any], None] = field(default=lambda _p: None)
     tournament: Callable[[Any], int] | None = None
     add_tournament_arguments: Callable[[Any], None] = field(default=lambda _p: None)
+    clients_done: str = "all done"   # printed once every client has finished
 
 
 def run_harness(game: GameCommands, name: str) -> int:
@@ -114,12 +116,38 @@ def serve(game: GameCommands, args: Any) -> int:
     return 0
 
 
-def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool) -> int:
+def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
+                     done: str = "all done") -> int:
     import asyncio
 
     from gameroom.server.clients import run_clients
 
     log = (lambda _t: None) if quiet else stderr_log
     asyncio.run(run_clients(specs, host, port, log))
-    print("all done", flush=True)
+    print(done, flush=True)
     return 0
+
+
+def clients(game: GameCommands, args: Any) -> int:
+    """``gameroom clients GAME``: the game's client specs from stdin, run to the end."""
+    if game.client_specs is None:
+        raise UsageError(f"{game.name} has no clients")
+    try:
+        specs, host = game.client_specs(read_stdin_values(), args)
+    except WireError as exc:
+        raise UsageError(f"bad client configuration: {exc}") from None
+    run_client_specs(specs, args.host or host, args.port, quiet=getattr(args, "quiet", True), done=game.clients_done)
+    return 0
+
+
+def answer_like_reference_server(_exc: Exception) -> None:
+    """The reference servers' answer to a bad configuration, for drivers that read stdout."""
+    print(json.dumps("xserver: things went wrong"), flush=True)
+
+
+def add_bonus_client_arguments(parser: Any) -> None:
+    """``--bonus`` (the robustness clients) and ``--reference-framing``."""
+    parser.add_argument("--bonus", action="store_true",
+                        help="the robustness clients: lax names, broken-JSON players, special clients")
+    parser.add_argument("--reference-framing", action="store_true",
+                        help="pad every message with 5000 spaces and trickle it, as the reference client does")

@@ -7,7 +7,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from gameroom.cli.common import GameCommands, UsageError, fail, run_client_specs, run_harness, serve
+from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
 
 GAMES = {"q": "gameroom.cli.q", "bazaar": "gameroom.cli.bazaar", "fish": "gameroom.cli.fish"}
 
@@ -92,12 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return serve(game, args)
         if args.command == "clients":
-            if game.client_specs is None:
-                raise UsageError(f"{game.name} has no clients")
-            from gameroom.cli.common import read_stdin_values
-
-            specs, host = game.client_specs(read_stdin_values(), args)
-            return run_client_specs(specs, args.host or host, args.port, quiet=getattr(args, "quiet", True))
+            return clients(game, args)
         if args.command == "harness":
             return run_harness(game, args.name)
     except UsageError as exc:

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gameroom.cli.common import GameCommands, UsageError, print_json, stderr_log
+from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
+                                 answer_like_reference_server, print_json, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -102,18 +103,6 @@ def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     return server_plan(config, stderr_log)
 
 
-def _server_config_error(_exc: Exception) -> None:
-    # The reference server's answer to a bad configuration, for drivers that read stdout.
-    print(json.dumps("xserver: things went wrong"), flush=True)
-
-
-def add_client_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bonus", action="store_true",
-                        help="the robustness clients: lax names, broken-JSON players, special clients")
-    parser.add_argument("--reference-framing", action="store_true",
-                        help="pad every message with 5000 spaces and trickle it, as the reference client does")
-
-
 def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
     if not values or len(values) > (2 if args.bonus else 1):
         raise UsageError(f"expected a client configuration{' and an optional special client' if args.bonus else ''}"
@@ -129,20 +118,13 @@ def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Cli
     return client_specs(config, args.bonus, special, args.reference_framing), config.host
 
 
-def _client_specs_checked(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
-    try:
-        return _client_specs(values, args)
-    except WireError as exc:
-        raise UsageError(f"bad client configuration: {exc}") from None
-
-
 COMMANDS = GameCommands(
     name="q",
     harnesses=harnesses,
     play=play,
     add_play_arguments=add_play_arguments,
     server_plan=_server_plan,
-    server_config_error=_server_config_error,
-    client_specs=_client_specs_checked,
-    add_client_arguments=add_client_arguments,
+    server_config_error=answer_like_reference_server,
+    client_specs=_client_specs,
+    add_client_arguments=add_bonus_client_arguments,
 )
