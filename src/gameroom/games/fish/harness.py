@@ -2,17 +2,20 @@
 
 ``HARNESSES[name](inputs)`` maps the list of JSON values read from standard input to the
 list of JSON values to print; each input value yields one output value. Bad input raises
-:class:`gameroom.core.wire.WireError`. The ``xref`` harness needs the referee and is added
-in the referee phase on top of :func:`gameroom.games.fish.game.play_local_game`.
+:class:`gameroom.core.wire.WireError`. ``xref`` plays a complete game through the referee
+(:mod:`gameroom.games.fish.referee`) between trusted maximin players.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.match import trusted_seat
 from gameroom.core.wire import WireError, expect_int, expect_list, expect_object, expect_str
+from gameroom.games.fish.player import StrategyPlayer
+from gameroom.games.fish.referee import referee_game
 from gameroom.games.fish.state import GameState, Move
-from gameroom.games.fish.strategies import maximin_move, tie_break
+from gameroom.games.fish.strategies import MaximinStrategy, maximin_move, tie_break
 from gameroom.games.fish.wire import decode_board, decode_position, decode_state, encode_move, encode_state
 
 
@@ -93,6 +96,16 @@ def decode_xref_input(value: Any) -> tuple[int, int, int, list[tuple[str, int]]]
     return rows, columns, fish, players
 
 
+def xref(value: Any) -> list[str]:
+    """``{"row", "column", "players", "fish"}`` -> the sorted names of the winners of a
+    refereed game between maximin players of the given look-aheads (spec 10.6)."""
+    rows, columns, fish, players = decode_xref_input(value)
+    seats = [trusted_seat(name, StrategyPlayer(MaximinStrategy(depth), name)) for name, depth in players]
+    state = GameState.create(rows, columns, len(players), fish=fish)
+    result = referee_game(seats, state, time_limit=None)
+    return sorted(seat.name for seat in result.winners)
+
+
 def _each(harness: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:
     def run(inputs: list[Any]) -> list[Any]:
         return [harness(v) for v in inputs]
@@ -106,4 +119,5 @@ HARNESSES: dict[str, Callable[[list[Any]], list[Any]]] = {
     "xstate": _each(xstate),
     "xtree": _each(xtree),
     "xstrategy": _each(xstrategy),
+    "xref": _each(xref),
 }

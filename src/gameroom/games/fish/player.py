@@ -14,7 +14,7 @@ from typing import Any, Callable
 from gameroom.games.fish.baddies import BADDIES, Baddie, Misbehaviour, occupied_placement
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.state import Action, Color, GameState, Move
-from gameroom.games.fish.strategies import GreedyStrategy, Strategy
+from gameroom.games.fish.strategies import GreedyStrategy, Strategy, tie_break
 
 
 class CannotMove(Exception):
@@ -59,6 +59,42 @@ class StrategyPlayer:
 
     def __repr__(self) -> str:
         return f"StrategyPlayer({self.strategy!r}, {self.name!r})"
+
+
+class QueryingPlayer(StrategyPlayer):
+    """A greedy player that *asks* instead of computing (the query API of spec Appendix A).
+
+    It takes the desk the referee offers (``use_queries``; over the wire, the client hands it
+    a :class:`~gameroom.games.fish.queries.WireQueries`) and on each turn asks for the phase,
+    the current player and the legal moves, then picks the move onto the most fish. Without
+    a desk it plays as the greedy player. ``asked`` counts the queries it made.
+    """
+
+    def __init__(self, name: str = "") -> None:
+        super().__init__(GreedyStrategy(), name)
+        self.desk: Any = None
+        self.asked = 0
+        self.seen: list[Any] = []
+
+    def use_queries(self, desk: Any) -> None:
+        """Keep the desk the referee offers."""
+        self.desk = desk
+
+    def take_turn(self, state: GameState, actions: list[Action]) -> Move:
+        if self.desk is None:
+            return super().take_turn(state, actions)
+        desk = self.desk
+        self.seen.append((desk.phase(), desk.current_player(), desk.game_over(), desk.tournament_info()))
+        moves = desk.legal_moves()
+        self.asked += 4
+        if not moves:
+            raise CannotMove("the referee lists no legal move")
+        fish = state.board.fish_at
+        best = max(fish(m[1]) for m in moves)
+        return tie_break([m for m in moves if fish(m[1]) == best])
+
+    def __repr__(self) -> str:
+        return f"QueryingPlayer({self.name!r})"
 
 
 class Misbehaved(Exception):

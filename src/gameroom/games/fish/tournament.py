@@ -1,61 +1,71 @@
-"""Pure rules of the Fish knock-out tournament (spec 5.4): game allocation and termination.
+"""Fish tournaments (spec 5.4) on the game-agnostic manager ``gameroom.core.tournament``.
 
-The tournament manager (a later, game-agnostic phase) runs the games; this module only
-decides how a round's players are split into games and when the tournament stops.
+The core runs the rounds (allocation into games of 2..4 players, the stagnation rule,
+``start`` / ``end`` calls, failures across games, the tournament observer, concurrent games
+within a round); this module supplies what is Fish's: :func:`fish_game`, which plays one
+game through the Fish referee and reports its first ranking group and removed players, and
+:func:`run_fish_tournament` with the manager's defaults (5 x 5 boards, 3 s per call, 3 s for
+``start``, the last game's limit for ``end``).
+
+Random boards are reproducible: every game draws its fish from a generator seeded by the
+tournament seed, the players' names and how often that line-up has played before, so
+concurrent games do not depend on thread timing.
 """
 
 from __future__ import annotations
 
-from typing import Sequence, TypeVar
+import random
+import threading
+from typing import Any, Callable, Iterable, Sequence
 
-T = TypeVar("T")
+from gameroom.core.match import Seat
+from gameroom.core.tournament import GameRecord, TournamentResult, run_tournament
+from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, READY_TIME, START_TIMEOUT, TIME_PER_CALL_MANAGER
+from gameroom.games.fish.queries import TournamentView
+from gameroom.games.fish.referee import RefereeResult, referee_game
 
-GAME_MIN = 2
-GAME_MAX = 4
-
-
-def allocate(players: Sequence[T], smallest: int = GAME_MIN, largest: int = GAME_MAX) -> list[list[T]]:
-    """Split `players` (order kept) into games of `smallest`..`largest` players: as many
-    games of the largest size as possible, backtracking to smaller games at the end
-    (5 -> 3+2, 6 -> 4+2, 9 -> 4+3+2, 13 -> 4+4+3+2)."""
-    if smallest < 1 or largest < smallest:
-        raise ValueError(f"bad game sizes {smallest}..{largest}")
-    everyone = list(players)
-    if len(everyone) <= largest:
-        return [everyone]
-    games = [everyone[:largest]]
-    rest = everyone[largest:]
-    n = len(rest)
-    size = largest
-    while True:
-        if n == 0:
-            return games
-        if n < smallest:
-            if not games:
-                raise ValueError(f"cannot split {len(everyone)} players into games of "
-                                 f"{smallest}..{largest}")
-            last = games.pop()
-            rest = last + rest
-            n += size
-            size -= 1
-            if size < smallest:
-                raise ValueError(f"cannot split {len(everyone)} players into games of "
-                                 f"{smallest}..{largest}")
-        elif n < size:
-            return games + [rest]
-        else:
-            games.append(rest[:size])
-            rest = rest[size:]
-            n -= size
+__all__ = ["fish_game", "run_fish_tournament"]
 
 
-def in_signup_order(players: Sequence[T], order: Sequence[T]) -> list[T]:
-    """The members of `players` re-sorted into the order of `order` (step 2.1 of 5.4)."""
-    wanted = set(map(id, players))
-    return [p for p in order if id(p) in wanted]
+def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], fish: int | None = None,
+              seed: int | str = 0, time_limit: float | None = TIME_PER_CALL_MANAGER,
+              ready_time: float | None = READY_TIME,
+              game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
+              log: Callable[[str], None] | None = None, view: TournamentView | None = None,
+              on_result: Callable[[RefereeResult], None] | None = None) -> Callable[[list[Seat]], GameRecord]:
+    """A ``play_game(seats) -> GameRecord`` for the manager: one Fish game per call.
+    ``game_observers(seats)`` makes the observers of each game; ``on_result`` hears each
+    finished game (called from the game's thread)."""
+    played: dict[tuple[str, ...], int] = {}
+    lock = threading.Lock()
+
+    def play(seats: list[Seat]) -> GameRecord:
+        names = tuple(s.name for s in seats)
+        with lock:
+            occurrence = played.get(names, 0)
+            played[names] = occurrence + 1
+        rng = None if fish is not None else random.Random(f"{seed}:{','.join(names)}:{occurrence}")
+        result = referee_game(seats, rows=rows, columns=columns, fish=fish, rng=rng, time_limit=time_limit,
+                              ready_time=ready_time, observers=game_observers(seats), log=log, tournament=view)
+        if on_result is not None:
+            on_result(result)
+        return result.record()
+
+    return play
 
 
-def round_ends_tournament(round_players: Sequence[T], winners: Sequence[T]) -> bool:
-    """gameroom's stagnation rule: stop when a round produced no winners, or when nobody
-    was eliminated (the winners are exactly the round's players)."""
-    return not winners or set(map(id, winners)) == set(map(id, round_players))
+def run_fish_tournament(seats: Sequence[Seat], *, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1],
+                        fish: int | None = None, seed: int | str = 0,
+                        time_limit: float | None = TIME_PER_CALL_MANAGER, ready_time: float | None = READY_TIME,
+                        start_limit: float | None = START_TIMEOUT, observers: Iterable[Any] = (),
+                        game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
+                        log: Callable[[str], None] | None = None, concurrent: bool = True,
+                        on_result: Callable[[RefereeResult], None] | None = None) -> TournamentResult:
+    """A knock-out tournament of Fish games between `seats` (sign-up order)."""
+    view = TournamentView()
+    play = fish_game(rows=rows, columns=columns, fish=fish, seed=seed, time_limit=time_limit,
+                     ready_time=ready_time, game_observers=game_observers, log=log, view=view,
+                     on_result=on_result)
+    return run_tournament(seats, play, protocol=PROTOCOL, start_method="start_of_tournament",
+                          end_method="end_of_tournament", start_limit=start_limit, end_limit=time_limit,
+                          observers=[view, *observers], concurrent=concurrent, log=log)

@@ -1,0 +1,226 @@
+"""The Fish referee: one game from the players' seats to the ranking (spec 3, 4, 5.3, 5.5).
+
+The steps are the reference's, in order:
+
+1. **inform** every player in turn: ``playing-as(color)`` and, right after it succeeds,
+   ``playing-with(others)`` (the other colors of the initial state, in turn order);
+2. **placement**: ``6 - k`` rounds (k players survived step 1); each round makes one
+   ``setup`` call per player still in the game at its start, always to the current first
+   player; a wrong answer removes the player, and the state rotates in both cases (the
+   reference quirk of 3.2);
+3. **playing**: a player that cannot move while someone else can is skipped without a call
+   (``skip`` is recorded); otherwise ``take-turn(state, actions)`` with the actions of 5.2; an
+   answer that is not one of the legal moves removes the player (penguins vanish, tiles stay)
+   and clears the record of actions. During the first round ``take-turn`` gets the ready
+   time (30 s) instead of the per-call limit; the first round ends as soon as the record
+   holds as many actions as there are players (a removal clears the record and so
+   prolongs it) and never restarts;
+4. **ranking** of the survivors by score (ties keep the final turn order).
+
+Every call goes through :class:`gameroom.core.match.Match` (time limit, exceptions, reply
+shape). A local untrusted player receives its own copy of the state, so an abandoned call
+cannot disturb the game. Observers hear, through ``match.observe``: ``placed(color,
+position)``, ``placement_over(state)``, ``turn(state_before, outcome)`` after every
+``take-turn`` (outcome ``[move, state_after]`` or a message, spec 5.5), ``skipped(color)``,
+``removed(color, reason)``, ``state(state, caption)`` (for pictures) and
+``game_over(ranking, removed)`` (colors). States given to observers are copies.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from gameroom.core.calls import CallFailed
+from gameroom.core.match import FAILED, Failure, Match, Seat
+from gameroom.core.tournament import GameRecord
+from gameroom.games.fish.protocol import (PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
+                                          actions_since_last_turn, ready_time_applies)
+from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, answer_query
+from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
+
+__all__ = ["RefereeResult", "referee_game", "new_state"]
+
+
+@dataclass
+class RefereeResult:
+    """A finished game: the surviving seats grouped by score (best first) and the removed
+    seats in the reference's order (during play, most recent first; then during placement,
+    most recent first; then while being informed, in player order)."""
+
+    ranking: list[list[Seat]]
+    removed: list[Seat]
+    state: GameState
+    colors: dict[Color, Seat]
+    failures: list[Failure] = field(default_factory=list)
+    turns: int = 0
+
+    @property
+    def winners(self) -> list[Seat]:
+        """The first ranking group (empty if everybody was removed)."""
+        return self.ranking[0] if self.ranking else []
+
+    def record(self) -> GameRecord:
+        """What the tournament manager needs from this game."""
+        return GameRecord(list(self.winners), list(self.removed), self)
+
+    def names(self) -> list[list[str]]:
+        """``[winner names, removed names]``."""
+        return [[s.name for s in self.winners], [s.name for s in self.removed]]
+
+
+def new_state(players: int, rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1],
+              fish: int | None = None, rng: random.Random | None = None) -> GameState:
+    """The state a referee builds for `players` players: colors red, white, brown, black in
+    order; `fish` on every tile, or random 1..5 fish drawn from `rng` (no holes)."""
+    return GameState.create(rows, columns, players, fish=fish, rng=rng or random.Random(0))
+
+
+def _offer_queries(seats: Sequence[Seat], view: Callable[[], GameView]) -> GameView | None:
+    """Give a query desk to every player that asks for one: local players with a
+    ``use_queries`` method get the desk, remote ones (proxies with a ``side`` hook) get
+    their wire queries answered. The view is created only if someone asks."""
+    made: GameView | None = None
+    for seat in seats:
+        wants_local = callable(getattr(seat.player, "use_queries", None))
+        wants_wire = hasattr(seat.player, "side") and not wants_local
+        if not (wants_local or wants_wire) or seat.ejected is not None:
+            continue
+        made = made or view()
+        desk = QueryDesk(made)
+        if wants_wire:
+            seat.player.side = lambda message, desk=desk: answer_query(desk, message)
+        else:
+            try:
+                seat.caller("use_queries", (desk,), 1.0)
+            except CallFailed:
+                pass   # an extension: a player that cannot take the desk plays without it
+    return made
+
+
+def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
+                 rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
+                 rng: random.Random | None = None, time_limit: float | None = TIME_PER_CALL_REFEREE,
+                 ready_time: float | None = READY_TIME, observers: Iterable[Any] = (),
+                 log: Callable[[str], None] | None = None,
+                 tournament: TournamentView | None = None) -> RefereeResult:
+    """Run one game for 2..4 seats (in turn order) and return its result.
+
+    ``state`` is a prepared state without penguins whose players match the seats by position
+    (default: a new ``rows`` x ``columns`` board with ``fish`` per tile or random fish from
+    ``rng``). ``time_limit`` bounds each call (None: no limit), ``ready_time`` the
+    ``take-turn`` calls of the first playing round. ``tournament`` lets players' queries
+    see the tournament's rounds.
+    """
+    if state is None:
+        state = new_state(len(seats), rows, columns, fish, rng)
+    if len(state.players) != len(seats):
+        raise ValueError(f"{len(seats)} seats for {len(state.players)} players in the state")
+    match = Match(PROTOCOL, seats, time_limit, observers, log)
+    seat_of: dict[Color, Seat] = {p.color: seat for p, seat in zip(state.players, seats)}
+    initial_colors = state.colors()
+    view = _offer_queries(seats, lambda: GameView(state, tournament))
+    watched = bool(match.observers)
+
+    def given(seat: Seat) -> GameState:
+        # A local untrusted player could keep running after its time-out: its own copy.
+        return state if seat.trusted else state.copy()
+
+    def publish(phase: str) -> None:
+        if view is not None:
+            view.publish(phase, state)
+
+    # -- 1. inform --------------------------------------------------------------------
+    informed_out: list[Seat] = []
+    for color in initial_colors:
+        seat = seat_of[color]
+        others = [c for c in initial_colors if c != color]
+        if (match.call(seat, "playing_as", color) is FAILED
+                or match.call(seat, "playing_with", others) is FAILED):
+            state.remove_player(color)
+            informed_out.append(seat)
+            if watched:
+                match.observe("removed", color, seat.ejected)
+
+    # -- 2. placement -----------------------------------------------------------------
+    placed_out: list[Seat] = []
+    for _round in range(penguins_per_player(len(state.players))):
+        for _call in range(len(state.players)):
+            player = state.players[0]
+            seat = seat_of[player.color]
+            publish("placing")
+            spot = match.call(seat, "initial", given(seat))
+            if spot is not FAILED and state.can_place(spot):
+                state.place(spot)
+                if watched:
+                    match.observe("placed", player.color, spot)
+            else:
+                if spot is not FAILED:
+                    match.eject(seat, f"cannot place a penguin at {list(spot)}: not a free tile", "setup")
+                state.remove_player(player.color)
+                placed_out.insert(0, seat)
+                if watched:
+                    match.observe("removed", player.color, seat.ejected)
+            state.rotate()
+    if watched:
+        match.observe("placement_over", state.copy())
+        match.observe("state", state.copy(), "after placement")
+
+    # -- 3. playing -------------------------------------------------------------------
+    played_out: list[Seat] = []
+    history: list[Action] = []
+    first_round_over = False
+    turns = 0
+    while True:
+        moves = state.legal_moves()
+        if not moves:
+            if state.is_over():
+                break
+            skipped = state.players[0].color
+            history.append(SKIP)
+            state.rotate()
+            if watched:
+                match.observe("skipped", skipped)
+        else:
+            player = state.players[0]
+            seat = seat_of[player.color]
+            n = len(state.players)
+            ready = time_limit is not None and ready_time_applies(len(history), n, first_round_over)
+            limit = ready_time if ready else None
+            before = state.copy() if watched else None
+            publish("playing")
+            move = match.call(seat, "take_turn", given(seat), actions_since_last_turn(history, n), limit=limit)
+            turns += 1
+            if move is not FAILED and move in moves:
+                state.apply(move)
+                history.append(move)
+                if watched:
+                    after = state.copy()
+                    match.observe("turn", before, [move, after])
+                    match.observe("state", after, f"turn {turns}: {player.color.value} moved")
+            else:
+                if move is FAILED:
+                    message = f"{player.color.value} failed: {seat.ejected}"
+                else:
+                    message = (f"{player.color.value} attempted to cheat, trying to move from "
+                               f"{list(move[0])} to {list(move[1])}")
+                    match.eject(seat, f"illegal move from {list(move[0])} to {list(move[1])}")
+                state.remove_player(player.color)
+                played_out.insert(0, seat)
+                history.clear()
+                if watched:
+                    match.observe("turn", before, message)
+                    match.observe("removed", player.color, seat.ejected)
+                    match.observe("state", state.copy(), f"turn {turns}: {message}")
+        if not first_round_over and len(history) >= len(state.players):
+            first_round_over = True
+
+    # -- 4. ranking -------------------------------------------------------------------
+    publish("over")
+    ranking = [[seat_of[c] for c in group] for group in state.ranking()]
+    removed = played_out + placed_out + informed_out
+    if watched:
+        match.observe("game_over", state.ranking(), [c for c, s in seat_of.items() if s in removed])
+    return RefereeResult(ranking, removed, state, seat_of, list(match.failures), turns)
+
