@@ -1,0 +1,299 @@
+"""Fish over real TCP against hand-written peers (fish.md 6, 7).
+
+* A peer written to the reference wire format (2040 spaces before each reply, trickled in
+  small chunks) plays on ``gameroom serve fish``.
+* Peers that answer with garbage, half a value, nothing, a disconnect, wrongly shaped JSON,
+  an ERROR text, or a late answer are removed with their reason while the server still
+  prints ``[W, F]``; a tournament of five goes on around a silent and a vanishing player
+  and a bad sign-up.
+* The query extension (spec Appendix A): a peer asks during ``take-turn`` and gets answers,
+  the six calls it receives are the reference's, and ``--strategy querying`` clients play a
+  whole tournament on the server.
+* Our clients on a minimal server written from spec 6.3/6.4 alone.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+import time
+from typing import Any, Callable
+
+import pytest
+
+from conftest import read_json_values
+from driver import GAMEROOM, free_port, submit
+
+from gameroom.games.fish.protocol import decode_call
+from gameroom.games.fish.strategies import GreedyStrategy
+from gameroom.games.fish.wire import decode_state, encode_move, encode_position
+
+GREEDY = GreedyStrategy()
+FAST = {"server-wait": 4, "server-tries": 1, "min-players": 2, "max-players": 2, "time-per-turn": 1,
+        "ready-time": 1, "name-timeout": 2}
+
+
+class Peer:
+    """A hand-written client: newline-framed reads, reference-style writes."""
+
+    def __init__(self, port: int, name: Any, pad: int = 2040, trickle: bool = True) -> None:
+        for _ in range(100):
+            try:
+                self.sock = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                time.sleep(0.1)
+        self.file = self.sock.makefile("rb")
+        self.pad, self.trickle = pad, trickle
+        self.calls: list[Any] = []
+        if name is not None:
+            self.send(name)
+
+    def send(self, value: Any) -> None:
+        self.send_raw(json.dumps(value).encode() + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(b" " * self.pad)
+        size = max(len(data) // 100, 10) if self.trickle else len(data)
+        for i in range(0, len(data), size):
+            self.sock.sendall(data[i:i + size])
+            if self.trickle:
+                time.sleep(0.005)
+
+    def recv(self) -> Any:
+        line = self.file.readline()
+        return json.loads(line) if line.strip() else None
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+Behaviour = Callable[[Peer, str, list[Any]], bool]   # True: it answered (or broke) by itself
+
+
+def greedy_answer(method: str, args: list[Any]) -> Any:
+    if method == "setup":
+        return encode_position(GREEDY.place(decode_state(args[0])))
+    if method == "take-turn":
+        return encode_move(GREEDY.move(decode_state(args[0])))
+    return "void"
+
+
+def play_peer(port: int, name: str, behave: Behaviour | None = None, signed_up: threading.Event | None = None,
+              **framing: Any) -> threading.Thread:
+    def run() -> None:
+        peer = Peer(port, name, **framing)
+        if signed_up is not None:
+            signed_up.set()
+        try:
+            while (call := peer.recv()) is not None:
+                decode_call(call)   # the six reference calls, unchanged
+                peer.calls.append(call[0])
+                method, args = call
+                if behave is not None and behave(peer, method, args):
+                    continue
+                peer.send(greedy_answer(method, args))
+                if method == "end":
+                    break
+        except OSError:
+            pass
+        finally:
+            peer.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def start_server(config: dict[str, Any]) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    server = subprocess.Popen(GAMEROOM + ["serve", "fish", "--port", str(port)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server.stdin.write(json.dumps(config).encode())
+    server.stdin.close()
+    server.stdin = None
+    return server, port
+
+
+def finish(server: subprocess.Popen) -> tuple[Any, str]:
+    out, err = server.communicate(timeout=90)
+    values = read_json_values(out.decode())
+    return (values[0] if values else None), err.decode()
+
+
+def two_player_game(behave: Behaviour | None) -> tuple[Any, str]:
+    """Peer A (well-behaved) signs up first, peer B behaves as given."""
+    server, port = start_server(FAST)
+    first = threading.Event()
+    play_peer(port, "Alpha", signed_up=first)
+    first.wait(30)
+    time.sleep(0.3)
+    play_peer(port, "Beta", behave)
+    return finish(server)
+
+
+def on(method: str, act: Callable[[Peer, list[Any]], None]) -> Behaviour:
+    def behave(peer: Peer, called: str, args: list[Any]) -> bool:
+        if called != method:
+            return False
+        act(peer, args)
+        return True
+    return behave
+
+
+def raw(data: bytes) -> Callable[[Peer, list[Any]], None]:
+    return lambda peer, _args: peer.send_raw(data)
+
+
+def value(reply: Any) -> Callable[[Peer, list[Any]], None]:
+    return lambda peer, _args: peer.send(reply)
+
+
+def nothing(_peer: Peer, _args: list[Any]) -> None:
+    return None
+
+
+def hang_up(peer: Peer, _args: list[Any]) -> None:
+    peer.sock.shutdown(socket.SHUT_RDWR)
+
+
+def late(peer: Peer, args: list[Any]) -> None:
+    time.sleep(1.6)
+    peer.send(greedy_answer("take-turn", args))
+
+
+CASES: dict[str, tuple[Behaviour | None, str | None]] = {
+    "well-behaved": (None, None),
+    "garbage": (on("setup", raw(b"this is not json\n")), "not JSON"),
+    "ill-formed-setup": (on("setup", raw(b"(0 0)\n")), "not JSON"),
+    "half-a-value": (on("take-turn", raw(b"[[0, 0], [")), "time limit"),
+    "silence": (on("take-turn", nothing), "time limit"),
+    "late-answer": (on("take-turn", late), "time limit"),
+    "disconnect": (on("setup", hang_up), "closed"),
+    "position-object": (on("setup", value({"row": 0, "column": 0})), "invalid reply"),
+    "position-triple": (on("setup", value([1, 0, 0])), "invalid reply"),
+    "negative-position": (on("setup", value([0, -1])), "invalid reply"),
+    "move-one-position": (on("take-turn", value([[0, 0]])), "invalid reply"),
+    "skip-as-move": (on("take-turn", value("skip")), "invalid reply"),
+    "error-text": (on("playing-as", value("ERROR: no")), "invalid reply"),
+    "void-with-space": (on("playing-with", value("void ")), "invalid reply"),
+    "occupied-setup": (on("setup", lambda p, a: p.send(decode_state(a[0]).penguins()[0])
+                           if decode_state(a[0]).penguins() else p.send([9, 9])), "not a free tile"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_server_survives_a_misbehaving_peer(case: str) -> None:
+    for other in CASES:
+        submit(("fish-wire", other), two_player_game, CASES[other][0])
+    result, err = submit(("fish-wire", case), two_player_game, CASES[case][0]).result()
+    reason = CASES[case][1]
+    if reason is None:
+        assert result is not None and result[1] == 0 and result[0] >= 1, err
+        return
+    assert result == [1, 1], err
+    assert "Beta dropped out on" in err and reason in err, err
+
+
+def tournament_around_trouble() -> tuple[Any, str]:
+    """Five signed-up players: four of our greedy clients, a peer that goes silent in its
+    first turn and one that vanishes during placement; plus a bad sign-up."""
+    config = {"server-wait": 4, "server-tries": 1, "min-players": 5, "max-players": 10, "time-per-turn": 1,
+              "ready-time": 1, "name-timeout": 1}
+    server, port = start_server(config)
+    bad_name = Peer(port, "no digits 4 me")
+    play_peer(port, "Quiet", on("take-turn", nothing))
+    play_peer(port, "Gone", on("setup", hang_up))
+    clients = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), "--count", "4"],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        return finish(server)
+    finally:
+        clients.kill()
+        clients.wait()
+        bad_name.close()
+
+
+def test_a_tournament_goes_on_around_misbehaving_players() -> None:
+    result, err = submit(("fish-wire-tournament",), tournament_around_trouble).result()
+    assert result is not None and result[0] >= 1 and result[1] == 2, err
+    assert "Quiet dropped out on take-turn" in err and "Gone dropped out on setup" in err
+
+
+def asking_peer(peer: Peer, method: str, args: list[Any]) -> bool:
+    if method != "take-turn":
+        return False
+    answers = []
+    for query in ({"query": "phase"}, {"query": "current-player"}, {"query": "legal-moves"},
+                  {"query": "legal-moves", "state": args[0]}, {"query": "tournament-info"},
+                  {"query": "nonsense"}):
+        peer.send(query)
+        answers.append(peer.recv())
+    moves = answers[2]["answer"]
+    assert answers[0] == {"answer": "playing"}
+    assert answers[1] == {"answer": args[0]["players"][0]["color"]}
+    assert answers[3] == answers[2] and moves
+    assert answers[4]["answer"]["round"] == 1
+    assert "error" in answers[5]
+    peer.send({"query": "legal?", "move": moves[0]})
+    assert peer.recv() == {"answer": True}
+    peer.send(moves[0])
+    peer.asked = True   # type: ignore[attr-defined]
+    return True
+
+
+def test_queries_over_the_wire_leave_the_six_calls_unchanged() -> None:
+    result, err = submit(("fish-wire", "asking"), two_player_game, asking_peer).result()
+    assert result is not None and result[1] == 0, err
+
+
+def querying_clients() -> tuple[Any, str]:
+    config = dict(FAST, **{"min-players": 3, "max-players": 3})
+    server, port = start_server(config)
+    clients = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), "--count", "3",
+                                           "--strategy", "querying", "--verbose"],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        return finish(server)
+    finally:
+        clients.kill()
+        clients.wait()
+
+
+def test_querying_clients_play_a_tournament() -> None:
+    result, err = submit(("fish-wire", "querying"), querying_clients).result()
+    assert result is not None and result[0] >= 1 and result[1] == 0, err
+
+
+def test_our_client_plays_on_a_spec_server() -> None:
+    """A server written from spec 6.3/6.4 alone drives one of our clients through a game."""
+    port = free_port()
+    listener = socket.create_server(("127.0.0.1", port))
+    client = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), "--count", "1"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sock, _ = listener.accept()
+    peer = Peer.__new__(Peer)
+    peer.sock, peer.file, peer.pad, peer.trickle = sock, sock.makefile("rb"), 0, False
+    assert peer.recv() == "Pz"
+    state = {"players": [{"color": "red", "score": 0, "places": []},
+                         {"color": "white", "score": 0, "places": [[0, 0]]}],
+             "board": [[1, 2, 3], [4, 5, 1], [2, 2, 2]]}
+    exchange = [(["start", [True]], "void"), (["playing-as", ["red"]], "void"),
+                (["playing-with", [["white"]]], "void"), (["setup", [state]], [1, 1])]
+    for call, expected in exchange:
+        peer.send(call)
+        assert peer.recv() == expected
+    state["players"][0]["places"] = [[1, 1]]
+    peer.send(["take-turn", [state, [[[0, 0], [2, 0]], "skip"]]])
+    move = peer.recv()
+    assert move in [encode_move(m) for m in decode_state(state).legal_moves()]
+    peer.send(["end", [True]])
+    assert peer.recv() == "void"
+    out, _err = client.communicate(timeout=30)
+    assert out.decode().strip() == "all done"
+    listener.close()
