@@ -103,3 +103,22 @@ def test_many_games_in_one_process():
         return list(await asyncio.gather(*games))
 
     assert asyncio.run(main()) == [[["g0p2"], []], [["g1p2"], []], [["g2p2"], []]]
+
+
+def test_sign_up_order_is_list_order_when_the_server_listens_late():
+    """Clients retry their connections while the server is not listening yet; a client
+    starts only once the one before it is connected, so they cannot overtake each other."""
+    async def main() -> Any:
+        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = probe.sockets[0].getsockname()[1]
+        probe.close()
+        await probe.wait_closed()
+        clients = asyncio.get_running_loop().create_task(
+            run_clients([player("a", 0.3), player("b", 0.3), player("c", 0.3)], "127.0.0.1", port))
+        await asyncio.sleep(2.5)   # "a" has been refused (and retries every second)
+        result = await host_game(PLAN, port)
+        await clients
+        return result
+
+    # the toy game's winner is the last in sign-up order (it doubles the largest position)
+    assert asyncio.run(main()) == [["c"], []]

@@ -21,15 +21,19 @@ __all__ = ["run_client", "run_clients"]
 
 
 async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str], None],
-                     hold: float = 1000.0) -> Session:
+                     hold: float = 1000.0, connected: asyncio.Event | None = None) -> Session:
     """One client: connect, sign up, play. ``hold`` bounds how long a deliberately
-    misbehaving (silent / name-only) client keeps its connection open."""
+    misbehaving (silent / name-only) client keeps its connection open; ``connected`` is
+    set once the connection is made (or given up)."""
     label = spec.name if isinstance(spec.name, str) else repr(spec.name)
     try:
         connection: Connection = await open_connection(host, port)
     except OSError as exc:
         log(f"{label}: cannot connect to {host}:{port}: {exc}")
         return Session(ended=f"cannot connect: {exc}")
+    finally:
+        if connected is not None:
+            connected.set()
     try:
         if spec.behaviour == "silent":
             await asyncio.wait_for(connection.wait_eof(), hold)
@@ -50,10 +54,17 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
 
 async def run_clients(specs: Sequence[ClientSpec], host: str, port: int,
                       log: Callable[[str], None] = lambda _t: None) -> list[Session]:
-    """Launch every client in order (each after its delay) and wait for all to finish."""
+    """Launch every client in order and wait for all to finish. A client starts once the
+    previous one is connected (or gave up) and its own delay has passed, so connection
+    order - the servers' sign-up order - is list order even while connections are being
+    retried because the server is not listening yet."""
     tasks = []
+    previous: asyncio.Event | None = None
     for spec in specs:
+        if previous is not None:
+            await previous.wait()
         if spec.delay:
             await asyncio.sleep(spec.delay)
-        tasks.append(asyncio.get_running_loop().create_task(run_client(spec, host, port, log)))
+        previous = asyncio.Event()
+        tasks.append(asyncio.get_running_loop().create_task(run_client(spec, host, port, log, connected=previous)))
     return list(await asyncio.gather(*tasks))
