@@ -126,6 +126,17 @@ def finish(server: subprocess.Popen) -> tuple[Any, str]:
     return (values[0] if values else None), err.decode()
 
 
+def finish_with_clients(server: subprocess.Popen, port: int, *flags: str) -> tuple[Any, str]:
+    """Run ``gameroom clients fish`` with `flags` against the server until it reports."""
+    clients = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), *flags],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        return finish(server)
+    finally:
+        clients.kill()
+        clients.wait()
+
+
 def two_player_game(behave: Behaviour | None) -> tuple[Any, str]:
     """Peer A (well-behaved) signs up first, peer B behaves as given."""
     server, port = start_server(FAST)
@@ -209,13 +220,9 @@ def tournament_around_trouble() -> tuple[Any, str]:
     bad_name = Peer(port, "no digits 4 me")
     play_peer(port, "Quiet", on("take-turn", nothing))
     play_peer(port, "Gone", on("setup", hang_up))
-    clients = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), "--count", "4"],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        return finish(server)
+        return finish_with_clients(server, port, "--count", "4")
     finally:
-        clients.kill()
-        clients.wait()
         bad_name.close()
 
 
@@ -255,14 +262,7 @@ def test_queries_over_the_wire_leave_the_six_calls_unchanged() -> None:
 def querying_clients() -> tuple[Any, str]:
     config = dict(FAST, **{"min-players": 3, "max-players": 3})
     server, port = start_server(config)
-    clients = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), "--count", "3",
-                                           "--strategy", "querying", "--verbose"],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        return finish(server)
-    finally:
-        clients.kill()
-        clients.wait()
+    return finish_with_clients(server, port, "--count", "3", "--strategy", "querying")
 
 
 def test_querying_clients_play_a_tournament() -> None:

@@ -13,6 +13,7 @@ from gameroom.core.tournament import allocate
 from gameroom.games.fish.player import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.strategies import GreedyStrategy, MaximinStrategy
 from gameroom.games.fish.tournament import fish_game, run_fish_tournament
+from tests.core.test_tournament import Recorder
 
 
 def greedy(name: str) -> Seat:
@@ -21,20 +22,6 @@ def greedy(name: str) -> Seat:
 
 def baddie(kind: str, name: str) -> Seat:
     return guarded_seat(name, BaddiePlayer(kind, name, hang=hang))
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def show(self, flag: bool) -> None:
-        self.events.append(("show", flag))
-
-    def show_next_round(self, games: list[list[str]]) -> None:
-        self.events.append(("round", games))
-
-    def show_winners(self, winners: list[list[str]]) -> None:
-        self.events.append(("winners", winners))
 
 
 def test_spec_b4_allocation() -> None:
