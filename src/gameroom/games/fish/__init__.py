@@ -14,9 +14,12 @@ Pure game package (no I/O; may import only the standard library and ``gameroom.c
 | ``player`` | in-process strategy players and misbehaving players |
 | ``baddies`` | misbehaving players and integration scenarios as data |
 | ``config`` | configuration files (scripts, server, client, referee, observers) |
-| ``tournament`` | game allocation and termination rules of the tournament |
+| ``referee`` | the referee on ``gameroom.core.match``: safe calls, time limits, removals, observers |
+| ``tournament`` | Fish games for the core tournament manager (``gameroom.core.tournament``) |
+| ``queries`` | the optional query API of Appendix A, in process and over the wire |
+| ``hosting`` | server plan (sign-up rules, tournament) and client line-ups, as data |
 | ``render`` | SVG picture of a state |
-| ``harness`` | the xboard, xstate, xtree, xstrategy test harnesses |
+| ``harness`` | the xboard, xstate, xtree, xstrategy and xref test harnesses |
 
 See ``PROTOCOL.md`` beside this file for the referee / remote protocol summary.
 """
