@@ -1,0 +1,124 @@
+"""The ``gameroom`` commands for Bazaar: play, serve, clients, harness (spec §8, §10)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
+                                 answer_like_reference_server, print_json, stderr_log)
+from gameroom.cli.observers import PictureObserver
+from gameroom.core.hosting import ClientSpec, ServerPlan
+from gameroom.core.match import trusted_seat
+from gameroom.games.bazaar import config
+from gameroom.games.bazaar.hosting import client_specs, server_plan
+from gameroom.games.bazaar.player import ReferencePlayer
+from gameroom.games.bazaar.referee import Step, run_game
+from gameroom.games.bazaar.rules import Bonus
+from gameroom.games.bazaar.state import scratch_state
+from gameroom.games.bazaar.strategy import Policy
+
+NAMES = ["Ada", "Bo", "Cy", "Di", "Eve", "Fay"]
+
+
+def harnesses() -> dict[str, Any]:
+    from gameroom.games.bazaar import games_harness, harness
+
+    return {**harness.HARNESSES, **games_harness.HARNESSES}
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=4, help="number of players, 2..6 (default 4)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the equations (default 1)")
+    parser.add_argument("--policies", default="purchase-points,purchase-size",
+                        help="comma-separated purchase policies, assigned in turn "
+                             "(default purchase-points,purchase-size)")
+    parser.add_argument("--bonus", choices=[b.value for b in Bonus], help="end-of-game bonus (default none)")
+    parser.add_argument("--observe", type=Path, metavar="DIR",
+                        help="write an SVG picture of the table after every action into DIR")
+
+
+class Account:
+    """Prints the game as it happens: one line per event, scores after each turn."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    def state(self, step: Step) -> None:
+        if step.kind == "first-action":
+            self.turn += 1
+        prefix = f"turn {self.turn:3}: " if step.kind in ("first-action", "purchase") else ""
+        print(f"{prefix}{step.message}", flush=True)
+        if step.kind == "purchase" and not step.kicked:
+            scores = ", ".join(f"{name} {score}" for name, score in step.scores.items())
+            g = step.game
+            print(f"           [{scores}; bank {len(g.bank)}, cards {len(g.visibles)}+{len(g.hidden)}]")
+
+
+def _picture(step: Step, _caption: str) -> str:
+    from gameroom.games.bazaar.render import render_svg
+
+    return render_svg(step.game, step.message)
+
+
+def play(args: argparse.Namespace) -> int:
+    if not config.MIN_PLAYERS <= args.players <= config.MAX_PLAYERS:
+        raise UsageError(f"--players must lie in {config.MIN_PLAYERS}..{config.MAX_PLAYERS}, got {args.players}")
+    try:
+        policies = [Policy(p) for p in args.policies.split(",")]
+    except ValueError:
+        raise UsageError(f"unknown policy in {args.policies!r}; choose from "
+                         f"{', '.join(p.value for p in Policy)}") from None
+    names = NAMES[: args.players]
+    state = scratch_state(random.Random(args.seed), names)
+    seats = [trusted_seat(name, ReferencePlayer(name, policies[i % len(policies)])) for i, name in enumerate(names)]
+    observers: list[Any] = [Account()]
+    if args.observe is not None:
+        observers.append(PictureObserver(args.observe, _picture))
+    bonus = Bonus(args.bonus) if args.bonus else None
+    print(f"Bazaar: {', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {args.seed}; "
+          f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
+          + (f"; bonus {bonus.value}" if bonus else ""))
+    outcome = run_game(state, seats, bonus=bonus, time_limit=None, observers=observers, log=stderr_log)
+    scores = outcome.extra.get("scores", {})
+    print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
+    label = "winner" if len(outcome.winners) == 1 else "winners"
+    print(f"{label}: {', '.join(outcome.winners) or 'none'}")
+    if outcome.misbehaved:
+        print(f"kicked out: {', '.join(outcome.misbehaved)}")
+    if args.observe is not None:
+        print(f"pictures: {observers[1].count} SVG files in {args.observe}")
+    print_json(outcome.to_json())
+    return 0
+
+
+def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
+    """What ``Integration/xserver`` reads: Equations, Game and an optional Bonus; or, as
+    ``Run/xserver``, only an optional Bonus for a game from scratch."""
+    spec = config.decode_server_input(values)
+    log = None if getattr(args, "quiet", False) else stderr_log
+    return server_plan(spec, seed=int(time.time()), log=log)
+
+
+def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+    """What ``xclients`` (``xclients-bonus`` with ``--bonus``) reads: *Actors and an
+    optional list of Special clients."""
+    spec = config.decode_clients_input(values, lax_names=args.bonus)
+    args.quiet = False
+    return client_specs(spec, args.bonus, args.reference_framing), config.DEFAULT_HOST
+
+
+COMMANDS = GameCommands(
+    name="bazaar",
+    harnesses=harnesses,
+    play=play,
+    add_play_arguments=add_play_arguments,
+    server_plan=_server_plan,
+    server_config_error=answer_like_reference_server,
+    client_specs=_client_specs,
+    add_client_arguments=add_bonus_client_arguments,
+    clients_done='"void"',
+)
