@@ -94,13 +94,24 @@ def test_literals_need_no_delimiter(literal, value):
     assert decoder.next_value() == value
 
 
-@pytest.mark.parametrize("garbage", [b"fals\n", b"void\n", b"@@@ ", b"[1,,2]", b"12x3 "])
-def test_garbage_leaves_the_stream_and_the_next_value_is_read(garbage):
+@pytest.mark.parametrize("garbage", [b"fals\n", b"void\n", b"@@@ more garbage\n", b"[1,,2] [3]\n", b"12x3 4\n"])
+def test_garbage_spoils_its_line_and_the_next_line_is_read(garbage):
     decoder = JSONStreamDecoder()
     decoder.feed(b" " * 4095 + garbage + b'  ["next"]')
     with pytest.raises(JSONStreamError, match="not JSON"):
         decoder.next_value()
     assert decoder.next_value() == ["next"]
+
+
+def test_the_rest_of_a_garbage_line_may_arrive_later():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b"@@@ gar")
+    with pytest.raises(JSONStreamError, match="not JSON"):
+        decoder.next_value()
+    decoder.feed(b"bage")
+    assert decoder.next_value() is NEED_MORE
+    decoder.feed(b'\n"next"')
+    assert decoder.next_value() == "next"
 
 
 def test_an_impossible_literal_is_garbage_at_once():

@@ -5,9 +5,9 @@ them (the reference pads each message with thousands of spaces), split across pa
 arbitrarily or packed several to a packet. :class:`JSONStreamDecoder` takes bytes as they
 arrive and hands out complete values; it tells a value that is merely incomplete from one
 that can never become valid, and bounds the size of one value so a peer cannot make the
-reader buffer without end. Garbage leaves the buffer when it is reported, so a reader that
-gives garbage a meaning (Bazaar's request-pebble-or-trades) can go on with the next value;
-the literals ``true``, ``false`` and ``null`` need no delimiter after them.
+reader buffer without end. Garbage spoils the rest of its line: it and every byte up to the
+next newline (also bytes still to come) leave the stream, so a reader that gives garbage a
+meaning (Bazaar's request-pebble-or-trades) can go on with the next value; the literals ``true``, ``false`` and ``null`` need no delimiter after them.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ class JSONStreamDecoder:
         self._scan_pos = 0
         self._depth = 0
         self._in_string = False
+        self._skip_line = False   # after garbage: drop bytes up to the next newline
 
     def feed(self, data: bytes) -> None:
         self._buf += data
@@ -85,6 +86,13 @@ class JSONStreamDecoder:
     def next_value(self) -> Any:
         """The next complete value, or NEED_MORE; raises JSONStreamError on garbage."""
         buf = self._buf
+        if self._skip_line:
+            newline = buf.find(b"\n")
+            if newline < 0:
+                del buf[:]
+                return NEED_MORE
+            del buf[:newline + 1]
+            self._skip_line = False
         if self._scan_pos == 0:
             # Drop leading white space cheaply (the reference pads with 5000 spaces).
             stripped = len(buf) - len(buf.lstrip(_WHITESPACE))
@@ -103,6 +111,7 @@ class JSONStreamDecoder:
         try:
             return json.loads(text)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self._skip_line = True
             raise JSONStreamError(f"not JSON: {_preview(text)} ({exc})") from None
 
     def _take(self, end: int) -> bytes:
@@ -115,9 +124,10 @@ class JSONStreamDecoder:
         return text
 
     def _garbage(self) -> JSONStreamError:
-        """Drop the offending token (up to the next white space) and describe it."""
+        """Drop the offending token and the rest of its line; describe it."""
         match = _SCALAR_END.search(self._buf, 1)
         text = self._take(match.start() if match is not None else len(self._buf))
+        self._skip_line = True
         return JSONStreamError(f"not JSON: {_preview(text[:40])}")
 
     def _find_end(self) -> int | None:
