@@ -19,6 +19,9 @@ from typing import Sequence
 
 GAMEROOM = [sys.executable, "-m", "gameroom"]
 _POOL = ThreadPoolExecutor(max_workers=int(os.environ.get("GAMEROOM_TEST_CONCURRENCY", "24")))
+# Cases that mostly wait (sign-up windows, time-outs) get their own workers, so they do not
+# hold back the CPU-bound harness runs queued behind them.
+_WAIT_POOL = ThreadPoolExecutor(max_workers=int(os.environ.get("GAMEROOM_TEST_WAITING", "64")))
 _CACHE: dict[tuple, Future] = {}
 _LOCK = threading.Lock()
 _PORT_LOCK = threading.Lock()
@@ -76,18 +79,19 @@ def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
         return Run(out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), server.returncode)
 
 
-def submit(key: tuple, fn, *args) -> Future:
-    """Run ``fn(*args)`` on the shared pool once per key."""
+def submit(key: tuple, fn, *args, waits: bool = False) -> Future:
+    """Run ``fn(*args)`` on the shared pool once per key; ``waits`` for a case that spends
+    its time waiting rather than computing."""
     with _LOCK:
         if key not in _CACHE:
-            _CACHE[key] = _POOL.submit(fn, *args)
+            _CACHE[key] = (_WAIT_POOL if waits else _POOL).submit(fn, *args)
         return _CACHE[key]
 
 
-def submit_all(jobs: dict[tuple, tuple]) -> None:
+def submit_all(jobs: dict[tuple, tuple], waits: bool = False) -> None:
     """Submit many jobs at once (key -> (fn, *args)) so they overlap."""
     for key, (fn, *args) in jobs.items():
-        submit(key, fn, *args)
+        submit(key, fn, *args, waits=waits)
 
 
 def read_bytes(path: Path) -> bytes:
