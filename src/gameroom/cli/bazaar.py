@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
-                                 answer_like_reference_server, print_json, stderr_log)
+                                 answer_like_reference_server, print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -83,15 +83,7 @@ def play(args: argparse.Namespace) -> int:
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
           + (f"; bonus {bonus.value}" if bonus else ""))
     outcome = run_game(state, seats, bonus=bonus, time_limit=None, observers=observers, log=stderr_log)
-    scores = outcome.extra.get("scores", {})
-    print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
-    label = "winner" if len(outcome.winners) == 1 else "winners"
-    print(f"{label}: {', '.join(outcome.winners) or 'none'}")
-    if outcome.misbehaved:
-        print(f"kicked out: {', '.join(outcome.misbehaved)}")
-    if args.observe is not None:
-        print(f"pictures: {observers[1].count} SVG files in {args.observe}")
-    print_json(outcome.to_json())
+    print_outcome(outcome, observers[1] if args.observe is not None else None, args.observe, "kicked out")
     return 0
 
 

@@ -13,7 +13,7 @@ from gameroom.core.wire import WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
-           "clients", "answer_like_reference_server", "add_bonus_client_arguments"]
+           "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome"]
 
 
 class UsageError(Exception):
@@ -151,3 +151,17 @@ def add_bonus_client_arguments(parser: Any) -> None:
                         help="the robustness clients: lax names, broken-JSON players, special clients")
     parser.add_argument("--reference-framing", action="store_true",
                         help="pad every message with 5000 spaces and trickle it, as the reference client does")
+
+
+def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dropped: str = "ejected") -> None:
+    """The end of a ``play`` account: final scores, the winner(s), who dropped out, how many
+    pictures were written, and the result as JSON on the last line."""
+    scores = outcome.extra.get("scores", {})
+    print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
+    label = "winner" if len(outcome.winners) == 1 else "winners"
+    print(f"{label}: {', '.join(outcome.winners) or 'none'}")
+    if outcome.misbehaved:
+        print(f"{dropped}: {', '.join(outcome.misbehaved)}")
+    if pictures is not None:
+        print(f"pictures: {pictures.count} SVG files in {directory}")
+    print_json(outcome.to_json())

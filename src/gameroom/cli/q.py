@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
-                                 answer_like_reference_server, print_json, stderr_log)
+                                 answer_like_reference_server, print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -84,15 +84,7 @@ def play(args: argparse.Namespace) -> int:
         print(f"turn {turn:3}: {name} {_describe(action)}  [{scores}; pile {len(now.pile)}]")
 
     outcome = run_game(state, seats, QRules(args.q_bonus, args.finish_bonus), None, observers, stderr_log, on_turn)
-    scores = outcome.extra.get("scores", {})
-    print("final scores: " + ", ".join(f"{n} {s}" for n, s in scores.items()))
-    label = "winner" if len(outcome.winners) == 1 else "winners"
-    print(f"{label}: {', '.join(outcome.winners) or 'none'}")
-    if outcome.misbehaved:
-        print(f"ejected: {', '.join(outcome.misbehaved)}")
-    if args.observe is not None:
-        print(f"pictures: {observers[0].count} SVG files in {args.observe}")
-    print_json(outcome.to_json())
+    print_outcome(outcome, observers[0] if args.observe is not None else None, args.observe)
     return 0
 
 
