@@ -28,6 +28,7 @@ import pytest
 
 from conftest import read_json_values
 from driver import GAMEROOM, free_port, run_server_and_clients, submit, submit_all
+from peer import Peer
 
 from gameroom.core.match import trusted_seat
 from gameroom.games.bazaar import codec
@@ -52,37 +53,17 @@ def server_input(state: GameState) -> bytes:
             + json.dumps(codec.encode_game(state))).encode()
 
 
-class Peer:
-    """A hand-written client: reads newline-terminated JSON, writes like the reference."""
+class Player(Peer):
+    """A hand-written client that plays with a reference player it drives from the decoded
+    arguments; one call may be taken over by ``misbehave``."""
 
-    def __init__(self, name: str, port: int) -> None:
-        for _ in range(100):
-            try:
-                self.sock = socket.create_connection(("127.0.0.1", port))
-                break
-            except OSError:
-                time.sleep(0.1)
-        self.file = self.sock.makefile("rb")
-        self.name = name
-        self.player = ReferencePlayer(name, Policy.PURCHASE_POINTS)
-
-    def send_raw(self, data: bytes, pad: int = 5000, trickle: bool = True) -> None:
-        self.sock.sendall(b" " * pad)
-        size = max(len(data) // 100, 10) if trickle else len(data)
-        for i in range(0, len(data), size):
-            self.sock.sendall(data[i:i + size])
-            if trickle:
-                time.sleep(0.005)
-
-    def send(self, value: Any) -> None:
-        self.send_raw(json.dumps(value).encode() + b"\n")
-
-    def recv(self) -> Any:
-        try:
-            line = self.file.readline()
-        except OSError:
-            return None
-        return json.loads(line) if line.strip() else None
+    @classmethod
+    def sign_up(cls, name: str, port: int) -> "Player":
+        player = cls.connect(port)
+        player.name = name
+        player.player = ReferencePlayer(name, Policy.PURCHASE_POINTS)
+        player.send(name)
+        return player
 
     def answer(self, method: str, arg: Any) -> Any:
         """The correct reply, computed by the reference player from the decoded argument."""
@@ -96,7 +77,7 @@ class Peer:
             return codec.encode_first_action(self.player.request_pebble_or_trades(turn))
         return codec.encode_purchase(self.player.request_cards(turn))
 
-    def serve(self, misbehave: Callable[["Peer", str, Any], bool] | None) -> None:
+    def serve(self, misbehave: Callable[[Peer, str, Any], bool] | None) -> None:
         seen: dict[str, int] = {}
         while (call := self.recv()) is not None:
             method, (arg,) = call
@@ -119,9 +100,7 @@ def play_against(misbehave: Callable[[Peer, str, Any], bool] | None) -> tuple[An
     server.stdin = None  # written and closed: communicate() must not flush it
     peers = []
     for name in NAMES:   # one after another: sign-up order is connection order
-        peer = Peer(name, port)
-        peer.send(name)
-        peers.append(peer)
+        peers.append(Player.sign_up(name, port))
         time.sleep(0.05)
     for peer in peers:
         threading.Thread(target=peer.serve, args=(misbehave if peer.name == ODD else None,), daemon=True).start()

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import read_json_values
 from driver import GAMEROOM, free_port, submit
+from peer import Peer
 
 from gameroom.games.q import codec
 from gameroom.games.q.strategies import STRATEGIES, iterate
@@ -35,40 +36,13 @@ def server_config(per_turn: int = 2) -> dict[str, Any]:
                          "per-turn": per_turn, "observe": False}}
 
 
-class JsonSocket:
-    """A hand-written peer: reads newline-terminated JSON, writes like the reference."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.file = sock.makefile("rb")
-
-    def send(self, value: Any, pad: int = 5000, trickle: bool = True) -> None:
-        self.sock.sendall(b" " * pad)
-        data = json.dumps(value).encode() + b"\n"
-        size = max(len(data) // 100, 10) if trickle else len(data)
-        for i in range(0, len(data), size):
-            self.sock.sendall(data[i:i + size])
-            if trickle:
-                time.sleep(0.005)
-
-    def recv(self) -> Any:
-        line = self.file.readline()
-        return json.loads(line) if line.strip() else None
-
-
-def reference_style_player(name: str, misbehave: Callable[[JsonSocket, Any], bool] | None = None,
+def reference_style_player(name: str, misbehave: Callable[[Peer, Any], bool] | None = None,
                            port: int = 0, signed_up: threading.Event | None = None) -> threading.Thread:
     """A dag player written against the wire format only; ``misbehave(peer, call)`` may take
     over a take-turn call (returning True when it did)."""
 
     def run() -> None:
-        for _ in range(50):
-            try:
-                sock = socket.create_connection(("127.0.0.1", port))
-                break
-            except OSError:
-                time.sleep(0.1)
-        peer = JsonSocket(sock)
+        peer = Peer.connect(port)
         peer.send(name)
         if signed_up is not None:
             signed_up.set()
@@ -83,14 +57,14 @@ def reference_style_player(name: str, misbehave: Callable[[JsonSocket, Any], boo
                 peer.send("void")
                 if method == "win":
                     break
-        sock.close()
+        peer.sock.close()
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
 
 
-def play_against(misbehave: Callable[[JsonSocket, Any], bool] | None) -> tuple[Any, str]:
+def play_against(misbehave: Callable[[Peer, Any], bool] | None) -> tuple[Any, str]:
     port = free_port()
     server = subprocess.Popen(GAMEROOM + ["serve", "q", "--port", str(port)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -106,14 +80,14 @@ def play_against(misbehave: Callable[[JsonSocket, Any], bool] | None) -> tuple[A
     return read_json_values(out.decode()), err.decode()
 
 
-def _send_raw(data: bytes) -> Callable[[JsonSocket, Any], bool]:
-    def misbehave(peer: JsonSocket, _call: Any) -> bool:
+def _send_raw(data: bytes) -> Callable[[Peer, Any], bool]:
+    def misbehave(peer: Peer, _call: Any) -> bool:
         peer.sock.sendall(data)
         return True
     return misbehave
 
 
-def _wrong_keys(peer: JsonSocket, call: Any) -> bool:
+def _wrong_keys(peer: Peer, call: Any) -> bool:
     pub = codec.pub_from_json(call[1][0])
     reply = codec.choice_to_json(iterate(STRATEGIES["dag"], pub))
     if isinstance(reply, list):
@@ -122,13 +96,13 @@ def _wrong_keys(peer: JsonSocket, call: Any) -> bool:
     return True
 
 
-def _disconnect(peer: JsonSocket, _call: Any) -> bool:
+def _disconnect(peer: Peer, _call: Any) -> bool:
     peer.sock.shutdown(socket.SHUT_RDWR)
     peer.sock.close()
     return True
 
 
-def _silent(_peer: JsonSocket, _call: Any) -> bool:
+def _silent(_peer: Peer, _call: Any) -> bool:
     return True
 
 
@@ -170,7 +144,7 @@ def test_our_clients_play_on_a_spec_server() -> None:
     peers = []
     for _ in range(2):
         sock, _addr = listener.accept()
-        peer = JsonSocket(sock)
+        peer = Peer(sock)
         peers.append((peer.recv(), peer))
     assert [name for name, _ in peers] == ["A", "B"]
     a, b = peers[0][1], peers[1][1]
