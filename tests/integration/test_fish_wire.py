@@ -297,3 +297,14 @@ def test_our_client_plays_on_a_spec_server() -> None:
     out, _err = client.communicate(timeout=30)
     assert out.decode().strip() == "all done"
     listener.close()
+
+
+def too_few_players() -> tuple[Any, str]:
+    server, port = start_server({"server-wait": 1, "server-tries": 2})
+    play_peer(port, "Lonely")
+    return finish(server)
+
+
+def test_too_few_players_after_two_periods_means_no_tournament() -> None:
+    result, err = submit(("fish-wire", "too-few"), too_few_players).result()
+    assert result == [0, 0] and "too few players" in err
