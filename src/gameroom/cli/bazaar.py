@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from pathlib import Path
 from typing import Any
 
 from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
-                                 answer_like_reference_server, print_outcome, stderr_log)
+                                 add_standard_play_arguments, answer_like_reference_server, harness_tables,
+                                 print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -24,21 +24,12 @@ from gameroom.games.bazaar.strategy import Policy
 NAMES = ["Ada", "Bo", "Cy", "Di", "Eve", "Fay"]
 
 
-def harnesses() -> dict[str, Any]:
-    from gameroom.games.bazaar import games_harness, harness
-
-    return {**harness.HARNESSES, **games_harness.HARNESSES}
-
-
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=4, help="number of players, 2..6 (default 4)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the equations (default 1)")
+    add_standard_play_arguments(parser, (config.MIN_PLAYERS, config.MAX_PLAYERS), 4, "seed of the equations")
     parser.add_argument("--policies", default="purchase-points,purchase-size",
                         help="comma-separated purchase policies, assigned in turn "
                              "(default purchase-points,purchase-size)")
     parser.add_argument("--bonus", choices=[b.value for b in Bonus], help="end-of-game bonus (default none)")
-    parser.add_argument("--observe", type=Path, metavar="DIR",
-                        help="write an SVG picture of the table after every action into DIR")
 
 
 class Account:
@@ -105,7 +96,7 @@ def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Cli
 
 COMMANDS = GameCommands(
     name="bazaar",
-    harnesses=harnesses,
+    harnesses=harness_tables("gameroom.games.bazaar.harness", "gameroom.games.bazaar.games_harness"),
     play=play,
     add_play_arguments=add_play_arguments,
     server_plan=_server_plan,

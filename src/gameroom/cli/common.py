@@ -13,7 +13,8 @@ from gameroom.core.wire import WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
-           "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome"]
+           "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
+           "harness_tables", "add_standard_play_arguments"]
 
 
 class UsageError(Exception):
@@ -165,3 +166,27 @@ def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dro
     if pictures is not None:
         print(f"pictures: {pictures.count} SVG files in {directory}")
     print_json(outcome.to_json())
+
+
+def harness_tables(*modules: str) -> Callable[[], dict[str, Callable[[list[Any]], list[Any]]]]:
+    """The ``harnesses`` of a game: the ``HARNESSES`` tables of ``modules``, loaded on use."""
+    def load() -> dict[str, Callable[[list[Any]], list[Any]]]:
+        import importlib
+
+        table: dict[str, Callable[[list[Any]], list[Any]]] = {}
+        for module in modules:
+            table.update(importlib.import_module(module).HARNESSES)
+        return table
+
+    return load
+
+
+def add_standard_play_arguments(parser: Any, players: tuple[int, int], default: int, seed_help: str) -> None:
+    """``--players N`` (within ``players``), ``--seed S`` and ``--observe DIR``."""
+    from pathlib import Path
+
+    low, high = players
+    parser.add_argument("--players", type=int, default=default,
+                        help=f"number of players, {low}..{high} (default {default})")
+    parser.add_argument("--seed", type=int, default=1, help=f"{seed_help} (default 1)")
+    parser.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")

@@ -6,11 +6,11 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
 from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
-                                 answer_like_reference_server, print_outcome, stderr_log)
+                                 add_standard_play_arguments, answer_like_reference_server, harness_tables,
+                                 print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -26,18 +26,10 @@ from gameroom.games.q.strategies import STRATEGIES
 NAMES = ["Ada", "Bo", "Cy", "Di"]
 
 
-def harnesses() -> dict[str, Any]:
-    from gameroom.games.q import games_harness, harness
-
-    return {**harness.HARNESSES, **games_harness.HARNESSES}
-
-
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=4, help="number of players, 2..4 (default 4)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the shuffle (default 1)")
+    add_standard_play_arguments(parser, (2, 4), 4, "seed of the shuffle")
     parser.add_argument("--strategies", default="dag,ldasg",
                         help="comma-separated strategies, assigned in turn (default dag,ldasg)")
-    parser.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
     parser.add_argument("--q-bonus", type=int, default=6)
     parser.add_argument("--finish-bonus", type=int, default=6)
 
@@ -112,7 +104,7 @@ def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Cli
 
 COMMANDS = GameCommands(
     name="q",
-    harnesses=harnesses,
+    harnesses=harness_tables("gameroom.games.q.harness", "gameroom.games.q.games_harness"),
     play=play,
     add_play_arguments=add_play_arguments,
     server_plan=_server_plan,
