@@ -16,10 +16,14 @@ The pure game - no I/O; every module's docstring says what it holds:
 ``config``     server / client configurations, server and client program inputs, constants
 ``render``     an SVG picture of a game state
 ``harness``    the milestone test harnesses xeq, xturn, xstrategy, xrules
+``protocol``   the player interface as a declared ``core.protocol.Protocol`` (both proxies)
+``referee``    the referee on ``core.match``: turns, kicks, end, bonus, result, observers
+``hosting``    the server plan and sign-up rules, the clients (incl. the bonus clients)
+``games_harness`` the game-running harnesses xgames, xgames-blogic, xgames-resources
 ============== ==============================================================================
 
 ``PROTOCOL.md`` beside this file summarises the player interface, remote protocol, turn
-sequence, kick rules, sign-up constants and client behaviours for the referee/remote work.
+sequence, kick rules, sign-up constants and client behaviours.
 """
 
 from gameroom.games.bazaar.pieces import ALL_CARDS, Bag, Card, Equation, Pebble, points
