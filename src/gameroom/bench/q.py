@@ -58,7 +58,34 @@ def run(games: int) -> None:
         elapsed = time.perf_counter() - start
         peak = peak_memory(lambda: q_games(strategies, 3))
         report(f"Q in-process {'+'.join(strategies)}", n, elapsed, turns, peak)
+    bench_q_strategies()
     bench_q_remote()
+
+
+def bench_q_strategies(calls: int = 2000) -> None:
+    """One strategy turn (the iterated atomic step) on a mid-game public state."""
+    from gameroom.games.q.players import StrategyPlayer
+    from gameroom.games.q.referee import QRules, run_game
+    from gameroom.games.q.state import new_game
+    from gameroom.games.q.strategies import STRATEGIES, iterate
+
+    snapshots: list[Any] = []
+
+    def keep(_name: str, _action: Any, state: Any) -> None:
+        if len(snapshots) < 40:
+            snapshots.append(state.copy())
+
+    names = ["A", "B", "C", "D"]
+    seats = [trusted_seat(n, StrategyPlayer(n, "dag")) for n in names]
+    run_game(new_game(names, random.Random(3)), seats, QRules(), None, on_turn=keep)
+    pub = snapshots[-1].public_for_active()
+    for name, step in STRATEGIES.items():
+        start = time.perf_counter()
+        for _ in range(calls):
+            iterate(step, pub)
+        elapsed = time.perf_counter() - start
+        print(f"Q strategy {name} on a mid-game state ({len(pub.qmap)} tiles on the map): "
+              f"{calls / elapsed:.0f} turns/s, {elapsed / calls * 1e6:.0f} us per turn", flush=True)
 
 
 def bench_q_remote(games: int = 5) -> None:

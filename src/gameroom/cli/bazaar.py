@@ -83,7 +83,10 @@ def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     ``Run/xserver``, only an optional Bonus for a game from scratch."""
     spec = config.decode_server_input(values)
     log = None if getattr(args, "quiet", False) else stderr_log
-    return server_plan(spec, seed=int(time.time()), log=log)
+    seed = args.seed if getattr(args, "seed", None) is not None else int(time.time())
+    if spec.game is None:
+        stderr_log(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
+    return server_plan(spec, seed=seed, log=log)
 
 
 def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
