@@ -177,7 +177,7 @@ CASES: dict[str, tuple[str, Any, str, str | None]] = {
     "half-a-first-action": (RPT, b'[[["red"],', "fail", "time limit"),
     "silence-on-first-action": (RPT, None, "fail", "time limit"),
     "disconnect-on-first-action": (RPT, "close", "fail", "closed"),
-    "oversized-first-action": (RPT, b"[" + b'"xxxxxxxx",' * 500_000 + b"\n", "fail", "exceeds"),
+    "oversized-first-action": (RPT, b"[" + b'"xxxxxxxx",' * 200_000 + b"\n", "fail", "exceeds"),
     "garbage-as-purchase": (CARDS, b"@@@ garbage\n", "fail", "not JSON"),
     "false-as-purchase": (CARDS, b"false\n", "fail", "invalid reply"),
     "wrong-key-set-in-purchase": (CARDS, _card_with_extra_key, "fail", "unexpected key"),

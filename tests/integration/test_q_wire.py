@@ -110,7 +110,7 @@ CASES = {
     "well-behaved": (None, [["B"], []], None),   # B scores more with its hand on this map
     "garbage": (_send_raw(b"this is not json\n"), [["A"], ["B"]], "not JSON"),
     "half-a-value": (_send_raw(b'[{"coordinate": {"row": 1,'), [["A"], ["B"]], "time limit"),
-    "oversized": (_send_raw(b"[" + b'"xxxxxxxx",' * 600_000), [["A"], ["B"]], "exceeds"),
+    "oversized": (_send_raw(b"[" + b'"xxxxxxxx",' * 200_000), [["A"], ["B"]], "exceeds"),
     "wrong-key-set": (_wrong_keys, [["A"], ["B"]], "unexpected key"),
     "nothing": (_silent, [["A"], ["B"]], "time limit"),
     "disconnect": (_disconnect, [["A"], ["B"]], "closed"),

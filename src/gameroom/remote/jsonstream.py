@@ -18,7 +18,9 @@ from typing import Any
 
 __all__ = ["JSONStreamDecoder", "JSONStreamError", "ValueTooLarge", "NEED_MORE", "DEFAULT_MAX_VALUE_BYTES"]
 
-DEFAULT_MAX_VALUE_BYTES = 4 * 1024 * 1024
+# The largest message of any game (a Q state with all 1080 tiles on the map) is under
+# 100 KB; a bound of 1 MiB leaves room and stops a flood early.
+DEFAULT_MAX_VALUE_BYTES = 1024 * 1024
 
 _WHITESPACE = b" \t\r\n"
 # Within a container, only quotes and brackets matter to find where the value ends.

@@ -19,6 +19,7 @@ servers that answer side messages; the calls and replies themselves are unchange
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -42,31 +43,50 @@ class Session:
     ended: str = ""
 
 
-def _run_player(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], args: tuple[Any, ...]) -> "asyncio.Future[tuple[bool, Any]]":
-    """Start the player's method on a daemon thread; the future gets (ok, value)."""
-    future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+class _PlayerWorker:
+    """One daemon thread per session that runs the player's methods in order.
 
-    def settle(outcome: tuple[bool, Any]) -> None:
+    A thread per call would cost its start-up on every message; one worker per session
+    keeps calls cheap and still lets the event loop serve other clients (and notice a
+    server that hangs up) while the player thinks. A worker stuck in a player that never
+    returns is simply abandoned with its session.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, daemon=True, name="client-player").start()
+
+    def _serve(self) -> None:
+        while (request := self.requests.get()) is not None:
+            fn, args, future = request
+            try:
+                outcome: tuple[bool, Any] = (True, fn(*args))
+            except BaseException as exc:  # reported to the session, never raised here
+                outcome = (False, exc)
+            try:
+                self.loop.call_soon_threadsafe(self._settle, future, outcome)
+            except RuntimeError:
+                return  # the session's loop is gone
+
+    @staticmethod
+    def _settle(future: "asyncio.Future[tuple[bool, Any]]", outcome: tuple[bool, Any]) -> None:
         if not future.done():
             future.set_result(outcome)
 
-    def run() -> None:
-        try:
-            outcome: tuple[bool, Any] = (True, fn(*args))
-        except BaseException as exc:  # reported to the session, never raised here
-            outcome = (False, exc)
-        try:
-            loop.call_soon_threadsafe(settle, outcome)
-        except RuntimeError:
-            pass  # the session is long gone
+    def run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> "asyncio.Future[tuple[bool, Any]]":
+        future: asyncio.Future[tuple[bool, Any]] = self.loop.create_future()
+        self.requests.put((fn, args, future))
+        return future
 
-    threading.Thread(target=run, daemon=True, name="client-player").start()
-    return future
+    def stop(self) -> None:
+        self.requests.put(None)
 
 
-async def _player_result(connection: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
+async def _player_result(worker: _PlayerWorker, connection: Connection, fn: Callable[..., Any],
+                         args: tuple[Any, ...]) -> tuple[bool, Any]:
     """Run the player; give up if the server closes the connection meanwhile."""
-    result = _run_player(asyncio.get_running_loop(), fn, args)
+    result = worker.run(fn, args)
     eof = asyncio.ensure_future(connection.wait_eof())
     done, _ = await asyncio.wait({result, eof}, return_when=asyncio.FIRST_COMPLETED)
     if result in done:
@@ -99,7 +119,10 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
     if offer is not None:
         offer(_side_channel(connection, asyncio.get_running_loop(), read_limit))
 
+    worker = _PlayerWorker(asyncio.get_running_loop())
+
     def stop(why: str) -> Session:
+        worker.stop()
         session.ended = why
         if log is not None:
             log(why)
@@ -125,7 +148,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
         except WireError as exc:
             return stop(f"bad call from the server: {exc}")
         session.calls.append(spec.wire)
-        ok, result = await _player_result(connection, getattr(player, spec.name), args)
+        ok, result = await _player_result(worker, connection, getattr(player, spec.name), args)
         if not ok:
             if isinstance(result, ConnectionClosed):
                 return stop("server closed the connection while the player was thinking")
