@@ -35,8 +35,8 @@ class Run:
     returncode: int
 
 
-def run_gameroom(args: Sequence[str], stdin: bytes, timeout: float = 300) -> Run:
-    proc = subprocess.run(GAMEROOM + list(args), input=stdin, capture_output=True, timeout=timeout)
+def run_gameroom(args: Sequence[str], stdin: bytes, timeout: float = 300, cwd: Path | None = None) -> Run:
+    proc = subprocess.run(GAMEROOM + list(args), input=stdin, capture_output=True, timeout=timeout, cwd=cwd)
     return Run(proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"), proc.returncode)
 
 

@@ -55,3 +55,22 @@ def test_bad_input_gets_one_error_line_and_status_2(args, stdin, message) -> Non
 def test_bad_server_configuration_also_answers_like_the_reference() -> None:
     run = run_gameroom(["serve", "q", "--port", "40000"], json.dumps({"port": 1}).encode())
     assert read_json_values(run.stdout) == ["xserver: things went wrong"]
+
+
+def test_show_writes_a_picture_of_every_state(tmp_path: Path) -> None:
+    state = {"map": [[0, [0, {"color": "red", "shape": "star"}]]],
+             "players": [{"name": "A", "score": 0, "tile*": [{"color": "red", "shape": "circle"}]},
+                         {"name": "B", "score": 0, "tile*": [{"color": "blue", "shape": "star"}]}],
+             "tile*": []}
+    stdin = (json.dumps(state) + json.dumps([["A", "dag"], ["B", "ldasg"]])).encode()
+    run = run_gameroom(["harness", "q", "xgames-with-observer", "--show"], stdin, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert read_json_values(run.stdout) == [[["A"], []]]
+    pictures = sorted((tmp_path / "Tmp").glob("*.svg"))
+    assert len(pictures) == 2   # before A's turn, and the final state
+    assert all(ET.parse(p).getroot().tag.endswith("svg") for p in pictures)
+
+
+def test_show_on_a_harness_without_a_game_is_refused() -> None:
+    run = run_gameroom(["harness", "q", "xmap", "--show"], b"[] {}")
+    assert run.returncode == 2 and "nothing to show" in run.stderr

@@ -78,15 +78,40 @@ class GameCommands:
     tournament: Callable[[Any], int] | None = None
     add_tournament_arguments: Callable[[Any], None] = field(default=lambda _p: None)
     clients_done: str = "all done"   # printed once every client has finished
+    render: Callable[[Any, str], str] | None = None   # a state as an SVG picture, for --show
 
 
-def run_harness(game: GameCommands, name: str) -> int:
+SHOW_DIRECTORY = "Tmp"   # where --show puts the pictures, as the reference observer does
+
+
+def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int:
+    """Run harness ``name`` on the JSON values of stdin. ``--show`` attaches an observer that
+    writes a picture of every state into Tmp/ (for harnesses that run whole games)."""
+    import inspect
+
     table = game.harnesses()
     if name not in table:
         raise UsageError(f"unknown harness {name!r} for {game.name}; choose from {', '.join(sorted(table))}")
+    unknown = [flag for flag in flags if flag != "--show"]
+    if unknown:
+        raise UsageError(f"unknown harness flag {unknown[0]!r} (only --show is known)")
+    harness = table[name]
+    extra: dict[str, Any] = {}
+    pictures = None
+    if "--show" in flags:
+        if game.render is None or "observers" not in inspect.signature(harness).parameters:
+            raise UsageError(f"{game.name} {name} has nothing to show: it runs no game")
+        from pathlib import Path
+
+        from gameroom.cli.observers import PictureObserver
+
+        pictures = PictureObserver(Path(SHOW_DIRECTORY), game.render)
+        extra["observers"] = [pictures]
     values = read_stdin_values()
     try:
-        outputs = table[name](values)
+        outputs = harness(values, **extra)
+        if pictures is not None:
+            stderr_log(f"pictures of {pictures.count} states in {SHOW_DIRECTORY}/")
     except WireError as exc:
         raise UsageError(f"bad {name} input: {exc}") from None
     for value in outputs:

@@ -62,7 +62,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices)
     harness.add_argument("name")
-    harness.add_argument("flags", nargs="*", help="harness flags such as --show (accepted, no effect)")
+    harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
     if len(argv) >= 2 and argv[1] in GAMES:
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "clients":
             return clients(game, args)
         if args.command == "harness":
-            return run_harness(game, args.name)
+            return run_harness(game, args.name, args.flags)
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

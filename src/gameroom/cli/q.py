@@ -111,4 +111,11 @@ COMMANDS = GameCommands(
     server_config_error=answer_like_reference_server,
     client_specs=_client_specs,
     add_client_arguments=add_bonus_client_arguments,
+    render=lambda state, caption: _render(state, caption),
 )
+
+
+def _render(state: Any, caption: str) -> str:
+    from gameroom.games.q.render import render_svg
+
+    return render_svg(state, caption)

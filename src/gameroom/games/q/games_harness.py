@@ -6,7 +6,7 @@ cost their 6 s), which is why they sit apart from the pure rule harnesses.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from gameroom.core.seating import local_seat
 from gameroom.core.wire import WireError
@@ -19,7 +19,7 @@ __all__ = ["HARNESSES", "play_actors"]
 
 
 def play_actors(inputs: list[Any], rules: QRules, allow: tuple[str, ...],
-                time_limit: float = DEFAULT_TIME_LIMIT) -> list[Any]:
+                time_limit: float = DEFAULT_TIME_LIMIT, observers: Sequence[Any] = ()) -> list[Any]:
     if len(inputs) != 2:
         raise WireError(f"expected a JState and a JActors, got {len(inputs)} value(s)")
     state = codec.state_from_json(inputs[0], require_name=False)
@@ -29,12 +29,20 @@ def play_actors(inputs: list[Any], rules: QRules, allow: tuple[str, ...],
     if not 2 <= len(specs) <= 4:
         raise WireError(f"a game needs 2 to 4 players, got {len(specs)}", "$actors")
     seats = [local_seat(spec.name, player_from_spec(spec), is_well_behaved(spec)) for spec in specs]
-    outcome = run_game(state, seats, rules, time_limit)
+    outcome = run_game(state, seats, rules, time_limit, observers)
     return [outcome.to_json()]
 
 
-HARNESSES = {
-    "xgames": lambda inputs: play_actors(inputs, QRules(6, 6), ("exn",)),
-    "xgames-with-observer": lambda inputs: play_actors(inputs, QRules(8, 4), ("exn", "cheat")),
-    "xbaddies": lambda inputs: play_actors(inputs, QRules(8, 4), ("exn", "cheat", "loop")),
-}
+def xgames(inputs: list[Any], observers: Sequence[Any] = ()) -> list[Any]:
+    return play_actors(inputs, QRules(6, 6), ("exn",), observers=observers)
+
+
+def xgames_with_observer(inputs: list[Any], observers: Sequence[Any] = ()) -> list[Any]:
+    return play_actors(inputs, QRules(8, 4), ("exn", "cheat"), observers=observers)
+
+
+def xbaddies(inputs: list[Any], observers: Sequence[Any] = ()) -> list[Any]:
+    return play_actors(inputs, QRules(8, 4), ("exn", "cheat", "loop"), observers=observers)
+
+
+HARNESSES = {"xgames": xgames, "xgames-with-observer": xgames_with_observer, "xbaddies": xbaddies}
