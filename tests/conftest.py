@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from gameroom.cli.common import parse_json_values
 
 # Test modules import these helpers as `from conftest import ...`; tests/ is a package
 # (so same-named test files of different games do not collide), hence the path entry.
@@ -49,15 +50,6 @@ def fixture_cases(game: str, harness: str, pattern: str = "**/*-in.json") -> lis
 
 
 def read_json_values(text: str) -> list[Any]:
-    """All JSON values of a text, written one after another with white space between."""
-    decoder = json.JSONDecoder()
-    values: list[Any] = []
-    i, n = 0, len(text)
-    while True:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            return values
-        value, i = decoder.raw_decode(text, i)
-        values.append(value)
-
+    """All JSON values of a text, written one after another with white space between
+    (the command line's own reader, so tests read outputs exactly as inputs are read)."""
+    return parse_json_values(text, "test data")

@@ -7,7 +7,7 @@ import pytest
 
 from gameroom.core.calls import CallFailed, ThreadedCaller, direct_caller
 from gameroom.core.isolation import IsolatedCaller
-from gameroom.core.match import FAILED, Match, Seat, guarded_seat, trusted_seat
+from gameroom.core.match import FAILED, Match, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Method, Protocol, VOID
 from gameroom.core.wire import WireError

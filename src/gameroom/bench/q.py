@@ -103,7 +103,6 @@ asyncio.run(run_clients(specs, "127.0.0.1", int(sys.argv[1])))
 def bench_q_remote(games: int = 5) -> None:
     """Games between dag players over loopback TCP; the time of one remote call."""
     from gameroom.core.hosting import ServerPlan, SignupRules, name_rule
-    from gameroom.games.q.players import StrategyPlayer
     from gameroom.games.q.protocol import PROTOCOL
     from gameroom.games.q.referee import QRules, run_game
     from gameroom.games.q.state import new_game

@@ -7,14 +7,13 @@ import random
 import time
 from typing import Any
 
-from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
-                                 add_standard_play_arguments, answer_like_reference_server, harness_tables,
-                                 print_outcome, stderr_log)
+from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
+                                 add_standard_play_arguments, answer_like_reference_server, print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
 from gameroom.games.bazaar import config
-from gameroom.games.bazaar.hosting import client_specs, server_plan
+from gameroom.games.bazaar import hosting
 from gameroom.games.bazaar.player import ReferencePlayer
 from gameroom.games.bazaar.referee import Step, run_game
 from gameroom.games.bazaar.rules import Bonus
@@ -78,7 +77,7 @@ def play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
+def server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     """What ``Integration/xserver`` reads: Equations, Game and an optional Bonus; or, as
     ``Run/xserver``, only an optional Bonus for a game from scratch."""
     spec = config.decode_server_input(values)
@@ -86,25 +85,19 @@ def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     seed = args.seed if getattr(args, "seed", None) is not None else int(time.time())
     if spec.game is None:
         stderr_log(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
-    return server_plan(spec, seed=seed, log=log)
+    return hosting.server_plan(spec, seed=seed, log=log)
 
 
-def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
     """What ``xclients`` (``xclients-bonus`` with ``--bonus``) reads: *Actors and an
     optional list of Special clients."""
     spec = config.decode_clients_input(values, lax_names=args.bonus)
     args.quiet = False
-    return client_specs(spec, args.bonus, args.reference_framing), config.DEFAULT_HOST
+    return hosting.client_specs(spec, args.bonus, args.reference_framing), config.DEFAULT_HOST
 
 
-COMMANDS = GameCommands(
-    name="bazaar",
-    harnesses=harness_tables("gameroom.games.bazaar.harness", "gameroom.games.bazaar.games_harness"),
-    play=play,
-    add_play_arguments=add_play_arguments,
-    server_plan=_server_plan,
-    server_config_error=answer_like_reference_server,
-    client_specs=_client_specs,
-    add_client_arguments=add_bonus_client_arguments,
-    clients_done='"void"',
-)
+# The reference's answer to a bad server configuration, its bonus-client flags, and what
+# its clients program prints at the end.
+server_config_error = answer_like_reference_server
+add_client_arguments = add_bonus_client_arguments
+clients_done = '"void"'

@@ -80,6 +80,20 @@ class GameCommands:
     clients_done: str = "all done"   # printed once every client has finished
     render: Callable[[Any, str], str] | None = None   # a state as an SVG picture, for --show
 
+    @classmethod
+    def from_module(cls, name: str, module: Any) -> "GameCommands":
+        """A game's commands by convention: the module ``gameroom.cli.<name>`` defines
+        functions named after the fields (``play``, ``server_plan``, ...); absent ones keep
+        their defaults, and the harnesses default to the game's ``harness`` and
+        ``games_harness`` tables."""
+        import dataclasses
+
+        found = {f.name: getattr(module, f.name) for f in dataclasses.fields(cls)
+                 if f.name != "name" and hasattr(module, f.name)}
+        found.setdefault("harnesses", harness_tables(f"gameroom.games.{name}.harness",
+                                                     f"gameroom.games.{name}.games_harness"))
+        return cls(name=name, **found)
+
 
 SHOW_DIRECTORY = "Tmp"   # where --show puts the pictures, as the reference observer does
 
@@ -197,10 +211,12 @@ def harness_tables(*modules: str) -> Callable[[], dict[str, Callable[[list[Any]]
     """The ``harnesses`` of a game: the ``HARNESSES`` tables of ``modules``, loaded on use."""
     def load() -> dict[str, Callable[[list[Any]], list[Any]]]:
         import importlib
+        import importlib.util
 
         table: dict[str, Callable[[list[Any]], list[Any]]] = {}
         for module in modules:
-            table.update(importlib.import_module(module).HARNESSES)
+            if importlib.util.find_spec(module) is not None:
+                table.update(importlib.import_module(module).HARNESSES)
         return table
 
     return load

@@ -7,14 +7,15 @@ import random
 from pathlib import Path
 from typing import Any
 
-from gameroom.cli.common import GameCommands, UsageError, print_json, stderr_log
+from gameroom.cli.common import UsageError, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
 from gameroom.games.fish.baddies import BADDIES
 from gameroom.games.fish.config import ServerConfig, decode_server_config
-from gameroom.games.fish.hosting import client_kinds, client_specs, server_plan
+from gameroom.games.fish import hosting
+from gameroom.games.fish.hosting import client_kinds
 from gameroom.games.fish.player import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, MANAGER_BOARD
 from gameroom.games.fish.referee import referee_game
@@ -23,12 +24,6 @@ from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.tournament import run_fish_tournament
 
 NAMES = ["Astrid", "Billybob", "Claus", "Doris"]   # the reference's observed game
-
-
-def harnesses() -> dict[str, Any]:
-    from gameroom.games.fish.harness import HARNESSES
-
-    return HARNESSES
 
 
 def _add_game_arguments(parser: argparse.ArgumentParser, players: int | None) -> None:
@@ -184,8 +179,8 @@ def _server_config(values: list[Any]) -> ServerConfig:
     return decode_server_config(values[0]) if values else ServerConfig()
 
 
-def _server_plan(values: list[Any], _args: argparse.Namespace) -> ServerPlan:
-    return server_plan(_server_config(values), stderr_log)
+def server_plan(values: list[Any], _args: argparse.Namespace) -> ServerPlan:
+    return hosting.server_plan(_server_config(values), stderr_log)
 
 
 def add_client_arguments(parser: argparse.ArgumentParser) -> None:
@@ -204,7 +199,7 @@ def add_client_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="log each client's session on standard error")
 
 
-def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
     if values:
         raise UsageError("fish clients take their options on the command line, not on standard input")
     if not 0 <= args.count <= 100:
@@ -218,18 +213,7 @@ def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Cli
     if not kinds:
         raise UsageError("no clients: give --count or --baddie")
     args.quiet = not args.verbose
-    return client_specs(kinds, depth=args.depth, seed=args.seed, hiccup=args.hiccup,
+    return hosting.client_specs(kinds, depth=args.depth, seed=args.seed, hiccup=args.hiccup,
                         reference_framing=args.reference_framing), "127.0.0.1"
 
 
-COMMANDS = GameCommands(
-    name="fish",
-    harnesses=harnesses,
-    play=play,
-    add_play_arguments=add_play_arguments,
-    server_plan=_server_plan,
-    client_specs=_client_specs,
-    add_client_arguments=add_client_arguments,
-    tournament=tournament,
-    add_tournament_arguments=add_tournament_arguments,
-)

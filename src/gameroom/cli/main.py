@@ -26,7 +26,7 @@ def load_game(name: str) -> GameCommands:
         module = importlib.import_module(GAMES[name])
     except ModuleNotFoundError as exc:
         raise UsageError(f"the game {name} is not available yet ({exc.name})") from None
-    return module.COMMANDS
+    return GameCommands.from_module(name, module)
 
 
 def _port(text: str) -> int:

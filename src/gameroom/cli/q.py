@@ -5,19 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from typing import Any
 
-from gameroom.cli.common import (GameCommands, UsageError, add_bonus_client_arguments,
-                                 add_standard_play_arguments, answer_like_reference_server, harness_tables,
-                                 print_outcome, stderr_log)
+from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
+                                 add_standard_play_arguments, answer_like_reference_server, print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
 from gameroom.core.wire import WireError
 from gameroom.games.q import config as qconfig
 from gameroom.games.q.actions import PASS, REPLACE
-from gameroom.games.q.hosting import SPECIAL_CLIENTS, client_specs, server_plan
+from gameroom.games.q import hosting
+from gameroom.games.q.hosting import SPECIAL_CLIENTS
 from gameroom.games.q.players import StrategyPlayer
 from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.state import RefereeState, new_game
@@ -80,14 +79,14 @@ def play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
+def server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     if len(values) != 1:
         raise UsageError(f"expected one server configuration on standard input, got {len(values)} JSON values")
     config = qconfig.server_config_from_json(values[0])
-    return server_plan(config, stderr_log)
+    return hosting.server_plan(config, stderr_log)
 
 
-def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
     if not values or len(values) > (2 if args.bonus else 1):
         raise UsageError(f"expected a client configuration{' and an optional special client' if args.bonus else ''}"
                          f" on standard input, got {len(values)} JSON values")
@@ -99,23 +98,17 @@ def _client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Cli
             raise WireError(f"expected one of {', '.join(map(json.dumps, SPECIAL_CLIENTS))}, got {json.dumps(special)}",
                             "$special")
     args.quiet = config.quiet
-    return client_specs(config, args.bonus, special, args.reference_framing), config.host
+    return hosting.client_specs(config, args.bonus, special, args.reference_framing), config.host
 
 
-COMMANDS = GameCommands(
-    name="q",
-    harnesses=harness_tables("gameroom.games.q.harness", "gameroom.games.q.games_harness"),
-    play=play,
-    add_play_arguments=add_play_arguments,
-    server_plan=_server_plan,
-    server_config_error=answer_like_reference_server,
-    client_specs=_client_specs,
-    add_client_arguments=add_bonus_client_arguments,
-    render=lambda state, caption: _render(state, caption),
-)
 
 
-def _render(state: Any, caption: str) -> str:
+def render(state: Any, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
     return render_svg(state, caption)
+
+
+# The reference's answer to a bad server configuration, and its bonus-client flags.
+server_config_error = answer_like_reference_server
+add_client_arguments = add_bonus_client_arguments

@@ -21,24 +21,13 @@ def run_case(harness: str, path: Path) -> None:
     COMPARE[harness](got, want)
 
 
-@pytest.mark.parametrize("path", fixture_cases("bazaar", "xeq"))
-def test_xeq(path: Path) -> None:
-    run_case("xeq", path)
+CASES = [pytest.param(harness, *case.values, id=f"{harness}/{case.id}", marks=case.marks)
+         for harness in ("xeq", "xturn", "xstrategy", "xrules") for case in fixture_cases("bazaar", harness)]
 
 
-@pytest.mark.parametrize("path", fixture_cases("bazaar", "xturn"))
-def test_xturn(path: Path) -> None:
-    run_case("xturn", path)
-
-
-@pytest.mark.parametrize("path", fixture_cases("bazaar", "xstrategy"))
-def test_xstrategy(path: Path) -> None:
-    run_case("xstrategy", path)
-
-
-@pytest.mark.parametrize("path", fixture_cases("bazaar", "xrules"))
-def test_xrules(path: Path) -> None:
-    run_case("xrules", path)
+@pytest.mark.parametrize("harness, path", CASES)
+def test_fixture(harness: str, path: Path) -> None:
+    run_case(harness, path)
 
 
 def test_comparisons_are_not_vacuous() -> None:

@@ -208,6 +208,28 @@ class _Search:
                     return True
         return False
 
+    def try_move(self, places: list[int], slot: int, j: int, ours: bool, nxt: int, k: int,
+                 alpha: float, beta: float) -> float:
+        """The value after the penguin ``places[slot]`` moves to ``j`` (searched with
+        ``value(nxt, k, alpha, beta)``); the move is made in place and taken back."""
+        fish, occ = self.fish, self.occ
+        q = places[slot]
+        gain = fish[q]
+        fish[q] = 0
+        occ[q] = 0
+        occ[j] = 1
+        places[slot] = j
+        if ours:
+            self.score += gain
+        v = self.value(nxt, k, alpha, beta)
+        if ours:
+            self.score -= gain
+        places[slot] = q
+        occ[j] = 0
+        occ[q] = 1
+        fish[q] = gain
+        return v
+
     def value(self, t: int, k: int, alpha: int, beta: int) -> int:
         """Spec 9.4 ``value`` of the node whose active player is `t`, with `k` of our own
         moves left to look at, as a fail-soft alpha-beta search."""
@@ -242,22 +264,11 @@ class _Search:
             # Try penguins on richer tiles first: better moves early prune more.
             for slot in sorted(range(len(places)), key=lambda s: -fish[places[s]]):
                 q = places[slot]
-                gain = fish[q]
                 for ray in rays[q]:
                     for j in ray:
                         if not fish[j] or occ[j]:
                             break
-                        fish[q] = 0
-                        occ[q] = 0
-                        occ[j] = 1
-                        places[slot] = j
-                        self.score += gain
-                        v = self.value(nxt, k - 1, alpha, beta)
-                        self.score -= gain
-                        places[slot] = q
-                        occ[j] = 0
-                        occ[q] = 1
-                        fish[q] = gain
+                        v = self.try_move(places, slot, j, True, nxt, k - 1, alpha, beta)
                         if v > best:
                             best = v
                             if v > alpha:
@@ -269,20 +280,11 @@ class _Search:
         nxt = (t + 1) % n
         for slot in range(len(places)):
             q = places[slot]
-            gain = fish[q]
             for ray in rays[q]:
                 for j in ray:
                     if not fish[j] or occ[j]:
                         break
-                    fish[q] = 0
-                    occ[q] = 0
-                    occ[j] = 1
-                    places[slot] = j
-                    v = self.value(nxt, k, alpha, beta)
-                    places[slot] = q
-                    occ[j] = 0
-                    occ[q] = 1
-                    fish[q] = gain
+                    v = self.try_move(places, slot, j, False, nxt, k, alpha, beta)
                     if v < best:
                         best = v
                         if v < beta:
@@ -306,8 +308,6 @@ def maximin_move(state: GameState, depth: int) -> Move | None:
         return None
     search = _Search(state)
     cols = state.board.columns
-    fish = search.fish
-    occ = search.occ
     ours = search.places[0]
     nxt = 1 % search.n
     best_value = -_INF
@@ -316,21 +316,9 @@ def maximin_move(state: GameState, depth: int) -> Move | None:
         (fr, fc), (tr, tc) = move
         q = fr * cols + fc
         j = tr * cols + tc
-        slot = ours.index(q)
-        gain = fish[q]
-        fish[q] = 0
-        occ[q] = 0
-        occ[j] = 1
-        ours[slot] = j
-        search.score += gain
         # A later move (in tie-break order) must be strictly better: search with alpha
         # = the best so far, so worse-or-equal moves may be cut off early.
-        v = search.value(nxt, depth - 1, best_value, _INF)
-        search.score -= gain
-        ours[slot] = q
-        occ[j] = 0
-        occ[q] = 1
-        fish[q] = gain
+        v = search.try_move(ours, ours.index(q), j, True, nxt, depth - 1, best_value, _INF)
         if v > best_value:
             best_value = v
             best_move = move

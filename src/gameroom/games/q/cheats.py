@@ -78,30 +78,26 @@ def not_a_line(pub: PublicState) -> Action | None:
             for coord in qmap.candidates(t):
                 r, c = coord
                 new_direction = direction or (1 if r == r0 else 2)
-                qmap.place(coord, t)
-                hand.remove(t)
-                placed.append(Placement(coord, t))
-                try:
-                    found = search(r0, c0, new_direction) if len(hand) else None
-                finally:
-                    placed.pop()
-                    hand.append(t)
-                    qmap.remove(coord)
+                found = search_after(coord, t, r0, c0, new_direction)
                 if found is not None:
                     return found
         return None
 
+    def search_after(coord: Coord, t: Tile, r0: int, c0: int, direction: int) -> Action | None:
+        """Place ``t`` at ``coord``, search on, and take the placement back."""
+        qmap.place(coord, t)
+        hand.remove(t)
+        placed.append(Placement(coord, t))
+        try:
+            return search(r0, c0, direction) if hand else None
+        finally:
+            placed.pop()
+            hand.append(t)
+            qmap.remove(coord)
+
     for t in sorted(set(hand)):
         for coord in qmap.candidates(t):
-            qmap.place(coord, t)
-            hand.remove(t)
-            placed.append(Placement(coord, t))
-            try:
-                found = search(coord[0], coord[1], 0)
-            finally:
-                placed.pop()
-                hand.append(t)
-                qmap.remove(coord)
+            found = search_after(coord, t, coord[0], coord[1], 0)
             if found is not None:
                 return found
     return None

@@ -190,14 +190,17 @@ def map_from_json(value: Any, where: str = "$") -> QMap:
 
 # -- players, public states, referee states ----------------------------------------------
 
+def _record_json(name: str | None, score: int, hand: Iterable[Tile]) -> dict[str, Any]:
+    """A JPlayer object; the "name" key is left out when there is no name."""
+    out: dict[str, Any] = {} if name is None else {"name": name}
+    out["score"] = score
+    out["tile*"] = tiles_to_json(hand)
+    return out
+
+
 def player_to_json(record: PlayerRecord) -> dict[str, Any]:
     """JPlayer; the "name" key is left out when the record has no name."""
-    out: dict[str, Any] = {}
-    if record.name is not None:
-        out["name"] = record.name
-    out["score"] = record.score
-    out["tile*"] = tiles_to_json(record.hand)
-    return out
+    return _record_json(record.name, record.score, record.hand)
 
 
 def player_from_json(value: Any, where: str = "$", require_name: bool = True,
@@ -218,11 +221,7 @@ def player_from_json(value: Any, where: str = "$", require_name: bool = True,
 
 def pub_to_json(pub: PublicState) -> dict[str, Any]:
     """JPub."""
-    me: dict[str, Any] = {}
-    if pub.name is not None:
-        me["name"] = pub.name
-    me["score"] = pub.score
-    me["tile*"] = tiles_to_json(pub.hand)
+    me = _record_json(pub.name, pub.score, pub.hand)
     return {"map": map_to_json(pub.qmap), "tile*": pub.pile_size,
             "players": [me, *pub.other_scores]}
 

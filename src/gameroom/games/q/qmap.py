@@ -37,6 +37,7 @@ _NONE = 6
 _AXIS_ALL = 49
 _NAXIS = 50
 _SLOTS = 48
+_LAYERS = (0, _SLOTS, 2 * _SLOTS, 3 * _SLOTS)   # index layers by constraint count 1..4
 
 
 def _axis_table() -> list[int]:
@@ -263,33 +264,28 @@ class QMap:
         """Whether `tile` has at least one candidate."""
         return any(s for count in (1, 2, 3, 4) for s in self._slot_sets(tile, count))
 
+    def _smallest(self, tile: Tile, base: int) -> Coord | None:
+        """The smallest candidate of `tile` among the free neighbours of one constraint
+        count (the index layer starting at `base`), None if there is none."""
+        index = self._index
+        best: Coord | None = None
+        for s in (index[base + tile[0]], index[base + 6 + tile[1]], index[base + 12 + KIND_INDEX[tile]]):
+            if s:
+                m = min(s)
+                if best is None or m < best:
+                    best = m
+        return best
+
     def first_candidate(self, tile: Tile) -> Coord | None:
         """The smallest candidate of `tile` in row-major order, None if it has none (dag)."""
-        index = self._index
-        shape_slot, color_slot, kind_slot = tile[0], 6 + tile[1], 12 + KIND_INDEX[tile]
-        best: Coord | None = None
-        for base in (0, _SLOTS, 2 * _SLOTS, 3 * _SLOTS):
-            for s in (index[base + shape_slot], index[base + color_slot],
-                      index[base + kind_slot]):
-                if s:
-                    m = min(s)
-                    if best is None or m < best:
-                        best = m
-        return best
+        found = [c for c in (self._smallest(tile, base) for base in _LAYERS) if c is not None]
+        return min(found) if found else None
 
     def best_candidate(self, tile: Tile) -> Coord | None:
         """Among the candidates with the largest constraint count, the smallest in
         row-major order; None if `tile` has no candidate (ldasg)."""
-        index = self._index
-        shape_slot, color_slot, kind_slot = tile[0], 6 + tile[1], 12 + KIND_INDEX[tile]
-        for base in (3 * _SLOTS, 2 * _SLOTS, _SLOTS, 0):
-            best: Coord | None = None
-            for s in (index[base + shape_slot], index[base + color_slot],
-                      index[base + kind_slot]):
-                if s:
-                    m = min(s)
-                    if best is None or m < best:
-                        best = m
+        for base in reversed(_LAYERS):
+            best = self._smallest(tile, base)
             if best is not None:
                 return best
         return None

@@ -16,7 +16,7 @@ from gameroom.games.q.actions import PASS, REPLACE
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.rules import apply_placements, can_exchange, check_placements
 from gameroom.games.q.scoring import score_placements
-from gameroom.games.q.state import PlayerRecord, RefereeState
+from gameroom.games.q.state import RefereeState
 
 __all__ = ["QRules", "run_game", "DEFAULT_TIME_LIMIT"]
 
