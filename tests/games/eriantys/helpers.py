@@ -86,3 +86,100 @@ def _diff(a: Any, b: Any, path: str = "$") -> list[str]:
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]")]
     return [] if a == b else [f"{path}: view {a!r} != server {b!r}"]
+
+
+ACK = {"type": "ACK"}
+
+
+def nack(text: str) -> dict[str, Any]:
+    return {"type": "NACK", "errorMessage": text}
+
+
+class Table:
+    """A game under test: events go through ``step``; every accepted event's broadcasts
+    must also bring a client's view to the server's snapshot."""
+
+    def __init__(self, n: int = 2, expert: bool = False, first: int | None = 0, cards: list[int] | None = None,
+                 draws: str = "", seed: int = 0) -> None:
+        self.state, self.setup = new_game(NAMES[:n], expert, seed, hooks(first, cards, draws))
+        self.view = TableView()
+        for message in self.setup:
+            self.view.apply(message)
+        assert self.view.snapshot() == snapshot(self.state)
+
+    def send(self, seat: int, kind: str, **fields: Any) -> list[dict[str, Any]]:
+        """Send one event; the broadcasts followed by the reply."""
+        event = {"eventType": kind, **fields}
+        new, messages, reply = step(self.state, seat, event)
+        if reply == ACK:
+            self.state = new
+            for message in messages:
+                self.view.apply(message)
+            self.view.acknowledge(event)
+            assert self.view.snapshot() == snapshot(self.state), _diff(self.view.snapshot(), snapshot(self.state))
+            assert not conserved(self.state), conserved(self.state)
+        else:
+            assert new is self.state and not messages
+        return messages + [reply]
+
+    def ok(self, seat: int, kind: str, **fields: Any) -> list[dict[str, Any]]:
+        """Send an event that must be accepted; its broadcasts."""
+        out = self.send(seat, kind, **fields)
+        assert out[-1] == ACK, out[-1]
+        return out[:-1]
+
+    def arrange(self, change: Callable[[GameState], None]) -> None:
+        """Set a situation up directly (what a reconnecting client would get as GAME_STATE)."""
+        change(self.state)
+        self.view.state = snapshot(self.state)
+        assert not conserved(self.state), conserved(self.state)
+
+    def plan(self, *values: int) -> None:
+        """Everybody plays an assistant, in planning order."""
+        for value in values:
+            self.ok(self.state.current, "PLAY_ASSISTANT_CARD", assistantCard=value)
+
+    @property
+    def snap(self) -> dict[str, Any]:
+        return snapshot(self.state)
+
+
+def give_coins(seat: int, amount: int) -> Callable[[GameState], None]:
+    def change(s: GameState) -> None:
+        s.bank -= amount
+        s.coins[seat] += amount
+    return change
+
+
+def move(s: GameState, source: list[int], target: list[int], color: str, count: int = 1) -> None:
+    c = COLOR_INDEX[color]
+    assert source[c] >= count
+    source[c] -= count
+    target[c] += count
+
+
+def counts(colors: str) -> list[int]:
+    out = [0, 0, 0, 0, 0]
+    for name in colors.split():
+        out[COLOR_INDEX[name]] += 1
+    return out
+
+
+def fill(s: GameState, where: list[int], colors: str) -> None:
+    """Make ``where`` hold exactly ``colors``, exchanging students with the bag."""
+    for c in range(5):
+        s.bag[c] += where[c]
+        where[c] = 0
+    for c, k in enumerate(counts(colors)):
+        assert s.bag[c] >= k
+        s.bag[c] -= k
+        where[c] += k
+
+
+def in_action(n: int = 2, expert: bool = False, cards: list[int] | None = None, seed: int = 0,
+              values: tuple[int, ...] | None = None) -> Table:
+    """A table in the first action phase: seat i played ``values[i]`` (by default 1, 3, 5,
+    7, so that seat 0 starts)."""
+    table = Table(n, expert, first=0, cards=cards, seed=seed)
+    table.plan(*(values or tuple(2 * i + 1 for i in range(n))))
+    return table

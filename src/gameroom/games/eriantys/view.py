@@ -244,6 +244,8 @@ class TableView:
         turn = s["turn"]
         n = s["numberOfPlayers"]
         if phase == "PLANNING_PHASE":
+            if s["bag"] == 0:   # the refill found the bag empty
+                self._bag_emptied = True
             s["round"] += 1
             first = s["actionOrder"][0] if s["actionOrder"] else s["currentPlayer"]
             if s["round"] == 1 or s["actionOrder"]:
