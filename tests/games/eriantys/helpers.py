@@ -109,7 +109,9 @@ class Table:
 
     def send(self, seat: int, kind: str, **fields: Any) -> list[dict[str, Any]]:
         """Send one event; the broadcasts followed by the reply."""
-        event = {"eventType": kind, **fields}
+        return self.send_event(seat, {"eventType": kind, **fields})
+
+    def send_event(self, seat: int, event: dict[str, Any]) -> list[dict[str, Any]]:
         new, messages, reply = step(self.state, seat, event)
         if reply == ACK:
             self.state = new
@@ -125,6 +127,12 @@ class Table:
     def ok(self, seat: int, kind: str, **fields: Any) -> list[dict[str, Any]]:
         """Send an event that must be accepted; its broadcasts."""
         out = self.send(seat, kind, **fields)
+        assert out[-1] == ACK, out[-1]
+        return out[:-1]
+
+    def play(self, seat: int, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """Send an event object that must be accepted; its broadcasts."""
+        out = self.send_event(seat, event)
         assert out[-1] == ACK, out[-1]
         return out[:-1]
 

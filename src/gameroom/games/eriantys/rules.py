@@ -580,8 +580,6 @@ def _draw_onto(s: GameState, card_id: int, out: list[dict[str, Any]]) -> None:
     if color is not None:
         s.card(card_id).students[color] += 1
         out.append({"type": "ADD_STUDENT_TO", "to": f"CARD:{card_id}", "color": COLORS[color]})
-    if s.bag_size() == 0:
-        s.bag_emptied = True
 
 
 def _apply_monk(s: GameState, seat: int, args: list[int], out: list[dict[str, Any]]) -> None:

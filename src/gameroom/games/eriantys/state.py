@@ -151,6 +151,8 @@ class GameState:
                 r -= bag[color]
                 color += 1
         bag[color] -= 1
+        if total == 1 and bag is self.bag:
+            self.bag_emptied = True   # the last student left the bag (3.7.2)
         return color
 
 
@@ -168,6 +170,7 @@ def new_game(usernames: Sequence[str], expert: bool, seed: int | random.Random,
     s.rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     s.draws = list(hooks.draws)
     s.c = c
+    s.bag, s.bag_emptied = None, False
     out: list[dict[str, Any]] = [{"type": "START_GAME", "expert": expert, "numberOfPlayers": n,
                                   "players": list(usernames)}]
     # 1. first player
@@ -227,7 +230,6 @@ def new_game(usernames: Sequence[str], expert: bool, seed: int | random.Random,
     s.played = [None] * n
     s.professors = [None] * 5
     s.moves_left, s.activated, s.pending, s.remaining, s.mushroom = 0, None, None, 0, None
-    s.bag_emptied = False
     s.finished, s.winners = False, []
     s.ejected, s.connected, s.eliminated, s.suspended = [False] * n, [True] * n, set(), False
     # 7. first planning phase: refill, then the first player
