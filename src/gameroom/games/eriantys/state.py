@@ -82,16 +82,15 @@ class GameState:
                  "planning_order", "action_order", "entrance", "dining", "hands", "played", "coins",
                  "supply", "professors", "islands", "mother_nature", "clouds", "bag", "bank", "cards",
                  "moves_left", "activated", "pending", "remaining", "mushroom", "bag_emptied", "finished",
-                 "winners", "ejected", "connected", "eliminated", "suspended")
+                 "winners", "ejected", "connected", "eliminated", "suspended", "rng_shared")
 
     def copy(self) -> "GameState":
         new = GameState.__new__(GameState)
         new.n, new.expert, new.usernames, new.room_id = self.n, self.expert, self.usernames, self.room_id
-        if self.rng is not None:
-            new.rng = random.Random()
-            new.rng.setstate(self.rng.getstate())
-        else:
-            new.rng = None
+        # The generator is shared until one of the two states draws (copy on write): most
+        # events draw nothing, and copying a Mersenne Twister costs more than the rest.
+        new.rng = self.rng
+        new.rng_shared = self.rng_shared = self.rng is not None
         new.draws = self.draws[:]
         new.c = self.c
         new.round, new.phase, new.current = self.round, self.phase, self.current
@@ -145,6 +144,10 @@ class GameState:
             if bag[color] == 0:
                 raise HookError(f"testHooks.draws asks for {COLORS[color]}, which is not in the bag")
         else:
+            if self.rng_shared:
+                own = random.Random()
+                own.setstate(self.rng.getstate())
+                self.rng, self.rng_shared = own, False
             r = self.rng.randrange(total)
             color = 0
             while r >= bag[color]:
@@ -168,6 +171,7 @@ def new_game(usernames: Sequence[str], expert: bool, seed: int | random.Random,
     s = GameState.__new__(GameState)
     s.n, s.expert, s.usernames, s.room_id = n, expert, list(usernames), room_id
     s.rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    s.rng_shared = False
     s.draws = list(hooks.draws)
     s.c = c
     s.bag, s.bag_emptied = None, False
@@ -337,7 +341,7 @@ def from_snapshot(snap: dict[str, Any]) -> GameState:
     s.n, s.expert, s.room_id = n, snap["expert"], snap["roomId"]
     players = snap["players"]
     s.usernames = [p["username"] for p in players]
-    s.rng, s.draws, s.c = None, [], constants(n)
+    s.rng, s.rng_shared, s.draws, s.c = None, False, [], constants(n)
     s.round, s.phase = snap["round"], PHASES.index(snap["phase"])
     s.current = snap["currentPlayer"]
     s.planning_order, s.action_order = list(snap["planningOrder"]), list(snap["actionOrder"])
