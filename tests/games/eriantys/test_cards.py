@@ -219,8 +219,10 @@ def test_fix_39_same_colour_minstrel_swap_wins_no_tied_professor() -> None:
 
 def test_card_4_farmer_takes_tied_professors_at_the_next_dining_room_change() -> None:
     table = table_with(4)
+    # 11 #19: ann already owns GREEN on a tie: no redundant SET_PROFESSOR_TO for it
     table.arrange(lambda s: (fill(s, s.entrance[0], "RED RED GREEN GREEN GREEN GREEN GREEN"),
-                             fill(s, s.dining[0], "RED BLUE BLUE"), fill(s, s.dining[1], "RED RED BLUE BLUE"),
+                             fill(s, s.dining[0], "GREEN RED BLUE BLUE"),
+                             fill(s, s.dining[1], "GREEN RED RED BLUE BLUE"), s.professors.__setitem__(0, 0),
                              s.professors.__setitem__(1, 1), s.professors.__setitem__(4, 1)))
     assert table.send(0, ACT, cardId=4) == activation(4, 0, 2)   # activation re-evaluates nothing
     assert table.ok(0, "MOVE_STUDENT_FROM_ENTRANCE_TO_TABLE", color="RED") == [
@@ -431,3 +433,11 @@ def test_cards_are_refused_during_another_cards_input_and_after_the_cloud() -> N
     while table.state.current == 0:
         table.play(0, first_legal(table.snap))
     assert table.send(0, ACT, cardId=1) == [nack("It's not your turn")]
+
+
+def test_11_40_a_card_activated_too_late_is_accepted_and_wasted() -> None:
+    table = table_with(1)
+    move_students(table)
+    table.ok(0, "MOVE_MOTHER_NATURE", amount=1)
+    assert table.send(0, ACT, cardId=1) == activation(1, 0, 1)
+    assert table.snap["phase"] == "ACTION_PHASE_THREE" and table.snap["turn"]["motherNatureLimit"] == 3

@@ -97,7 +97,12 @@ def test_a_duplicate_with_an_alternative_is_refused() -> None:
 def test_planning_order_of_the_next_round_starts_with_the_lowest_card() -> None:
     table = in_action(3, values=(9, 2, 5))
     assert table.snap["actionOrder"] == [1, 2, 0]
-    play_out_round(table)
+    out = play_out_round(table)
+    # 11 #32: from round 2 on the new planner is announced before the cloud refill
+    turn = next(i for i, m in enumerate(out) if m["type"] == "CHANGE_TURN")
+    assert out[turn] == {"type": "CHANGE_TURN", "playingPlayer": 1}
+    assert {m["type"] for m in out[turn + 1:-1]} == {"ADD_STUDENT_TO"} and len(out[turn + 1:-1]) == 12
+    assert out[-1] == {"type": "CHANGE_PHASE", "gamePhase": "PLANNING_PHASE"}
     snap = table.snap
     assert snap["round"] == 2 and snap["planningOrder"] == [1, 2, 0] and snap["currentPlayer"] == 1
     assert snap["actionOrder"] == [1, 2, 0]   # still the previous round's during planning
@@ -266,6 +271,25 @@ def test_placing_the_last_tower_ends_the_game_at_once() -> None:
     assert table.snap["finished"] and table.snap["currentPlayer"] is None
 
 
+def test_11_20_a_conqueror_short_of_towers_places_what_it_has_and_wins() -> None:
+    table = in_action()
+    to_step_two(table, island=6)
+
+    def board(s) -> None:
+        for i in range(2, 9):
+            s.islands[i].towers, s.islands[i].team = 1, 0
+        s.islands[1].towers, s.islands[1].team = 2, 1
+        s.supply[0], s.supply[1] = 1, 6
+        fill(s, s.islands[1].students, "BLUE BLUE BLUE")
+        s.professors[4] = 0
+    table.arrange(board)
+    out = table.send(0, "MOVE_MOTHER_NATURE", amount=1)
+    assert out[:2] == [{"type": "MOVE_TOWERS", "from": "ISLAND:1", "to": "PLAYER:1", "amount": 2},
+                       {"type": "MOVE_TOWERS", "from": "PLAYER:0", "to": "ISLAND:1", "amount": 2}]
+    assert out[-2:] == [{"type": "END_GAME", "winners": ["ann"]}, ACK]
+    assert table.snap["towers"] == {"BLACK": 0, "WHITE": 8}
+
+
 def test_three_islands_left_end_the_game_and_rank() -> None:
     table = in_action()
     to_step_two(table, island=6)
@@ -351,6 +375,8 @@ def test_end_after_the_last_assistant_and_fix_14_professors_break_a_three_way_ti
     last_round(table)
 
     def profs(s) -> None:
+        for i in (1, 2, 3):   # Mother Nature's stops: nobody has influence there
+            fill(s, s.islands[i].students, "")
         s.professors[:] = [1, 1, 0, 2, None]
         for color, seat in enumerate(s.professors):
             if seat is not None:

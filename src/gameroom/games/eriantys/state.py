@@ -177,10 +177,8 @@ def new_game(usernames: Sequence[str], expert: bool, seed: int | random.Random,
     s.bag, s.bag_emptied = None, False
     out: list[dict[str, Any]] = [{"type": "START_GAME", "expert": expert, "numberOfPlayers": n,
                                   "players": list(usernames)}]
-    # 1. first player
-    first = s.rng.randrange(n)
-    if hooks.first_player is not None:
-        first = hooks.first_player
+    # 1. first player (a hook replaces the draw, like every hook: no random number is used)
+    first = s.rng.randrange(n) if hooks.first_player is None else hooks.first_player
     # 2. islands, from the setup bag
     s.islands = [Island() for _ in range(ISLANDS)]
     s.mother_nature = 0
