@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import read_json_values
-from driver import run_gameroom
+from driver import assert_usage_error, run_gameroom
 
 
 def test_play_prints_an_account_the_winners_and_pictures(tmp_path: Path) -> None:
@@ -89,7 +89,4 @@ def test_xgame_test_hooks_fix_the_setup() -> None:
      "distinct"),
 ])
 def test_bad_input_gets_one_error_line_and_status_2(args: list[str], stdin: bytes, message: str) -> None:
-    run = run_gameroom(args, stdin)
-    assert run.returncode == 2, run.stdout
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], run.stderr
+    assert_usage_error(run_gameroom(args, stdin), message)

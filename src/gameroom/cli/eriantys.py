@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 import random
-from typing import Any
+from typing import Any, Callable
 
-from gameroom.cli.common import UsageError, add_standard_play_arguments, print_json, stderr_log
+from gameroom.cli.common import UsageError, add_standard_play_arguments, print_outcome, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.games.eriantys.config import DECISION_TIMEOUT
@@ -38,6 +38,35 @@ def _where(location: str, names: list[str]) -> str:
         f" {index}" if index else "")
 
 
+def _towers(m: dict[str, Any], names: list[str], teams: list[str]) -> str:
+    built = m["from"].startswith("PLAYER")
+    holder, island = (m["from"], m["to"]) if built else (m["to"], m["from"])
+    team = teams[int(holder.split(":")[1])]
+    return f"  {team} {'builds' if built else 'loses'} {m['amount']} tower(s) on {_where(island, names)}"
+
+
+# One sentence per kind of broadcast: (message, names, teams) -> text.
+_SENTENCES: dict[str, Callable[[dict[str, Any], list[str], list[str]], str]] = {
+    "PLAY_ASSISTANT_CARD": lambda m, n, t: f"{n[m['player']]} plays assistant {m['assistantCard']}",
+    "MOVE_STUDENT": lambda m, n, t: f"  {m['color'].lower()} student: {_where(m['from'], n)} -> {_where(m['to'], n)}",
+    "SET_PROFESSOR_TO": lambda m, n, t: f"  {n[m['player']]} takes the {m['color'].lower()} professor",
+    "MOVE_TOWERS": _towers,
+    "MERGE_ISLANDS": lambda m, n, t: f"  islands {m['firstIslandIndex']} and {m['secondIslandIndex']} merge",
+    "MOVE_MOTHER_NATURE": lambda m, n, t: f"  Mother Nature moves to island {m['position']}",
+    "NO_ENTRY": lambda m, n, t: f"  a no-entry tile is {'put on' if m['add'] else 'taken from'} island {m['islandIndex']}",
+    "ACTIVATE_CHARACTER_CARD": lambda m, n, t: f"  {n[m['player']]} uses the {CARD_NAMES[m['characterCardIndex']]}",
+    "REMOVE_COIN": lambda m, n, t: f"  {n[m['player']]} pays {m['amount']} coin(s)",
+    "PLAYER_DISCONNECT": lambda m, n, t: f"{m['username']} is ejected ({m['reason']})",
+    "END_GAME": lambda m, n, t: f"game over: {', '.join(m['winners']) or 'nobody'} "
+                                f"{'wins' if len(m['winners']) == 1 else 'win'}",
+}
+# Only told once the game is under way (the setup's coins and first turn are not news).
+_IN_PLAY: dict[str, Callable[[dict[str, Any], list[str], list[str]], str]] = {
+    "ADD_COIN": lambda m, n, t: f"  {n[m['player']]} earns a coin",
+    "CHANGE_TURN": lambda m, n, t: f"{n[m['playingPlayer']]}'s turn",
+}
+
+
 class Account:
     """An observer that prints the broadcasts as sentences, one per line."""
 
@@ -47,45 +76,13 @@ class Account:
         self.round = 0
 
     def message(self, m: dict[str, Any]) -> None:
-        line = self.describe(m)
-        if line:
-            print(line)
-
-    def describe(self, m: dict[str, Any]) -> str | None:
-        kind, names = m["type"], self.names
-        if kind == "CHANGE_PHASE" and m["gamePhase"] == "PLANNING_PHASE":
+        if m["type"] == "CHANGE_PHASE" and m["gamePhase"] == "PLANNING_PHASE":
             self.round += 1
-            return f"-- round {self.round} --"
-        if kind == "PLAY_ASSISTANT_CARD":
-            return f"{names[m['player']]} plays assistant {m['assistantCard']}"
-        if kind == "MOVE_STUDENT":
-            return f"  {m['color'].lower()} student: {_where(m['from'], names)} -> {_where(m['to'], names)}"
-        if kind == "SET_PROFESSOR_TO":
-            return f"  {names[m['player']]} takes the {m['color'].lower()} professor"
-        if kind == "ADD_COIN" and self.round:
-            return f"  {names[m['player']]} earns a coin"
-        if kind == "MOVE_TOWERS":
-            holder = m["from"] if m["from"].startswith("PLAYER") else m["to"]
-            team = self.teams[int(holder.split(":")[1])]
-            verb = "builds" if m["from"].startswith("PLAYER") else "loses"
-            return f"  {team} {verb} {m['amount']} tower(s) on {_where(m['to'] if verb == 'builds' else m['from'], names)}"
-        if kind == "MERGE_ISLANDS":
-            return f"  islands {m['firstIslandIndex']} and {m['secondIslandIndex']} merge"
-        if kind == "MOVE_MOTHER_NATURE":
-            return f"  Mother Nature moves to island {m['position']}"
-        if kind == "NO_ENTRY":
-            return f"  a no-entry tile is {'put on' if m['add'] else 'taken from'} island {m['islandIndex']}"
-        if kind == "ACTIVATE_CHARACTER_CARD":
-            return f"  {names[m['player']]} uses the {CARD_NAMES[m['characterCardIndex']]}"
-        if kind == "REMOVE_COIN":
-            return f"  {names[m['player']]} pays {m['amount']} coin(s)"
-        if kind == "CHANGE_TURN" and self.round:
-            return f"{names[m['playingPlayer']]}'s turn"
-        if kind == "PLAYER_DISCONNECT":
-            return f"{m['username']} is ejected ({m['reason']})"
-        if kind == "END_GAME":
-            return f"game over: {', '.join(m['winners']) or 'nobody'} {'wins' if len(m['winners']) == 1 else 'win'}"
-        return None
+            print(f"-- round {self.round} --")
+            return
+        sentence = _SENTENCES.get(m["type"]) or (_IN_PLAY.get(m["type"]) if self.round else None)
+        if sentence is not None:
+            print(sentence(m, self.names, self.teams))
 
 
 def play(args: argparse.Namespace) -> int:
@@ -120,12 +117,7 @@ def play(args: argparse.Namespace) -> int:
     state = outcome.extra["state"]
     print("towers left: " + ", ".join(f"{teams[t]} {state.supply[t]}" for t in range(state.c.teams))
           + "; professors: " + ", ".join(f"{names[o]}" if o is not None else "-" for o in state.professors))
-    print(f"{'winner' if len(outcome.winners) == 1 else 'winners'}: {', '.join(outcome.winners) or 'none'}")
-    if outcome.misbehaved:
-        print(f"ejected: {', '.join(outcome.misbehaved)}")
-    if pictures is not None:
-        print(f"pictures: {pictures.count} SVG files in {args.observe}")
-    print_json(outcome.to_json())
+    print_outcome(outcome, pictures, args.observe)
     return 0
 
 

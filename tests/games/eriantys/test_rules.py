@@ -250,17 +250,25 @@ def test_wrapping_merge_and_a_move_longer_than_the_ring() -> None:
         {"type": "CHANGE_PHASE", "gamePhase": "ACTION_PHASE_THREE"}]
 
 
-def test_placing_the_last_tower_ends_the_game_at_once() -> None:
-    table = in_action()
+def black_towers_on_2_to_8(table: Table, supply: int, island_1: str, towers_1: int = 0) -> None:
+    """Black (ann) has built on islands 2..8 and owns BLUE; island 1 holds ``island_1``
+    and ``towers_1`` white towers; Mother Nature is on island 0, seat 0 in step 2."""
     to_step_two(table, island=6)
 
     def board(s) -> None:
         for i in range(2, 9):
             s.islands[i].towers, s.islands[i].team = 1, 0
-        s.supply[0] = 1
-        fill(s, s.islands[1].students, "BLUE")
+        if towers_1:
+            s.islands[1].towers, s.islands[1].team = towers_1, 1
+        s.supply[0], s.supply[1] = supply, 8 - towers_1
+        fill(s, s.islands[1].students, island_1)
         s.professors[4] = 0
     table.arrange(board)
+
+
+def test_placing_the_last_tower_ends_the_game_at_once() -> None:
+    table = in_action()
+    black_towers_on_2_to_8(table, 1, "BLUE")
     out = table.send(0, "MOVE_MOTHER_NATURE", amount=1)
     assert out == [
         {"type": "MOVE_TOWERS", "from": "PLAYER:0", "to": "ISLAND:1", "amount": 1},
@@ -273,16 +281,7 @@ def test_placing_the_last_tower_ends_the_game_at_once() -> None:
 
 def test_11_20_a_conqueror_short_of_towers_places_what_it_has_and_wins() -> None:
     table = in_action()
-    to_step_two(table, island=6)
-
-    def board(s) -> None:
-        for i in range(2, 9):
-            s.islands[i].towers, s.islands[i].team = 1, 0
-        s.islands[1].towers, s.islands[1].team = 2, 1
-        s.supply[0], s.supply[1] = 1, 6
-        fill(s, s.islands[1].students, "BLUE BLUE BLUE")
-        s.professors[4] = 0
-    table.arrange(board)
+    black_towers_on_2_to_8(table, 1, "BLUE BLUE BLUE", towers_1=2)
     out = table.send(0, "MOVE_MOTHER_NATURE", amount=1)
     assert out[:2] == [{"type": "MOVE_TOWERS", "from": "ISLAND:1", "to": "PLAYER:1", "amount": 2},
                        {"type": "MOVE_TOWERS", "from": "PLAYER:0", "to": "ISLAND:1", "amount": 2}]
@@ -367,7 +366,14 @@ def test_fix_12_when_every_cloud_is_empty_step_three_is_done_at_once() -> None:
 # -- end of game and ranking ------------------------------------------------------------------
 
 def last_round(table: Table) -> None:
-    table.arrange(lambda s: [h.__setitem__(slice(None), [seat + 1]) for seat, h in enumerate(s.hands)])
+    """One assistant left in every hand; Mother Nature's next stops (islands 1-4) are empty,
+    so that nobody builds during the last round."""
+    def change(s) -> None:
+        for seat, hand in enumerate(s.hands):
+            hand[:] = [seat + 1]
+        for i in (1, 2, 3, 4):
+            fill(s, s.islands[i].students, "")
+    table.arrange(change)
 
 
 def test_end_after_the_last_assistant_and_fix_14_professors_break_a_three_way_tie() -> None:
@@ -375,8 +381,6 @@ def test_end_after_the_last_assistant_and_fix_14_professors_break_a_three_way_ti
     last_round(table)
 
     def profs(s) -> None:
-        for i in (1, 2, 3):   # Mother Nature's stops: nobody has influence there
-            fill(s, s.islands[i].students, "")
         s.professors[:] = [1, 1, 0, 2, None]
         for color, seat in enumerate(s.professors):
             if seat is not None:
@@ -395,8 +399,6 @@ def test_fewest_towers_left_wins_and_fix_15_full_ties_give_several_winners() -> 
     last_round(table)
 
     def towers(s) -> None:
-        for i in (1, 2, 3):   # Mother Nature's stops: nobody has influence there
-            fill(s, s.islands[i].students, "")
         for i, team in ((6, 0), (9, 1)):
             s.islands[i].towers, s.islands[i].team = 1, team
         s.supply[0] = s.supply[1] = 5

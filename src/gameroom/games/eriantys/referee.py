@@ -43,7 +43,8 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
               hooks: TestHooks | None = None, time_limit: float | None = None,
               observers: Iterable[Any] = (), log: Callable[[str], None] | None = None) -> Outcome:
     """Play one game between ``seats`` (seat order) and return its outcome; the outcome's
-    ``extra`` holds the final ``state`` and the number of accepted ``events``."""
+    ``extra`` holds the final ``state``, the number of accepted ``events`` and, as
+    ``scores``, the towers each player's team built."""
     match = Match(PROTOCOL, seats, time_limit, observers, log)
     names = [seat.name for seat in seats]
     state, setup = new_game(names, expert, seed, hooks)
@@ -101,4 +102,6 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
             match.call(seat, "end", list(state.winners))
     if watched:
         match.observe("game_over", list(state.winners))
-    return Outcome(list(state.winners), match.misbehaved, list(match.failures), {"state": state, "events": events})
+    built = {name: state.c.towers - state.supply[state.team(i)] for i, name in enumerate(names)}
+    return Outcome(list(state.winners), match.misbehaved, list(match.failures),
+                   {"state": state, "events": events, "scores": built})
