@@ -325,7 +325,8 @@ def snapshot(s: GameState) -> dict[str, Any]:
             "pendingInput": _pending_json(s),
             "mushroomColor": None if s.mushroom is None else COLORS[s.mushroom],
         },
-        "lastRound": s.bag_emptied or any(not hand for hand in s.hands),
+        # the bag ran out this round, or someone started the round with their last assistant
+        "lastRound": s.bag_emptied or any(len(s.hands[p]) + (s.played[p] is not None) <= 1 for p in range(s.n)),
         "suspended": s.suspended,
         "finished": s.finished,
         "winners": list(s.winners),

@@ -59,7 +59,8 @@ class TableView:
                 turn["motherNatureLimit"] = None
             else:
                 turn["motherNatureLimit"] = steps_of(played) + (2 if turn["activatedCard"] == 1 else 0)
-        s["lastRound"] = self._bag_emptied or any(not p["hand"] for p in s["players"])
+        s["lastRound"] = self._bag_emptied or any(len(p["hand"]) + (p["playedAssistant"] is not None) <= 1
+                                                  for p in s["players"])
         return s
 
     # -- messages -----------------------------------------------------------------------
