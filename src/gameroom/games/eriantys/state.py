@@ -12,6 +12,7 @@ events) but not for drawing students (the bag's colours are not public).
 
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -274,11 +275,14 @@ def refill_clouds(s: GameState) -> list[dict[str, Any]]:
 # -- the §6.5 snapshot ------------------------------------------------------------------
 
 def counts_json(counts: Sequence[int]) -> dict[str, int]:
-    return {COLORS[i]: counts[i] for i in range(5)}
+    return dict(zip(COLORS, counts))
+
+
+_BY_COLOR = operator.itemgetter(*COLORS)
 
 
 def counts_from_json(value: dict[str, int]) -> list[int]:
-    return [value[name] for name in COLORS]
+    return list(_BY_COLOR(value))
 
 
 def _pending_json(s: GameState) -> dict[str, Any] | None:
