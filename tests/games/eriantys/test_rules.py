@@ -503,3 +503,44 @@ def test_draw_hooks_must_name_colours_in_the_bag() -> None:
     with pytest.raises(HookError):
         Table(2, draws="GREEN GREEN GREEN")
     assert counts("GREEN RED GREEN") == [2, 1, 0, 0, 0]
+
+
+# -- 3.8.1 the generator's consumption order --------------------------------------------------
+
+def _literal_draw(rng, bag: list[int]) -> int:
+    r = rng.randrange(sum(bag))
+    for color, count in enumerate(bag):
+        if r < count:
+            bag[color] -= 1
+            return color
+        r -= count
+    raise AssertionError
+
+
+@pytest.mark.parametrize("n, expert, seed", [(2, False, 0), (3, True, 5), (4, True, 11), (2, True, 42)])
+def test_setup_consumes_the_generator_in_the_order_of_3_8_1(n: int, expert: bool, seed: int) -> None:
+    import random
+
+    from gameroom.games.eriantys.state import new_game
+
+    names = ["GREEN", "RED", "YELLOW", "PINK", "BLUE"]
+    rng = random.Random(seed)
+    first = rng.randrange(n)
+    setup_bag, bag = [2] * 5, [24] * 5
+    expected = [("ISLAND:%d" % i, names[_literal_draw(rng, setup_bag)]) for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)]
+    cards: list[int] = []
+    while expert and len(cards) < 3:
+        card = rng.randrange(12)
+        if card not in cards:
+            cards.append(card)
+            expected += [(f"CARD:{card}", names[_literal_draw(rng, bag)]) for _ in range({0: 4, 2: 6, 7: 4}.get(card, 0))]
+    for seat in range(n):
+        drawn = sorted(_literal_draw(rng, bag) for _ in range(9 if n == 3 else 7))
+        expected += [(f"ENTRANCE:{seat}", names[c]) for c in drawn]
+    for cloud in range(n):
+        drawn = sorted(_literal_draw(rng, bag) for _ in range(4 if n == 3 else 3))
+        expected += [(f"CLOUD:{cloud}", names[c]) for c in drawn]
+    _, setup = new_game(["a", "b", "c", "d"][:n], expert, seed)
+    assert [(m["to"], m["color"]) for m in setup if m["type"] == "ADD_STUDENT_TO"] == expected
+    assert [m["card"] for m in setup if m["type"] == "NOTIFY_CHARACTER_CARD"] == cards
+    assert setup[-2] == {"type": "CHANGE_TURN", "playingPlayer": first}
