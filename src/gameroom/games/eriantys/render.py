@@ -129,10 +129,12 @@ def render_svg(snap: dict[str, Any], caption: str = "") -> str:
             + (f', winners: {", ".join(snap["winners"]) or "none"}' if snap["finished"] else ""))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
              f'viewBox="0 0 {WIDTH} {height}">', f'<rect width="{WIDTH}" height="{height}" fill="#e9f4fb"/>',
-             _text(10, 22, caption, 16, weight="bold"), _text(10, 40, head, 12)]
+             _text(10, 22, caption, 16, weight="bold"), _text(10, 40, head, 12),
+             _text(490, 150, "planning order: " + " ".join(map(str, snap["planningOrder"]))
+                   + "   action order: " + (" ".join(map(str, snap["actionOrder"])) or "-"), 12)]
     parts += _islands(snap, 300, 320)
     parts += _clouds(snap, 300, 320)
-    parts += _cards(snap, 580, 60)
+    parts += _cards(snap, 490, 60)
     for i, player in enumerate(snap["players"]):
         parts += _school(snap, player, 10 + (i % 2) * 440 if n > 2 else 10 + i * 440, schools_top + (i // 2) * 160)
     parts.append("</svg>")
