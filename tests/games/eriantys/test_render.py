@@ -23,6 +23,6 @@ def test_picture_shows_every_part_of_the_table() -> None:
     root = ET.fromstring(text)
     assert root.tag.endswith("svg")
     for part in ["a caption", "island 0", "island 11", "Mother Nature", "cloud 2", "Grandma Herbs", "Monk",
-                 "Herald", "no-entry tiles: 3", "red professor", "seat 2: cyd (GREY)", "1 coins",
+                 "Herald", "no-entry tiles: 3", "red professor", "seat 2: cyd (GREY)", "1 coin",
                  "x2", "towers in supply: 4", "planning order: 0 1 2", "action order: 0 1 2"]:
         assert part in text, part

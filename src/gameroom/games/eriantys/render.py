@@ -73,7 +73,7 @@ def _school(snap: dict[str, Any], player: dict[str, Any], x: float, y: float) ->
     seat = player["seat"]
     state = " (ejected)" if player["ejected"] else ""
     current = " - playing" if snap["currentPlayer"] == seat else ""
-    coins = "" if player["coins"] is None else f", {player['coins']} coins"
+    coins = "" if player["coins"] is None else f", {player['coins']} coin{'' if player['coins'] == 1 else 's'}"
     played = player["playedAssistant"]
     out.append(_text(x + 8, y + 16, f"seat {seat}: {player['username']} ({player['towerColor']}){state}{current}",
                      13, weight="bold"))
