@@ -11,10 +11,9 @@ from typing import Any, Callable
 from gameroom.cli.common import UsageError, add_standard_play_arguments, print_outcome, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.match import guarded_seat, trusted_seat
-from gameroom.games.eriantys.config import DECISION_TIMEOUT
+from gameroom.games.eriantys.descriptor import GAME
 from gameroom.games.eriantys.pieces import CARD_NAMES
 from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer, parse_strategy
-from gameroom.games.eriantys.referee import run_match
 from gameroom.games.eriantys.strategies import STRATEGIES
 
 NAMES = ["Ann", "Ben", "Cyd", "Dot"]
@@ -105,23 +104,14 @@ def play(args: argparse.Namespace) -> int:
     observers: list[Any] = [account]
     pictures = None
     if args.observe is not None:
-        from gameroom.games.eriantys.render import render_svg
-
-        pictures = PictureObserver(args.observe, render_svg)
+        pictures = PictureObserver(args.observe, GAME.render)
         observers.append(pictures)
     print(f"Eriantys, {'expert' if args.expert else 'simple'} mode, seed {args.seed}: "
           + ", ".join(f"{s.name} ({teams[i if args.players == 3 else i % 2]}, {kinds[i % len(kinds)]})"
                       for i, s in enumerate(seats)))
-    outcome = run_match(seats, args.expert, args.seed, time_limit=DECISION_TIMEOUT, observers=observers,
-                        log=stderr_log)
-    state = outcome.extra["state"]
-    print("towers left: " + ", ".join(f"{teams[t]} {state.supply[t]}" for t in range(state.c.teams))
-          + "; professors: " + ", ".join(f"{names[o]}" if o is not None else "-" for o in state.professors))
+    outcome = GAME.play(args.seed, seats, observers=observers, log=stderr_log, expert=args.expert)
+    snap = outcome.extra["snapshot"]
+    print("towers left: " + ", ".join(f"{team} {left}" for team, left in snap["towers"].items())
+          + "; professors: " + ", ".join(f"{names[o]}" if o is not None else "-" for o in snap["professors"].values()))
     print_outcome(outcome, pictures, args.observe)
     return 0
-
-
-def render(state: Any, caption: str) -> str:
-    from gameroom.games.eriantys.render import render_svg
-
-    return render_svg(state, caption)

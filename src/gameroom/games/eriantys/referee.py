@@ -8,7 +8,8 @@ exception, a reply that is not an event object or a time-out ejects the player
 team (:func:`gameroom.games.eriantys.rules.eject`).
 
 Observers hear ``message(msg)`` for every broadcast and, when they have a ``state``
-method, ``state(snapshot, caption)`` after the setup and after every finished turn.
+method, ``state(state, caption)`` (a copy of the game state) after the setup and after
+every finished turn.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
               hooks: TestHooks | None = None, time_limit: float | None = None,
               observers: Iterable[Any] = (), log: Callable[[str], None] | None = None) -> Outcome:
     """Play one game between ``seats`` (seat order) and return its outcome; the outcome's
-    ``extra`` holds the final ``state``, the number of accepted ``events`` and, as
+    ``extra`` holds the final ``snapshot`` (§6.5), the number of accepted ``events`` and, as
     ``scores``, the towers each player's team built."""
     match = Match(PROTOCOL, seats, time_limit, observers, log)
     names = [seat.name for seat in seats]
@@ -72,7 +73,7 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
 
     def picture(caption: str) -> None:
         if watched:
-            match.observe("state", snapshot(state), caption)
+            match.observe("state", state.copy(), caption)
 
     deliver(setup)
     settle()
@@ -104,4 +105,4 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
         match.observe("game_over", list(state.winners))
     built = {name: state.c.towers - state.supply[state.team(i)] for i, name in enumerate(names)}
     return Outcome(list(state.winners), match.misbehaved, list(match.failures),
-                   {"state": state, "events": events, "scores": built})
+                   {"snapshot": snapshot(state), "events": events, "scores": built})

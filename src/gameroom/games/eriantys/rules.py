@@ -21,7 +21,7 @@ from gameroom.games.eriantys.pieces import (ACTION_ONE, ACTION_THREE, ACTION_TWO
                                             TOWER_COLORS)
 from gameroom.games.eriantys.state import GameState, grouped
 
-__all__ = ["ACK", "nack", "step", "apply_event", "check_event", "eject", "ranking", "influence",
+__all__ = ["ACK", "nack", "step", "apply_event", "check_event", "parse_event", "eject", "ranking", "influence",
            "NOT_IN_ROOM"]
 
 ACK: dict[str, Any] = {"type": "ACK"}
@@ -66,8 +66,9 @@ def nack(text: str) -> dict[str, Any]:
     return {"type": "NACK", "errorMessage": text}
 
 
-def _parse(event: Any) -> tuple[str, list[int]] | None:
-    """(event type, argument values in field order) of a well-formed event, else None."""
+def parse_event(event: Any) -> tuple[str, list[int]] | None:
+    """(event type, argument values in field order) of a well-formed event (4.2 check 3),
+    else None."""
     if not isinstance(event, dict):
         return None
     kind = event.get("eventType")
@@ -105,7 +106,7 @@ def check_event(s: GameState, seat: int, event: Any) -> tuple[str | None, tuple[
     None with the parsed event when the event is legal."""
     if s.finished:
         return NOT_IN_ROOM, None   # after END_GAME the room no longer exists (6.6.8)
-    parsed = _parse(event)
+    parsed = parse_event(event)
     if parsed is None:
         return INVALID, None
     number = event.get("playerNumber")

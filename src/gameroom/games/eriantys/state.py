@@ -7,7 +7,8 @@ that a state and the events applied to it replay a game exactly. It is mutable f
 
 :func:`snapshot` renders the public ``GAME_STATE`` object of §6.5; :func:`from_snapshot`
 rebuilds a state from one, good for every check of §4 (players use it to test candidate
-events) but not for drawing students (the bag's colours are not public).
+events) but not for drawing students (the bag's colours are not public: only its size is
+kept, and there is no generator).
 """
 
 from __future__ import annotations
@@ -145,6 +146,8 @@ class GameState:
             if bag[color] == 0:
                 raise HookError(f"testHooks.draws asks for {COLORS[color]}, which is not in the bag")
         else:
+            if self.rng is None:
+                raise ValueError("a state rebuilt from a snapshot cannot draw students")
             if self.rng_shared:
                 own = random.Random()
                 own.setstate(self.rng.getstate())
@@ -360,7 +363,7 @@ def from_snapshot(snap: dict[str, Any]) -> GameState:
                  for i in snap["islands"]]
     s.mother_nature = snap["motherNature"]
     s.clouds = [counts_from_json(cloud) for cloud in snap["clouds"]]
-    s.bag = None
+    s.bag = [snap["bag"], 0, 0, 0, 0]   # the colours in the bag are not public: only the count is kept
     s.bank = snap["bank"]
     s.cards = [Card(c["id"], c["price"], c["used"], None if c["students"] is None else counts_from_json(c["students"]),
                     c["noEntryTiles"]) for c in snap["characterCards"]]
