@@ -16,6 +16,7 @@ Pure game package (no I/O; may import only the standard library and ``gameroom.c
 | ``referee`` | in-process matches on ``gameroom.core.match`` under the referee policy |
 | ``render`` | SVG picture of a snapshot |
 | ``harness`` | the xgame harness of §10.2 |
+| ``descriptor`` | ``GAME``, what the registry, the command line and the benchmarks use |
 """
 
 from gameroom.games.eriantys.rules import apply_event, check_event, eject, step
