@@ -17,6 +17,7 @@ from gameroom.core.match import Outcome, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.config import DECISION_TIMEOUT
+from gameroom.games.eriantys.lobby import LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
 from gameroom.games.eriantys.referee import PROTOCOL, run_match
 from gameroom.games.eriantys.rules import parse_event
@@ -96,4 +97,5 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     commands="gameroom.cli.eriantys",
     benchmark="gameroom.bench.eriantys",
+    lobby=LOBBY,
 )
