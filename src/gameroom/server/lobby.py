@@ -577,12 +577,17 @@ class Lobby:
         if self.server is not None:
             self.server.close()
         tasks = [task for client in self.clients for task in client.tasks]
-        tasks += [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         for client in list(self.clients):
+            client.closing = True
+            client.outbox.clear()
+            client.wake.set()
             client.writer.transport.abort()
+        for room in self.rooms.values():
+            room.cancel_timers()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_LINGER_SECONDS + 1)
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def serve_lobby(game: LobbyGame, config: LobbyConfig, log: Callable[[str], None],

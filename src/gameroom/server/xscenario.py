@@ -67,13 +67,16 @@ class LobbyThread:
     def stop(self) -> None:
         try:
             asyncio.run_coroutine_threadsafe(self.lobby.stop(), self.loop).result(10)
+        except Exception:   # noqa: BLE001 - shutting down: what is left dies with the thread
+            pass
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(10)
 
 
 class _Conn:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, max_message_bytes: int) -> None:
+        self.sent = JSONStreamDecoder(max_message_bytes)   # what we sent, as the server reads it
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=REPLY_TIMEOUT)
         self.decoder = JSONStreamDecoder(1 << 24)
         self.logged_in = False
@@ -86,7 +89,7 @@ class _Conn:
         except OSError:
             pass   # the server closed it; reading will tell
 
-    def read_until(self, replies: tuple[str, ...] | None) -> tuple[list[Any], dict[str, Any] | None]:
+    def read_until(self, replies: tuple[str, ...] | None, nack: bool = True) -> tuple[list[Any], dict[str, Any] | None]:
         """Messages up to (and with) the first of ``replies`` or a NACK; all of them up to
         the closing of the connection when ``replies`` is None or the server closes it."""
         got: list[Any] = []
@@ -98,7 +101,8 @@ class _Conn:
                 value = NEED_MORE
             if value is not NEED_MORE:
                 got.append(value)
-                if replies is not None and isinstance(value, dict) and value.get("type") in (*replies, "NACK"):
+                if replies is not None and isinstance(value, dict) and (
+                        value.get("type") in replies or nack and value.get("type") == "NACK"):
                     return got, value
                 continue
             left = deadline - time.monotonic()
@@ -115,6 +119,35 @@ class _Conn:
                 self.close()
                 return got, None
             self.decoder.feed(data)
+
+    def predict(self, data: bytes) -> int | None:
+        """How many replies the server owes for ``data`` (sent after what was sent
+        before): one per complete message but PONG; None when the server will close the
+        connection (garbage, an oversized message)."""
+        self.sent.feed(data)
+        count = 0
+        try:
+            while True:
+                value = self.sent.next_value()
+                if value is NEED_MORE:
+                    self.sent.check_prefix()
+                    return count
+                if not (isinstance(value, dict) and value.get("type") == "PONG" and self.logged_in):
+                    count += 1
+        except JSONStreamError:
+            return None
+
+    def read_replies(self, count: int | None) -> list[Any]:
+        """Messages up to the ``count``-th reply (up to the closing when None)."""
+        got: list[Any] = []
+        if count is None:
+            return self.read_until(None)[0]
+        for _ in range(count):
+            more, reply = self.read_until(("ACK", "ROOM_ID", "PUBLIC_ROOMS", "GAME_STATE"))
+            got += more
+            if reply is None:
+                break
+        return got
 
     def close(self) -> None:
         if self.open:
@@ -184,14 +217,18 @@ def xscenario(game: LobbyGame, inputs: list[Any]) -> list[Any]:
                 _barrier(conns, label, received)
             else:
                 if label not in conns:
-                    conns[label] = _Conn(server.port)
+                    conns[label] = _Conn(server.port, config.max_message_bytes)
                 conn = conns[label]
                 data, replies, message = _step_bytes(step, f"$.steps[{k}]")
                 if conn.open:
                     conn.send(data)
-                    if replies is None:   # no reply to wait for (PONG): the barrier on itself
-                        got = _drain(conn) if conn.logged_in else []
+                    if message is None:
+                        got = conn.read_replies(conn.predict(data))
+                    elif replies is None:   # PONG: no reply; the barrier on the sender itself
+                        conn.predict(data)
+                        got = _drain(conn) if conn.logged_in else conn.read_until(())[0]
                     else:
+                        conn.predict(data)
                         got, reply = conn.read_until(replies)
                         kind = message.get("type") if isinstance(message, dict) else None
                         if reply is not None and reply.get("type") == "ACK" and kind == "LOGIN":
@@ -215,7 +252,7 @@ def xscenario(game: LobbyGame, inputs: list[Any]) -> list[Any]:
 def _drain(conn: _Conn) -> list[Any]:
     """The barrier on one connection: what it received before the PUBLIC_ROOMS reply."""
     conn.send(encode({"type": "GET_PUBLIC_ROOMS"}))
-    got, reply = conn.read_until(("PUBLIC_ROOMS",))
+    got, reply = conn.read_until(("PUBLIC_ROOMS",), nack=False)
     if reply is not None and reply.get("type") == "PUBLIC_ROOMS":
         got.pop()
     return got
