@@ -124,6 +124,7 @@ class Client:
                 if not data:
                     break
                 decoder.feed(data)
+                self.lobby.arrived = time.perf_counter()
                 while not self.closing:
                     try:
                         value = decoder.next_value()
@@ -200,7 +201,9 @@ class Lobby:
         self.id_rng = random.Random(config.seed if config.seed is not None else time.time_ns())
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
-        self.events = 0                 # accepted and refused game events, for benchmarks
+        self.events = 0                 # game events handled, for benchmarks
+        self.arrived = 0.0              # when the bytes being handled arrived
+        self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
         self.server: asyncio.base_events.Server | None = None
         self._ping_task: asyncio.Task[Any] | None = None
 
@@ -434,6 +437,8 @@ class Lobby:
         if reply.get("type") == "ACK":
             room.broadcast(broadcasts)
             client.send(reply)
+            if self.latencies is not None:
+                self.latencies.append(time.perf_counter() - self.arrived)
             self._after_change(room, accepted=True)
             return
         client.send(reply)
