@@ -89,6 +89,8 @@ def test_xgame_test_hooks_fix_the_setup() -> None:
      "distinct"),
     (["harness", "eriantys", "xgame"], b'{"players": [{"name": "a"}, {"name": "b"}], "testHooks": {"draws": ["RED", "RED", "RED"]}}',
      "$.testHooks.draws: asks for RED, which is not in the bag"),
+    (["harness", "eriantys", "xgame"], b'{"players": [{"name": "a"}, {"name": "b"}], "decisionTimeoutSeconds": -1}',
+     "$.decisionTimeoutSeconds"),
 ])
 def test_bad_input_gets_one_error_line_and_status_2(args: list[str], stdin: bytes, message: str) -> None:
     assert_usage_error(run_gameroom(args, stdin), message)
