@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gameroom.core.wire import WireError
-from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CARD_INPUTS, CARD_REMAINING,
+from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CARD_INPUTS,
                                             CARD_STUDENTS, COLOR_INDEX, COLORS, ISLANDS, NO_ENTRY_TILES,
                                             PHASES, PLANNING, SETUP_ISLANDS, TOWER_COLORS, base_cost,
                                             constants, steps_of, team_of)
