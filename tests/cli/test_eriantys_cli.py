@@ -87,6 +87,20 @@ def test_xgame_test_hooks_fix_the_setup() -> None:
      "$.testHooks.draws[1]"),
     (["harness", "eriantys", "xgame"], b'{"players": [{"name": "a"}, {"name": "b"}], "testHooks": {"characterCards": [1, 1, 2]}}',
      "distinct"),
+    (["harness", "eriantys", "xgame"], b'{"players": [{"name": "a"}, {"name": "b"}], "testHooks": {"draws": ["RED", "RED", "RED"]}}',
+     "$.testHooks.draws: asks for RED, which is not in the bag"),
+    (["harness", "eriantys", "xgame"], b'{"players": [{"name": "a"}, {"name": "b"}], "decisionTimeoutSeconds": -1}',
+     "$.decisionTimeoutSeconds"),
 ])
 def test_bad_input_gets_one_error_line_and_status_2(args: list[str], stdin: bytes, message: str) -> None:
     assert_usage_error(run_gameroom(args, stdin), message)
+
+
+def test_xgame_show_writes_a_picture_per_turn(tmp_path: Path) -> None:
+    config = {"players": [{"name": "ann", "strategy": "greedy"}, {"name": "ben", "strategy": "first-legal"}],
+              "seed": 3}
+    run = run_gameroom(["harness", "eriantys", "xgame", "--show"], json.dumps(config).encode(), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    pictures = sorted((tmp_path / "Tmp").glob("*.svg"))
+    assert len(pictures) > 10 and f"pictures of {len(pictures)} states" in run.stderr
+    assert "game over" in pictures[-1].read_text()

@@ -7,7 +7,7 @@ import random
 from typing import Any, Callable
 
 from gameroom.games.eriantys.pieces import COLOR_INDEX, STUDENTS_PER_COLOR, BANK, constants
-from gameroom.games.eriantys.rules import step
+from gameroom.games.eriantys.rules import eject, step
 from gameroom.games.eriantys.state import GameState, TestHooks, new_game, snapshot
 from gameroom.games.eriantys.strategies import make_strategy
 from gameroom.games.eriantys.view import TableView
@@ -47,10 +47,11 @@ def conserved(s: GameState) -> list[str]:
 
 
 def play_checked(n: int, expert: bool, seed: int, kinds: list[str],
-                 check: Callable[[GameState, dict[str, Any], list[dict[str, Any]]], None] | None = None
-                 ) -> GameState:
+                 check: Callable[[GameState, dict[str, Any], list[dict[str, Any]]], None] | None = None,
+                 eject_at: tuple[int, int] | None = None) -> GameState:
     """Play a game through ``step``; after every event the broadcasts applied to a client's
-    view must give the server's snapshot, and the pieces must be conserved."""
+    view must give the server's snapshot, and the pieces must be conserved. ``eject_at``
+    = (event number, seat) ejects that seat (referee policy) before that event."""
     names = NAMES[:n]
     state, setup = new_game(names, expert, seed)
     view = TableView()
@@ -60,6 +61,12 @@ def play_checked(n: int, expert: bool, seed: int, kinds: list[str],
     strategies = [make_strategy(kinds[i % len(kinds)], random.Random(seed * 10 + i)) for i in range(n)]
     events = 0
     while not state.finished:
+        if eject_at is not None and events == eject_at[0]:
+            for message in eject(state, eject_at[1] % n, "EJECTED"):
+                view.apply(message)
+            assert view.snapshot() == snapshot(state)
+            if state.finished:
+                break
         seat = state.current
         before = snapshot(state)
         event = strategies[seat](before)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from gameroom.games.eriantys.pieces import base_cost
-from gameroom.games.eriantys.state import snapshot
 from gameroom.games.eriantys.strategies import first_legal
 from tests.games.eriantys.helpers import ACK, Table, fill, give_coins, in_action, nack
 

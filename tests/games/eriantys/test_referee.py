@@ -12,7 +12,7 @@ from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.games.eriantys.harness import BroadcastLog
 from gameroom.games.eriantys.players import EriantysPlayer, illegal_event, parse_strategy
 from gameroom.games.eriantys.referee import run_match
-from gameroom.games.eriantys.state import new_game, snapshot
+from gameroom.games.eriantys.state import snapshot
 from gameroom.games.eriantys.strategies import first_legal, greedy
 from gameroom.games.eriantys.view import TableView
 from tests.games.eriantys.helpers import NAMES, Table, fill, in_action

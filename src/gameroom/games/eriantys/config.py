@@ -21,7 +21,7 @@ class RefereeConfig:
     players: list[tuple[str, str]]            # (name, strategy) in seat order
     expert: bool = False
     seed: int = 0
-    decision_timeout: float = DECISION_TIMEOUT
+    decision_timeout: float | None = DECISION_TIMEOUT   # None: no limit
     hooks: TestHooks = field(default_factory=TestHooks)
 
 
@@ -94,6 +94,7 @@ def decode_referee_config(value: Any) -> RefereeConfig:
     timeout = value.get("decisionTimeoutSeconds")
     if timeout is None:
         timeout = DECISION_TIMEOUT
-    elif isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise WireError(f"expected a positive number of seconds, got {describe(timeout)}", "$.decisionTimeoutSeconds")
-    return RefereeConfig(players, expert, seed, float(timeout), decode_hooks(value.get("testHooks"), count))
+    elif isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+        raise WireError(f"expected a number of seconds >= 0, got {describe(timeout)}", "$.decisionTimeoutSeconds")
+    limit = float(timeout) if timeout > 0 else None   # 0 disables the limit (7.8)
+    return RefereeConfig(players, expert, seed, limit, decode_hooks(value.get("testHooks"), count))

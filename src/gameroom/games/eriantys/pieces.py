@@ -13,8 +13,7 @@ from dataclasses import dataclass
 __all__ = ["COLORS", "COLOR_INDEX", "TOWER_COLORS", "PHASES", "PLANNING", "ACTION_ONE", "ACTION_TWO",
            "ACTION_THREE", "EVENT_TYPES", "Constants", "constants", "steps_of", "base_cost",
            "CARD_NAMES", "CARD_STUDENTS", "CARD_INPUTS", "CARD_REMAINING", "STUDENTS_PER_COLOR",
-           "BAG_PER_COLOR", "TABLE_CAPACITY", "ISLANDS", "BANK", "NO_ENTRY_TILES", "team_of",
-           "holder_seat", "empty_counts"]
+           "BAG_PER_COLOR", "TABLE_CAPACITY", "ISLANDS", "BANK", "NO_ENTRY_TILES", "team_of"]
 
 COLORS = ("GREEN", "RED", "YELLOW", "PINK", "BLUE")
 COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}
@@ -66,11 +65,6 @@ def team_of(seat: int, players: int) -> int:
     return seat if players == 3 else seat % 2
 
 
-def holder_seat(team: int) -> int:
-    """The seat that keeps a team's tower supply (``PLAYER:k``): seat k."""
-    return team
-
-
 def steps_of(assistant: int) -> int:
     """Mother Nature steps of an assistant card (2.4): ceil(value / 2)."""
     return (assistant + 1) // 2
@@ -79,10 +73,6 @@ def steps_of(assistant: int) -> int:
 def base_cost(card: int) -> int:
     """Base price of a character card (2.5): id / 4 + 1."""
     return card // 4 + 1
-
-
-def empty_counts() -> list[int]:
-    return [0, 0, 0, 0, 0]
 
 
 CARD_NAMES = ("Monk", "Magic Mailman", "Jester", "Minstrel", "Farmer", "Grandma Herbs", "Knight",

@@ -16,7 +16,7 @@ import random
 from typing import Any, Callable
 
 from gameroom.core.misbehaviour import PlayerMisbehaved, hang
-from gameroom.games.eriantys.pieces import ACTION_ONE, ACTION_TWO, COLORS, PLANNING
+from gameroom.games.eriantys.pieces import ACTION_ONE, ACTION_TWO, CARD_INPUTS, COLORS, PLANNING
 from gameroom.games.eriantys.strategies import STRATEGIES, first_legal, make_strategy
 from gameroom.games.eriantys.state import from_snapshot
 
@@ -33,7 +33,7 @@ def illegal_event(snapshot: dict[str, Any]) -> dict[str, Any]:
     s = from_snapshot(snapshot)
     seat = s.current
     if s.pending is not None:
-        if "CHOOSE_ISLAND" in _accepts(s):
+        if "CHOOSE_ISLAND" in CARD_INPUTS[s.pending]:
             return {"eventType": "CHOOSE_ISLAND", "islandIndex": len(s.islands)}
         return {"eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 1}
     if s.phase == PLANNING:
@@ -50,12 +50,6 @@ def illegal_event(snapshot: dict[str, Any]) -> dict[str, Any]:
     if s.phase == ACTION_TWO:
         return {"eventType": "MOVE_MOTHER_NATURE", "amount": s.mother_nature_limit() + 1}
     return {"eventType": "CHOOSE_CLOUD", "cloudIndex": len(s.clouds)}
-
-
-def _accepts(s: Any) -> tuple[str, ...]:
-    from gameroom.games.eriantys.pieces import CARD_INPUTS
-
-    return CARD_INPUTS[s.pending]
 
 
 def misbehaving_event(kind: str, snapshot: dict[str, Any]) -> Any:

@@ -21,7 +21,7 @@ from gameroom.core.match import FAILED, Match, Outcome, Seat
 from gameroom.core.protocol import JSON, Method, Protocol
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.rules import apply_event, eject
-from gameroom.games.eriantys.state import GameState, TestHooks, new_game, snapshot
+from gameroom.games.eriantys.state import TestHooks, new_game, snapshot
 
 __all__ = ["PROTOCOL", "run_match"]
 

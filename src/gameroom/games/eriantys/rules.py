@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from gameroom.games.eriantys.pieces import (ACTION_ONE, ACTION_THREE, ACTION_TWO, CARD_INPUTS, CARD_REMAINING,
-                                            COLOR_INDEX, COLORS, EVENT_TYPES, PHASES, PLANNING, TABLE_CAPACITY,
-                                            TOWER_COLORS)
-from gameroom.games.eriantys.state import GameState, grouped
+                                            COLOR_INDEX, COLORS, EVENT_TYPES, PHASES, PLANNING, TABLE_CAPACITY)
+from gameroom.games.eriantys.state import GameState, refill_clouds
 
 __all__ = ["ACK", "nack", "step", "apply_event", "check_event", "parse_event", "eject", "ranking", "influence",
            "NOT_IN_ROOM"]
@@ -468,8 +467,6 @@ def _end_round(s: GameState, out: list[dict[str, Any]]) -> None:
     if s.bag_emptied or any(not hand for hand in s.hands):
         _end_game(s, out)
         return
-    from gameroom.games.eriantys.state import refill_clouds
-
     s.round += 1
     if s.action_order:
         first = s.action_order[0]
@@ -706,6 +703,3 @@ def eject(s: GameState, seat: int, reason: str) -> list[dict[str, Any]]:
             _end_turn(s, out)
     return out
 
-
-def team_name(s: GameState, seat: int) -> str:
-    return TOWER_COLORS[s.team(seat)]

@@ -18,7 +18,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CARD_INPUTS, CARD_REMAINING,
+from gameroom.core.wire import WireError
+from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CARD_INPUTS,
                                             CARD_STUDENTS, COLOR_INDEX, COLORS, ISLANDS, NO_ENTRY_TILES,
                                             PHASES, PLANNING, SETUP_ISLANDS, TOWER_COLORS, base_cost,
                                             constants, steps_of, team_of)
@@ -27,8 +28,9 @@ __all__ = ["Island", "Card", "TestHooks", "GameState", "HookError", "new_game", 
            "counts_json", "counts_from_json"]
 
 
-class HookError(ValueError):
-    """A test hook cannot be honoured (e.g. a listed draw colour is not in the bag)."""
+class HookError(WireError):
+    """A test hook cannot be honoured (a listed draw colour is not in the bag): a broken
+    configuration, reported like any bad input (8.1)."""
 
 
 class Island:
@@ -144,7 +146,8 @@ class GameState:
         if self.draws:
             color = self.draws.pop(0)
             if bag[color] == 0:
-                raise HookError(f"testHooks.draws asks for {COLORS[color]}, which is not in the bag")
+                raise HookError(f"asks for {COLORS[color]}, which is not in the bag drawn from",
+                                "$.testHooks.draws")
         else:
             if self.rng is None:
                 raise ValueError("a state rebuilt from a snapshot cannot draw students")
