@@ -113,7 +113,7 @@ class RoomPlan:
     expert: bool
     private: bool = False
     room_id: "asyncio.Future[int] | None" = None
-    names: list[str] = field(default_factory=list)
+    over: asyncio.Event = field(default_factory=asyncio.Event)   # set when a bot of the room is done
 
 
 async def play_room(game: LobbyGame, host: str, port: int, name: str, player: Any, creates: bool, plan: RoomPlan,
@@ -145,7 +145,8 @@ async def play_room(game: LobbyGame, host: str, port: int, name: str, player: An
             if reply is None or reply["type"] != "ACK":
                 result.closed = f"join refused: {reply}"
                 return result
-        await _play(conn, game, view, player, name, inbox, result, ranking)
+        await _play(conn, game, view, player, name, inbox, result, ranking, plan.over)
+        plan.over.set()
         if result.winners is not None or result.closed is not None:
             log(f"{name}: room {result.room}: " + (f"winners {result.winners}" if result.winners is not None
                                                     else f"closed ({result.closed})"))
@@ -154,9 +155,12 @@ async def play_room(game: LobbyGame, host: str, port: int, name: str, player: An
         conn.close()
 
 
+STOP_READING_SECONDS = 600.0   # the longest a bot that stopped reading keeps its socket
+
+
 async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, name: str,
                 inbox: list[dict[str, Any]], result: BotResult,
-                ranking: Callable[[dict[str, Any]], list[str]] | None) -> None:
+                ranking: Callable[[dict[str, Any]], list[str]] | None, over: asyncio.Event) -> None:
     pending: dict[str, Any] | None = None    # our event awaiting its ACK/NACK
     started = False
     seat = -1
@@ -198,8 +202,12 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
                     await _wait_closed(conn)
                     return
                 except StopReading:
+                    # keep the socket open without reading until the room is over for the others
                     result.closed = "stopped reading"
-                    await asyncio.sleep(3600)
+                    try:
+                        await asyncio.wait_for(over.wait(), STOP_READING_SECONDS)
+                    except asyncio.TimeoutError:
+                        pass
                     return
                 except PlayerMisbehaved:
                     result.closed = "crashed"
