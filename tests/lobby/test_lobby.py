@@ -79,6 +79,19 @@ class Client:
         assert self.recv() == {"type": "ACK"}
 
 
+def two_in_a_room(server: Server, creator: str, joiner: str, expect_ack: bool = True) -> tuple[Client, Client]:
+    """Two logged-in clients; the first creates a 2-player room, the second joins it."""
+    first, second = server.connect(), server.connect()
+    first.login(creator)
+    second.login(joiner)
+    first.send({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": True, "isPrivate": False})
+    room = first.until("ROOM_ID")[-1]["id"]
+    second.send({"type": "ACCESS_ROOM", "id": room})
+    if expect_ack:
+        second.until("ACK")
+    return first, second
+
+
 @pytest.fixture
 def server_factory(tmp_path: Path):
     servers: list[Server] = []
@@ -134,12 +147,7 @@ def test_login_time_out_closes_a_silent_connection(server_factory) -> None:
 
 def test_keep_alive(server_factory) -> None:
     server = server_factory({"pingIntervalSeconds": 0.3, "pingTimeoutSeconds": 1})
-    answering, mute = server.connect(), server.connect()
-    answering.login("ann")
-    mute.login("ben")
-    mute.send({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": False, "isPrivate": False})
-    room = mute.until("ROOM_ID")[-1]["id"]
-    answering.send({"type": "ACCESS_ROOM", "id": room})
+    mute, answering = two_in_a_room(server, "ben", "ann", expect_ack=False)
     pings = 0
     while True:   # ann answers every PING; ben never does: he is lost and the room closed
         m = answering.recv()
@@ -160,13 +168,7 @@ def test_keep_alive(server_factory) -> None:
 
 def test_a_client_that_stops_reading_is_lost_and_blocks_nobody(server_factory) -> None:
     server = server_factory({"writeTimeoutSeconds": 1, "seed": 5, "testHooks": {"firstPlayer": 0}})
-    slow, mate = server.connect(), server.connect()
-    slow.login("slow")
-    mate.login("mate")
-    slow.send({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": True, "isPrivate": False})
-    room = slow.until("ROOM_ID")[-1]["id"]
-    mate.send({"type": "ACCESS_ROOM", "id": room})
-    mate.until("ACK")
+    slow, mate = two_in_a_room(server, "slow", "mate")
     # slow asks for the whole state thousands of times and never reads the answers
     slow.sock.setblocking(False)
     request = encode({"type": "GET_GAME_STATE"}) * 200
