@@ -462,14 +462,15 @@ class Lobby:
         current = self.game.current(room.game)
         if current != room.current:
             room.nacks = 0
-        if current != room.current or accepted:
-            room.current = current
-            if room.turn_timer is not None:
-                room.turn_timer.cancel()
-                room.turn_timer = None
-            if self.config.turn_timeout > 0 and current is not None and not self.game.suspended(room.game):
-                room.turn_timer = asyncio.get_running_loop().call_later(
-                    self.config.turn_timeout, self._turn_timeout, room, current)
+        restart = current != room.current or accepted or room.turn_timer is None
+        room.current = current
+        waiting = current is not None and not self.game.suspended(room.game)
+        if room.turn_timer is not None and (restart or not waiting):
+            room.turn_timer.cancel()   # a suspended game waits for nobody
+            room.turn_timer = None
+        if restart and waiting and self.config.turn_timeout > 0:
+            room.turn_timer = asyncio.get_running_loop().call_later(
+                self.config.turn_timeout, self._turn_timeout, room, current)
 
     def _turn_timeout(self, room: Room, seat: int) -> None:
         room.turn_timer = None
