@@ -56,7 +56,7 @@ def test_not_a_line_finds_a_bend_when_one_exists() -> None:
     assert not in_one_line([p.coord for p in action])
     assert "row nor in one column" in (check_placements(m, hand, action) or "")
     before = m.copy()
-    assert m == before and m._index == before._index
+    assert m == before and m._index == before._index and m._multi == before._multi
 
 
 def test_not_a_line_is_impossible_with_one_tile_or_no_bend() -> None:

@@ -192,4 +192,4 @@ def test_place_then_remove_in_reverse_restores_the_map(cells: dict, moves: list)
     for coord in reversed(placed):
         m.remove(coord)
     assert m == reference
-    assert m._free == reference._free and m._index == reference._index
+    assert m._free == reference._free and m._index == reference._index and m._multi == reference._multi

@@ -94,7 +94,7 @@ def test_check_leaves_the_map_unchanged_and_agrees_with_a_naive_check(cells, han
     before = m.copy()
     placements = [Placement(c, t) for c, t in raw]
     reason = check_placements(m, hand, placements)
-    assert m == before and m._free == before._free and m._index == before._index
+    assert m == before and m._free == before._free and m._index == before._index and m._multi == before._multi
     # the naive check, straight from 3.4
     legal = owns(hand, [p.tile for p in placements]) and in_one_line([p.coord for p in placements])
     work = dict(cells)

@@ -39,7 +39,7 @@ def test_iterate_leaves_the_public_map_as_it_was() -> None:
     before = pub.qmap.copy()
     for step in (dag, ldasg):
         iterate(step, pub)
-        assert pub.qmap == before and pub.qmap._index == before._index
+        assert pub.qmap == before and pub.qmap._index == before._index and pub.qmap._multi == before._multi
 
 
 def test_no_placeable_tile_passes_or_replaces_by_pile_size() -> None:

@@ -101,13 +101,34 @@ class RefereeState:
         return RefereeState(self.qmap.copy(), [p.copy() for p in self.players], deque(self.pile))
 
 
+def shuffle(tiles: list[Tile], rng: random.Random) -> None:
+    """Shuffle `tiles` in place exactly as ``rng.shuffle(tiles)`` does, only faster.
+
+    ``random.Random.shuffle`` is a Fisher-Yates shuffle that draws each index with
+    ``getrandbits(k)``, retrying while the draw is too large; doing the same draws inline
+    saves a method call per tile (a fifth of a whole benchmark game). A generator that
+    overrides how it draws (a subclass) is left to its own ``shuffle``.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(tiles)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(tiles) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+
+
 def new_game(player_names: Sequence[str], rng: random.Random,
              hand_size: int = HAND_SIZE) -> RefereeState:
     """A fresh state as the rules prose describes it: the complete set shuffled with
-    `rng`, its first tile on the map at (0, 0), then `hand_size` tiles to each player in
-    order, the rest as the pile."""
+    `rng` (:func:`shuffle`), its first tile on the map at (0, 0), then `hand_size` tiles to
+    each player in order, the rest as the pile."""
     tiles = full_set()
-    rng.shuffle(tiles)
+    shuffle(tiles, rng)
     pile = deque(tiles)
     qmap = QMap({(0, 0): pile.popleft()})
     players = [PlayerRecord(name, 0, [pile.popleft() for _ in range(min(hand_size, len(pile)))])

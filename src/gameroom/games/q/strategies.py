@@ -18,23 +18,31 @@ from __future__ import annotations
 from typing import Callable
 
 from gameroom.games.q.actions import PASS, REPLACE, Action, Pass, Placement, Replace, Step
+from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PublicState
-from gameroom.games.q.tiles import Tile
+from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, Coord
 
 StrategyStep = Callable[[PublicState], Step]
 
 
+def _choose(qmap: QMap, hand_kinds: list[int], most_constrained: bool) -> tuple[Coord, int] | None:
+    """The candidate and kind of the atomic step for a hand given as kind indices sorted
+    ascending (kind order is tile order, 2.1), None when no tile has a candidate."""
+    choose = qmap.best_candidate_of if most_constrained else qmap.first_candidate_of
+    previous = -1
+    for k in hand_kinds:
+        if k != previous:
+            previous = k
+            coord = choose(k)
+            if coord is not None:
+                return coord, k
+    return None
+
+
 def _step(pub: PublicState, most_constrained: bool) -> Step:
-    qmap = pub.qmap
-    choose = qmap.best_candidate if most_constrained else qmap.first_candidate
-    previous: Tile | None = None
-    for t in sorted(pub.hand):
-        if t == previous:
-            continue
-        previous = t
-        coord = choose(t)
-        if coord is not None:
-            return Placement(coord, t)
+    found = _choose(pub.qmap, sorted([KIND_INDEX[t] for t in pub.hand]), most_constrained)
+    if found is not None:
+        return Placement(found[0], ALL_KINDS[found[1]])
     return PASS if len(pub.hand) > pub.pile_size else REPLACE
 
 
@@ -52,6 +60,9 @@ def ldasg(pub: PublicState) -> Step:
 STRATEGIES: dict[str, StrategyStep] = {"dag": dag, "ldasg": ldasg}
 """The built-in strategies by their JStrategy name."""
 
+_MOST_CONSTRAINED: dict[StrategyStep, bool] = {dag: False, ldasg: True}
+"""The built-in steps, which :func:`iterate` runs without building public states."""
+
 
 def iterate(step: StrategyStep, pub: PublicState) -> Action:
     """The turn a built-in player takes (9.2): repeat `step`, extending the request while
@@ -63,6 +74,9 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
     if the first step says so, else the placement tuple (empty only if `step` proposes an
     illegal first placement, which the built-in steps never do).
     """
+    most_constrained = _MOST_CONSTRAINED.get(step)
+    if most_constrained is not None:
+        return _iterate_built_in(pub, most_constrained)
     qmap = pub.qmap
     hand = list(pub.hand)
     placements: list[Placement] = []
@@ -94,6 +108,48 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
             hand.remove(t)
             current = PublicState(qmap, pub.name, pub.score, tuple(hand),
                                   pub.other_scores, pub.pile_size)
+    finally:
+        for p in reversed(placements):
+            qmap.remove(p.coord)
+    return tuple(placements)
+
+
+def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
+    """:func:`iterate` for dag or ldasg, on kind indices.
+
+    Every step of a built-in strategy proposes a candidate (a free neighbour where the
+    tile fits on the map as extended so far) for a tile of the rest of the hand, so of the
+    legality of an extension (3.4) only the line remains to be checked.
+    """
+    qmap = pub.qmap
+    hand = sorted([KIND_INDEX[t] for t in pub.hand])
+    placements: list[Placement] = []
+    r0 = c0 = 0
+    direction = 0  # 0: undecided, 1: along a row, 2: along a column
+    try:
+        while True:
+            found = _choose(qmap, hand, most_constrained)
+            if found is None:
+                if placements:
+                    return tuple(placements)
+                return PASS if len(hand) > pub.pile_size else REPLACE
+            coord, k = found
+            r, c = coord
+            if not placements:
+                r0, c0 = r, c
+            elif direction == 0:
+                if r == r0:
+                    direction = 1
+                elif c == c0:
+                    direction = 2
+                else:
+                    break
+            elif (direction == 1 and r != r0) or (direction == 2 and c != c0):
+                break
+            t = ALL_KINDS[k]
+            qmap.place(coord, t)
+            placements.append(Placement(coord, t))
+            hand.remove(k)
     finally:
         for p in reversed(placements):
             qmap.remove(p.coord)
