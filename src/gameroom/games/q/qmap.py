@@ -116,6 +116,9 @@ _ONE_ABOVE_BELOW = tuple((1 << _COUNT_SHIFT) | (_AXIS_ALL * _NAXIS + _AXIS[k * _
 row (left or right) or on its column (above or below)."""
 
 
+_DIRECTIONS = ((0, -1, True), (0, 1, True), (-1, 0, False), (1, 0, False))
+"""The four neighbours as (row step, column step, on the same row)."""
+
 _MULTI_LAYERS = (2 * _SLOTS, _SLOTS, 0)
 """Where the layers of :attr:`QMap._multi` for 4, 3 and 2 occupied neighbours start."""
 
@@ -260,6 +263,28 @@ class QMap:
             hi += 1
             k = kinds.get((hi, c))
         return (lo + 1, c), run
+
+    def segment(self, coord: Coord, along_row: bool) -> tuple[int, int]:
+        """The maximal contiguous run of tiles through the occupied `coord`, along its row
+        if `along_row`, else along its column, as (the column, or row, where it starts,
+        its length)."""
+        kinds = self._kinds
+        r, c = coord
+        if along_row:
+            lo = c - 1
+            while (r, lo) in kinds:
+                lo -= 1
+            hi = c + 1
+            while (r, hi) in kinds:
+                hi += 1
+        else:
+            lo = r - 1
+            while (lo, c) in kinds:
+                lo -= 1
+            hi = r + 1
+            while (hi, c) in kinds:
+                hi += 1
+        return lo + 1, hi - lo - 1
 
     # -- the fit rule and the candidate search ------------------------------------------
 
@@ -415,8 +440,8 @@ class QMap:
         r, c = coord
         get = kinds.get
         row = k * _W
-        for n, far, on_row in (((r, c - 1), (r, c - 2), True), ((r, c + 1), (r, c + 2), True),
-                               ((r - 1, c), (r - 2, c), False), ((r + 1, c), (r + 2, c), False)):
+        for dr, dc, on_row in _DIRECTIONS:
+            n = (r + dr, c + dc)
             if n in kinds:
                 continue
             old = free.get(n)
@@ -424,7 +449,7 @@ class QMap:
                 new = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
             else:
                 combo = old & _COMBO_BITS
-                axis = _AXIS[row + get(far, _ABSENT)]
+                axis = _AXIS[row + get((r + dr + dr, c + dc + dc), _ABSENT)]
                 if on_row:
                     new_combo = axis * _NAXIS + combo % _NAXIS
                 else:
@@ -459,8 +484,8 @@ class QMap:
         multi = self._multi
         get = kinds.get
         r, c = coord
-        for n, far, on_row in (((r, c - 1), (r, c - 2), True), ((r, c + 1), (r, c + 2), True),
-                               ((r - 1, c), (r - 2, c), False), ((r + 1, c), (r + 2, c), False)):
+        for dr, dc, on_row in _DIRECTIONS:
+            n = (r + dr, c + dc)
             if n in kinds:
                 continue
             old = free[n]
@@ -470,7 +495,7 @@ class QMap:
                 for slot in _COMBO_SLOTS[combo]:
                     index[slot].discard(n)
                 continue
-            axis = _AXIS[get(far, _ABSENT) * _W + _ABSENT]
+            axis = _AXIS[get((r + dr + dr, c + dc + dc), _ABSENT) * _W + _ABSENT]
             if on_row:
                 new_combo = axis * _NAXIS + combo % _NAXIS
             else:

@@ -2,9 +2,9 @@
 perpendicular run, Q bonuses and the finish bonus.
 
 A run (maximal contiguous line of tiles) is a *Q* iff it has exactly six tiles whose
-colours are pairwise distinct or whose shapes are pairwise distinct. Runs are read from
-the map as kind indices (:meth:`QMap.run`), so scoring a turn makes no tiles and no
-coordinate lists.
+colours are pairwise distinct or whose shapes are pairwise distinct. Runs are measured on
+the map (:meth:`QMap.segment`); only a run of exactly six tiles is read, as kind indices
+(:meth:`QMap.run`), to see whether it is a Q.
 """
 
 from __future__ import annotations
@@ -39,14 +39,14 @@ def run_through(qmap: QMap, coord: Coord, along_row: bool) -> list[Coord]:
     return [(r + i, c) for i in range(len(kinds))]
 
 
-def _run_points(run: list[int], q_bonus: int) -> int:
-    """What one run scores: nothing below two tiles, else its length, plus the Q bonus."""
-    n = len(run)
-    if n < 2:
+def _run_points(qmap: QMap, coord: Coord, along_row: bool, length: int, q_bonus: int) -> int:
+    """What the run of `length` tiles through `coord` scores: nothing below two tiles,
+    else its length, plus the Q bonus (3.5)."""
+    if length < 2:
         return 0
-    if n == Q_LENGTH and _is_q_kinds(run):
-        return n + q_bonus
-    return n
+    if length == Q_LENGTH and _is_q_kinds(qmap.run(coord, along_row)[1]):
+        return length + q_bonus
+    return length
 
 
 def score_placements(qmap_after: QMap, placements: Sequence[Placement], q_bonus: int,
@@ -58,17 +58,21 @@ def score_placements(qmap_after: QMap, placements: Sequence[Placement], q_bonus:
     """
     if not placements:
         return 0
-    run = qmap_after.run
+    segment = qmap_after.segment
     r0 = placements[0][0][0]
     along_row = all(p[0][0] == r0 for p in placements)
     points = len(placements)
     counted: set[Coord] = set()   # first coordinates of the line's segments already scored
     for coord, _ in placements:
-        start, line = run(coord, along_row)
-        if start not in counted:
-            counted.add(start)
-            points += _run_points(line, q_bonus)
-        points += _run_points(run(coord, not along_row)[1], q_bonus)
+        start, length = segment(coord, along_row)
+        if length >= 2:
+            first = (coord[0], start) if along_row else (start, coord[1])
+            if first not in counted:
+                counted.add(first)
+                points += _run_points(qmap_after, coord, along_row, length, q_bonus)
+        start, length = segment(coord, not along_row)
+        if length >= 2:
+            points += _run_points(qmap_after, coord, not along_row, length, q_bonus)
     if finished:
         points += finish_bonus
     return points

@@ -76,7 +76,7 @@ class RefereeState:
             name=me.name,
             score=me.score,
             hand=tuple(me.hand),
-            other_scores=tuple(p.score for p in self.players[1:]),
+            other_scores=tuple([p.score for p in self.players[1:]]),
             pile_size=len(self.pile),
         )
 
