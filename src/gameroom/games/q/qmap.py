@@ -563,3 +563,101 @@ class QMap:
             multi = self._multi
             for slot in slots:
                 multi[base + slot].add(coord)
+
+
+def _smallest_outside(sa: set[Coord], sb: set[Coord], sc: set[Coord],
+                      stale: set[Coord]) -> Coord | None:
+    """The smallest coordinate in the three sets that is not in `stale`, None if none."""
+    best: Coord | None = None
+    for s in (sa, sb, sc):
+        if not s:
+            continue
+        if stale.isdisjoint(s):
+            m = min(s)
+        else:
+            rest = s - stale
+            if not rest:
+                continue
+            m = min(rest)
+        if best is None or m < best:
+            best = m
+    return best
+
+
+class Extension:
+    """A map as extended by a few more tiles, for the strategies' candidate search, without
+    changing the map (9.2: a built-in player looks for its next tile on the public map
+    extended by its placements so far).
+
+    Extending puts a tile next to at most four free neighbours, so the map's index stays
+    right everywhere else: the extension keeps the coordinates whose index entries no longer
+    hold (*stale*: the added coordinates and their neighbours) and the entries, computed on
+    the extended map, of the stale ones that are free there (*dirty*). A query takes the
+    map's answer outside the stale coordinates and compares it with the dirty ones.
+    """
+
+    __slots__ = ("_map", "_extra", "_stale", "_dirty")
+
+    def __init__(self, qmap: QMap) -> None:
+        self._map = qmap
+        self._extra: dict[Coord, int] = {}     # added coordinate -> kind index
+        self._stale: set[Coord] = set()
+        self._dirty: dict[Coord, int] = {}     # free neighbour -> entry, as in QMap._free
+
+    def add(self, coord: Coord, k: int) -> None:
+        """Extend by the kind `k` at the unoccupied `coord` (no rule is checked)."""
+        kinds, extra = self._map._kinds, self._extra
+        if coord in kinds or coord in extra:
+            raise ValueError(f"coordinate {coord} is already occupied")
+        extra[coord] = k
+        stale, dirty = self._stale, self._dirty
+        stale.add(coord)
+        dirty.pop(coord, None)
+        get, kget = extra.get, kinds.get
+        r, c = coord
+        for dr, dc, _ in _DIRECTIONS:
+            n = (r + dr, c + dc)
+            if n in kinds or n in extra:
+                continue
+            stale.add(n)
+            nr, nc = n
+            left = get((nr, nc - 1), kget((nr, nc - 1), _ABSENT))
+            right = get((nr, nc + 1), kget((nr, nc + 1), _ABSENT))
+            top = get((nr - 1, nc), kget((nr - 1, nc), _ABSENT))
+            below = get((nr + 1, nc), kget((nr + 1, nc), _ABSENT))
+            count = ((left != _ABSENT) + (right != _ABSENT) + (top != _ABSENT)
+                     + (below != _ABSENT))
+            dirty[n] = (count << _COUNT_SHIFT) | (_AXIS[left * _W + right] * _NAXIS
+                                                  + _AXIS[top * _W + below])
+
+    def first_candidate_of(self, k: int) -> Coord | None:
+        """:meth:`QMap.first_candidate_of` on the extended map."""
+        index = self._map._index
+        a, b, c = _TILE_SLOTS[k]
+        best = _smallest_outside(index[a], index[b], index[c], self._stale)
+        for coord, entry in self._dirty.items():
+            if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1 and (best is None or coord < best):
+                best = coord
+        return best
+
+    def best_candidate_of(self, k: int) -> Coord | None:
+        """:meth:`QMap.best_candidate_of` on the extended map."""
+        qmap, stale = self._map, self._stale
+        fitting = [(entry >> _COUNT_SHIFT, coord) for coord, entry in self._dirty.items()
+                   if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1]
+        a, b, c = _TILE_SLOTS[k]
+        multi = qmap._multi
+        for count, base in ((4, 2 * _SLOTS), (3, _SLOTS), (2, 0)):
+            best = _smallest_outside(multi[base + a], multi[base + b], multi[base + c], stale)
+            for n, coord in fitting:
+                if n == count and (best is None or coord < best):
+                    best = coord
+            if best is not None:
+                return best
+        # No candidate with two or more occupied neighbours: the rest have one.
+        index = qmap._index
+        best = _smallest_outside(index[a], index[b], index[c], stale)
+        for n, coord in fitting:
+            if best is None or coord < best:
+                best = coord
+        return best

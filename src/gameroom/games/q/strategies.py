@@ -10,7 +10,8 @@ An atomic step maps a public state to PASS, REPLACE or one :class:`Placement`:
 With no placeable tile the step passes when the hand is larger than the pile, else asks
 for a replacement. :func:`iterate` repeats a step on the public state extended by the
 placements so far, as long as the growing request stays legal in the original state.
-The map of the public state is extended in place and restored before returning.
+For the built-in steps the extended map is an :class:`Extension` (the public map is not
+touched); a custom step sees the public map extended in place, restored before returning.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from __future__ import annotations
 from typing import Callable
 
 from gameroom.games.q.actions import PASS, REPLACE, Action, Pass, Placement, Replace, Step
-from gameroom.games.q.qmap import QMap
+from gameroom.games.q.qmap import Extension, QMap
 from gameroom.games.q.state import PublicState
 from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, Coord
 
 StrategyStep = Callable[[PublicState], Step]
 
 
-def _choose(qmap: QMap, hand_kinds: list[int], most_constrained: bool) -> tuple[Coord, int] | None:
+def _choose(qmap: QMap | Extension, hand_kinds: list[int], most_constrained: bool) -> tuple[Coord, int] | None:
     """The candidate and kind of the atomic step for a hand given as kind indices sorted
     ascending (kind order is tile order, 2.1), None when no tile has a candidate."""
     choose = qmap.best_candidate_of if most_constrained else qmap.first_candidate_of
@@ -119,25 +120,23 @@ def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
 
     Every step of a built-in strategy proposes a candidate (a free neighbour where the
     tile fits on the map as extended so far) for a tile of the rest of the hand, so of the
-    legality of an extension (3.4) only the line remains to be checked.
+    legality of an extension (3.4) only the line remains to be checked. The extended map
+    is an :class:`Extension` of the public one, which is never changed.
     """
     qmap = pub.qmap
     hand = sorted([KIND_INDEX[t] for t in pub.hand])
+    found = _choose(qmap, hand, most_constrained)
+    if found is None:
+        return PASS if len(hand) > pub.pile_size else REPLACE
+    extended = Extension(qmap)
     placements: list[Placement] = []
-    r0 = c0 = 0
+    r0, c0 = found[0]
     direction = 0  # 0: undecided, 1: along a row, 2: along a column
-    try:
-        while True:
-            found = _choose(qmap, hand, most_constrained)
-            if found is None:
-                if placements:
-                    return tuple(placements)
-                return PASS if len(hand) > pub.pile_size else REPLACE
-            coord, k = found
+    while found is not None:
+        coord, k = found
+        if placements:
             r, c = coord
-            if not placements:
-                r0, c0 = r, c
-            elif direction == 0:
+            if direction == 0:
                 if r == r0:
                     direction = 1
                 elif c == c0:
@@ -146,13 +145,10 @@ def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
                     break
             elif (direction == 1 and r != r0) or (direction == 2 and c != c0):
                 break
-            t = ALL_KINDS[k]
-            qmap.place(coord, t)
-            placements.append(Placement(coord, t))
-            hand.remove(k)
-    finally:
-        for p in reversed(placements):
-            qmap.remove(p.coord)
+        placements.append(Placement(coord, ALL_KINDS[k]))
+        hand.remove(k)
+        extended.add(coord, k)
+        found = _choose(extended, hand, most_constrained)
     return tuple(placements)
 
 
