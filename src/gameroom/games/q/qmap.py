@@ -613,22 +613,31 @@ class Extension:
         stale, dirty = self._stale, self._dirty
         stale.add(coord)
         dirty.pop(coord, None)
+        free = self._map._free
         get, kget = extra.get, kinds.get
+        row = k * _W
         r, c = coord
-        for dr, dc, _ in _DIRECTIONS:
+        # As in QMap.place: a neighbour's entry (the extension's, else the map's, which
+        # holds for a coordinate that is not stale) changes on the axis through `coord`.
+        for dr, dc, on_row in _DIRECTIONS:
             n = (r + dr, c + dc)
             if n in kinds or n in extra:
                 continue
             stale.add(n)
-            nr, nc = n
-            left = get((nr, nc - 1), kget((nr, nc - 1), _ABSENT))
-            right = get((nr, nc + 1), kget((nr, nc + 1), _ABSENT))
-            top = get((nr - 1, nc), kget((nr - 1, nc), _ABSENT))
-            below = get((nr + 1, nc), kget((nr + 1, nc), _ABSENT))
-            count = ((left != _ABSENT) + (right != _ABSENT) + (top != _ABSENT)
-                     + (below != _ABSENT))
-            dirty[n] = (count << _COUNT_SHIFT) | (_AXIS[left * _W + right] * _NAXIS
-                                                  + _AXIS[top * _W + below])
+            old = dirty.get(n)
+            if old is None:
+                old = free.get(n)
+            if old is None:
+                dirty[n] = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
+                continue
+            far = (r + dr + dr, c + dc + dc)
+            combo = old & _COMBO_BITS
+            axis = _AXIS[row + get(far, kget(far, _ABSENT))]
+            if on_row:
+                new_combo = axis * _NAXIS + combo % _NAXIS
+            else:
+                new_combo = combo - combo % _NAXIS + axis
+            dirty[n] = (old + (1 << _COUNT_SHIFT)) - combo + new_combo
 
     def first_candidate_of(self, k: int) -> Coord | None:
         """:meth:`QMap.first_candidate_of` on the extended map."""
