@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gameroom.games.q import qmap as qmap_module
 from gameroom.games.q.qmap import Extension, QMap
 from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS
-from tests.games.q.helpers import (T, coords_st, grown_maps, naive_candidates, naive_count,
+from tests.games.q.helpers import (T, bookkeeping, coords_st, grown_maps, naive_candidates, naive_count,
                                    naive_fits, naive_free, naive_line_ok, qmap_of,
                                    scattered_maps, tiles_st)
 
@@ -193,7 +193,7 @@ def test_place_then_remove_in_reverse_restores_the_map(cells: dict, moves: list)
     for coord in reversed(placed):
         m.remove(coord)
     assert m == reference
-    assert m._free == reference._free and m._index == reference._index and m._multi == reference._multi
+    assert bookkeeping(m) == bookkeeping(reference)
 
 
 @settings(max_examples=80, deadline=None)
@@ -215,4 +215,4 @@ def test_an_extension_answers_like_the_map_with_the_tiles_placed(cells: dict, mo
         for k in range(NKINDS):
             assert extended.first_candidate_of(k) == placed.first_candidate_of(k)
             assert extended.best_candidate_of(k) == placed.best_candidate_of(k)
-    assert m == before and m._free == before._free and m._index == before._index
+    assert m == before and bookkeeping(m) == bookkeeping(before)

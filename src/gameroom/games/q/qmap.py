@@ -19,6 +19,7 @@ a line are allowed (spec 11 #1).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Iterable, Iterator, Mapping
 
 from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
@@ -155,11 +156,13 @@ class QMap:
         self._kinds: dict[Coord, int] = {}
         # free neighbour -> constraint count << _COUNT_SHIFT | combo
         self._free: dict[Coord, int] = {}
-        # _index[slot] = the free neighbours whose fitting kinds include that slot
-        self._index: list[set[Coord]] = [set() for _ in range(_SLOTS)]
+        # _index[slot] = the free neighbours whose fitting kinds include that slot. The
+        # index tables make their sets on first use: a game starts (and its referee copies
+        # the map) with one tile, when most of the 192 sets would be empty.
+        self._index: defaultdict[int, set[Coord]] = defaultdict(set)
         # _multi[(count - 2) * 48 + slot] = the same, restricted to the free neighbours
         # with that constraint count >= 2 (for ldasg's most constrained candidate)
-        self._multi: list[set[Coord]] = [set() for _ in range(3 * _SLOTS)]
+        self._multi: defaultdict[int, set[Coord]] = defaultdict(set)
         if cells:
             kinds = self._kinds
             for coord, t in cells.items():
@@ -230,8 +233,8 @@ class QMap:
         new = QMap.__new__(QMap)
         new._kinds = self._kinds.copy()
         new._free = self._free.copy()
-        new._index = [s.copy() for s in self._index]
-        new._multi = [s.copy() if s else set() for s in self._multi]
+        new._index = defaultdict(set, {slot: s.copy() for slot, s in self._index.items() if s})
+        new._multi = defaultdict(set, {key: s.copy() for key, s in self._multi.items() if s})
         return new
 
     def run(self, coord: Coord, along_row: bool) -> tuple[Coord, list[int]]:

@@ -113,13 +113,17 @@ def shuffle(tiles: list[Tile], rng: random.Random) -> None:
         rng.shuffle(tiles)
         return
     getrandbits = rng.getrandbits
-    for i in range(len(tiles) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
+    i = len(tiles) - 1
+    while i > 0:
+        # The indices i whose draw bound i + 1 has k bits share one size of draw.
+        k = (i + 1).bit_length()
+        lowest = max(1, (1 << (k - 1)) - 1)
+        for i in range(i, lowest - 1, -1):
             j = getrandbits(k)
-        tiles[i], tiles[j] = tiles[j], tiles[i]
+            while j > i:
+                j = getrandbits(k)
+            tiles[i], tiles[j] = tiles[j], tiles[i]
+        i = lowest - 1
 
 
 def new_game(player_names: Sequence[str], rng: random.Random,
