@@ -241,31 +241,12 @@ class QMap:
         """The maximal contiguous run of tiles through the occupied `coord`, along its row
         if `along_row`, else along its column: its first coordinate (smallest in row-major
         order) and the kind indices of its tiles in increasing order."""
+        start, length = self.segment(coord, along_row)
         kinds = self._kinds
         r, c = coord
         if along_row:
-            lo = c - 1
-            while (r, lo) in kinds:
-                lo -= 1
-            run = [kinds[(r, i)] for i in range(lo + 1, c)]
-            hi = c
-            k = kinds.get((r, hi))
-            while k is not None:
-                run.append(k)
-                hi += 1
-                k = kinds.get((r, hi))
-            return (r, lo + 1), run
-        lo = r - 1
-        while (lo, c) in kinds:
-            lo -= 1
-        run = [kinds[(i, c)] for i in range(lo + 1, r)]
-        hi = r
-        k = kinds.get((hi, c))
-        while k is not None:
-            run.append(k)
-            hi += 1
-            k = kinds.get((hi, c))
-        return (lo + 1, c), run
+            return (r, start), [kinds[(r, start + i)] for i in range(length)]
+        return (start, c), [kinds[(start + i, c)] for i in range(length)]
 
     def segment(self, coord: Coord, along_row: bool) -> tuple[int, int]:
         """The maximal contiguous run of tiles through the occupied `coord`, along its row

@@ -65,6 +65,19 @@ _MOST_CONSTRAINED: dict[StrategyStep, bool] = {dag: False, ldasg: True}
 """The built-in steps, which :func:`iterate` runs without building public states."""
 
 
+_OFF_LINE, _UNDECIDED, _ALONG_ROW, _ALONG_COLUMN = range(4)
+
+
+def _extend_line(first: Coord, direction: int, coord: Coord) -> int:
+    """The direction of a placement line that starts at `first` and goes in `direction`
+    so far, once `coord` joins it; _OFF_LINE if `coord` leaves the line (3.4, 2)."""
+    if direction != _ALONG_COLUMN and coord[0] == first[0]:
+        return _ALONG_ROW
+    if direction != _ALONG_ROW and coord[1] == first[1]:
+        return _ALONG_COLUMN
+    return _OFF_LINE
+
+
 def iterate(step: StrategyStep, pub: PublicState) -> Action:
     """The turn a built-in player takes (9.2): repeat `step`, extending the request while
     it remains legal in `pub`.
@@ -81,8 +94,7 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
     qmap = pub.qmap
     hand = list(pub.hand)
     placements: list[Placement] = []
-    r0 = c0 = 0
-    direction = 0  # 0: undecided, 1: along a row, 2: along a column
+    direction = _UNDECIDED
     current = pub
     try:
         while True:
@@ -92,18 +104,10 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
             coord, t = action
             if not qmap.can_place(coord, t) or t not in hand:
                 break
-            r, c = coord
-            if not placements:
-                r0, c0 = r, c
-            elif direction == 0:
-                if r == r0:
-                    direction = 1
-                elif c == c0:
-                    direction = 2
-                else:
+            if placements:
+                direction = _extend_line(placements[0].coord, direction, coord)
+                if direction == _OFF_LINE:
                     break
-            elif (direction == 1 and r != r0) or (direction == 2 and c != c0):
-                break
             qmap.place(coord, t)
             placements.append(action)
             hand.remove(t)
@@ -130,20 +134,13 @@ def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
         return PASS if len(hand) > pub.pile_size else REPLACE
     extended = Extension(qmap)
     placements: list[Placement] = []
-    r0, c0 = found[0]
-    direction = 0  # 0: undecided, 1: along a row, 2: along a column
+    first = found[0]
+    direction = _UNDECIDED
     while found is not None:
         coord, k = found
         if placements:
-            r, c = coord
-            if direction == 0:
-                if r == r0:
-                    direction = 1
-                elif c == c0:
-                    direction = 2
-                else:
-                    break
-            elif (direction == 1 and r != r0) or (direction == 2 and c != c0):
+            direction = _extend_line(first, direction, coord)
+            if direction == _OFF_LINE:
                 break
         placements.append(Placement(coord, ALL_KINDS[k]))
         hand.remove(k)
