@@ -426,10 +426,10 @@ class QMap:
         row = k * _W
         for dr, dc, on_row in _DIRECTIONS:
             n = (r + dr, c + dc)
-            if n in kinds:
-                continue
-            old = free.get(n)
+            old = free.get(n)   # (an occupied coordinate has no entry)
             if old is None:
+                if n in kinds:
+                    continue
                 new = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
             else:
                 combo = old & _COMBO_BITS
@@ -470,9 +470,9 @@ class QMap:
         r, c = coord
         for dr, dc, on_row in _DIRECTIONS:
             n = (r + dr, c + dc)
-            if n in kinds:
+            old = free.get(n)   # None: occupied (every other neighbour is free)
+            if old is None:
                 continue
-            old = free[n]
             combo = old & _COMBO_BITS
             if old >> _COUNT_SHIFT == 1:   # its last occupied neighbour is gone
                 del free[n]
