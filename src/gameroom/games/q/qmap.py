@@ -605,15 +605,18 @@ class Extension:
         # holds for a coordinate that is not stale) changes on the axis through `coord`.
         for dr, dc, on_row in _DIRECTIONS:
             n = (r + dr, c + dc)
-            if n in kinds or n in extra:
+            if n in extra:
                 continue
-            stale.add(n)
             old = dirty.get(n)
             if old is None:
                 old = free.get(n)
-            if old is None:
-                dirty[n] = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
-                continue
+                if old is None:
+                    if n in kinds:
+                        continue
+                    stale.add(n)
+                    dirty[n] = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
+                    continue
+                stale.add(n)
             far = (r + dr + dr, c + dc + dc)
             combo = old & _COMBO_BITS
             axis = _AXIS[row + get(far, kget(far, _ABSENT))]
