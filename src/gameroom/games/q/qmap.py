@@ -120,8 +120,9 @@ row (left or right) or on its column (above or below)."""
 _DIRECTIONS = ((0, -1, True), (0, 1, True), (-1, 0, False), (1, 0, False))
 """The four neighbours as (row step, column step, on the same row)."""
 
-_MULTI_LAYERS = (2 * _SLOTS, _SLOTS, 0)
-"""Where the layers of :attr:`QMap._multi` for 4, 3 and 2 occupied neighbours start."""
+_MULTI_COUNTS = ((4, 2 * _SLOTS), (3, _SLOTS), (2, 0))
+"""The constraint counts of :attr:`QMap._multi`'s layers, most first, and where they start."""
+_MULTI_LAYERS = tuple(base for _, base in _MULTI_COUNTS)
 
 
 def _smallest(sa: set[Coord], sb: set[Coord], sc: set[Coord]) -> Coord | None:
@@ -554,17 +555,15 @@ def _smallest_outside(sa: set[Coord], sb: set[Coord], sc: set[Coord],
     """The smallest coordinate in the three sets that is not in `stale`, None if none."""
     best: Coord | None = None
     for s in (sa, sb, sc):
-        if not s:
-            continue
-        if stale.isdisjoint(s):
+        if s:
             m = min(s)
-        else:
-            rest = s - stale
-            if not rest:
-                continue
-            m = min(rest)
-        if best is None or m < best:
-            best = m
+            if m in stale:   # rarely: the extension is a few tiles
+                rest = s - stale
+                if not rest:
+                    continue
+                m = min(rest)
+            if best is None or m < best:
+                best = m
     return best
 
 
@@ -638,22 +637,33 @@ class Extension:
 
     def best_candidate_of(self, k: int) -> Coord | None:
         """:meth:`QMap.best_candidate_of` on the extended map."""
+        # The dirty candidates with the most occupied neighbours (`top` of them).
+        top = 0
+        fitting: list[Coord] = []
+        for coord, entry in self._dirty.items():
+            if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1:
+                n = entry >> _COUNT_SHIFT
+                if n > top:
+                    top, fitting = n, [coord]
+                elif n == top:
+                    fitting.append(coord)
         qmap, stale = self._map, self._stale
-        fitting = [(entry >> _COUNT_SHIFT, coord) for coord, entry in self._dirty.items()
-                   if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1]
         a, b, c = _TILE_SLOTS[k]
         multi = qmap._multi
-        for count, base in ((4, 2 * _SLOTS), (3, _SLOTS), (2, 0)):
-            best = _smallest_outside(multi[base + a], multi[base + b], multi[base + c], stale)
-            for n, coord in fitting:
-                if n == count and (best is None or coord < best):
-                    best = coord
+        for count, base in _MULTI_COUNTS:
+            sa, sb, sc = multi[base + a], multi[base + b], multi[base + c]
+            best = _smallest_outside(sa, sb, sc, stale) if sa or sb or sc else None
+            if count == top:
+                m = min(fitting)
+                if best is None or m < best:
+                    best = m
             if best is not None:
                 return best
         # No candidate with two or more occupied neighbours: the rest have one.
         index = qmap._index
         best = _smallest_outside(index[a], index[b], index[c], stale)
-        for n, coord in fitting:
-            if best is None or coord < best:
-                best = coord
+        if top == 1:
+            m = min(fitting)
+            if best is None or m < best:
+                best = m
         return best
