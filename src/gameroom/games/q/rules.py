@@ -43,6 +43,11 @@ def check_placements(qmap: QMap, hand: Sequence[Tile],
     """
     if not placements:
         return "no placements"
+    if len(placements) == 1:   # most turns: no line to check, and one lookup on the map
+        coord, t = placements[0]
+        if t not in hand:
+            return f"tile {t} is not in the hand"
+        return None if qmap.can_place(coord, t) else qmap.check_sequence(placements)
     remaining = list(hand)
     for _, t in placements:
         try:

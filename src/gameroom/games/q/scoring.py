@@ -60,7 +60,7 @@ def score_placements(qmap_after: QMap, placements: Sequence[Placement], q_bonus:
         return 0
     segment = qmap_after.segment
     r0 = placements[0][0][0]
-    along_row = all(p[0][0] == r0 for p in placements)
+    along_row = len(placements) == 1 or all([p[0][0] == r0 for p in placements])
     points = len(placements)
     counted: set[Coord] = set()   # first coordinates of the line's segments already scored
     for coord, _ in placements:
