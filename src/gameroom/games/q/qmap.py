@@ -255,21 +255,14 @@ class QMap:
         its length)."""
         kinds = self._kinds
         r, c = coord
-        if along_row:
-            lo = c - 1
-            while (r, lo) in kinds:
-                lo -= 1
-            hi = c + 1
-            while (r, hi) in kinds:
-                hi += 1
-        else:
-            lo = r - 1
-            while (lo, c) in kinds:
-                lo -= 1
-            hi = r + 1
-            while (hi, c) in kinds:
-                hi += 1
-        return lo + 1, hi - lo - 1
+        dr, dc = (0, 1) if along_row else (1, 0)
+        before = 1   # steps back to the first empty coordinate
+        while (r - before * dr, c - before * dc) in kinds:
+            before += 1
+        after = 1
+        while (r + after * dr, c + after * dc) in kinds:
+            after += 1
+        return (c if along_row else r) - before + 1, before + after - 1
 
     # -- the fit rule and the candidate search ------------------------------------------
 
@@ -520,34 +513,20 @@ class QMap:
         elif old is not None:
             del free[coord]
         if old != new:
-            self._unindex(coord, old)
-            self._index_entry(coord, new)
+            self._reindex(coord, old, new)
 
-    def _unindex(self, coord: Coord, entry: int | None) -> None:
-        if entry is None:
-            return
-        slots = _COMBO_SLOTS[entry & _COMBO_BITS]
-        index = self._index
-        for slot in slots:
-            index[slot].discard(coord)
-        if entry >> _COUNT_SHIFT >= 2:
-            base = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS
-            multi = self._multi
-            for slot in slots:
-                multi[base + slot].discard(coord)
-
-    def _index_entry(self, coord: Coord, entry: int | None) -> None:
-        if entry is None:
-            return
-        slots = _COMBO_SLOTS[entry & _COMBO_BITS]
-        index = self._index
-        for slot in slots:
-            index[slot].add(coord)
-        if entry >> _COUNT_SHIFT >= 2:
-            base = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS
-            multi = self._multi
-            for slot in slots:
-                multi[base + slot].add(coord)
+    def _reindex(self, coord: Coord, old: int | None, new: int | None) -> None:
+        """Move `coord` in the index tables from the sets of its entry `old` to those of
+        its entry `new` (None: no entry)."""
+        index, multi = self._index, self._multi
+        for entry, change in ((old, set.discard), (new, set.add)):
+            if entry is None:
+                continue
+            layer = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS   # negative: no multi layer
+            for slot in _COMBO_SLOTS[entry & _COMBO_BITS]:
+                change(index[slot], coord)
+                if layer >= 0:
+                    change(multi[layer + slot], coord)
 
 
 def _smallest_outside(sa: set[Coord], sb: set[Coord], sc: set[Coord],
