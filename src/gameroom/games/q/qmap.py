@@ -182,10 +182,6 @@ class QMap:
         k = self._kinds.get(coord)
         return None if k is None else ALL_KINDS[k]
 
-    def kind_at(self, coord: Coord) -> int | None:
-        """The kind index of the tile at `coord`, or None."""
-        return self._kinds.get(coord)
-
     def __getitem__(self, coord: Coord) -> Tile:
         return ALL_KINDS[self._kinds[coord]]
 
