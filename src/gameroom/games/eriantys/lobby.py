@@ -1,14 +1,14 @@
 """Eriantys as the lobby plays it (eriantys.md 6-7): the :class:`LobbyGame` of the
 descriptor. The rules are ``rules.step``; this module adds the room's other changes to a
 game as pure functions of the same shape: ejection under the referee policy (7.7), and
-the resilience mode's disconnection, reconnection and solo time-out (7.6).
+the resilience mode's disconnection, reconnection and solo time-out (7.6); and the bots
+of ``gameroom clients`` (the players of 9, plus a slow reader that stops reading).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import random
+from typing import Any
 
 from gameroom.core.lobbygame import LobbyGame, Silence, StopReading, Transition
 from gameroom.games.eriantys import rules, text
