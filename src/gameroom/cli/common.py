@@ -32,6 +32,12 @@ def stderr_log(text: str) -> None:
 
 def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
     """Every JSON value of ``text`` (white space between values, any layout)."""
+    from gameroom.remote.jsonstream import ValueTooDeep, check_depth
+
+    try:
+        check_depth(text)
+    except ValueTooDeep as exc:
+        raise UsageError(f"{source} is not a sequence of JSON values: {exc}") from None
     decoder = json.JSONDecoder()
     values: list[Any] = []
     i, n = 0, len(text)
@@ -60,7 +66,12 @@ def read_stdin_values() -> list[Any]:
 
 
 def print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False), flush=True)
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        print(text, flush=True)
+    except UnicodeEncodeError:
+        # A lone surrogate ("\ud800" in a player's name) has no UTF-8 form: escape it.
+        print(json.dumps(value), flush=True)
 
 
 @dataclass
@@ -160,10 +171,15 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
                      done: str = "all done") -> int:
     import asyncio
 
-    from gameroom.server.clients import run_clients
+    from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
     log = (lambda _t: None) if quiet else stderr_log
-    asyncio.run(run_clients(specs, host, port, log))
+    sessions = asyncio.run(run_clients(specs, host, port, log))
+    missed = [s.ended for s in sessions if s.ended.startswith(CANNOT_CONNECT)]
+    if sessions and len(missed) == len(sessions):
+        fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)
+    if missed:
+        stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port}")
     print(done, flush=True)
     return 0
 

@@ -119,10 +119,9 @@ def play(args: argparse.Namespace) -> int:
     state = GameState.create(args.rows, args.columns, len(seats), fish=args.fish, rng=random.Random(args.seed))
     account = Account({p.color: s.name for p, s in zip(state.players, seats)})
     observers: list[Any] = [account]
+    story = Story(account.names)
     if args.observe is not None:
-        from gameroom.games.fish.render import render_svg
-
-        observers.append(PictureObserver(args.observe, render_svg))
+        observers += [story, PictureObserver(args.observe, story.picture)]
     board = "random fish" if args.fish is None else f"{args.fish} fish per tile"
     print(f"Fish on a {args.rows} x {args.columns} board ({board}), seed {args.seed}: "
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
@@ -134,9 +133,44 @@ def play(args: argparse.Namespace) -> int:
     if result.removed:
         print(f"removed: {', '.join(s.name for s in result.removed)}")
     if args.observe is not None:
-        print(f"pictures: {observers[1].count} SVG files in {args.observe}")
+        scores = ", ".join(f"{account.names[p.color]} {p.score}" for p in result.state.players)
+        observers[2].final(story.ending(winners, scores))
+        print(f"pictures: {observers[2].count} SVG files in {args.observe}")
     print_json(result.names())
     return 0
+
+
+class Story:
+    """What the pictures say: the last move (marked on the board) by player name, with
+    from, to and the fish it took, and at the end the winners."""
+
+    def __init__(self, names: dict[Color, str]) -> None:
+        self.names = names
+        self.turns = 0
+        self.caption: str | None = None
+        self.move: Any = None
+
+    def turn(self, before: GameState, outcome: Any) -> None:
+        self.turns += 1
+        color = before.players[0].color
+        if isinstance(outcome, str):
+            self.caption, self.move = f"turn {self.turns}: {outcome}", None
+            return
+        (source, target), _after = outcome
+        self.move = (source, target)
+        self.caption = (f"turn {self.turns}: {self.names[color]} ({color.value}) moves {_where(source)} -> "
+                        f"{_where(target)}, +{before.board.fish_at(source)} fish")
+
+    def ending(self, winners: list[str], scores: str) -> str:
+        self.move = None
+        self.caption = (f"game over: {'winner' if len(winners) == 1 else 'winners'} "
+                        f"{', '.join(winners) or 'none'} ({scores})")
+        return self.caption
+
+    def picture(self, state: GameState, caption: str) -> str:
+        from gameroom.games.fish.render import render_svg
+
+        return render_svg(state, self.caption or caption, self.names, self.move)
 
 
 class RoundPrinter:

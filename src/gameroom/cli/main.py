@@ -103,4 +103,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback
+        fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
     return 2
+
+
+def _quote(text: str, limit: int = 200) -> str:
+    """At most ``limit`` characters of an exception's text (it may quote its input)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -60,10 +60,9 @@ def play(args: argparse.Namespace) -> int:
     seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)]))
              for i, name in enumerate(names)]
     observers = []
+    story = Story()
     if args.observe is not None:
-        from gameroom.games.q.render import render_svg
-
-        observers.append(PictureObserver(args.observe, render_svg))
+        observers.append(PictureObserver(args.observe, story.picture))
     print(f"Q: {', '.join(f'{s.name} ({s.player.strategy})' for s in seats)}; seed {args.seed}; "
           f"{len(state.pile)} tiles in the pile")
     turn = 0
@@ -73,10 +72,39 @@ def play(args: argparse.Namespace) -> int:
         turn += 1
         scores = ", ".join(f"{r.name} {r.score}" for r in now.players)
         print(f"turn {turn:3}: {name} {_describe(action)}  [{scores}; pile {len(now.pile)}]")
+        story.turn(turn, name, action)
 
     outcome = run_game(state, seats, QRules(args.q_bonus, args.finish_bonus), None, observers, stderr_log, on_turn)
+    if observers:
+        observers[0].final(story.ending(outcome))
     print_outcome(outcome, observers[0] if args.observe is not None else None, args.observe)
     return 0
+
+
+class Story:
+    """What the pictures say: who did what in the last turn (its tiles outlined), and at
+    the end who won with what scores."""
+
+    def __init__(self) -> None:
+        self.caption = "start: the first player is at the top"
+        self.placed: list[tuple[int, int]] = []
+
+    def turn(self, number: int, name: str, action: Any) -> None:
+        self.caption = f"turn {number}: {name} {_describe(action)}"
+        self.placed = [p.coord for p in action] if isinstance(action, (list, tuple)) else []
+
+    def ending(self, outcome: Any) -> str:
+        scores = ", ".join(f"{n} {s}" for n, s in outcome.extra.get("scores", {}).items())
+        label = "winner" if len(outcome.winners) == 1 else "winners"
+        self.placed = []
+        self.caption = (f"game over: {label} {', '.join(outcome.winners) or 'none'}"
+                        + (f" ({scores})" if scores else ""))
+        return self.caption
+
+    def picture(self, state: Any, _caption: str) -> str:
+        from gameroom.games.q.render import render_svg
+
+        return render_svg(state, self.caption, self.placed)
 
 
 def server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
