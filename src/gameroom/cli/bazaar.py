@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
-                                 add_standard_play_arguments, answer_like_reference_server, print_outcome, stderr_log)
+                                 add_standard_play_arguments, answer_like_reference_server, example_configuration,
+                                 print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -81,10 +82,12 @@ def server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     """What ``Integration/xserver`` reads: Equations, Game and an optional Bonus; or, as
     ``Run/xserver``, only an optional Bonus for a game from scratch."""
     spec = config.decode_server_input(values)
-    log = None if getattr(args, "quiet", False) else stderr_log
+    log = stderr_log   # ejection reasons always reach standard error, even with --quiet
     seed = args.seed if getattr(args, "seed", None) is not None else int(time.time())
     if spec.game is None:
-        stderr_log(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
+        default = "" if values else "no configuration on standard input: the spec's defaults; "
+        stderr_log(f"{default}dealing a game from scratch with seed {seed} (replay it with --seed {seed})"
+                   + ("" if values else f"; an example configuration: {example_configuration('bazaar')}"))
     return hosting.server_plan(spec, seed=seed, log=log)
 
 

@@ -14,7 +14,7 @@ from gameroom.core.wire import WireError
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
-           "harness_tables", "add_standard_play_arguments"]
+           "harness_tables", "add_standard_play_arguments", "example_configuration"]
 
 
 class UsageError(Exception):
@@ -63,6 +63,13 @@ def read_stdin_values() -> list[Any]:
     except UnicodeDecodeError as exc:
         raise UsageError(f"standard input is not UTF-8: {exc}") from None
     return parse_json_values(text)
+
+
+def example_configuration(game: str, name: str = "server.json") -> str:
+    """Where the example configuration ``name`` of ``game`` is installed (package data)."""
+    from importlib.resources import files
+
+    return str(files(f"gameroom.games.{game}") / "configs" / name)
 
 
 def print_json(value: Any) -> None:

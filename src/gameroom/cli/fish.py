@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from gameroom.cli.common import UsageError, print_json, stderr_log
+from gameroom.cli.common import UsageError, example_configuration, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
@@ -210,7 +210,11 @@ def tournament(args: argparse.Namespace) -> int:
 def _server_config(values: list[Any]) -> ServerConfig:
     if len(values) > 1:
         raise UsageError(f"expected at most one server configuration on standard input, got {len(values)} JSON values")
-    return decode_server_config(values[0]) if values else ServerConfig()
+    if values:
+        return decode_server_config(values[0])
+    stderr_log("no configuration on standard input: the spec's defaults (5..10 players, 2 periods of 30 s, "
+               f"10 s per turn, 5 x 5 boards with 2 fish); an example configuration: {example_configuration('fish')}")
+    return ServerConfig()
 
 
 def server_plan(values: list[Any], _args: argparse.Namespace) -> ServerPlan:
@@ -221,7 +225,7 @@ def add_client_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, default=5, help="number of well-behaved clients (default 5)")
     parser.add_argument("--strategy", default="greedy", choices=[*STRATEGY_NAMES, "querying"],
                         help="their strategy (default greedy; querying asks the server for legal moves)")
-    parser.add_argument("--depth", type=int, default=1, help="look-ahead of maximin clients (default 1)")
+    parser.add_argument("--depth", type=int, default=1, help="look-ahead of maximin clients, 1..4 (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of random clients (default 0)")
     parser.add_argument("--baddie", nargs="+", action="extend", default=[], metavar="NAME",
                         help="misbehaving clients after the others: " + ", ".join(BADDIES))
@@ -238,6 +242,8 @@ def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Clie
         raise UsageError("fish clients take their options on the command line, not on standard input")
     if not 0 <= args.count <= 100:
         raise UsageError(f"--count must lie in 0..100, got {args.count}")
+    if not 1 <= args.depth <= 4:
+        raise UsageError(f"--depth must lie in 1..4, got {args.depth}")
     if args.hiccup < 0:
         raise UsageError(f"--hiccup must not be negative, got {args.hiccup:g}")
     try:

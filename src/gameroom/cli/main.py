@@ -7,6 +7,7 @@ import importlib
 import sys
 from typing import Sequence
 
+from gameroom import __version__
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
 
 GAMES = {"q": "gameroom.cli.q", "bazaar": "gameroom.cli.bazaar", "fish": "gameroom.cli.fish"}
@@ -41,27 +42,29 @@ def _port(text: str) -> int:
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.")
+    parser.add_argument("--version", action="version", version=f"gameroom {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     game_choices = list(GAMES)
+    game_help = f"the game: {', '.join(GAMES)}"
 
     play = commands.add_parser("play", help="play a local game between built-in players")
-    play.add_argument("game", choices=game_choices)
+    play.add_argument("game", choices=game_choices, help=game_help)
     tournament = commands.add_parser("tournament", help="run a local tournament between built-in players")
-    tournament.add_argument("game", choices=game_choices)
+    tournament.add_argument("game", choices=game_choices, help=game_help)
     srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game")
-    srv.add_argument("game", choices=game_choices)
-    srv.add_argument("--port", type=_port, required=True)
+    srv.add_argument("game", choices=game_choices, help=game_help)
+    srv.add_argument("--port", type=_port, required=True, help="TCP port to listen on (1..65535)")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     srv.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
     srv.add_argument("--seed", type=int, default=None,
                      help="seed for anything the server deals at random (default: from the clock, logged)")
     cli = commands.add_parser("clients", help="run configured players as TCP clients")
-    cli.add_argument("game", choices=game_choices)
-    cli.add_argument("--port", type=_port, required=True)
+    cli.add_argument("game", choices=game_choices, help=game_help)
+    cli.add_argument("--port", type=_port, required=True, help="TCP port of the server (1..65535)")
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
-    harness.add_argument("game", choices=game_choices)
-    harness.add_argument("name")
+    harness.add_argument("game", choices=game_choices, help=game_help)
+    harness.add_argument("name", help="the harness, e.g. xmap (a wrong name lists the game's harnesses)")
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
@@ -70,6 +73,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
             game = load_game(argv[1])
         except UsageError:
             return parser
+        if argv[0] == "tournament" and game.tournament is None:
+            fail(f"{game.name} has no tournament mode; tournaments: "
+                 + ", ".join(g for g in GAMES if getattr(importlib.import_module(GAMES[g]), "tournament", None)))
         game.add_play_arguments(play)
         game.add_client_arguments(cli)
         game.add_tournament_arguments(tournament)

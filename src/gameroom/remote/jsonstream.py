@@ -130,7 +130,7 @@ class JSONStreamDecoder:
         text = self._take(end)
         try:
             return json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except ValueError as exc:   # bad JSON, bad UTF-8, an integer of more than 4300 digits
             self._skip_line = True
             raise JSONStreamError(f"not JSON: {_preview(text)} ({exc})") from None
 
