@@ -15,7 +15,7 @@ from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
 from gameroom.games.bazaar import config
 from gameroom.games.bazaar import hosting
-from gameroom.games.bazaar.player import ReferencePlayer
+from gameroom.games.bazaar.player import PLAYERS
 from gameroom.games.bazaar.referee import Step, run_game
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import scratch_state
@@ -30,6 +30,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated purchase policies, assigned in turn "
                              "(default purchase-points,purchase-size)")
     parser.add_argument("--bonus", choices=[b.value for b in Bonus], help="end-of-game bonus (default none)")
+    parser.add_argument("--strategy", choices=list(PLAYERS), default="reference",
+                        help="reference: the spec's player (bazaar.md 9), which burns a card whenever no exchange "
+                             "helps, so its games mostly end 0 to 0; patient: ours, which asks for pebbles until it "
+                             "can buy and so plays to win (default reference)")
 
 
 class Account:
@@ -65,15 +69,21 @@ def play(args: argparse.Namespace) -> int:
                          f"{', '.join(p.value for p in Policy)}") from None
     names = NAMES[: args.players]
     state = scratch_state(random.Random(args.seed), names)
-    seats = [trusted_seat(name, ReferencePlayer(name, policies[i % len(policies)])) for i, name in enumerate(names)]
+    player = PLAYERS[args.strategy]
+    seats = [trusted_seat(name, player(name, policies[i % len(policies)])) for i, name in enumerate(names)]
     observers: list[Any] = [Account()]
     if args.observe is not None:
         observers.append(PictureObserver(args.observe, _picture))
     bonus = Bonus(args.bonus) if args.bonus else None
-    print(f"Bazaar: {', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {args.seed}; "
+    print(f"Bazaar ({args.strategy} players): {', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; "
+          f"seed {args.seed}; "
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
           + (f"; bonus {bonus.value}" if bonus else ""))
     outcome = run_game(state, seats, bonus=bonus, time_limit=None, observers=observers, log=stderr_log)
+    if args.strategy == "reference" and not any(outcome.extra.get("scores", {}).values()):
+        print("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
+              "no exchange helps it buy, which burns a card every turn until none are left; "
+              "--strategy patient plays to win")
     print_outcome(outcome, observers[1] if args.observe is not None else None, args.observe, "kicked out")
     return 0
 
