@@ -55,7 +55,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     srv.add_argument("game", choices=game_choices, help=game_help)
     srv.add_argument("--port", type=_port, required=True, help="TCP port to listen on (1..65535)")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    srv.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
+    srv.add_argument("--quiet", action="store_true",
+                     help="no sign-up or progress lines on standard error (ejection reasons still appear)")
     srv.add_argument("--seed", type=int, default=None,
                      help="seed for anything the server deals at random (default: from the clock, logged)")
     cli = commands.add_parser("clients", help="run configured players as TCP clients")
