@@ -42,6 +42,11 @@ def test_deep_nesting_on_standard_input_is_one_error_line(args: list[str]) -> No
     assert "nests deeper than 64 levels" in one_error_line(run_gameroom(args, DEEP))
 
 
+def test_a_number_of_5000_digits_is_one_error_line() -> None:
+    line = one_error_line(run_gameroom(["harness", "q", "xmap"], b"[" + b"7" * 5000 + b"]"))
+    assert "unreadable JSON value" in line
+
+
 def test_observe_refuses_a_file_and_an_impossible_folder(tmp_path: Path) -> None:
     """Issue 8, item 4."""
     file = tmp_path / "file"

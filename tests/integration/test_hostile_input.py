@@ -213,21 +213,23 @@ def test_clients_survive_a_server_that_sends_deep_nesting() -> None:
 
 
 def flood_sign_up() -> tuple[int, str]:
-    """100 connections each trying to send 3 MB while the server waits for names; one of
-    them sends a 900 KB name. The server's resident memory, and its longest log line."""
+    """100 connections each trying to send 3 MB while the server waits for names, after two
+    that send names of 30 KB and 900 KB. The server's resident memory, and its longest log line."""
     server, port = start_server("q", q_config())
     floods = []
     try:
-        named = connect(port)
-        named.sendall(json.dumps("n" * 900_000).encode() + b"\n")
-        floods.append(named)
+        for size in (30_000, 900_000):   # a long invalid name, then one beyond the sign-up bound
+            named = connect(port)
+            named.sendall(json.dumps("n" * size).encode() + b"\n")
+            floods.append(named)
+        time.sleep(0.5)
         chunk = b"[" + b'"xxxxxxxx",' * 1000
         for _ in range(100):
             flood = connect(port)
             flood.setblocking(False)
             floods.append(flood)
         for _ in range(3_000_000 // len(chunk)):
-            for flood in floods[1:]:
+            for flood in floods[2:]:
                 try:
                     flood.send(chunk)
                 except (BlockingIOError, OSError):
@@ -251,7 +253,7 @@ def test_pending_connections_and_log_lines_are_bounded() -> None:
     rss, err = submit(("hostile", "flood"), flood_sign_up, waits=True).result()
     assert rss < 100 * 1024 * 1024, f"server holds {rss // 2**20} MB"
     assert max(len(line) for line in err.splitlines()) < 500
-    assert "improper sign-up" in err
+    assert "invalid name \"nnnnnnnn" in err and "exceeds 65536 bytes" in err
 
 
 def test_clients_that_never_reach_a_server_fail() -> None:

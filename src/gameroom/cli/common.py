@@ -51,6 +51,8 @@ def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
         except json.JSONDecodeError as exc:
             raise UsageError(f"{source} is not a sequence of JSON values: {exc.msg} "
                              f"at line {exc.lineno} column {exc.colno}") from None
+        except ValueError as exc:   # an integer of more than 4300 digits
+            raise UsageError(f"{source} holds an unreadable JSON value: {exc}") from None
         values.append(value)
 
 
