@@ -301,7 +301,7 @@ def test_special_clients_and_invalid_names() -> None:
     seats = [trusted_seat(n, make_player(ActorSpec(n, Policy.PURCHASE_SIZE, Method.SETUP)) if n == "AAsendnameloop"
                           else ReferencePlayer(n, Policy.PURCHASE_SIZE)) for n in names]
     assert read_json_values(run.stdout) == [run_game(bonus_game(names), seats).to_json()], run.stderr[-2000:]
-    assert "invalid name 'ouch ouch'" in run.stderr and "nothing arrived" in run.stderr
+    assert 'invalid name "ouch ouch"' in run.stderr and "nothing arrived" in run.stderr
 
 
 def test_too_few_sign_ups_print_the_empty_result() -> None:

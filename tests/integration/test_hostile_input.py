@@ -98,13 +98,13 @@ def deep_player(port: int, name: str) -> threading.Thread:
 def q_config(first_record: str | None = None) -> bytes:
     """The shipped Q example with a 10 s waiting period; optionally its first record renamed."""
     config = json.loads(example("q", "server.json"))
-    config["server-wait"] = 10
+    config["server-wait"] = 30   # three clients 2 s apart, with room for a loaded machine
     if first_record is not None:
         config["ref-spec"]["state0"]["players"][0]["name"] = first_record
     return json.dumps(config).encode()
 
 
-FISH_CONFIG = json.dumps({"min-players": 2, "max-players": 3, "server-wait": 10}).encode()
+FISH_CONFIG = json.dumps({"min-players": 2, "max-players": 3, "server-wait": 30}).encode()
 
 
 def q_at_sign_up() -> tuple[list[Any], str]:
