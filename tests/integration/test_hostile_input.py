@@ -33,8 +33,10 @@ def example(game: str, name: str) -> bytes:
 def connect(port: int, tries: int = 200) -> socket.socket:
     for _ in range(tries):
         try:
-            return socket.create_connection(("127.0.0.1", port))
-        except OSError:
+            connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+            connection.settimeout(None)
+            return connection
+        except ConnectionRefusedError:   # not listening yet
             time.sleep(0.05)
     raise AssertionError(f"nothing listens on {port}")
 
@@ -220,6 +222,7 @@ def flood_sign_up() -> tuple[int, str]:
     try:
         for size in (30_000, 900_000):   # a long invalid name, then one beyond the sign-up bound
             named = connect(port)
+            named.settimeout(10)   # a server blocked on its own huge log line must not hang the test
             named.sendall(json.dumps("n" * size).encode() + b"\n")
             floods.append(named)
         time.sleep(0.5)
