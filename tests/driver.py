@@ -137,3 +137,10 @@ def selected_params(request, function: str, *names: str) -> list[tuple]:
             if item.path == request.node.path:
                 out.append(tuple(item.callspec.params.get(n) for n in names))
     return out
+
+
+def assert_usage_error(run: Run, message: str) -> None:
+    """A bad command line or input: exit status 2 and exactly one error line naming it."""
+    assert run.returncode == 2, run.stdout
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], run.stderr

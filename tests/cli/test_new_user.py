@@ -13,20 +13,15 @@ import pytest
 
 from conftest import read_json_values
 from driver import free_port, run_gameroom, spawn
-from gameroom.games.bazaar.harness import HARNESSES as BAZAAR_HARNESSES
-from gameroom.games.bazaar.games_harness import HARNESSES as BAZAAR_GAMES
-from gameroom.games.fish.harness import HARNESSES as FISH_HARNESSES
-from gameroom.games.q.harness import HARNESSES as Q_HARNESSES
-from gameroom.games.q.games_harness import HARNESSES as Q_GAMES
+from gameroom.games import registry
 
 DEEP = b"[" * 100_000
 NS = "{http://www.w3.org/2000/svg}"
 
 COMMANDS = ([["serve", game, "--port", "40000"] for game in ("q", "bazaar", "fish")]
             + [["clients", game, "--port", "40000"] for game in ("q", "bazaar", "fish")]
-            + [["harness", "q", name] for name in sorted({*Q_HARNESSES, *Q_GAMES})]
-            + [["harness", "bazaar", name] for name in sorted({*BAZAAR_HARNESSES, *BAZAAR_GAMES})]
-            + [["harness", "fish", name] for name in sorted(FISH_HARNESSES)])
+            + [["harness", name, harness] for name, game in registry.games().items()
+               for harness in sorted(game.harnesses())])
 
 
 def one_error_line(run, status: int = 2) -> str:

@@ -14,7 +14,7 @@ from gameroom.core.wire import WireError
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
-           "harness_tables", "add_standard_play_arguments", "example_configuration"]
+           "add_standard_play_arguments", "add_generic_play_arguments", "play_generic", "example_configuration"]
 
 
 class UsageError(Exception):
@@ -101,18 +101,51 @@ class GameCommands:
     render: Callable[[Any, str], str] | None = None   # a state as an SVG picture, for --show
 
     @classmethod
-    def from_module(cls, name: str, module: Any) -> "GameCommands":
-        """A game's commands by convention: the module ``gameroom.cli.<name>`` defines
-        functions named after the fields (``play``, ``server_plan``, ...); absent ones keep
-        their defaults, and the harnesses default to the game's ``harness`` and
-        ``games_harness`` tables."""
+    def from_descriptor(cls, game: Any) -> "GameCommands":
+        """A game's commands from its registry descriptor: the generic ``play`` (built-in
+        players, the result printed from the outcome), its harnesses, picture, server and
+        client plans; a command module named by the descriptor (``commands``) may replace
+        any field with a function of that name (``play``, ``server_plan``, ...)."""
         import dataclasses
+        import importlib
 
-        found = {f.name: getattr(module, f.name) for f in dataclasses.fields(cls)
-                 if f.name != "name" and hasattr(module, f.name)}
-        found.setdefault("harnesses", harness_tables(f"gameroom.games.{name}.harness",
-                                                     f"gameroom.games.{name}.games_harness"))
-        return cls(name=name, **found)
+        found: dict[str, Any] = {"harnesses": lambda: dict(game.harnesses()), "render": game.render,
+                                 "play": lambda args: play_generic(game, args),
+                                 "add_play_arguments": lambda parser: add_generic_play_arguments(game, parser),
+                                 "server_plan": game.server_plan, "client_specs": game.client_specs}
+        if game.commands is not None:
+            module = importlib.import_module(game.commands)
+            found.update({f.name: getattr(module, f.name) for f in dataclasses.fields(cls)
+                          if f.name != "name" and hasattr(module, f.name)})
+        return cls(name=game.name, **found)
+
+
+def add_generic_play_arguments(game: Any, parser: Any) -> None:
+    """``--players``, ``--seed``, ``--observe`` and ``--strategies`` from the descriptor."""
+    add_standard_play_arguments(parser, (game.min_players, game.max_players), game.min_players, "seed of the deal")
+    parser.add_argument("--strategies", default=next(iter(game.strategies)),
+                        help=f"comma-separated strategies assigned in turn, from {', '.join(game.strategies)}")
+
+
+def play_generic(game: Any, args: Any) -> int:
+    """``gameroom play GAME`` for a game without its own: built-in players on trusted seats,
+    the outcome printed, pictures of every state with ``--observe``."""
+    if not game.min_players <= args.players <= game.max_players:
+        raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {args.players}")
+    strategies = args.strategies.split(",")
+    unknown = [s for s in strategies if s not in game.strategies]
+    if unknown:
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
+    seats = game.seats([strategies[i % len(strategies)] for i in range(args.players)], args.seed)
+    observers = []
+    if args.observe is not None:
+        from gameroom.cli.observers import PictureObserver
+
+        observers.append(PictureObserver(args.observe, game.render))
+    print(f"{game.name}: {', '.join(s.name for s in seats)}; seed {args.seed}")
+    outcome = game.play(args.seed, seats, observers=observers, log=stderr_log)
+    print_outcome(outcome, observers[0] if observers else None, args.observe)
+    return 0
 
 
 SHOW_DIRECTORY = "Tmp"   # where --show puts the pictures, as the reference observer does
@@ -126,11 +159,13 @@ def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int
     table = game.harnesses()
     if name not in table:
         raise UsageError(f"unknown harness {name!r} for {game.name}; choose from {', '.join(sorted(table))}")
-    unknown = [flag for flag in flags if flag != "--show"]
-    if unknown:
-        raise UsageError(f"unknown harness flag {unknown[0]!r} (only --show is known)")
     harness = table[name]
-    extra: dict[str, Any] = {}
+    # --show for harnesses that run games; --log for those that take a ``log`` flag (Eriantys xgame)
+    known = ["--show"] + (["--log"] if "log" in inspect.signature(harness).parameters else [])
+    unknown = [flag for flag in flags if flag not in known]
+    if unknown:
+        raise UsageError(f"unknown harness flag {unknown[0]!r} (known: {', '.join(known)})")
+    extra: dict[str, Any] = {"log": True} if "--log" in flags else {}
     pictures = None
     if "--show" in flags:
         if game.render is None or "observers" not in inspect.signature(harness).parameters:
@@ -230,21 +265,6 @@ def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dro
     if pictures is not None:
         print(f"pictures: {pictures.count} SVG files in {directory}")
     print_json(outcome.to_json())
-
-
-def harness_tables(*modules: str) -> Callable[[], dict[str, Callable[[list[Any]], list[Any]]]]:
-    """The ``harnesses`` of a game: the ``HARNESSES`` tables of ``modules``, loaded on use."""
-    def load() -> dict[str, Callable[[list[Any]], list[Any]]]:
-        import importlib
-        import importlib.util
-
-        table: dict[str, Callable[[list[Any]], list[Any]]] = {}
-        for module in modules:
-            if importlib.util.find_spec(module) is not None:
-                table.update(importlib.import_module(module).HARNESSES)
-        return table
-
-    return load
 
 
 def add_standard_play_arguments(parser: Any, players: tuple[int, int], default: int, seed_help: str) -> None:

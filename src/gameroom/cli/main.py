@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import Sequence
 
 from gameroom import __version__
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
-
-GAMES = {"q": "gameroom.cli.q", "bazaar": "gameroom.cli.bazaar", "fish": "gameroom.cli.fish"}
+from gameroom.games import registry
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,13 +19,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def load_game(name: str) -> GameCommands:
-    if name not in GAMES:
-        raise UsageError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
     try:
-        module = importlib.import_module(GAMES[name])
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"the game {name} is not available yet ({exc.name})") from None
-    return GameCommands.from_module(name, module)
+        return GameCommands.from_descriptor(registry.game(name))
+    except registry.UnknownGame as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _port(text: str) -> int:
@@ -41,11 +36,14 @@ def _port(text: str) -> int:
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.")
+    games = registry.games()
+    listing = "\n".join(f"  {name:8} {game.summary}" for name, game in games.items())
+    parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.",
+                     epilog=f"games:\n{listing}", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gameroom {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    game_choices = list(GAMES)
-    game_help = f"the game: {', '.join(GAMES)}"
+    game_choices = list(games)
+    game_help = f"the game: {', '.join(games)}"
 
     play = commands.add_parser("play", help="play a local game between built-in players")
     play.add_argument("game", choices=game_choices, help=game_help)
@@ -69,14 +67,14 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
-    if len(argv) >= 2 and argv[1] in GAMES:
+    if len(argv) >= 2 and argv[1] in games:
         try:
             game = load_game(argv[1])
         except UsageError:
             return parser
         if argv[0] == "tournament" and game.tournament is None:
             fail(f"{game.name} has no tournament mode; tournaments: "
-                 + ", ".join(g for g in GAMES if getattr(importlib.import_module(GAMES[g]), "tournament", None)))
+                 + ", ".join(g for g in games if load_game(g).tournament is not None))
         game.add_play_arguments(play)
         game.add_client_arguments(cli)
         game.add_tournament_arguments(tournament)

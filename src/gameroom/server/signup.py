@@ -1,10 +1,13 @@
 """Signing players up over TCP, as every game's server does.
 
 Connections are handled one at a time in the order they were accepted: read one JSON
-value (the name) within the first-byte and completion limits, check it, and either keep
-the connection as a player or close it. Waiting periods run beside the sign-up: when a
-period expires with enough players, sign-up stops — but only between two sign-ups, so a
-sign-up in progress finishes first. Reaching the maximum stops sign-up at once.
+value (the sign-up message) within the first-byte and completion limits, take the name
+from it by the protocol's greeting, check it, answer it when the greeting says so (``"ok"``),
+and either keep the connection as a player or close it. When sign-up ends is the rules'
+policy: waiting periods run beside the sign-up, and when a period expires with enough
+players sign-up stops — but only between two sign-ups, so a sign-up in progress finishes
+first; or the minimum is awaited and then one wait per further connection. Reaching the
+maximum stops sign-up at once.
 
 Sign-up survives anything a connection sends: whatever goes wrong with one connection is
 logged (quoting a bounded prefix of what it sent) and closes only that connection. What a
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gameroom.core.hosting import SignupRules
+from gameroom.core.protocol import PLAIN_NAME, Greeting
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
 
@@ -38,10 +42,13 @@ class SignedUp:
 
 
 class Signup:
-    """Accepts connections on a port and collects named players by the rules."""
+    """Accepts connections on a port and collects named players by the rules; the rules'
+    policy decides when to stop (it drives the steps of ``core.hosting.SignupSteps``)."""
 
-    def __init__(self, rules: SignupRules, log: Callable[[str], None] | None = None) -> None:
+    def __init__(self, rules: SignupRules, log: Callable[[str], None] | None = None,
+                 greeting: Greeting = PLAIN_NAME) -> None:
         self.rules = rules
+        self.greeting = greeting
         self.log = log or (lambda _text: None)
         self.players: list[SignedUp] = []
         self._pending: asyncio.Queue[Connection] = asyncio.Queue()
@@ -50,6 +57,7 @@ class Signup:
         self._stopped = False
         self._server: asyncio.AbstractServer | None = None
         self._late: list[Connection] = []
+        self._background: asyncio.Task[None] | None = None
 
     async def listen(self, host: str, port: int) -> None:
         async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -65,32 +73,48 @@ class Signup:
         self._server = await asyncio.start_server(accepted, host, port, reuse_address=True,
                                                   backlog=self.rules.backlog)
 
-    async def _sign_up_one(self, connection: Connection) -> None:
-        rules = self.rules
+    async def _sign_up_one(self, connection: Connection) -> bool:
         try:
-            name = await connection.read_value(rules.name_first_byte, rules.name_complete)
-            valid = rules.valid_name(name)
-        except ReadTimeout as exc:
-            self.log(f"improper sign-up from {connection.peer}: {exc}")
-            connection.close()
-            return
-        except (ConnectionClosed, JSONStreamError) as exc:
-            self.log(f"improper sign-up from {connection.peer}: {exc}")
-            connection.close()
-            return
+            return await self._read_sign_up(connection)
         except Exception as exc:   # whatever one connection does, sign-up goes on
             self.log(f"improper sign-up from {connection.peer}: {type(exc).__name__}: {preview(str(exc))}")
             connection.close()
-            return
-        if not valid:
-            self.log(f"improper sign-up from {connection.peer}: invalid name {preview(name)}")
+            return False
+
+    async def _read_sign_up(self, connection: Connection) -> bool:
+        rules = self.rules
+        try:
+            message = await connection.read_value(rules.name_first_byte, rules.name_complete)
+        except ReadTimeout as exc:
+            self.log(f"improper sign-up from {connection.peer}: {exc}")
             connection.close()
-            return
+            return False
+        except (ConnectionClosed, JSONStreamError) as exc:
+            self.log(f"improper sign-up from {connection.peer}: {exc}")
+            connection.close()
+            return False
+        try:
+            name = self.greeting.name_of(message)
+        except ValueError as exc:
+            name = exc
+        if isinstance(name, ValueError) or not rules.valid_name(name):
+            shown = message if isinstance(name, ValueError) else name
+            self.log(f"improper sign-up from {connection.peer}: invalid name {preview(shown)}")
+            connection.close()
+            return False
+        if self.greeting.ack is not None:
+            try:
+                await connection.send(self.greeting.ack)
+            except (ConnectionError, OSError) as exc:
+                self.log(f"improper sign-up from {connection.peer}: cannot answer: {exc}")
+                connection.close()
+                return False
         connection.max_value_bytes = DEFAULT_MAX_VALUE_BYTES   # a player's replies may be large
         self.players.append(SignedUp(name, connection))
         self.log(f"signed up {name} ({len(self.players)})")
         if len(self.players) >= rules.max_players:
             self._full.set()
+        return True
 
     async def _sign_up_loop(self) -> None:
         while not self._stopped and len(self.players) < self.rules.max_players:
@@ -99,49 +123,66 @@ class Signup:
                 if self._stopped:
                     self._late.append(connection)
                     return
-                try:
-                    await self._sign_up_one(connection)
-                except Exception as exc:   # never let one connection end sign-up
-                    self.log(f"improper sign-up from {connection.peer}: {type(exc).__name__}")
-                    connection.close()
+                await self._sign_up_one(connection)
 
-    async def run(self) -> list[SignedUp]:
-        """Run the waiting periods; return the signed-up players (possibly too few)."""
-        loop_task = asyncio.get_running_loop().create_task(self._sign_up_loop())
-        try:
-            for period in range(self.rules.periods):
-                if await self._wait_period(period):
-                    break
-                async with self._busy:   # answer only between sign-ups
-                    if len(self.players) >= self.rules.min_players:
-                        self._stopped = True
-                        break
-        finally:
-            self._stopped = True
-            async with self._busy:
-                loop_task.cancel()
-            await asyncio.gather(loop_task, return_exceptions=True)
-            self.stop_listening()
-        return list(self.players)
+    # -- the steps a policy drives (core.hosting.SignupSteps) ----------------------------
 
-    async def _wait_period(self, period: int) -> bool:
-        """Wait out one waiting period (True if the maximum signed up meanwhile), saying
-        every few seconds how sign-up stands, so a waiting server does not look hung."""
+    @property
+    def count(self) -> int:
+        return len(self.players)
+
+    def sign_up_in_background(self) -> None:
+        if self._background is None:
+            self._background = asyncio.get_running_loop().create_task(self._sign_up_loop())
+
+    async def wait_full(self, seconds: float | None) -> bool:
+        """Wait until the maximum has signed up (True) or ``seconds`` pass, saying every few
+        seconds how sign-up stands, so a waiting server does not look hung."""
         loop = asyncio.get_running_loop()
-        rules = self.rules
-        deadline = loop.time() + rules.period_seconds
-        while (remaining := deadline - loop.time()) > 0:
+        deadline = None if seconds is None else loop.time() + seconds
+        while True:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return False
             try:
-                await asyncio.wait_for(self._full.wait(), min(remaining, PROGRESS_SECONDS))
+                await asyncio.wait_for(self._full.wait(), PROGRESS_SECONDS if remaining is None
+                                       else min(remaining, PROGRESS_SECONDS))
                 return True
             except asyncio.TimeoutError:
                 pass
-            left = deadline - loop.time()
-            if left > 0.5:
+            left = None if deadline is None else deadline - loop.time()
+            if left is None or left > 0.5:
+                rules = self.rules
                 self.log(f"waiting for sign-ups: {len(self.players)} signed up (a game needs "
-                         f"{rules.min_players}..{rules.max_players}); period {period + 1} of {rules.periods}, "
-                         f"{left:.0f} s left")
-        return False
+                         f"{rules.min_players}..{rules.max_players})"
+                         + ("" if left is None else f", {left:.0f} s left in this period"))
+
+    def between_sign_ups(self) -> asyncio.Lock:
+        return self._busy
+
+    async def next_connection(self, seconds: float | None) -> Connection | None:
+        try:
+            return await asyncio.wait_for(self._pending.get(), seconds)
+        except asyncio.TimeoutError:
+            return None
+
+    async def sign_up(self, connection: Connection) -> bool:
+        async with self._busy:
+            return await self._sign_up_one(connection)
+
+    async def run(self) -> list[SignedUp]:
+        """Sign up by the rules' policy; return the signed-up players (possibly too few), in
+        seating order."""
+        try:
+            await self.rules.signup_policy.run(self, self.rules)
+        finally:
+            self._stopped = True
+            if self._background is not None:
+                async with self._busy:
+                    self._background.cancel()
+                await asyncio.gather(self._background, return_exceptions=True)
+            self.stop_listening()
+        return list(reversed(self.players)) if self.rules.newest_first else list(self.players)
 
     def stop_listening(self) -> None:
         if self._server is not None:
