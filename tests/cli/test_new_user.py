@@ -157,3 +157,14 @@ def test_bazaar_reference_players_are_explained_and_patient_players_score() -> N
     scores = json.loads(json.dumps(patient.stdout.split("final scores: ")[1].splitlines()[0]))
     assert any(int(part.split()[1]) > 0 for part in scores.split(", ")), patient.stdout
     assert "note: nobody scored" not in patient.stdout
+
+
+def test_every_game_ends_its_pictures_with_the_winners(tmp_path: Path) -> None:
+    """Issue 8 (pictures): the last picture of every game names the winners."""
+    for game in registry.games():
+        folder = tmp_path / game
+        run = run_gameroom(["play", game, "--observe", str(folder)], b"")
+        assert run.returncode == 0, run.stderr
+        winners = read_json_values(run.stdout.splitlines()[-1])[0][0]
+        last = max(folder.glob("*.svg")).read_text()
+        assert "game over" in last and all(w in last for w in winners), game

@@ -14,7 +14,7 @@ from gameroom.core.wire import WireError
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
-           "add_standard_play_arguments", "add_generic_play_arguments", "play_generic", "example_configuration"]
+           "add_standard_play_arguments", "add_generic_play_arguments", "play_generic", "example_configuration", "winners_caption"]
 
 
 class UsageError(Exception):
@@ -144,6 +144,8 @@ def play_generic(game: Any, args: Any) -> int:
         observers.append(PictureObserver(args.observe, game.render))
     print(f"{game.name}: {', '.join(s.name for s in seats)}; seed {args.seed}")
     outcome = game.play(args.seed, seats, observers=observers, log=stderr_log)
+    if observers:
+        observers[0].final(winners_caption(outcome))
     print_outcome(outcome, observers[0] if observers else None, args.observe)
     return 0
 
@@ -251,6 +253,13 @@ def add_bonus_client_arguments(parser: Any) -> None:
                         help="the robustness clients: lax names, broken-JSON players, special clients")
     parser.add_argument("--reference-framing", action="store_true",
                         help="pad every message with 5000 spaces and trickle it, as the reference client does")
+
+
+def winners_caption(outcome: Any) -> str:
+    """The caption of a game's last picture: who won, with the final scores."""
+    scores = ", ".join(f"{n} {s}" for n, s in outcome.extra.get("scores", {}).items())
+    label = "winner" if len(outcome.winners) == 1 else "winners"
+    return f"game over: {label} {', '.join(outcome.winners) or 'none'}" + (f" ({scores})" if scores else "")
 
 
 def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dropped: str = "ejected") -> None:

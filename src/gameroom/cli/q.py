@@ -10,7 +10,7 @@ from typing import Any
 
 from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
                                  add_standard_play_arguments, answer_like_reference_server, example_configuration,
-                                 print_outcome, stderr_log)
+                                 print_outcome, stderr_log, winners_caption)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
@@ -105,11 +105,8 @@ class Story:
         self.placed = [p.coord for p in action] if isinstance(action, (list, tuple)) else []
 
     def ending(self, outcome: Any) -> str:
-        scores = ", ".join(f"{n} {s}" for n, s in outcome.extra.get("scores", {}).items())
-        label = "winner" if len(outcome.winners) == 1 else "winners"
         self.placed = []
-        self.caption = (f"game over: {label} {', '.join(outcome.winners) or 'none'}"
-                        + (f" ({scores})" if scores else ""))
+        self.caption = winners_caption(outcome)
         return self.caption
 
     def picture(self, state: Any, _caption: str) -> str:
