@@ -18,10 +18,27 @@ from pathlib import Path
 from typing import Sequence
 
 GAMEROOM = [sys.executable, "-m", "gameroom"]
-_POOL = ThreadPoolExecutor(max_workers=int(os.environ.get("GAMEROOM_TEST_CONCURRENCY", "24")))
+# The budgets are for the whole run: under pytest-xdist every worker process imports this
+# module and starts its own pools, so each takes its share. Without that, `-n 2` doubled
+# the threads that start processes and the processes alive at once (up to ~350 Pythons).
+_WORKERS = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+def _share(variable: str, default: int) -> int:
+    return max(2, int(os.environ.get(variable, str(default))) // _WORKERS)
+
+
+_POOL = ThreadPoolExecutor(max_workers=_share("GAMEROOM_TEST_CONCURRENCY", 24))
 # Cases that mostly wait (sign-up windows, time-outs) get their own workers, so they do not
 # hold back the CPU-bound harness runs queued behind them.
-_WAIT_POOL = ThreadPoolExecutor(max_workers=int(os.environ.get("GAMEROOM_TEST_WAITING", "64")))
+_WAIT_POOL = ThreadPoolExecutor(max_workers=_share("GAMEROOM_TEST_WAITING", 64))
+# One process start at a time per test process. subprocess starts children with vfork():
+# the child borrows the calling thread's stack and the parent's memory until it execs,
+# while the other threads of the parent run on. Dozens of threads doing that at once is
+# where `OSError: [Errno 14] Bad address` came from under `-n 2` (the child's system call
+# met memory that another thread had changed); a start takes milliseconds, so serialising
+# only the start costs nothing, and the children still run concurrently.
+_SPAWN_LOCK = threading.Lock()
 _CACHE: dict[tuple, Future] = {}
 _LOCK = threading.Lock()
 _PORT_LOCK = threading.Lock()
@@ -36,8 +53,22 @@ class Run:
 
 
 def run_gameroom(args: Sequence[str], stdin: bytes, timeout: float = 300, cwd: Path | None = None) -> Run:
-    proc = subprocess.run(GAMEROOM + list(args), input=stdin, capture_output=True, timeout=timeout, cwd=cwd)
-    return Run(proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"), proc.returncode)
+    with _SPAWN_LOCK:
+        proc = subprocess.Popen(GAMEROOM + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=cwd)
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    return Run(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), proc.returncode)
+
+
+def spawn(args: Sequence[str], **options) -> subprocess.Popen:
+    """Start ``gameroom ARGS`` (one start at a time, see _SPAWN_LOCK)."""
+    with _SPAWN_LOCK:
+        return subprocess.Popen(GAMEROOM + list(args), **options)
 
 
 def free_port() -> int:
@@ -58,12 +89,11 @@ def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
     server's output once it exits; the clients are killed afterwards."""
     port = free_port()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        server = subprocess.Popen(GAMEROOM + ["serve", game, "--port", str(port)], stdin=subprocess.PIPE,
-                                  stdout=out, stderr=err)
+        server = spawn(["serve", game, "--port", str(port)], stdin=subprocess.PIPE, stdout=out, stderr=err)
         server.stdin.write(server_input)
         server.stdin.close()
-        clients = subprocess.Popen(GAMEROOM + ["clients", game, "--port", str(port), *client_flags],
-                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        clients = spawn(["clients", game, "--port", str(port), *client_flags],
+                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         clients.stdin.write(client_input)
         clients.stdin.close()
         try:

@@ -121,3 +121,19 @@ def test_isolated_caller_reports_exceptions():
         caller("divide", (1, 0), 10)
     assert caller("divide", (6, 3), 10) == 2
     caller.close()
+
+
+class Sleeps(Good):
+    def ask(self):
+        time.sleep(1.0)
+        return 42
+
+
+def test_a_time_out_is_logged_with_the_limit_of_its_own_call():
+    """Issue 8: Fish logged "... time limit of 30 s [time limit 10]", the match's usual
+    limit appended to a call that had its own."""
+    lines = []
+    seat = guarded_seat("slow", Sleeps())
+    match = Match(PROTOCOL, [seat], time_limit=10, log=lines.append)
+    assert match.call(seat, "ask", limit=0.1) is FAILED
+    assert lines == ["slow dropped out on ask: no reply within the time limit of 0.1 s"]

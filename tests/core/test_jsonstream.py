@@ -128,3 +128,52 @@ def test_size_bound_is_its_own_error():
     decoder.feed(b'"' + b"x" * 20 + b'"')
     with pytest.raises(ValueTooLarge):
         decoder.next_value()
+
+
+def test_nesting_deeper_than_the_bound_is_refused_as_it_arrives():
+    """Issue 8: 1,000 levels (2 KB) made json.loads raise RecursionError, which escaped
+    every reader; 100,000 levels are refused once level 65 arrives."""
+    from gameroom.remote.jsonstream import MAX_DEPTH, ValueTooDeep, ValueTooLarge
+
+    decoder = JSONStreamDecoder()
+    decoder.feed(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"\n")
+    assert drain(decoder) == [json.loads("[" * MAX_DEPTH + "]" * MAX_DEPTH)]
+    decoder.feed(b"[" * (MAX_DEPTH + 1))
+    with pytest.raises(ValueTooDeep) as caught:
+        decoder.next_value()
+    assert isinstance(caught.value, ValueTooLarge)   # the stream cannot go on
+    assert "nests deeper than 64 levels" in str(caught.value)
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    from gameroom.remote.jsonstream import MAX_DEPTH, check_depth
+
+    text = json.dumps(["[" * 1000, {"k": "{\\\"" * 100}])
+    decoder = JSONStreamDecoder()
+    decoder.feed(text.encode())
+    decoder.feed_eof()
+    assert drain(decoder) == [json.loads(text)]
+    check_depth(text)
+    check_depth("[" * MAX_DEPTH)
+
+
+def test_check_depth_names_where_the_text_nests_too_deep():
+    from gameroom.remote.jsonstream import ValueTooDeep, check_depth
+
+    with pytest.raises(ValueTooDeep, match="at line 2 column 65"):
+        check_depth('"x"\n' + "[" * 100_000)
+
+
+def test_an_integer_of_too_many_digits_is_garbage_not_a_crash():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b"[" + b"1" * 5000 + b"]\n[2]\n")
+    with pytest.raises(JSONStreamError):
+        decoder.next_value()
+    assert drain(decoder) == [[2]]
+
+
+def test_preview_quotes_a_bounded_prefix():
+    from gameroom.remote.jsonstream import preview
+
+    assert preview("n" * 900_000) == '"' + "n" * 56 + "..."
+    assert preview(["a"]) == '["a"]'

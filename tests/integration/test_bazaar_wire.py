@@ -27,7 +27,7 @@ from typing import Any, Callable
 import pytest
 
 from conftest import read_json_values
-from driver import GAMEROOM, free_port, run_server_and_clients, submit, submit_all
+from driver import free_port, run_server_and_clients, spawn, submit, submit_all
 from peer import Peer
 
 from gameroom.core.match import trusted_seat
@@ -93,7 +93,7 @@ class Player(Peer):
 
 def play_against(misbehave: Callable[[Peer, str, Any], bool] | None) -> tuple[Any, str]:
     port = free_port()
-    server = subprocess.Popen(GAMEROOM + ["serve", "bazaar", "--port", str(port)], stdin=subprocess.PIPE,
+    server = spawn(["serve", "bazaar", "--port", str(port)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     server.stdin.write(server_input(game()))
     server.stdin.close()
@@ -301,7 +301,7 @@ def test_special_clients_and_invalid_names() -> None:
     seats = [trusted_seat(n, make_player(ActorSpec(n, Policy.PURCHASE_SIZE, Method.SETUP)) if n == "AAsendnameloop"
                           else ReferencePlayer(n, Policy.PURCHASE_SIZE)) for n in names]
     assert read_json_values(run.stdout) == [run_game(bonus_game(names), seats).to_json()], run.stderr[-2000:]
-    assert "invalid name 'ouch ouch'" in run.stderr and "nothing arrived" in run.stderr
+    assert 'invalid name "ouch ouch"' in run.stderr and "nothing arrived" in run.stderr
 
 
 def test_too_few_sign_ups_print_the_empty_result() -> None:
@@ -320,7 +320,7 @@ def test_our_clients_play_on_a_spec_server() -> None:
     """A server written from §6.2 alone drives two of our clients through calls."""
     port = free_port()
     listener = socket.create_server(("127.0.0.1", port))
-    clients = subprocess.Popen(GAMEROOM + ["clients", "bazaar", "--port", str(port), "--reference-framing"],
+    clients = spawn(["clients", "bazaar", "--port", str(port), "--reference-framing"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     clients.stdin.write(clients_input([["A", "purchase-points"], ["B", "purchase-size"]], []))
     clients.stdin.close()
@@ -359,7 +359,7 @@ def test_our_clients_play_on_a_spec_server() -> None:
 def test_a_client_closes_on_a_call_it_does_not_understand() -> None:
     port = free_port()
     listener = socket.create_server(("127.0.0.1", port))
-    clients = subprocess.Popen(GAMEROOM + ["clients", "bazaar", "--port", str(port)],
+    clients = spawn(["clients", "bazaar", "--port", str(port)],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     clients.stdin.write(clients_input([["A", "purchase-points"]], []))
     clients.stdin.close()

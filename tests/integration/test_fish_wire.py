@@ -24,7 +24,7 @@ from typing import Any, Callable
 import pytest
 
 from conftest import read_json_values
-from driver import GAMEROOM, free_port, submit
+from driver import free_port, spawn, submit
 
 from gameroom.games.fish.protocol import decode_call
 from gameroom.games.fish.strategies import GreedyStrategy
@@ -112,7 +112,7 @@ def play_peer(port: int, name: str, behave: Behaviour | None = None, signed_up: 
 
 def start_server(config: dict[str, Any]) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    server = subprocess.Popen(GAMEROOM + ["serve", "fish", "--port", str(port)], stdin=subprocess.PIPE,
+    server = spawn(["serve", "fish", "--port", str(port)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     server.stdin.write(json.dumps(config).encode())
     server.stdin.close()
@@ -128,7 +128,7 @@ def finish(server: subprocess.Popen) -> tuple[Any, str]:
 
 def finish_with_clients(server: subprocess.Popen, port: int, *flags: str) -> tuple[Any, str]:
     """Run ``gameroom clients fish`` with `flags` against the server until it reports."""
-    clients = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), *flags],
+    clients = spawn(["clients", "fish", "--port", str(port), *flags],
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         return finish(server)
@@ -274,7 +274,7 @@ def test_our_client_plays_on_a_spec_server() -> None:
     """A server written from spec 6.3/6.4 alone drives one of our clients through a game."""
     port = free_port()
     listener = socket.create_server(("127.0.0.1", port))
-    client = subprocess.Popen(GAMEROOM + ["clients", "fish", "--port", str(port), "--count", "1"],
+    client = spawn(["clients", "fish", "--port", str(port), "--count", "1"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     sock, _ = listener.accept()
     peer = Peer.__new__(Peer)

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 
 from conftest import read_json_values
-from driver import GAMEROOM, free_port, submit
+from driver import free_port, spawn, submit
 from peer import Peer
 
 from gameroom.games.q import codec
@@ -66,7 +66,7 @@ def reference_style_player(name: str, misbehave: Callable[[Peer, Any], bool] | N
 
 def play_against(misbehave: Callable[[Peer, Any], bool] | None) -> tuple[Any, str]:
     port = free_port()
-    server = subprocess.Popen(GAMEROOM + ["serve", "q", "--port", str(port)], stdin=subprocess.PIPE,
+    server = spawn(["serve", "q", "--port", str(port)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     server.stdin.write(json.dumps(server_config()).encode())
     server.stdin.close()
@@ -134,7 +134,7 @@ def test_our_clients_play_on_a_spec_server() -> None:
     """A server written from q.md 6.6 alone drives two of our clients through a game."""
     port = free_port()
     listener = socket.create_server(("127.0.0.1", port))
-    clients = subprocess.Popen(GAMEROOM + ["clients", "q", "--port", str(port)], stdin=subprocess.PIPE,
+    clients = spawn(["clients", "q", "--port", str(port)], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     config = {"host": "127.0.0.1", "port": port, "quiet": True, "wait": 2,
               "players": [["A", "dag"], ["B", "ldasg"]]}

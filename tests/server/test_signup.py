@@ -122,3 +122,40 @@ def test_sign_up_order_is_list_order_when_the_server_listens_late():
 
     # the toy game's winner is the last in sign-up order (it doubles the largest position)
     assert asyncio.run(main()) == [["c"], []]
+
+
+def test_sign_up_survives_an_error_it_did_not_foresee():
+    """Issue 8: one connection must never end sign-up, whatever goes wrong with it (here
+    the name check itself raises); the later players still sign up and play."""
+    def valid(name: Any) -> bool:
+        if name == "boom":
+            raise RuntimeError("a check that breaks")
+        return isinstance(name, str) and name.isalnum()
+
+    rules = SignupRules(min_players=2, max_players=3, periods=2, period_seconds=1.0,
+                        name_first_byte=0.5, name_complete=0.5, valid_name=valid)
+    plan = ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=[[], []], error_result=[[], []])
+    result, clients = session([player("boom"), player("a"), player("b"), player("c")], plan)
+    assert result == [["c"], []]
+    assert clients[0].ended != "finished" and [c.ended for c in clients[1:]] == ["finished"] * 3
+
+
+def test_deep_nesting_as_a_name_is_refused_and_sign_up_goes_on():
+    """Issue 8, item 1, in process: the 100,000-deep name is refused with its reason."""
+    lines: list[str] = []
+
+    async def main() -> Any:
+        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = probe.sockets[0].getsockname()[1]
+        probe.close()
+        await probe.wait_closed()
+        server = asyncio.get_running_loop().create_task(host_game(PLAN, port, log=lines.append))
+        await asyncio.sleep(0.1)
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"[" * 100_000)
+        await run_clients([player("a"), player("b"), player("c")], "127.0.0.1", port)
+        writer.close()
+        return await asyncio.wait_for(server, 30)
+
+    assert asyncio.run(main()) == [["c"], []]
+    assert any("improper sign-up" in line and "nests deeper than 64 levels" in line for line in lines), lines

@@ -8,13 +8,14 @@ import time
 from typing import Any
 
 from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
-                                 add_standard_play_arguments, answer_like_reference_server, print_outcome, stderr_log)
+                                 add_standard_play_arguments, answer_like_reference_server, example_configuration,
+                                 print_outcome, stderr_log)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
 from gameroom.games.bazaar import config
 from gameroom.games.bazaar import hosting
-from gameroom.games.bazaar.player import ReferencePlayer
+from gameroom.games.bazaar.player import PLAYERS
 from gameroom.games.bazaar.referee import Step, run_game
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import scratch_state
@@ -29,6 +30,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated purchase policies, assigned in turn "
                              "(default purchase-points,purchase-size)")
     parser.add_argument("--bonus", choices=[b.value for b in Bonus], help="end-of-game bonus (default none)")
+    parser.add_argument("--strategy", choices=list(PLAYERS), default="reference",
+                        help="reference: the spec's player (bazaar.md 9), which burns a card whenever no exchange "
+                             "helps, so its games mostly end 0 to 0; patient: ours, which asks for pebbles until it "
+                             "can buy and so plays to win (default reference)")
 
 
 class Account:
@@ -64,15 +69,21 @@ def play(args: argparse.Namespace) -> int:
                          f"{', '.join(p.value for p in Policy)}") from None
     names = NAMES[: args.players]
     state = scratch_state(random.Random(args.seed), names)
-    seats = [trusted_seat(name, ReferencePlayer(name, policies[i % len(policies)])) for i, name in enumerate(names)]
+    player = PLAYERS[args.strategy]
+    seats = [trusted_seat(name, player(name, policies[i % len(policies)])) for i, name in enumerate(names)]
     observers: list[Any] = [Account()]
     if args.observe is not None:
         observers.append(PictureObserver(args.observe, _picture))
     bonus = Bonus(args.bonus) if args.bonus else None
-    print(f"Bazaar: {', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {args.seed}; "
+    print(f"Bazaar ({args.strategy} players): {', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; "
+          f"seed {args.seed}; "
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
           + (f"; bonus {bonus.value}" if bonus else ""))
     outcome = run_game(state, seats, bonus=bonus, time_limit=None, observers=observers, log=stderr_log)
+    if args.strategy == "reference" and not any(outcome.extra.get("scores", {}).values()):
+        print("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
+              "no exchange helps it buy, which burns a card every turn until none are left; "
+              "--strategy patient plays to win")
     print_outcome(outcome, observers[1] if args.observe is not None else None, args.observe, "kicked out")
     return 0
 
@@ -81,10 +92,12 @@ def server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
     """What ``Integration/xserver`` reads: Equations, Game and an optional Bonus; or, as
     ``Run/xserver``, only an optional Bonus for a game from scratch."""
     spec = config.decode_server_input(values)
-    log = None if getattr(args, "quiet", False) else stderr_log
+    log = stderr_log   # ejection reasons always reach standard error, even with --quiet
     seed = args.seed if getattr(args, "seed", None) is not None else int(time.time())
     if spec.game is None:
-        stderr_log(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
+        default = "" if values else "no configuration on standard input: the spec's defaults; "
+        stderr_log(f"{default}dealing a game from scratch with seed {seed} (replay it with --seed {seed})"
+                   + ("" if values else f"; an example configuration: {example_configuration('bazaar')}"))
     return hosting.server_plan(spec, seed=seed, log=log)
 
 

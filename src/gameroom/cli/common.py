@@ -14,7 +14,7 @@ from gameroom.core.wire import WireError
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
-           "add_standard_play_arguments", "add_generic_play_arguments", "play_generic"]
+           "add_standard_play_arguments", "add_generic_play_arguments", "play_generic", "example_configuration", "winners_caption"]
 
 
 class UsageError(Exception):
@@ -32,6 +32,12 @@ def stderr_log(text: str) -> None:
 
 def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
     """Every JSON value of ``text`` (white space between values, any layout)."""
+    from gameroom.remote.jsonstream import ValueTooDeep, check_depth
+
+    try:
+        check_depth(text)
+    except ValueTooDeep as exc:
+        raise UsageError(f"{source} is not a sequence of JSON values: {exc}") from None
     decoder = json.JSONDecoder()
     values: list[Any] = []
     i, n = 0, len(text)
@@ -45,6 +51,8 @@ def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
         except json.JSONDecodeError as exc:
             raise UsageError(f"{source} is not a sequence of JSON values: {exc.msg} "
                              f"at line {exc.lineno} column {exc.colno}") from None
+        except ValueError as exc:   # an integer of more than 4300 digits
+            raise UsageError(f"{source} holds an unreadable JSON value: {exc}") from None
         values.append(value)
 
 
@@ -59,8 +67,20 @@ def read_stdin_values() -> list[Any]:
     return parse_json_values(text)
 
 
+def example_configuration(game: str, name: str = "server.json") -> str:
+    """Where the example configuration ``name`` of ``game`` is installed (package data)."""
+    from importlib.resources import files
+
+    return str(files(f"gameroom.games.{game}") / "configs" / name)
+
+
 def print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False), flush=True)
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        print(text, flush=True)
+    except UnicodeEncodeError:
+        # A lone surrogate ("\ud800" in a player's name) has no UTF-8 form: escape it.
+        print(json.dumps(value), flush=True)
 
 
 @dataclass
@@ -130,6 +150,8 @@ def play_generic(game: Any, args: Any) -> int:
         observers.append(PictureObserver(args.observe, game.render))
     print(f"{game.name}: {', '.join(s.name for s in seats)}; seed {args.seed}")
     outcome = game.play(args.seed, seats, observers=observers, log=stderr_log)
+    if observers:
+        observers[0].final(winners_caption(outcome))
     print_outcome(outcome, observers[0] if observers else None, args.observe)
     return 0
 
@@ -201,10 +223,15 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
                      done: str = "all done") -> int:
     import asyncio
 
-    from gameroom.server.clients import run_clients
+    from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
     log = (lambda _t: None) if quiet else stderr_log
-    asyncio.run(run_clients(specs, host, port, log))
+    sessions = asyncio.run(run_clients(specs, host, port, log))
+    missed = [s.ended for s in sessions if s.ended.startswith(CANNOT_CONNECT)]
+    if sessions and len(missed) == len(sessions):
+        fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)
+    if missed:
+        stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port}")
     print(done, flush=True)
     return 0
 
@@ -232,6 +259,13 @@ def add_bonus_client_arguments(parser: Any) -> None:
                         help="the robustness clients: lax names, broken-JSON players, special clients")
     parser.add_argument("--reference-framing", action="store_true",
                         help="pad every message with 5000 spaces and trickle it, as the reference client does")
+
+
+def winners_caption(outcome: Any) -> str:
+    """The caption of a game's last picture: who won, with the final scores."""
+    scores = ", ".join(f"{n} {s}" for n, s in outcome.extra.get("scores", {}).items())
+    label = "winner" if len(outcome.winners) == 1 else "winners"
+    return f"game over: {label} {', '.join(outcome.winners) or 'none'}" + (f" ({scores})" if scores else "")
 
 
 def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dropped: str = "ejected") -> None:

@@ -9,7 +9,7 @@ import argparse
 import random
 from typing import Any, Callable
 
-from gameroom.cli.common import UsageError, add_standard_play_arguments, print_outcome, stderr_log
+from gameroom.cli.common import UsageError, add_standard_play_arguments, print_outcome, stderr_log, winners_caption
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.games.eriantys.descriptor import GAME
@@ -114,5 +114,7 @@ def play(args: argparse.Namespace) -> int:
     snap = outcome.extra["snapshot"]
     print("towers left: " + ", ".join(f"{team} {left}" for team, left in snap["towers"].items())
           + "; professors: " + ", ".join(f"{names[o]}" if o is not None else "-" for o in snap["professors"].values()))
+    if pictures is not None:
+        pictures.final(winners_caption(outcome))
     print_outcome(outcome, pictures, args.observe)
     return 0

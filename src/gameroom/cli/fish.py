@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from gameroom.cli.common import UsageError, print_json, stderr_log
+from gameroom.cli.common import UsageError, example_configuration, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
@@ -119,10 +119,9 @@ def play(args: argparse.Namespace) -> int:
     state = GameState.create(args.rows, args.columns, len(seats), fish=args.fish, rng=random.Random(args.seed))
     account = Account({p.color: s.name for p, s in zip(state.players, seats)})
     observers: list[Any] = [account]
+    story = Story(account.names)
     if args.observe is not None:
-        from gameroom.games.fish.render import render_svg
-
-        observers.append(PictureObserver(args.observe, render_svg))
+        observers += [story, PictureObserver(args.observe, story.picture)]
     board = "random fish" if args.fish is None else f"{args.fish} fish per tile"
     print(f"Fish on a {args.rows} x {args.columns} board ({board}), seed {args.seed}: "
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
@@ -134,9 +133,44 @@ def play(args: argparse.Namespace) -> int:
     if result.removed:
         print(f"removed: {', '.join(s.name for s in result.removed)}")
     if args.observe is not None:
-        print(f"pictures: {observers[1].count} SVG files in {args.observe}")
+        scores = ", ".join(f"{account.names[p.color]} {p.score}" for p in result.state.players)
+        observers[2].final(story.ending(winners, scores))
+        print(f"pictures: {observers[2].count} SVG files in {args.observe}")
     print_json(result.names())
     return 0
+
+
+class Story:
+    """What the pictures say: the last move (marked on the board) by player name, with
+    from, to and the fish it took, and at the end the winners."""
+
+    def __init__(self, names: dict[Color, str]) -> None:
+        self.names = names
+        self.turns = 0
+        self.caption: str | None = None
+        self.move: Any = None
+
+    def turn(self, before: GameState, outcome: Any) -> None:
+        self.turns += 1
+        color = before.players[0].color
+        if isinstance(outcome, str):
+            self.caption, self.move = f"turn {self.turns}: {outcome}", None
+            return
+        (source, target), _after = outcome
+        self.move = (source, target)
+        self.caption = (f"turn {self.turns}: {self.names[color]} ({color.value}) moves {_where(source)} -> "
+                        f"{_where(target)}, +{before.board.fish_at(source)} fish")
+
+    def ending(self, winners: list[str], scores: str) -> str:
+        self.move = None
+        self.caption = (f"game over: {'winner' if len(winners) == 1 else 'winners'} "
+                        f"{', '.join(winners) or 'none'} ({scores})")
+        return self.caption
+
+    def picture(self, state: GameState, caption: str) -> str:
+        from gameroom.games.fish.render import render_svg
+
+        return render_svg(state, self.caption or caption, self.names, self.move)
 
 
 class RoundPrinter:
@@ -176,7 +210,11 @@ def tournament(args: argparse.Namespace) -> int:
 def _server_config(values: list[Any]) -> ServerConfig:
     if len(values) > 1:
         raise UsageError(f"expected at most one server configuration on standard input, got {len(values)} JSON values")
-    return decode_server_config(values[0]) if values else ServerConfig()
+    if values:
+        return decode_server_config(values[0])
+    stderr_log("no configuration on standard input: the spec's defaults (5..10 players, 2 periods of 30 s, "
+               f"10 s per turn, 5 x 5 boards with 2 fish); an example configuration: {example_configuration('fish')}")
+    return ServerConfig()
 
 
 def server_plan(values: list[Any], _args: argparse.Namespace) -> ServerPlan:
@@ -187,7 +225,7 @@ def add_client_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, default=5, help="number of well-behaved clients (default 5)")
     parser.add_argument("--strategy", default="greedy", choices=[*STRATEGY_NAMES, "querying"],
                         help="their strategy (default greedy; querying asks the server for legal moves)")
-    parser.add_argument("--depth", type=int, default=1, help="look-ahead of maximin clients (default 1)")
+    parser.add_argument("--depth", type=int, default=1, help="look-ahead of maximin clients, 1..4 (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of random clients (default 0)")
     parser.add_argument("--baddie", nargs="+", action="extend", default=[], metavar="NAME",
                         help="misbehaving clients after the others: " + ", ".join(BADDIES))
@@ -204,6 +242,8 @@ def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Clie
         raise UsageError("fish clients take their options on the command line, not on standard input")
     if not 0 <= args.count <= 100:
         raise UsageError(f"--count must lie in 0..100, got {args.count}")
+    if not 1 <= args.depth <= 4:
+        raise UsageError(f"--depth must lie in 1..4, got {args.depth}")
     if args.hiccup < 0:
         raise UsageError(f"--hiccup must not be negative, got {args.hiccup:g}")
     try:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from gameroom import __version__
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
 from gameroom.games import registry
 
@@ -39,18 +40,20 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     listing = "\n".join(f"  {name:8} {game.summary}" for name, game in games.items())
     parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.",
                      epilog=f"games:\n{listing}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"gameroom {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     game_choices = list(games)
+    game_help = f"the game: {', '.join(games)}"
 
     play = commands.add_parser("play", help="play a local game between built-in players")
-    play.add_argument("game", choices=game_choices)
+    play.add_argument("game", choices=game_choices, help=game_help)
     tournament = commands.add_parser("tournament", help="run a local tournament between built-in players")
-    tournament.add_argument("game", choices=game_choices)
+    tournament.add_argument("game", choices=game_choices, help=game_help)
     srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game (or run a lobby)")
-    srv.add_argument("game", choices=game_choices)
+    srv.add_argument("game", choices=game_choices, help=game_help)
     cli = commands.add_parser("clients", help="run configured players (or lobby bots) as TCP clients")
-    cli.add_argument("game", choices=game_choices)
-    cli.add_argument("--port", type=_port, required=True)
+    cli.add_argument("game", choices=game_choices, help=game_help)
+    cli.add_argument("--port", type=_port, required=True, help="TCP port of the server (1..65535)")
     lobby_games = [name for name, game in games.items() if game.lobby is not None]
     connect = commands.add_parser("connect", help="play in a lobby from this terminal")
     connect.add_argument("game", choices=lobby_games)
@@ -58,8 +61,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
-    harness.add_argument("game", choices=game_choices)
-    harness.add_argument("name")
+    harness.add_argument("game", choices=game_choices, help=game_help)
+    harness.add_argument("name", help="the harness, e.g. xmap (a wrong name lists the game's harnesses)")
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
@@ -77,6 +80,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
             game = load_game(argv[1])
         except UsageError:
             return parser
+        if argv[0] == "tournament" and game.tournament is None:
+            fail(f"{game.name} has no tournament mode; tournaments: "
+                 + ", ".join(g for g in games if load_game(g).tournament is not None))
         game.add_play_arguments(play)
         if descriptor.lobby is None:
             game.add_client_arguments(cli)
@@ -86,9 +92,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.ArgumentParser) -> None:
     """The sign-up-and-referee server's options (games not served by the lobby)."""
-    srv.add_argument("--port", type=_port, required=True)
+    srv.add_argument("--port", type=_port, required=True, help="TCP port to listen on (1..65535)")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    srv.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
+    srv.add_argument("--quiet", action="store_true",
+                     help="no sign-up or progress lines on standard error (ejection reasons still appear)")
     srv.add_argument("--seed", type=int, default=None,
                      help="seed for anything the server deals at random (default: from the clock, logged)")
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
@@ -126,4 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback
+        fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
     return 2
+
+
+def _quote(text: str, limit: int = 200) -> str:
+    """At most ``limit`` characters of an exception's text (it may quote its input)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

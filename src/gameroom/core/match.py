@@ -122,8 +122,9 @@ class Match:
         failure = Failure(seat.name, method, reason)
         self.failures.append(failure)
         if self.log is not None:
-            limit = f" [time limit {self.time_limit:g}]" if self.time_limit else ""
-            self.log(f"{failure}{limit}")
+            # A time-out's reason names the limit of its own call (which may differ from
+            # the game's usual limit), so nothing is added here.
+            self.log(str(failure))
 
     @property
     def misbehaved(self) -> list[str]:

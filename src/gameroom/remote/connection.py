@@ -58,6 +58,15 @@ class Connection:
             self._arrived.set()
 
     @property
+    def max_value_bytes(self) -> int:
+        """The largest value this connection accepts (and about half what it buffers)."""
+        return self._decoder.max_value_bytes
+
+    @max_value_bytes.setter
+    def max_value_bytes(self, limit: int) -> None:
+        self._decoder.max_value_bytes = limit
+
+    @property
     def at_eof(self) -> bool:
         return self._decoder.at_eof and not self._decoder.pending()
 

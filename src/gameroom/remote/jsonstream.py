@@ -7,7 +7,13 @@ arrive and hands out complete values; it tells a value that is merely incomplete
 that can never become valid, and bounds the size of one value so a peer cannot make the
 reader buffer without end. Garbage spoils the rest of its line: it and every byte up to the
 next newline (also bytes still to come) leave the stream, so a reader that gives garbage a
-meaning (Bazaar's request-pebble-or-trades) can go on with the next value; the literals ``true``, ``false`` and ``null`` need no delimiter after them.
+meaning (Bazaar's request-pebble-or-trades) can go on with the next value; the literals
+``true``, ``false`` and ``null`` need no delimiter after them.
+
+Nesting depth is bounded like size (:data:`MAX_DEPTH`), here and in :func:`check_depth` for
+whole texts (standard input): a value nested thousands of levels deep is a few KB, yet
+Python's decoder, our codecs and ``repr`` in log lines would all recurse on it until
+``RecursionError``. Every reader of the platform goes through one of the two.
 """
 
 from __future__ import annotations
@@ -16,11 +22,15 @@ import json
 import re
 from typing import Any
 
-__all__ = ["JSONStreamDecoder", "JSONStreamError", "ValueTooLarge", "NEED_MORE", "DEFAULT_MAX_VALUE_BYTES"]
+__all__ = ["JSONStreamDecoder", "JSONStreamError", "ValueTooLarge", "ValueTooDeep", "NEED_MORE",
+           "DEFAULT_MAX_VALUE_BYTES", "MAX_DEPTH", "check_depth", "preview"]
 
 # The largest message of any game (a Q state with all 1080 tiles on the map) is under
 # 100 KB; a bound of 1 MiB leaves room and stops a flood early.
 DEFAULT_MAX_VALUE_BYTES = 1024 * 1024
+# The deepest message of any game nests 6 levels (a Q state: object, map, row, cell, tile);
+# 64 leaves room and keeps every later reader far below Python's recursion limit (1000).
+MAX_DEPTH = 64
 
 _WHITESPACE = b" \t\r\n"
 # Within a container, only quotes and brackets matter to find where the value ends.
@@ -43,6 +53,13 @@ class ValueTooLarge(JSONStreamError):
     """One value is larger than the reader's bound (the stream cannot go on)."""
 
 
+class ValueTooDeep(ValueTooLarge):
+    """One value nests deeper than :data:`MAX_DEPTH` (the stream cannot go on)."""
+
+    def __init__(self, limit: int = MAX_DEPTH, where: str = "") -> None:
+        super().__init__(f"JSON value nests deeper than {limit} levels{where}")
+
+
 class _NeedMore:
     def __repr__(self) -> str:
         return "NEED_MORE"
@@ -59,10 +76,11 @@ class JSONStreamDecoder:
     stream, which completes a pending top-level number (``12`` then EOF is the value 12).
     """
 
-    def __init__(self, max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
+    def __init__(self, max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES, max_depth: int = MAX_DEPTH) -> None:
         self._buf = bytearray()
         self._eof = False
         self.max_value_bytes = max_value_bytes
+        self.max_depth = max_depth
         # Resumable scan state for the value at the front of the buffer.
         self._scan_pos = 0
         self._depth = 0
@@ -114,7 +132,7 @@ class JSONStreamDecoder:
         text = self._take(end)
         try:
             return json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except ValueError as exc:   # bad JSON, bad UTF-8, an integer of more than 4300 digits
             self._skip_line = True
             raise JSONStreamError(f"not JSON: {_preview(text)} ({exc})") from None
 
@@ -219,6 +237,8 @@ class JSONStreamDecoder:
                 self._in_string = True
             elif ch in (ord("["), ord("{")):
                 self._depth += 1
+                if self._depth > self.max_depth:
+                    raise ValueTooDeep(self.max_depth)
             else:
                 self._depth -= 1
                 if self._depth == 0:
@@ -231,6 +251,49 @@ class JSONStreamDecoder:
 def _preview(data: bytes, limit: int = 60) -> str:
     text = data.decode("utf-8", errors="replace").strip()
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def preview(value: Any, limit: int = 60) -> str:
+    """A bounded, printable quotation of a value a peer sent, for log lines: its compact
+    JSON text (or repr) cut to ``limit`` characters, so a 1 MB name logs as 60."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        text = repr(type(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_TEXT_STRUCTURE = re.compile(r'["\[\]{}]')
+_TEXT_STRING_END = re.compile(r'["\\]')
+
+
+def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
+    """Raise :class:`ValueTooDeep` (naming line and column) when a JSON text nests deeper
+    than ``limit``; one pass over brackets and strings, before any recursive decoder runs.
+    Text that is not JSON is left for the decoder to report."""
+    depth = 0
+    pos = 0
+    search, string_end = _TEXT_STRUCTURE.search, _TEXT_STRING_END.search
+    while (match := search(text, pos)) is not None:
+        ch = match.group()
+        pos = match.end()
+        if ch == '"':
+            while (end := string_end(text, pos)) is not None:
+                pos = end.end()
+                if end.group() == "\\":
+                    pos += 1
+                else:
+                    break
+            else:
+                return
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                line = text.count("\n", 0, pos) + 1
+                column = pos - (text.rfind("\n", 0, pos) + 1)
+                raise ValueTooDeep(limit, f" at line {line} column {column}")
+        else:
+            depth = max(depth - 1, 0)
 
 
 def encode(value: Any) -> bytes:

@@ -5,6 +5,11 @@ retries), send the name, then serve the referee's calls through a proxy referee.
 start one after another with the spec's delay, so sign-up order follows the list. The
 special behaviours ``silent`` and ``name-only`` exist to test servers against clients
 that never speak or never answer.
+
+Whatever goes wrong in one client ends that client only, with its reason in the log. When
+a client cannot reach the server, the ones after it try once instead of retrying for
+seconds each: the command then fails with one clear line instead of waiting long and
+reporting success.
 """
 
 from __future__ import annotations
@@ -15,23 +20,27 @@ from typing import Callable, Sequence
 from gameroom.core.hosting import ClientSpec
 from gameroom.core.protocol import PLAIN_NAME
 from gameroom.remote.connection import Connection, open_connection
-from gameroom.remote.jsonstream import JSONStreamError, encode
+from gameroom.remote.jsonstream import JSONStreamError, encode, preview
 from gameroom.remote.proxy_referee import Session, serve_referee
 
-__all__ = ["run_client", "run_clients"]
+__all__ = ["run_client", "run_clients", "CANNOT_CONNECT"]
+
+
+CANNOT_CONNECT = "cannot connect"   # how the Session of a client that never connected ends
 
 
 async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str], None],
-                     hold: float = 1000.0, connected: asyncio.Event | None = None) -> Session:
+                     hold: float = 1000.0, connected: asyncio.Event | None = None,
+                     retries: int = 10) -> Session:
     """One client: connect, sign up, play. ``hold`` bounds how long a deliberately
     misbehaving (silent / name-only) client keeps its connection open; ``connected`` is
-    set once the connection is made (or given up)."""
-    label = spec.name if isinstance(spec.name, str) else repr(spec.name)
+    set once the connection is made (or given up); ``retries`` while refused, 1 s apart."""
+    label = spec.name if isinstance(spec.name, str) else preview(spec.name)
     try:
-        connection: Connection = await open_connection(host, port)
+        connection: Connection = await open_connection(host, port, retries=retries)
     except OSError as exc:
         log(f"{label}: cannot connect to {host}:{port}: {exc}")
-        return Session(ended=f"cannot connect: {exc}")
+        return Session(ended=f"{CANNOT_CONNECT}: {exc}")
     finally:
         if connected is not None:
             connected.set()
@@ -52,6 +61,9 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
                                    log=lambda text: log(f"{label}: {text}"), offer=spec.side_channel)
     except (asyncio.TimeoutError, ConnectionError, OSError, JSONStreamError) as exc:
         return Session(ended=f"connection ended: {exc!r}")
+    except Exception as exc:   # this client ends; the others of the process play on
+        log(f"{label}: ended by {type(exc).__name__}: {preview(str(exc))}")
+        return Session(ended=f"ended by {type(exc).__name__}")
     finally:
         connection.close()
 
@@ -62,13 +74,15 @@ async def run_clients(specs: Sequence[ClientSpec], host: str, port: int,
     previous one is connected (or gave up) and its own delay has passed, so connection
     order - the servers' sign-up order - is list order even while connections are being
     retried because the server is not listening yet."""
-    tasks = []
+    tasks: list[asyncio.Task[Session]] = []
     previous: asyncio.Event | None = None
     for spec in specs:
         if previous is not None:
             await previous.wait()
         if spec.delay:
             await asyncio.sleep(spec.delay)
+        unreachable = any(t.done() and t.result().ended.startswith(CANNOT_CONNECT) for t in tasks)
         previous = asyncio.Event()
-        tasks.append(asyncio.get_running_loop().create_task(run_client(spec, host, port, log, connected=previous)))
+        tasks.append(asyncio.get_running_loop().create_task(
+            run_client(spec, host, port, log, connected=previous, retries=0 if unreachable else 10)))
     return list(await asyncio.gather(*tasks))

@@ -59,8 +59,10 @@ async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], No
         try:
             return await run_in_thread(plan.play, seats)
         except Exception as exc:
-            log(f"the game could not be run: {exc}")
-            log(traceback.format_exc().rstrip())
+            # One line, never a traceback: the reason and where it was raised.
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            log(f"the game could not be run: {type(exc).__name__}: {exc} "
+                f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")
             return plan.error_result
     finally:
         signup.close_all()

@@ -8,6 +8,13 @@ policy: waiting periods run beside the sign-up, and when a period expires with e
 players sign-up stops — but only between two sign-ups, so a sign-up in progress finishes
 first; or the minimum is awaited and then one wait per further connection. Reaching the
 maximum stops sign-up at once.
+
+Sign-up survives anything a connection sends: whatever goes wrong with one connection is
+logged (quoting a bounded prefix of what it sent) and closes only that connection. What a
+crowd can hold is bounded too: at most :data:`MAX_PENDING` connections wait their turn
+(later ones are closed at once), and until signed up a connection buffers at most
+:data:`SIGNUP_MAX_VALUE_BYTES` (a name is a few dozen bytes; the reference pads with 5000
+spaces). While it waits, the server says every few seconds how sign-up stands.
 """
 
 from __future__ import annotations
@@ -19,8 +26,13 @@ from typing import Callable
 from gameroom.core.hosting import SignupRules
 from gameroom.core.protocol import PLAIN_NAME, Greeting
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
+from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
 
-__all__ = ["SignedUp", "Signup"]
+__all__ = ["SignedUp", "Signup", "MAX_PENDING", "SIGNUP_MAX_VALUE_BYTES", "PROGRESS_SECONDS"]
+
+MAX_PENDING = 64                    # connections waiting for their sign-up turn
+SIGNUP_MAX_VALUE_BYTES = 64 * 1024  # what one not-yet-signed-up connection may buffer
+PROGRESS_SECONDS = 5.0              # how often a waiting server says how sign-up stands
 
 
 @dataclass
@@ -49,9 +61,12 @@ class Signup:
 
     async def listen(self, host: str, port: int) -> None:
         async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            connection = Connection(reader, writer)
+            connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
             if self._stopped:
                 self._late.append(connection)
+            elif self._pending.qsize() >= MAX_PENDING:
+                self.log(f"refused {connection.peer}: {MAX_PENDING} connections already wait to sign up")
+                connection.close()
             else:
                 self._pending.put_nowait(connection)
 
@@ -59,6 +74,14 @@ class Signup:
                                                   backlog=self.rules.backlog)
 
     async def _sign_up_one(self, connection: Connection) -> bool:
+        try:
+            return await self._read_sign_up(connection)
+        except Exception as exc:   # whatever one connection does, sign-up goes on
+            self.log(f"improper sign-up from {connection.peer}: {type(exc).__name__}: {preview(str(exc))}")
+            connection.close()
+            return False
+
+    async def _read_sign_up(self, connection: Connection) -> bool:
         rules = self.rules
         try:
             message = await connection.read_value(rules.name_first_byte, rules.name_complete)
@@ -76,7 +99,7 @@ class Signup:
             name = exc
         if isinstance(name, ValueError) or not rules.valid_name(name):
             shown = message if isinstance(name, ValueError) else name
-            self.log(f"improper sign-up from {connection.peer}: invalid name {shown!r}")
+            self.log(f"improper sign-up from {connection.peer}: invalid name {preview(shown)}")
             connection.close()
             return False
         if self.greeting.ack is not None:
@@ -86,6 +109,7 @@ class Signup:
                 self.log(f"improper sign-up from {connection.peer}: cannot answer: {exc}")
                 connection.close()
                 return False
+        connection.max_value_bytes = DEFAULT_MAX_VALUE_BYTES   # a player's replies may be large
         self.players.append(SignedUp(name, connection))
         self.log(f"signed up {name} ({len(self.players)})")
         if len(self.players) >= rules.max_players:
@@ -112,11 +136,26 @@ class Signup:
             self._background = asyncio.get_running_loop().create_task(self._sign_up_loop())
 
     async def wait_full(self, seconds: float | None) -> bool:
-        try:
-            await asyncio.wait_for(self._full.wait(), seconds)
-            return True
-        except asyncio.TimeoutError:
-            return False
+        """Wait until the maximum has signed up (True) or ``seconds`` pass, saying every few
+        seconds how sign-up stands, so a waiting server does not look hung."""
+        loop = asyncio.get_running_loop()
+        deadline = None if seconds is None else loop.time() + seconds
+        while True:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._full.wait(), PROGRESS_SECONDS if remaining is None
+                                       else min(remaining, PROGRESS_SECONDS))
+                return True
+            except asyncio.TimeoutError:
+                pass
+            left = None if deadline is None else deadline - loop.time()
+            if left is None or left > 0.5:
+                rules = self.rules
+                self.log(f"waiting for sign-ups: {len(self.players)} signed up (a game needs "
+                         f"{rules.min_players}..{rules.max_players})"
+                         + ("" if left is None else f", {left:.0f} s left in this period"))
 
     def between_sign_ups(self) -> asyncio.Lock:
         return self._busy

@@ -113,3 +113,24 @@ def test_make_player_kinds() -> None:
     assert ActorSpec("P", method=Method.WIN).kind == "exception"
     assert ActorSpec("P", method=Method.WIN, count=1).kind == "loop"
     assert ActorSpec("P", cheat=Cheat.BANK_CANNOT_TRADE).kind == "cheat"
+
+
+def test_the_patient_player_asks_for_a_pebble_where_the_reference_burns_a_card() -> None:
+    """Issue 8: the reference player answers "no exchange" when an equation is useful but
+    no exchange leads to a purchase, which burns a card; the patient one asks for a pebble."""
+    from gameroom.games.bazaar.player import PatientPlayer
+
+    reference, patient = ReferencePlayer("Ann"), PatientPlayer("Bea")
+    for player in (reference, patient):
+        player.setup([EQ])
+    hopeless = turn("r", "g g g w")            # r -> g g g is useful; G5 stays out of reach
+    assert reference.request_pebble_or_trades(hopeless) == []
+    assert patient.request_pebble_or_trades(hopeless) is WANT_PEBBLE
+    # exchanges that lead to a purchase are made, and the planned cards bought
+    assert patient.request_pebble_or_trades(turn("r r y y", "g g g g g g")) == [EQ, EQ]
+    assert patient.request_cards(turn("y", "g")) == [G5]
+    # a purchase that needs no exchange: a free pebble first, then the purchase
+    assert patient.request_pebble_or_trades(turn("g g g g g", "w")) is WANT_PEBBLE
+    assert patient.request_cards(turn("g g g g g w", "")) == [G5]
+    # with an empty bank there is nothing to ask for
+    assert patient.request_pebble_or_trades(turn("r", "")) == []

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 from hypothesis import given, settings
 
-from gameroom.games.fish.render import render_svg
+from gameroom.games.fish.render import TILE, render_svg
 from gameroom.games.fish.state import GameState
 from tests.games.fish.helpers import example_state, states
 
@@ -19,7 +19,7 @@ def test_example_picture() -> None:
     assert root.tag == f"{NS}svg"
     tiles = root.findall(f"{NS}polygon[@class='tile']")
     assert len(tiles) == 14  # 16 spots, 2 holes
-    penguins = root.findall(f"{NS}circle[@class='penguin']")
+    penguins = root.findall(f".//{NS}circle[@class='penguin']")
     assert sorted(p.get("fill") for p in penguins) == sorted(["#ffffff"] * 2 + ["#d62828"] * 2)
     texts = [t.text for t in root.iter(f"{NS}text")]
     assert "turn 3 <white> & co" in texts
@@ -33,7 +33,7 @@ def test_tiles_are_laid_out_as_the_spec_says() -> None:
     points = [tuple(map(float, p.split(","))) for p in first.get("points", "").split()]
     xs = [x for x, _ in points]
     ys = [y for _, y in points]
-    assert max(xs) - min(xs) == 60 and max(ys) - min(ys) == 40  # 3s wide, 2s high (s = 20)
+    assert max(xs) - min(xs) == 3 * TILE and max(ys) - min(ys) == 2 * TILE  # 3s wide, 2s high
 
 
 @settings(max_examples=50)
@@ -41,5 +41,5 @@ def test_tiles_are_laid_out_as_the_spec_says() -> None:
 def test_every_state_renders(state: GameState) -> None:
     root = ET.fromstring(render_svg(state))
     assert len(root.findall(f"{NS}polygon[@class='tile']")) == len(state.board.tiles())
-    assert len(root.findall(f"{NS}circle[@class='penguin']")) == len(state.penguins())
+    assert len(root.findall(f".//{NS}circle[@class='penguin']")) == len(state.penguins())
     assert len(root.findall(f"{NS}text[@class='score']")) == len(state.players)

@@ -79,6 +79,28 @@ class ReferencePlayer:
         return f"{type(self).__name__}({self._name!r}, {self.policy.value!r})"
 
 
+class PatientPlayer(ReferencePlayer):
+    """A built-in player that plays to win; not one of the spec's players.
+
+    The reference player (§9.2) asks for a pebble only while no equation is *useful*; once
+    one is, it searches exchanges and, when none leads to a purchase, answers with no
+    exchange at all, which burns a visible card (§3.5). In a game of reference players
+    that happens every turn after the first pebbles, the cards run out and everybody ends
+    with 0 points. This player makes exchanges only when they lead to a purchase;
+    otherwise it asks for a pebble (free, and it may still buy afterwards), so it burns a
+    card only when the bank is empty. Its purchases follow its policy as the reference's do.
+    """
+
+    def request_pebble_or_trades(self, turn: TurnState) -> FirstAction:
+        wallet, bank = turn.active.wallet, turn.bank
+        plan = trade_then_purchase(self.equations, turn.visibles, wallet, bank, self.policy)
+        if bank and not (plan.trades and plan.purchase.cards):
+            self.plan = None   # buy from the turn state after the pebble
+            return WANT_PEBBLE
+        self.plan = plan.purchase.cards
+        return list(plan.trades)
+
+
 # --- cheats (§9.8) -----------------------------------------------------------------------
 
 
@@ -169,6 +191,10 @@ class MisbehavingPlayer(ReferencePlayer):
         self._after(Method.WIN, None)
 
 
+# The built-in players of ``gameroom play bazaar --players-kind``: the spec's and ours.
+PLAYERS: dict[str, type[ReferencePlayer]] = {"reference": ReferencePlayer, "patient": PatientPlayer}
+
+
 def make_player(spec: ActorSpec, hang: Callable[[], None] = hang) -> ReferencePlayer:
     """The player an actor specification describes."""
     if spec.kind == "plain":
@@ -177,6 +203,6 @@ def make_player(spec: ActorSpec, hang: Callable[[], None] = hang) -> ReferencePl
 
 
 __all__ = [
-    "BazaarPlayer", "PlayerMisbehaved", "ReferencePlayer", "cheat", "MisbehavingPlayer",
-    "make_player",
+    "BazaarPlayer", "PlayerMisbehaved", "ReferencePlayer", "PatientPlayer", "cheat", "MisbehavingPlayer",
+    "make_player", "PLAYERS",
 ]

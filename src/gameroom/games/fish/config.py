@@ -145,7 +145,7 @@ def parse_script_words(words: Sequence[str]) -> dict[str, Any]:
         raw = m.group(2)
         try:
             out[m.group(1)] = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):   # not JSON (or absurdly nested): a string
             out[m.group(1)] = raw
         pos = m.end()
     return out

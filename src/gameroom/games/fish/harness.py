@@ -81,12 +81,17 @@ def xstrategy(value: Any) -> Any:
     return False if move is None else encode_move(move)
 
 
+MAX_SIDE = 25   # rows and columns of a board, at most
+
+
 def decode_xref_input(value: Any) -> tuple[int, int, int, list[tuple[str, int]]]:
     """``{"row", "column", "players": [[Name, N], ...], "fish"}`` -> (rows, columns, fish,
     players); for the referee-phase ``xref`` harness."""
     obj = expect_object(value, ("row", "column", "players", "fish"), "$")
-    rows = expect_int(obj["row"], "$.row", 1)
-    columns = expect_int(obj["column"], "$.column", 1)
+    # The library's board limits (fish.md 1: rows and columns 1..25); the size of the
+    # board is memory, so it is bounded before anything is built.
+    rows = expect_int(obj["row"], "$.row", 1, MAX_SIDE)
+    columns = expect_int(obj["column"], "$.column", 1, MAX_SIDE)
     fish = expect_int(obj["fish"], "$.fish", 1, 5)
     players: list[tuple[str, int]] = []
     for i, p in enumerate(expect_list(obj["players"], "$.players", 1, 4)):

@@ -38,7 +38,8 @@ NO_TOURNAMENT = [0, 0]
 
 _DIGITS = ("z", "o", "tw", "th", "fo", "fi", "si", "se", "e", "nine")
 
-CLIENT_KINDS: tuple[str, ...] = (*STRATEGY_NAMES, "querying", *BADDIES, *SCENARIO_KINDS)
+# Each kind once (scenario kinds repeat some baddies' names), in a stable order.
+CLIENT_KINDS: tuple[str, ...] = tuple(dict.fromkeys((*STRATEGY_NAMES, "querying", *BADDIES, *SCENARIO_KINDS)))
 """Every kind of client a line-up may name: strategies, the query-using player, baddies
 (and their names in ``scenarios.json``)."""
 

@@ -205,7 +205,8 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
                 if watched:
                     after = state.copy()
                     match.observe("turn", before, [move, after])
-                    match.observe("state", after, f"turn {turns}: {player.color.value} moved")
+                    match.observe("state", after, f"turn {turns}: {seat.name} ({player.color.value}) moved "
+                                                  f"{list(move[0])} -> {list(move[1])}")
             else:
                 if move is FAILED:
                     message = f"{player.color.value} failed: {seat.ejected}"

@@ -3,16 +3,20 @@
 Tile ``(r, c)`` with tile size s has its top-left corner at ``x = 4*s*c (+ 2*s if r is
 odd)``, ``y = s*r`` (spec 2.2); a tile is a hexagon 3s wide and 2s high. Tiles show their
 fish as small fish shapes, holes are left empty, a penguin is a disc in its player's color
-on its tile. The scores are listed under the board. Pure text; nothing is written anywhere.
+at the left of its tile with the tile's fish still visible beside it (and their number on
+the penguin). The last move, when given, is drawn as an arrow from the tile left (now a
+hole) to the tile reached, which is outlined. The scores are listed under the board by
+player name when names are given. Pure text; nothing is written anywhere.
 """
 
 from __future__ import annotations
 
 from html import escape
+from typing import Any, Mapping
 
 from gameroom.games.fish.state import Color, GameState
 
-TILE = 20
+TILE = 40
 """The tile size s in pixels."""
 
 FILL: dict[Color, str] = {
@@ -37,22 +41,32 @@ def _fish(cx: float, cy: float, s: float) -> str:
     return body + tail
 
 
-def render_svg(state: GameState, caption: str = "") -> str:
-    """The SVG text of `state` with an optional caption line above the board."""
+def _centre(position: Any, left: float, top: float, s: float) -> tuple[float, float]:
+    r, c = position
+    return left + 4 * s * c + (2 * s if r % 2 else 0) + 1.5 * s, top + s * r + s
+
+
+def render_svg(state: GameState, caption: str = "", names: Mapping[Color, str] | None = None,
+               move: Any = None) -> str:
+    """The SVG text of `state` with an optional caption line above the board; ``names``
+    gives the players' names by color, ``move`` (``(from, to)``) the last move to mark."""
     s = TILE
     board = state.board
+    names = names or {}
     top = s * 1.5 if caption else s * 0.5
     board_w = 4 * s * (board.columns - 1) + (5 * s if board.rows > 1 else 3 * s)
     board_h = s * (board.rows - 1) + 2 * s
-    lines = [f"{p.color.value}: {p.score}" for p in state.players]
-    width = max(board_w + s, 12 * s)
+    lines = [f"{names[p.color]} ({p.color.value}): {p.score}" if p.color in names else f"{p.color.value}: {p.score}"
+             for p in state.players]
+    width = max(board_w + s, s * 0.5 + len(caption) * s * 0.36, 12 * s)
     height = top + board_h + s * 0.5 + (len(lines) + 1) * s
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" '
            f'viewBox="0 0 {width:g} {height:g}">',
+           f'<title>{escape(caption or "Fish state")}</title>',
            f'<rect width="{width:g}" height="{height:g}" fill="#eef6fb"/>']
     if caption:
         out.append(f'<text x="{s * 0.5:g}" y="{s:g}" font-family="sans-serif" '
-                   f'font-size="{s * 0.7:g}">{escape(caption)}</text>')
+                   f'font-size="{s * 0.6:g}">{escape(caption)}</text>')
     left = s * 0.5
     owner = {q: p.color for p in state.players for q in p.places}
     for (r, c) in board.positions():
@@ -63,20 +77,33 @@ def render_svg(state: GameState, caption: str = "") -> str:
             continue
         out.append(f'<polygon class="tile" points="{_hexagon(x, y, s)}" fill="#f4a259" '
                    f'stroke="#7a4b1e" stroke-width="1"/>')
-        cx = x + 1.5 * s
+        color = owner.get((r, c))
+        # With a penguin on the tile the fish move right so both stay visible.
+        cx = x + (1.95 if color is not None else 1.5) * s
         for k in range(n):
             out.append(_fish(cx - s * 0.1, y + s * (0.3 + 1.4 * (k + 0.5) / n), s))
-        color = owner.get((r, c))
         if color is not None:
-            out.append(f'<circle class="penguin" cx="{cx:g}" cy="{y + s:g}" r="{s * 0.55:g}" '
-                       f'fill="{FILL[color]}" stroke="#000" stroke-width="1.5">'
-                       f'<title>{color.value}</title></circle>')
+            who = names.get(color, color.value)
+            ink = "#fff" if color in (Color.BLACK, Color.BROWN, Color.RED) else "#000"
+            out.append(f'<g><title>{escape(who)} ({color.value}) on {n} fish</title>'
+                       f'<circle class="penguin" cx="{x + 0.95 * s:g}" cy="{y + s:g}" r="{s * 0.42:g}" '
+                       f'fill="{FILL[color]}" stroke="#000" stroke-width="1.5"/>'
+                       f'<text x="{x + 0.95 * s:g}" y="{y + s * 1.2:g}" text-anchor="middle" '
+                       f'font-family="sans-serif" font-size="{s * 0.5:g}" fill="{ink}">{n}</text></g>')
+    if move is not None:
+        (x1, y1), (x2, y2) = (_centre(p, left, top, s) for p in move)
+        x, y = x2 - 1.5 * s, y2 - s
+        out.append(f'<g class="last-move"><title>last move {list(move[0])} -> {list(move[1])}</title>'
+                   f'<polygon points="{_hexagon(x, y, s)}" fill="none" stroke="#000" stroke-width="3"/>'
+                   f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="#000" '
+                   f'stroke-width="2" stroke-dasharray="6,3"/>'
+                   f'<circle cx="{x1:g}" cy="{y1:g}" r="{s * 0.15:g}" fill="#000"/></g>')
     y = top + board_h + s
     for i, text in enumerate(lines):
         color = state.players[i].color
         out.append(f'<circle cx="{s * 0.9:g}" cy="{y + i * s - s * 0.25:g}" r="{s * 0.3:g}" '
                    f'fill="{FILL[color]}" stroke="#000"/>')
         out.append(f'<text class="score" x="{s * 1.5:g}" y="{y + i * s:g}" '
-                   f'font-family="sans-serif" font-size="{s * 0.7:g}">{escape(text)}</text>')
+                   f'font-family="sans-serif" font-size="{s * 0.6:g}">{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)

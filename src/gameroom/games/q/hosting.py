@@ -8,6 +8,7 @@ Pure: the game-agnostic ``gameroom.server`` does the networking.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any, Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
@@ -18,6 +19,7 @@ from gameroom.games.q.config import ClientConfig, ServerConfig
 from gameroom.games.q.players import player_from_spec
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import QRules, run_game
+from gameroom.games.q.state import new_game
 
 __all__ = ["MIN_PLAYERS", "MAX_PLAYERS", "server_plan", "client_specs", "BROKEN_CLIENTS", "SPECIAL_CLIENTS",
            "CLIENT_SPACING"]
@@ -32,8 +34,11 @@ class GameRefused(Exception):
     """The signed-up players do not match the configured state (q.md 7.4)."""
 
 
-def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None) -> ServerPlan:
-    """How to sign players up and run the configured game with them."""
+def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
+                deal_seed: int | None = None) -> ServerPlan:
+    """How to sign players up and run the configured game with them. With ``deal_seed``
+    the configured state is not used: a game is dealt for whoever signs up, as
+    ``play`` does (the shuffled set, its first tile on the map, six tiles each)."""
     rules = SignupRules(min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, periods=config.server_tries,
                         period_seconds=config.server_wait, name_first_byte=config.wait_for_signup,
                         name_complete=config.wait_for_signup, valid_name=codec.valid_name)
@@ -42,17 +47,19 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None) 
         referee = config.ref_spec
         if referee is None:
             raise GameRefused(f"invalid ref-spec: {config.ref_spec_error}")
-        records = referee.state0.players
         names = [seat.name for seat in seats]
+        state0 = referee.state0 if deal_seed is None else new_game(names, random.Random(deal_seed))
+        records = state0.players
         if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS or len(seats) != len(records):
             raise GameRefused(f"{len(seats)} players signed up for {len(records)} player records")
         if [r.name for r in records] != names:
             raise GameRefused(f"signed-up names {names} differ from the state's {[r.name for r in records]}")
         if len(set(names)) != len(names):
             raise GameRefused(f"duplicate names among {names}")
-        referee_log = None if referee.quiet else log
-        outcome = run_game(referee.state0, seats, QRules(referee.config_s.qbo, referee.config_s.fbo),
-                           referee.per_turn, log=referee_log)
+        # The referee logs only ejections; their reasons reach standard error even when
+        # the configuration says quiet (README: "ejected with its reason on standard error").
+        outcome = run_game(state0, seats, QRules(referee.config_s.qbo, referee.config_s.fbo),
+                           referee.per_turn, log=log)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME)

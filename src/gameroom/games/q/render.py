@@ -2,7 +2,8 @@
 
 :func:`render_svg` draws the full referee state: the map on a grid with row and column
 labels (free neighbours outlined), each player's name, score and hand as small tiles, the
-pile size and its first few tiles, and an optional caption. :func:`tile_svg` draws a
+pile size and its first few tiles, an optional caption, and the tiles placed in the last
+turn outlined in black. :func:`tile_svg` draws a
 single tile as an SVG fragment and :func:`render_tile_svg` as a whole document. Each of the
 six shapes has its own outline — 4-point star, 8-point star, square, circle, clover,
 diamond — filled with the tile's colour. Pure: these functions only build text.
@@ -98,8 +99,9 @@ def _tile_row(tiles: Iterable[Tile], x: float, y: float, size: float = SMALL) ->
     return "".join(tile_svg(t, x + i * (size + 2), y, size) for i, t in enumerate(tiles))
 
 
-def render_svg(state: RefereeState, caption: str = "") -> str:
-    """A self-contained SVG picture of the whole referee state."""
+def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[int, int]] = ()) -> str:
+    """A self-contained SVG picture of the whole referee state; the tiles at ``placed``
+    (the last turn's placements) are outlined so the picture shows what just happened."""
     qmap = state.qmap
     bounds = qmap.bounds()
     rmin, rmax, cmin, cmax = (0, 0, 0, 0) if bounds is None else bounds
@@ -133,6 +135,12 @@ def render_svg(state: RefereeState, caption: str = "") -> str:
     parts.append("<g class='map'>" + "".join(
         tile_svg(t, map_x + (c - cmin) * CELL, map_y + (r - rmin) * CELL)
         for (r, c), t in qmap.sorted_items()) + "</g>")
+    marks = [f"<rect x='{map_x + (c - cmin) * CELL + 1}' y='{map_y + (r - rmin) * CELL + 1}' "
+             f"width='{CELL - 2}' height='{CELL - 2}' rx='{_fmt(CELL / 8)}' fill='none' "
+             f"stroke='#000' stroke-width='3'><title>placed in the last turn</title></rect>"
+             for r, c in placed]
+    if marks:
+        parts.append("<g class='placed'>" + "".join(marks) + "</g>")
 
     # players and pile
     panel_x = map_x + map_w + 2 * MARGIN
