@@ -26,15 +26,18 @@ import queue
 import threading
 from typing import Any, Callable, Protocol
 
+from gameroom.core.record import FailureKind
+
 __all__ = ["CallFailed", "Caller", "direct_caller", "ThreadedCaller", "call_in_daemon_thread"]
 
 
 class CallFailed(Exception):
-    """A call to a player failed: exception, time-out or invalid reply."""
+    """A call to a player failed: exception, time-out, invalid reply or disconnect."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, kind: FailureKind = FailureKind.EXCEPTION) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.kind = kind
 
 
 class Caller(Protocol):
@@ -97,7 +100,7 @@ class ThreadedCaller:
             # Abandon the worker: it may still be running the call. A fresh worker would be
             # started for a later call, but a referee ejects the player first.
             self._requests = self._worker = None
-            raise CallFailed(f"no reply within the time limit of {limit:g} s") from None
+            raise CallFailed(f"no reply within the time limit of {limit:g} s", FailureKind.TIMEOUT) from None
         if not ok:
             raise CallFailed(f"raised {_describe_exception(value)}")
         return value

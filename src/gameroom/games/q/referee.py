@@ -11,7 +11,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from gameroom.core.match import FAILED, Match, Outcome, Seat
+from gameroom.core.match import FAILED, Match, Seat
+from gameroom.core.protocol import Codec
+from gameroom.core.record import MatchResult
+from gameroom.games.q import codec
 from gameroom.games.q.actions import PASS, REPLACE
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.rules import apply_placements, can_exchange, check_placements
@@ -21,6 +24,7 @@ from gameroom.games.q.state import RefereeState
 __all__ = ["QRules", "run_game", "DEFAULT_TIME_LIMIT"]
 
 DEFAULT_TIME_LIMIT = 6.0
+STATE_CODEC = Codec(codec.state_to_json, codec.state_from_json, "JState")
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ def _draw(pile: deque[Any], n: int) -> list[Any]:
 def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules(),
              time_limit: float | None = DEFAULT_TIME_LIMIT, observers: Iterable[Any] = (),
              log: Callable[[str], None] | None = None,
-             on_turn: Callable[[str, Any, RefereeState], None] | None = None) -> Outcome:
+             on_turn: Callable[[str, Any, RefereeState], None] | None = None) -> MatchResult:
     """Play a game; ``seats`` are matched by position with the state's player records.
 
     The records take the seats' names. ``on_turn(name, action, state)`` (optional) hears
@@ -51,12 +55,12 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
     for seat, record in zip(seats, state.players):
         record.name = seat.name
         seat_of[id(record)] = seat
-    match = Match(PROTOCOL, seats, time_limit, observers, log)
-    watched = bool(match.observers)
+    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC)
+    watched = match.watched
 
     def observe() -> None:
-        if match.observers:
-            match.observe("state", state.copy() if state.players else None)
+        if match.watched:
+            match.state(state.copy() if state.players else None)
 
     # -- setup, in turn order; the state rotates after each successful setup -----------
     for _ in range(len(state.players)):
@@ -129,8 +133,7 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
 
     observe()
     if not state.players:
-        match.observe("game_over")
-        return match.outcome([])
+        return match.result([])
 
     best = max(record.score for record in state.players)
     winners = [r for r in state.players if r.score == best]
@@ -141,6 +144,6 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
             survivors.append(record.name)
     for record in losers:
         match.call(seat_of[id(record)], "win", False)
-    match.observe("game_over")
     scores = {r.name: r.score for r in state.players}
-    return match.outcome(survivors, scores=scores)
+    ranking = [[r.name for r in state.players if r.score == s] for s in sorted(set(scores.values()), reverse=True)]
+    return match.result(sorted(survivors), ranking=ranking, scores=scores)
