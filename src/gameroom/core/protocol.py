@@ -22,7 +22,7 @@ Where games' wires differ, the protocol declares parts instead of the proxies br
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Iterable, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 from gameroom.core.wire import WireError, describe
 
@@ -73,10 +73,6 @@ class Method:
 
     def encode_args(self, args: tuple[Any, ...]) -> list[Any]:
         return [codec.encode(arg) for codec, arg in zip(self.args, args)]
-
-    def encode_call(self, args: tuple[Any, ...]) -> list[Any]:
-        """The tagged message ``[wire, [args...]]`` (kept for the games' own helpers)."""
-        return TAGGED.encode_call(self, args)
 
     def decode_args(self, raw: Any, where: str = "$") -> tuple[Any, ...]:
         """The arguments of a call from their JSON array at ``where``; a WireError names the
@@ -186,6 +182,3 @@ class Protocol:
 
     def method(self, name: str) -> Method:
         return self.by_name[name]
-
-    def wire_names(self) -> Iterable[str]:
-        return self.by_wire.keys()
