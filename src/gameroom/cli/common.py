@@ -263,7 +263,7 @@ def add_bonus_client_arguments(parser: Any) -> None:
 
 def winners_caption(outcome: Any) -> str:
     """The caption of a game's last picture: who won, with the final scores."""
-    scores = ", ".join(f"{n} {s}" for n, s in outcome.extra.get("scores", {}).items())
+    scores = ", ".join(f"{n} {s}" for n, s in outcome.scores.items())
     label = "winner" if len(outcome.winners) == 1 else "winners"
     return f"game over: {label} {', '.join(outcome.winners) or 'none'}" + (f" ({scores})" if scores else "")
 
@@ -271,7 +271,7 @@ def winners_caption(outcome: Any) -> str:
 def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dropped: str = "ejected") -> None:
     """The end of a ``play`` account: final scores, the winner(s), who dropped out, how many
     pictures were written, and the result as JSON on the last line."""
-    scores = outcome.extra.get("scores", {})
+    scores = outcome.scores
     print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
     label = "winner" if len(outcome.winners) == 1 else "winners"
     print(f"{label}: {', '.join(outcome.winners) or 'none'}")

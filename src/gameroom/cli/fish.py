@@ -7,7 +7,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from gameroom.cli.common import UsageError, example_configuration, print_json, stderr_log
+    if args.observe is not None:
+        observers[2].final(story.ending(result.result))
+    print_outcome(result.result, observers[2] if args.observe is not None else None, args.observe, "removed")
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
@@ -84,31 +86,26 @@ class Account:
     """A game observer that prints what happens, turn by turn, for a person to read."""
 
     def __init__(self, names: dict[Color, str]) -> None:
-        self.names = names
-        self.turns = 0
+        self.names = {color.value: name for color, name in names.items()}
 
-    def _who(self, color: Color) -> str:
-        return f"{self.names[color]} ({color.value})"
+    def _who(self, color: str) -> str:
+        return f"{self.names[color]} ({color})"
 
-    def placed(self, color: Color, position: Any) -> None:
-        print(f"{self._who(color)} places a penguin on {_where(position)}")
-
-    def skipped(self, color: Color) -> None:
-        print(f"{self._who(color)} cannot move and is skipped")
-
-    def removed(self, color: Color, reason: str | None) -> None:
-        print(f"{self._who(color)} is removed: {reason}")
-
-    def turn(self, before: GameState, outcome: Any) -> None:
-        self.turns += 1
-        color = before.players[0].color
-        if isinstance(outcome, str):
-            print(f"turn {self.turns:3}: {outcome}")
-            return
-        (source, target), after = outcome
-        scores = ", ".join(f"{self.names[p.color]} {p.score}" for p in after.players)
-        print(f"turn {self.turns:3}: {self._who(color)} moves {_where(source)} -> {_where(target)}, "
-              f"+{before.board.fish_at(source)} fish  [{scores}]")
+    def __call__(self, event: Any) -> None:
+        what = event.get("event") if event.kind == "state" else None
+        if what == "placed":
+            print(f"{self._who(event.get('color'))} places a penguin on {_where(event.get('position'))}")
+        elif what == "skipped":
+            print(f"{self._who(event.get('color'))} cannot move and is skipped")
+        elif what == "removed":
+            if event.get("turn") is not None:
+                print(f"turn {event.get('turn'):3}: {event.get('message')}")
+            print(f"{self._who(event.get('color'))} is removed: {event.get('reason')}")
+        elif what == "moved":
+            source, target = event.get("move")
+            scores = ", ".join(f"{self.names[p.color.value]} {p.score}" for p in event.subject.players)
+            print(f"turn {event.get('turn'):3}: {self._who(event.get('color'))} moves {_where(source)} -> "
+                  f"{_where(target)}, +{event.get('fish')} fish  [{scores}]")
 
 
 def play(args: argparse.Namespace) -> int:
@@ -119,7 +116,7 @@ def play(args: argparse.Namespace) -> int:
     state = GameState.create(args.rows, args.columns, len(seats), fish=args.fish, rng=random.Random(args.seed))
     account = Account({p.color: s.name for p, s in zip(state.players, seats)})
     observers: list[Any] = [account]
-    story = Story(account.names)
+    story = Story({p.color: s.name for p, s in zip(state.players, seats)})
     if args.observe is not None:
         observers += [story, PictureObserver(args.observe, story.picture)]
     board = "random fish" if args.fish is None else f"{args.fish} fish per tile"
@@ -127,16 +124,7 @@ def play(args: argparse.Namespace) -> int:
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
                      for i, (p, s) in enumerate(zip(state.players, seats))))
     result = referee_game(seats, state, time_limit=None, observers=observers, log=stderr_log)
-    print("final scores: " + ", ".join(f"{account.names[p.color]} {p.score}" for p in result.state.players))
-    winners = [s.name for s in result.winners]
-    print(f"{'winner' if len(winners) == 1 else 'winners'}: {', '.join(winners) or 'none'}")
-    if result.removed:
-        print(f"removed: {', '.join(s.name for s in result.removed)}")
-    if args.observe is not None:
-        scores = ", ".join(f"{account.names[p.color]} {p.score}" for p in result.state.players)
-        observers[2].final(story.ending(winners, scores))
-        print(f"pictures: {observers[2].count} SVG files in {args.observe}")
-    print_json(result.names())
+from gameroom.cli.common import UsageError, example_configuration, print_json, print_outcome, stderr_log, winners_caption
     return 0
 
 
@@ -146,25 +134,31 @@ class Story:
 
     def __init__(self, names: dict[Color, str]) -> None:
         self.names = names
-        self.turns = 0
         self.caption: str | None = None
         self.move: Any = None
 
-    def turn(self, before: GameState, outcome: Any) -> None:
-        self.turns += 1
-        color = before.players[0].color
-        if isinstance(outcome, str):
-            self.caption, self.move = f"turn {self.turns}: {outcome}", None
-            return
-        (source, target), _after = outcome
-        self.move = (source, target)
-        self.caption = (f"turn {self.turns}: {self.names[color]} ({color.value}) moves {_where(source)} -> "
-                        f"{_where(target)}, +{before.board.fish_at(source)} fish")
+    def __call__(self, event: Any) -> None:
+        """Take the caption of the next picture from a state event (it runs before the
+        picture observer, which is after it in the list)."""
+        what = event.get("event") if event.kind == "state" else None
+        color = event.get("color")
+        who = f"{self.names[Color(color)]} ({color})" if color is not None else ""
+        if what == "moved":
+            source, target = event.get("move")
+            self.move = (tuple(source), tuple(target))
+            self.caption = (f"turn {event.get('turn')}: {who} moves {_where(source)} -> "
+                            f"{_where(target)}, +{event.get('fish')} fish")
+        elif what == "placed":
+            self.move = None
+            self.caption = f"{who} places a penguin on {_where(event.get('position'))}"
+        elif what in ("skipped", "removed"):
+            self.move = None
+            self.caption = (f"{who} cannot move and is skipped" if what == "skipped"
+                            else f"{who} is removed: {event.get('reason')}")
 
-    def ending(self, winners: list[str], scores: str) -> str:
+    def ending(self, outcome: Any) -> str:
         self.move = None
-        self.caption = (f"game over: {'winner' if len(winners) == 1 else 'winners'} "
-                        f"{', '.join(winners) or 'none'} ({scores})")
+        self.caption = winners_caption(outcome)
         return self.caption
 
     def picture(self, state: GameState, caption: str) -> str:

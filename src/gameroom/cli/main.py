@@ -36,10 +36,12 @@ def _port(text: str) -> int:
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    games = registry.games()
-    listing = "\n".join(f"  {name:8} {game.summary}" for name, game in games.items())
+    games = registry.names()
+    listing = None
+    if not argv or argv[0] in ("-h", "--help"):   # only the overview loads every game
+        listing = "games:\n" + "\n".join(f"  {g.name:8} {g.summary}" for g in registry.games().values())
     parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.",
-                     epilog=f"games:\n{listing}", formatter_class=argparse.RawDescriptionHelpFormatter)
+                     epilog=listing, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gameroom {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     game_choices = list(games)
@@ -54,9 +56,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     cli = commands.add_parser("clients", help="run configured players (or lobby bots) as TCP clients")
     cli.add_argument("game", choices=game_choices, help=game_help)
     cli.add_argument("--port", type=_port, required=True, help="TCP port of the server (1..65535)")
-    lobby_games = [name for name, game in games.items() if game.lobby is not None]
     connect = commands.add_parser("connect", help="play in a lobby from this terminal")
-    connect.add_argument("game", choices=lobby_games)
+    connect.add_argument("game", choices=game_choices, help="a game served by a lobby")
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
@@ -66,7 +67,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
-    descriptor = games.get(argv[1]) if len(argv) >= 2 else None
+    descriptor = registry.game(argv[1]) if len(argv) >= 2 and argv[1] in games else None
     if descriptor is not None and descriptor.lobby is not None:
         from gameroom.cli import lobby
 
@@ -117,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"{game.name} has no tournament mode")
             return game.tournament(args)
         lobby_hosted = registry.game(args.game).lobby is not None
+        if args.command == "connect" and not lobby_hosted:
+            raise UsageError(f"{args.game} is not played in a lobby; connect to: "
+                             + ", ".join(name for name in registry.names() if registry.game(name).lobby is not None))
         if args.command in ("serve", "clients", "connect") and lobby_hosted:
             from gameroom.cli import lobby
 

@@ -52,6 +52,11 @@ class PictureObserver:
         self.last: Any = None
         prepare_folder(directory)
 
+    def __call__(self, event: Any) -> None:
+        """Observe one match event (``core.record``); state snapshots become pictures."""
+        if event.kind == "state":
+            self.state(event.subject, event.get("caption"))
+
     def state(self, state: Any, caption: str | None = None) -> None:
         if state is None:
             return
@@ -66,6 +71,3 @@ class PictureObserver:
     def _write(self, text: str) -> None:
         (self.directory / f"{self.count:04d}.svg").write_text(text, encoding="utf-8")
         self.count += 1
-
-    def game_over(self, *_args: Any) -> None:
-        return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-__all__ = ["Limits", "NO_LIMIT", "UNLIMITED"]
+__all__ = ["Limits", "NO_LIMIT"]
 
 NO_LIMIT = None
 """The one spelling of "no limit" for any of the seconds below."""
@@ -36,7 +36,3 @@ class Limits:
 
     def with_call(self, seconds: float | None) -> "Limits":
         return replace(self, call=seconds)
-
-
-UNLIMITED = Limits()
-"""No limit anywhere: trusted built-in players in process."""
