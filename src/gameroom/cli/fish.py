@@ -7,9 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-    if args.observe is not None:
-        observers[2].final(story.ending(result.result))
-    print_outcome(result.result, observers[2] if args.observe is not None else None, args.observe, "removed")
+from gameroom.cli.common import UsageError, example_configuration, print_json, print_outcome, stderr_log, winners_caption
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
@@ -124,7 +122,9 @@ def play(args: argparse.Namespace) -> int:
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
                      for i, (p, s) in enumerate(zip(state.players, seats))))
     result = referee_game(seats, state, time_limit=None, observers=observers, log=stderr_log)
-from gameroom.cli.common import UsageError, example_configuration, print_json, print_outcome, stderr_log, winners_caption
+    if args.observe is not None:
+        observers[2].final(story.ending(result.result))
+    print_outcome(result.result, observers[2] if args.observe is not None else None, args.observe, "removed")
     return 0
 
 
