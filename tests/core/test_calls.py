@@ -69,7 +69,7 @@ def test_match_ejects_in_order_with_reasons():
     results = [match.call(seat, "ask") for seat in seats]
     assert results[0] == 42 and all(r is FAILED for r in results[1:])
     assert match.misbehaved == ["R", "H", "X"]
-    reasons = [f.reason for f in match.failures]
+    reasons = [f.reason for f in match.ejections]
     assert "boom" in reasons[0] and "time limit" in reasons[1] and "expected an int" in reasons[2]
     # an ejected player is never called again
     assert match.call(seats[1], "ask") is FAILED and match.misbehaved == ["R", "H", "X"]
@@ -84,22 +84,14 @@ def test_trusted_seat_skips_the_thread():
 
 
 def test_failing_observer_is_dropped_and_does_not_stop_play():
-    class BadObserver:
-        def state(self, _s):
-            raise ValueError("broken observer")
+    def bad_observer(_event):
+        raise ValueError("broken observer")
 
-    class GoodObserver:
-        def __init__(self):
-            self.seen = []
-
-        def state(self, s):
-            self.seen.append(s)
-
-    good = GoodObserver()
-    match = Match(PROTOCOL, [], 1, observers=[BadObserver(), good])
-    match.observe("state", 1)
-    match.observe("state", 2)
-    assert good.seen == [1, 2] and len(match.observers) == 1
+    seen = []
+    match = Match(PROTOCOL, [], 1, observers=[bad_observer, seen.append])
+    match.state(1)
+    match.state(2)
+    assert [e.subject for e in seen] == [1, 2] and len(match.observers) == 1
 
 
 def test_isolated_caller_kills_a_cpu_bound_loop():

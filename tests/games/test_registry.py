@@ -4,6 +4,7 @@ benchmarks, the server and (later) the web page and league rely on a descriptor 
 from __future__ import annotations
 
 import inspect
+import threading
 import json
 import xml.etree.ElementTree as ET
 
@@ -63,7 +64,7 @@ def test_play_from_a_seed_is_deterministic(game: GameDescriptor, players: str) -
     first = game.play(7, game.seats(strategies, 7))
     again = game.play(7, game.seats(strategies, 7))
     names = {f"P{i + 1}" for i in range(n)}
-    assert first.to_json() == again.to_json() and first.extra == again.extra
+    assert first.to_record() == again.to_record()
     assert set(first.winners) <= names and not first.misbehaved
 
 
@@ -114,3 +115,24 @@ def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.C
     generic.run(bare, 2)
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("q in-process") and json.loads(out[-2])[1] == []
+
+
+def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
+    """Another thread sets the match's cancel event (here: an observer, after a few
+    events); the game stops at its next call, and no player is blamed."""
+    from gameroom.core.match import MatchCancelled
+
+    cancel = threading.Event()
+    seen: list[object] = []
+
+    def watcher(event: object) -> None:
+        seen.append(event)
+        if len(seen) == 5:
+            threading.Thread(target=cancel.set).start()
+
+    seats = game.seats([next(iter(game.strategies))] * game.min_players, 2)
+    with pytest.raises(MatchCancelled):
+        while True:   # the cancelling thread may need a moment: the game is fast
+            game.play(2, seats, observers=[watcher], cancel=cancel)
+            cancel.wait(1.0)
+    assert all(seat.ejected is None for seat in seats)

@@ -14,11 +14,11 @@ import resource
 import statistics
 import time
 import tracemalloc
-from typing import Callable
+from typing import Any, Callable
 
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.games.bazaar.player import ReferencePlayer
-from gameroom.games.bazaar.referee import Step, run_game
+from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.state import TurnState, scratch_state
 from gameroom.games.bazaar.strategy import Policy, trade_then_purchase, wants_pebble
 
@@ -41,12 +41,11 @@ def play_games(games: int, seat: Callable[[str, ReferencePlayer], Seat] = truste
 def turns_per_game(games: int, seed: int = 1000) -> float:
     turns = 0
 
-    class Count:
-        def state(self, step: Step) -> None:
-            nonlocal turns
-            turns += step.kind == "first-action"
+    def count(event: Any) -> None:
+        nonlocal turns
+        turns += event.kind == "state" and event.get("step") == "first-action"
 
-    play_games(games, seed=seed, observers=[Count()])
+    play_games(games, seed=seed, observers=[count])
     return turns / games
 
 

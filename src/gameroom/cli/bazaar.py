@@ -37,7 +37,10 @@ class Account:
     def __init__(self) -> None:
         self.turn = 0
 
-    def state(self, step: Step) -> None:
+    def __call__(self, event: Any) -> None:
+        step: Step | None = event.detail
+        if event.kind != "state" or step is None:
+            return
         if step.kind == "first-action":
             self.turn += 1
         prefix = f"turn {self.turn:3}: " if step.kind in ("first-action", "purchase") else ""
@@ -46,12 +49,6 @@ class Account:
             scores = ", ".join(f"{name} {score}" for name, score in step.scores.items())
             g = step.game
             print(f"           [{scores}; bank {len(g.bank)}, cards {len(g.visibles)}+{len(g.hidden)}]")
-
-
-def _picture(step: Step, _caption: str) -> str:
-    from gameroom.games.bazaar.render import render_svg
-
-    return render_svg(step.game, step.message)
 
 
 def play(args: argparse.Namespace) -> int:
@@ -67,7 +64,9 @@ def play(args: argparse.Namespace) -> int:
     seats = [trusted_seat(name, ReferencePlayer(name, policies[i % len(policies)])) for i, name in enumerate(names)]
     observers: list[Any] = [Account()]
     if args.observe is not None:
-        observers.append(PictureObserver(args.observe, _picture))
+        from gameroom.games.bazaar.render import render_svg
+
+        observers.append(PictureObserver(args.observe, render_svg))
     bonus = Bonus(args.bonus) if args.bonus else None
     print(f"Bazaar: {', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {args.seed}; "
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"

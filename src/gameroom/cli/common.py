@@ -231,7 +231,7 @@ def add_bonus_client_arguments(parser: Any) -> None:
 def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dropped: str = "ejected") -> None:
     """The end of a ``play`` account: final scores, the winner(s), who dropped out, how many
     pictures were written, and the result as JSON on the last line."""
-    scores = outcome.extra.get("scores", {})
+    scores = outcome.scores
     print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
     label = "winner" if len(outcome.winners) == 1 else "winners"
     print(f"{label}: {', '.join(outcome.winners) or 'none'}")

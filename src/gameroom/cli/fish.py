@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from gameroom.cli.common import UsageError, print_json, stderr_log
+from gameroom.cli.common import UsageError, print_json, print_outcome, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
@@ -84,31 +84,26 @@ class Account:
     """A game observer that prints what happens, turn by turn, for a person to read."""
 
     def __init__(self, names: dict[Color, str]) -> None:
-        self.names = names
-        self.turns = 0
+        self.names = {color.value: name for color, name in names.items()}
 
-    def _who(self, color: Color) -> str:
-        return f"{self.names[color]} ({color.value})"
+    def _who(self, color: str) -> str:
+        return f"{self.names[color]} ({color})"
 
-    def placed(self, color: Color, position: Any) -> None:
-        print(f"{self._who(color)} places a penguin on {_where(position)}")
-
-    def skipped(self, color: Color) -> None:
-        print(f"{self._who(color)} cannot move and is skipped")
-
-    def removed(self, color: Color, reason: str | None) -> None:
-        print(f"{self._who(color)} is removed: {reason}")
-
-    def turn(self, before: GameState, outcome: Any) -> None:
-        self.turns += 1
-        color = before.players[0].color
-        if isinstance(outcome, str):
-            print(f"turn {self.turns:3}: {outcome}")
-            return
-        (source, target), after = outcome
-        scores = ", ".join(f"{self.names[p.color]} {p.score}" for p in after.players)
-        print(f"turn {self.turns:3}: {self._who(color)} moves {_where(source)} -> {_where(target)}, "
-              f"+{before.board.fish_at(source)} fish  [{scores}]")
+    def __call__(self, event: Any) -> None:
+        what = event.get("event") if event.kind == "state" else None
+        if what == "placed":
+            print(f"{self._who(event.get('color'))} places a penguin on {_where(event.get('position'))}")
+        elif what == "skipped":
+            print(f"{self._who(event.get('color'))} cannot move and is skipped")
+        elif what == "removed":
+            if event.get("turn") is not None:
+                print(f"turn {event.get('turn'):3}: {event.get('message')}")
+            print(f"{self._who(event.get('color'))} is removed: {event.get('reason')}")
+        elif what == "moved":
+            source, target = event.get("move")
+            scores = ", ".join(f"{self.names[p.color.value]} {p.score}" for p in event.subject.players)
+            print(f"turn {event.get('turn'):3}: {self._who(event.get('color'))} moves {_where(source)} -> "
+                  f"{_where(target)}, +{event.get('fish')} fish  [{scores}]")
 
 
 def play(args: argparse.Namespace) -> int:
@@ -128,14 +123,7 @@ def play(args: argparse.Namespace) -> int:
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
                      for i, (p, s) in enumerate(zip(state.players, seats))))
     result = referee_game(seats, state, time_limit=None, observers=observers, log=stderr_log)
-    print("final scores: " + ", ".join(f"{account.names[p.color]} {p.score}" for p in result.state.players))
-    winners = [s.name for s in result.winners]
-    print(f"{'winner' if len(winners) == 1 else 'winners'}: {', '.join(winners) or 'none'}")
-    if result.removed:
-        print(f"removed: {', '.join(s.name for s in result.removed)}")
-    if args.observe is not None:
-        print(f"pictures: {observers[1].count} SVG files in {args.observe}")
-    print_json(result.names())
+    print_outcome(result.result, observers[1] if args.observe is not None else None, args.observe, "removed")
     return 0
 
 

@@ -20,12 +20,14 @@ class PictureObserver:
         self.count = 0
         directory.mkdir(parents=True, exist_ok=True)
 
+    def __call__(self, event: Any) -> None:
+        """Observe one match event (``core.record``); state snapshots become pictures."""
+        if event.kind == "state":
+            self.state(event.subject, event.get("caption"))
+
     def state(self, state: Any, caption: str | None = None) -> None:
         if state is None:
             return
         text = self.render(state, caption if caption is not None else f"state {self.count}")
         (self.directory / f"{self.count:04d}.svg").write_text(text, encoding="utf-8")
         self.count += 1
-
-    def game_over(self, *_args: Any) -> None:
-        return None

@@ -15,6 +15,7 @@ import traceback
 from typing import Any, Callable
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.record import FailureKind
 
 __all__ = ["IsolatedCaller"]
 
@@ -70,16 +71,16 @@ class IsolatedCaller:
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         if self._dead is not None:
-            raise CallFailed(self._dead)
+            raise CallFailed(self._dead, FailureKind.DISCONNECT)
         try:
             self._conn.send((method, args))
             if not self._conn.poll(limit):
                 self._kill(f"no reply within the time limit of {limit:g} s (process killed)")
-                raise CallFailed(self._dead or "time-out")
+                raise CallFailed(self._dead or "time-out", FailureKind.TIMEOUT)
             ok, value = self._conn.recv()
         except (EOFError, OSError, BrokenPipeError) as exc:
             self._kill(f"player process died: {exc!r}")
-            raise CallFailed(self._dead or "died") from None
+            raise CallFailed(self._dead or "died", FailureKind.DISCONNECT) from None
         if not ok:
             raise CallFailed(value)
         return value

@@ -1,23 +1,29 @@
 """The referee driver's bookkeeping, shared by every game: seats, safe calls, ejections,
-observers and the outcome.
+the event log observers subscribe to, and the one result type.
 
 A game's referee owns the rules and the turn sequence; for every call to a player it asks
 :meth:`Match.call`, which goes through the seat's caller (time limit, exception capture),
 validates the reply, and on any failure ejects the player with a recorded reason and
 returns :data:`FAILED`. Rule violations found by the game are reported with
 :meth:`Match.eject`. The misbehaving list is kept in the order of ejection, as every
-game's result requires.
+game's result requires. Referees report snapshots with :meth:`Match.state` and finish with
+:meth:`Match.result`; every call, ejection, snapshot and the end reach the observers as
+``core.record`` events, so one vocabulary serves every game. A match whose ``cancel``
+event is set stops at its next call (:class:`MatchCancelled`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_caller
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import Codec, Method, Protocol
+from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
-__all__ = ["FAILED", "Seat", "Failure", "Outcome", "Match", "trusted_seat", "guarded_seat"]
+__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "local_seat"]
 
 
 class _Failed:
@@ -29,6 +35,10 @@ class _Failed:
 
 
 FAILED: Any = _Failed()
+
+
+class MatchCancelled(Exception):
+    """The match was cancelled from outside (its ``cancel`` event was set)."""
 
 
 @dataclass(eq=False)
@@ -56,43 +66,35 @@ def guarded_seat(name: str, player: Any) -> Seat:
     return Seat(name, ThreadedCaller(player), trusted=False, player=player)
 
 
-@dataclass(frozen=True)
-class Failure:
-    """Why a player was ejected: the method it failed on and the reason."""
-
-    name: str
-    method: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.name} dropped out on {self.method}: {self.reason}"
-
-
-@dataclass
-class Outcome:
-    """A finished game: winners (sorted as the game prescribes) and misbehaving players in
-    the order they were ejected, with reasons."""
-
-    winners: list[str]
-    misbehaved: list[str]
-    failures: list[Failure] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> list[list[str]]:
-        return [list(self.winners), list(self.misbehaved)]
+def local_seat(name: str, player: Any, trusted: bool) -> Seat:
+    """A seat for an in-process player; ``trusted`` players skip the thread and the limit."""
+    return trusted_seat(name, player) if trusted else guarded_seat(name, player)
 
 
 class Match:
-    """Safe calls, ejections and observers for one game."""
+    """Safe calls, ejections, events and the result of one game.
+
+    ``observers`` are callables that receive every :class:`~gameroom.core.record.Event`
+    (calls and replies with their latency, ejections, state snapshots, the end). With none,
+    calls are not timed and nothing is encoded: the record costs a test per call.
+    ``state_codec`` encodes state snapshots for events that are read as JSON.
+    """
 
     def __init__(self, protocol: Protocol, seats: Sequence[Seat], time_limit: float | None,
-                 observers: Iterable[Any] = (), log: Callable[[str], None] | None = None) -> None:
+                 observers: Iterable[Callable[[Event], Any]] = (), log: Callable[[str], None] | None = None,
+                 state_codec: Codec[Any] | None = None, cancel: threading.Event | None = None) -> None:
         self.protocol = protocol
         self.seats = list(seats)
         self.time_limit = time_limit
         self.observers = list(observers)
         self.log = log
-        self.failures: list[Failure] = []
+        self.state_codec = state_codec
+        self.cancel = cancel
+        self.ejections: list[Ejection] = []
+
+    @property
+    def watched(self) -> bool:
+        return bool(self.observers)
 
     # -- players ---------------------------------------------------------------------
 
@@ -100,49 +102,89 @@ class Match:
         """Call ``method`` on the seat's player; FAILED (and the seat ejected) on failure."""
         if seat.ejected is not None:
             return FAILED
+        if self.cancel is not None and self.cancel.is_set():
+            raise MatchCancelled("the match was cancelled")
         spec = self.protocol.by_name[method]
         limit = self.time_limit if limit is None else limit
+        started = perf_counter() if self.observers else 0.0
         try:
             result = seat.caller(method, args, limit)
             if spec.check is not None and not seat.trusted:
                 result = spec.check(result)
         except CallFailed as exc:
-            self.eject(seat, exc.reason, spec.wire)
+            if started:
+                self._called(seat, spec, args, FAILED, started)
+            self.eject(seat, exc.reason, spec.wire, exc.kind)
             return FAILED
         except ValueError as exc:
-            self.eject(seat, f"invalid reply: {exc}", spec.wire)
+            if started:
+                self._called(seat, spec, args, FAILED, started)
+            self.eject(seat, f"invalid reply: {exc}", spec.wire, FailureKind.INVALID_REPLY)
             return FAILED
+        if started:
+            self._called(seat, spec, args, result, started)
         return result
 
-    def eject(self, seat: Seat, reason: str, method: str = "take-turn") -> None:
+    def _called(self, seat: Seat, spec: Method, args: tuple[Any, ...], result: Any, started: float) -> None:
+        latency = perf_counter() - started
+
+        def encode() -> dict[str, Any]:
+            reply = None if result is FAILED or spec.one_way else spec.result.encode(result)
+            return {"seat": seat.name, "method": spec.wire, "args": spec.encode_args(args), "reply": reply,
+                    "latency": latency}
+
+        self.emit(Event(CALL, subject=(args, result), encode=encode))
+
+    def eject(self, seat: Seat, reason: str, method: str = "take-turn",
+              kind: FailureKind = FailureKind.ILLEGAL_ACTION) -> None:
         """Record a misbehaving player; it receives no further calls."""
         if seat.ejected is not None:
             return
         seat.ejected = reason
-        failure = Failure(seat.name, method, reason)
-        self.failures.append(failure)
+        ejection = Ejection(seat.name, method, kind, reason)
+        self.ejections.append(ejection)
         if self.log is not None:
             limit = f" [time limit {self.time_limit:g}]" if self.time_limit else ""
-            self.log(f"{failure}{limit}")
+            self.log(f"{ejection}{limit}")
+        if self.observers:
+            self.emit(Event(EJECT, {"seat": seat.name, "method": method, "kind": kind.value, "reason": reason},
+                            subject=ejection))
 
     @property
     def misbehaved(self) -> list[str]:
-        return [f.name for f in self.failures]
+        return [e.name for e in self.ejections]
 
-    # -- observers -------------------------------------------------------------------
+    # -- events ----------------------------------------------------------------------
 
-    def observe(self, event: str, *args: Any) -> None:
+    def emit(self, event: Event) -> None:
         """Tell every observer; an observer that fails is dropped and never affects play."""
         for observer in list(self.observers):
-            handler = getattr(observer, event, None)
-            if handler is None:
-                continue
             try:
-                handler(*args)
+                observer(event)
             except Exception as exc:
                 self.observers.remove(observer)
                 if self.log is not None:
-                    self.log(f"observer {type(observer).__name__} dropped: {exc!r}")
+                    self.log(f"observer {getattr(observer, '__qualname__', type(observer).__name__)} dropped: {exc!r}")
 
-    def outcome(self, winners: Iterable[str], **extra: Any) -> Outcome:
-        return Outcome(sorted(winners), self.misbehaved, list(self.failures), dict(extra))
+    def state(self, state: Any, caption: str | None = None, detail: Any = None, **notes: Any) -> None:
+        """A state snapshot (pass a copy when the referee goes on changing it); ``notes``
+        are JSON facts for accounts of the game (who acted, what happened); ``detail`` a
+        live object of the game's own for observers in process."""
+        if not self.observers:
+            return
+        codec = self.state_codec
+
+        def encode() -> dict[str, Any]:
+            return {"state": codec.encode(state) if codec is not None and state is not None else None}
+
+        self.emit(Event(STATE, {"caption": caption, **notes}, subject=state, encode=encode, detail=detail))
+
+    def result(self, winners: Iterable[str], misbehaved: Iterable[str] | None = None,
+               ranking: Iterable[Iterable[str]] = (), scores: dict[str, Any] | None = None) -> MatchResult:
+        """The one result of the game (``misbehaved`` defaults to the ejection order); the
+        end event carries it."""
+        result = MatchResult(list(winners), list(self.misbehaved if misbehaved is None else misbehaved),
+                             [list(group) for group in ranking], dict(scores or {}), list(self.ejections))
+        if self.observers:
+            self.emit(Event(END, {"result": result.to_record()}, subject=result))
+        return result

@@ -12,12 +12,13 @@ mistaken for the answer to a later call.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from typing import Any, Callable
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.handoff import wait_on_loop
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Protocol
+from gameroom.core.record import FailureKind
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import ValueTooLarge
 
@@ -40,52 +41,49 @@ class ProxyPlayer:
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         if self.broken is not None:
-            raise CallFailed(f"connection unusable after an earlier failure ({self.broken})")
+            raise CallFailed(f"connection unusable after an earlier failure ({self.broken})", FailureKind.DISCONNECT)
         spec = self.protocol.by_name[method]
         message = self.protocol.envelope.encode_call(spec, args)
         if spec.one_way:
             return self._send_only(message, limit)
-        future = asyncio.run_coroutine_threadsafe(self.connection.request(message, limit, self.side), self.loop)
         try:
             # The coroutine enforces the limit itself; the margin only guards a stalled loop.
-            reply = future.result(None if limit is None else limit + 5.0)
+            reply = wait_on_loop(self.connection.request(message, limit, self.side), self.loop,
+                                 None if limit is None else limit + 5.0)
         except ReadTimeout as exc:
-            self._break(str(exc))
+            self._break(str(exc), FailureKind.TIMEOUT)
         except ConnectionClosed as exc:
-            self._break(str(exc))
+            self._break(str(exc), FailureKind.DISCONNECT)
         except ValueTooLarge as exc:
-            self._break(f"reply is {exc}")
+            self._break(f"reply is {exc}", FailureKind.INVALID_REPLY)
         except JSONStreamError as exc:
             if spec.unreadable is None:
-                self._break(f"reply is {exc}")
+                self._break(f"reply is {exc}", FailureKind.INVALID_REPLY)
             # The game gives such a reply a meaning; the garbage has left the stream, so the
             # connection goes on with the next call.
             return spec.unreadable()
-        except (concurrent.futures.TimeoutError, TimeoutError):
-            future.cancel()
-            self._break(f"no reply within the time limit of {limit:g} s")
+        except TimeoutError:
+            self._break(f"no reply within the time limit of {limit:g} s", FailureKind.TIMEOUT)
         except (OSError, RuntimeError) as exc:
-            self._break(f"connection error: {exc}")
+            self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         try:
             return spec.result.decode(reply)
         except ValueError as exc:
-            self._break(f"invalid reply to {spec.wire}: {exc}")
+            self._break(f"invalid reply to {spec.wire}: {exc}", FailureKind.INVALID_REPLY)
 
     def _send_only(self, message: Any, limit: float | None) -> None:
         """A one-way call: the message is written (within the limit); no reply is read."""
-        future = asyncio.run_coroutine_threadsafe(self.connection.send(message), self.loop)
         try:
-            future.result(limit)
-        except (concurrent.futures.TimeoutError, TimeoutError):
-            future.cancel()
-            self._break(f"could not send within the time limit of {limit:g} s")
+            wait_on_loop(self.connection.send(message), self.loop, limit)
+        except TimeoutError:
+            self._break(f"could not send within the time limit of {limit:g} s", FailureKind.TIMEOUT)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            self._break(f"connection error: {exc}")
+            self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         return None
 
-    def _break(self, reason: str) -> None:
+    def _break(self, reason: str, kind: FailureKind) -> None:
         self.broken = reason
-        raise CallFailed(reason)
+        raise CallFailed(reason, kind)
 
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.connection.close)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import fixture_cases, fixtures_root, read_json_values
 from gameroom.core.match import guarded_seat, trusted_seat
-from gameroom.core.seating import local_seat
+from gameroom.core.match import local_seat
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method, decode_actors
 from gameroom.games.bazaar.codec import (decode_bonus, decode_equations, decode_game, encode_cards,
                                          encode_exchanges, encode_game)
@@ -50,11 +50,11 @@ class Recorder:
         self.steps: list[Step] = []
         self.ended: tuple[list[str], list[str]] | None = None
 
-    def state(self, step: Step) -> None:
-        self.steps.append(step)
-
-    def end(self, winners: list[str], drop_outs: list[str]) -> None:
-        self.ended = (winners, drop_outs)
+    def __call__(self, event: Any) -> None:
+        if event.kind == "state":
+            self.steps.append(event.detail)
+        elif event.kind == "end":
+            self.ended = (event.subject.winners, event.subject.misbehaved)
 
 
 def action_json(action: Any) -> Any:
@@ -178,7 +178,7 @@ def test_observers_hear_every_step_and_a_failing_one_is_dropped() -> None:
     class Broken:
         calls = 0
 
-        def state(self, step: Step) -> None:
+        def __call__(self, event: Any) -> None:
             Broken.calls += 1
             raise RuntimeError("observer bug")
 
@@ -231,8 +231,9 @@ class Before:
         self.views = views
         self.states: list[tuple[int, GameState]] = []
 
-    def state(self, step: Step) -> None:
-        self.states.append((len(self.views), step.game))
+    def __call__(self, event: Any) -> None:
+        if event.kind == "state":
+            self.states.append((len(self.views), event.subject))
 
 
 def wallets_in(value: Any, path: str = "$") -> list[str]:

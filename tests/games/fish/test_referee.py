@@ -217,15 +217,18 @@ class Watcher:
     def __init__(self) -> None:
         self.events: list[Any] = []
 
-    def placement_over(self, state: GameState) -> None:
-        self.events.append(("placed", sum(len(p.places) for p in state.players)))
-
-    def turn(self, before: GameState, outcome: Any) -> None:
-        self.events.append(("turn", before.players[0].color, outcome))
+    def __call__(self, event: Any) -> None:
+        what = event.get("event")
+        if what == "placement-over":
+            self.events.append(("placed", sum(len(p.places) for p in event.subject.players)))
+        elif what == "moved":
+            self.events.append(("turn", Color(event.get("color")), [tuple(map(tuple, event.get("move"))), event.subject]))
+        elif what == "removed" and event.get("turn") is not None:
+            self.events.append(("turn", Color(event.get("color")), event.get("message")))
 
 
 class Broken:
-    def turn(self, before: GameState, outcome: Any) -> None:
+    def __call__(self, event: Any) -> None:
         raise RuntimeError("observer bug")
 
 

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
-from gameroom.core.match import Outcome, Seat
+from gameroom.core.match import Seat
+from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
-from gameroom.core.wire import expect_object
 from gameroom.games.bazaar import codec, config
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
 from gameroom.games.bazaar.player import ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
-from gameroom.games.bazaar.referee import run_game
+from gameroom.games.bazaar.referee import STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategy import Policy
 
@@ -32,10 +33,10 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> Outcome:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game from scratch dealt from ``seed`` (random equations, all cards, the standard bank)."""
     state = deal(seed, [seat.name for seat in seats])
-    return run_game(state, seats, time_limit=(limits or LIMITS).call, observers=observers, log=log)
+    return run_game(state, seats, time_limit=(limits or LIMITS).call, observers=observers, log=log, cancel=cancel)
 
 
 def seat_view(state: GameState, name: str) -> Any:
@@ -56,16 +57,6 @@ def vary_secret(state: GameState, name: str, rng: random.Random) -> GameState:
     wallet = Bag(rng.choice(COLOURS) for _ in range(rng.randrange(0, 12)))
     players = tuple(replace(p, wallet=wallet) if p.name == name else p for p in state.players)
     return replace(state, players=players)
-
-
-def _encode_state(state: GameState) -> Any:
-    return {"equations": codec.encode_equations(state.equations), "game": codec.encode_game(state)}
-
-
-def _decode_state(value: Any, where: str = "$") -> GameState:
-    obj = expect_object(value, ("equations", "game"), where)
-    return codec.decode_game(obj["game"], f"{where}.game",
-                             equations=codec.decode_equations(obj["equations"], f"{where}.equations"))
 
 
 def _encode_action(action: Any) -> Any:
@@ -118,7 +109,7 @@ GAME = GameDescriptor(
     deal=deal,
     play=play,
     limits=LIMITS,
-    state_codec=Codec(_encode_state, _decode_state, "Equations and Game"),
+    state_codec=STATE_CODEC,
     action_codec=Codec(_encode_action, _decode_action, "first action or purchase"),
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
     render=_render,

@@ -16,11 +16,15 @@ afterwards and a message), and ``end(winners, drop_outs)``; a failing observer i
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from gameroom.core.match import FAILED, Match, Outcome, Seat
-from gameroom.games.bazaar import rules
+from gameroom.core.match import FAILED, Match, Seat
+from gameroom.core.protocol import Codec
+from gameroom.core.record import MatchResult
+from gameroom.core.wire import expect_object
+from gameroom.games.bazaar import codec, rules
 from gameroom.games.bazaar.config import PER_CALL_SECONDS
 from gameroom.games.bazaar.pieces import Card, Equation
 from gameroom.games.bazaar.protocol import PROTOCOL
@@ -55,6 +59,20 @@ class Step:
     scores: dict[str, int] = field(default_factory=dict)
 
 
+def encode_state(state: GameState) -> Any:
+    """A referee state as JSON: the equations and the Game."""
+    return {"equations": codec.encode_equations(state.equations), "game": codec.encode_game(state)}
+
+
+def decode_state(value: Any, where: str = "$") -> GameState:
+    obj = expect_object(value, ("equations", "game"), where)
+    return codec.decode_game(obj["game"], f"{where}.game",
+                             equations=codec.decode_equations(obj["equations"], f"{where}.equations"))
+
+
+STATE_CODEC = Codec(encode_state, decode_state, "Equations and Game")
+
+
 def describe_first_action(action: Any) -> str:
     """A first action in words (pebbles by their letters, §9.5)."""
     if action is False:
@@ -74,10 +92,10 @@ def describe_purchase(cards: Sequence[Card]) -> str:
 def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equation] | None = None,
              bonus: Bonus | None = None, time_limit: float | None = PER_CALL_SECONDS,
              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-             check_visible: bool = True) -> Outcome:
+             check_visible: bool = True, cancel: threading.Event | None = None) -> MatchResult:
     """Play ``state`` with ``seats`` (the i-th seat takes the i-th player record) and
-    return the Outcome: winners that acknowledged ``win(true)`` and all drop-outs, both
-    sorted (§3.11); ``extra["scores"]`` holds the final scores of the remaining players.
+    return the result: winners that acknowledged ``win(true)`` and all drop-outs, both
+    sorted (§3.11), and the final scores of the remaining players.
 
     ``equations`` defaults to ``state.equations``. Raises :class:`GameRefused` when the
     referee refuses the game.
@@ -90,12 +108,15 @@ def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equ
         state = replace(state, equations=tuple(equations))
     game = bind_names(state, names)
     seat_of = dict(zip(names, seats))
-    match = Match(PROTOCOL, seats, time_limit, observers, log)
+    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
 
-    def tell(kind: str, name: str | None, action: Any, message: str, kicked: bool = False) -> None:
+    def tell(kind: str, name: str | None, action: Any, message: str, kicked: bool = False,
+             shown: GameState | None = None) -> None:
         if match.observers:
-            scores = {p.name: p.score for p in game.players}
-            match.observe("state", Step(kind, name, action, game, message, kicked, scores))
+            now = game if shown is None else shown
+            scores = {p.name: p.score for p in now.players}
+            match.state(now, message, Step(kind, name, action, now, message, kicked, scores),
+                        step=kind, player=name, kicked=kicked, scores=scores)
 
     def kick(seat: Seat, kind: str, action: Any, why: str, method: str) -> GameState:
         """Remove the active player (already ejected by a failed call, or now for ``why``)."""
@@ -104,10 +125,7 @@ def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equ
             match.eject(seat, why, method)
         shown = f"{seat.name}'s call failed: {seat.ejected}" if failed else action
         after = rules.kick(game)
-        if match.observers:
-            scores = {p.name: p.score for p in after.players}
-            match.observe("state", Step(kind, seat.name, shown, after,
-                                        f"{seat.name} is kicked out: {seat.ejected}", True, scores))
+        tell(kind, seat.name, shown, f"{seat.name} is kicked out: {seat.ejected}", True, after)
         return after
 
     tell("start", None, "setup", "the game begins")
@@ -166,5 +184,6 @@ def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equ
         match.call(seat_of[name], "win", False)
     won, drop_outs = rules.result(acknowledged, match.misbehaved)
     tell("end", None, None, f"game over ({reason}); winners: {', '.join(won) or 'none'}")
-    match.observe("end", won, drop_outs)
-    return Outcome(won, drop_outs, list(match.failures), {"scores": {p.name: p.score for p in game.players}})
+    scores = {p.name: p.score for p in game.players}
+    ranking = [[n for n, s in scores.items() if s == best] for best in sorted(set(scores.values()), reverse=True)]
+    return match.result(won, drop_outs, ranking, scores)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
-from gameroom.core.match import Outcome, Seat
+from gameroom.core.match import Seat
+from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Codec
 from gameroom.games.fish import wire
@@ -15,7 +17,7 @@ from gameroom.games.fish.baddies import BADDIES
 from gameroom.games.fish.player import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.protocol import (MANAGER_BOARD, NAME_TIMEOUT, PROTOCOL, READY_TIME,
                                           TIME_PER_CALL_REFEREE)
-from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.referee import STATE_CODEC, referee_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 
@@ -33,13 +35,13 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> Outcome:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game on the manager's 5 x 5 board with random fish from ``seed``."""
     limits = limits or LIMITS
     state = deal(seed, [seat.name for seat in seats])
     result = referee_game(seats, state, time_limit=limits.call, ready_time=limits.ready,
-                          observers=observers, log=log)
-    return result.outcome()
+                          observers=observers, log=log, cancel=cancel)
+    return result.result
 
 
 def _whole_state(state: GameState, _name: str | None = None) -> Any:
@@ -78,7 +80,7 @@ GAME = GameDescriptor(
     deal=deal,
     play=play,
     limits=LIMITS,
-    state_codec=Codec(wire.encode_state, wire.decode_state, "State"),
+    state_codec=STATE_CODEC,
     action_codec=Codec(wire.encode_action, wire.decode_action, "Action"),
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,

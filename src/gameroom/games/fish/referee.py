@@ -29,18 +29,24 @@ position)``, ``placement_over(state)``, ``turn(state_before, outcome)`` after ev
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed
-from gameroom.core.match import FAILED, Failure, Match, Outcome, Seat
+from gameroom.core.match import FAILED, Match, Seat
+from gameroom.core.protocol import Codec
+from gameroom.core.record import Ejection, MatchResult
 from gameroom.core.tournament import GameRecord
 from gameroom.games.fish.protocol import (PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
                                           actions_since_last_turn, ready_time_applies)
 from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, answer_query
 from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
+from gameroom.games.fish.wire import decode_state, encode_state
 
-__all__ = ["RefereeResult", "referee_game", "new_state"]
+__all__ = ["RefereeResult", "referee_game", "new_state", "STATE_CODEC"]
+
+STATE_CODEC = Codec(encode_state, decode_state, "State")
 
 
 @dataclass
@@ -53,8 +59,13 @@ class RefereeResult:
     removed: list[Seat]
     state: GameState
     colors: dict[Color, Seat]
-    failures: list[Failure] = field(default_factory=list)
+    result: MatchResult
     turns: int = 0
+
+    @property
+    def failures(self) -> list[Ejection]:
+        """The ejections, in the order they happened."""
+        return self.result.ejections
 
     @property
     def winners(self) -> list[Seat]:
@@ -64,13 +75,6 @@ class RefereeResult:
     def record(self) -> GameRecord:
         """What the tournament manager needs from this game."""
         return GameRecord(list(self.winners), list(self.removed), self)
-
-    def outcome(self) -> Outcome:
-        """The game-agnostic result: winners sorted by name, removed players in the
-        reference's order, the final scores of the survivors."""
-        scores = {self.colors[p.color].name: p.score for p in self.state.players}
-        return Outcome(sorted(s.name for s in self.winners), [s.name for s in self.removed],
-                       list(self.failures), {"scores": scores})
 
     def names(self) -> list[list[str]]:
         """``[winner names, removed names]``."""
@@ -111,7 +115,8 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
                  rng: random.Random | None = None, time_limit: float | None = TIME_PER_CALL_REFEREE,
                  ready_time: float | None = READY_TIME, observers: Iterable[Any] = (),
                  log: Callable[[str], None] | None = None,
-                 tournament: TournamentView | None = None) -> RefereeResult:
+                 tournament: TournamentView | None = None,
+                 cancel: threading.Event | None = None) -> RefereeResult:
     """Run one game for 2..4 seats (in turn order) and return its result.
 
     ``state`` is a prepared state without penguins whose players match the seats by position
@@ -124,7 +129,7 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
         state = new_state(len(seats), rows, columns, fish, rng)
     if len(state.players) != len(seats):
         raise ValueError(f"{len(seats)} seats for {len(state.players)} players in the state")
-    match = Match(PROTOCOL, seats, time_limit, observers, log)
+    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
     seat_of: dict[Color, Seat] = {p.color: seat for p, seat in zip(state.players, seats)}
     initial_colors = state.colors()
     view = _offer_queries(seats, lambda: GameView(state, tournament))
@@ -133,6 +138,13 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
     def given(seat: Seat) -> GameState:
         # A local untrusted player could keep running after its time-out: its own copy.
         return state if seat.trusted else state.copy()
+
+    def removed(color: Color, reason: str | None, message: str | None = None, turn: int | None = None) -> None:
+        # A removal during a turn is a new position (a picture); before play it is a fact.
+        notes = {"turn": turn, "message": message} if turn is not None else {}
+        caption = f"turn {turn}: {message}" if turn is not None else f"{color.value} is removed: {reason}"
+        match.state(state.copy() if turn is not None else None, caption, event="removed", color=color.value,
+                    reason=reason, **notes)
 
     def publish(phase: str) -> None:
         if view is not None:
@@ -148,7 +160,7 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
             state.remove_player(color)
             informed_out.append(seat)
             if watched:
-                match.observe("removed", color, seat.ejected)
+                removed(color, seat.ejected)
 
     # -- 2. placement -----------------------------------------------------------------
     placed_out: list[Seat] = []
@@ -161,18 +173,18 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
             if spot is not FAILED and state.can_place(spot):
                 state.place(spot)
                 if watched:
-                    match.observe("placed", player.color, spot)
+                    match.state(None, f"{player.color.value} places a penguin on {list(spot)}",
+                                event="placed", color=player.color.value, position=list(spot))
             else:
                 if spot is not FAILED:
                     match.eject(seat, f"cannot place a penguin at {list(spot)}: not a free tile", "setup")
                 state.remove_player(player.color)
                 placed_out.insert(0, seat)
                 if watched:
-                    match.observe("removed", player.color, seat.ejected)
+                    removed(player.color, seat.ejected)
             state.rotate()
     if watched:
-        match.observe("placement_over", state.copy())
-        match.observe("state", state.copy(), "after placement")
+        match.state(state.copy(), "after placement", event="placement-over")
 
     # -- 3. playing -------------------------------------------------------------------
     played_out: list[Seat] = []
@@ -188,24 +200,25 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
             history.append(SKIP)
             state.rotate()
             if watched:
-                match.observe("skipped", skipped)
+                match.state(None, f"{skipped.value} cannot move and is skipped", event="skipped",
+                            color=skipped.value)
         else:
             player = state.players[0]
             seat = seat_of[player.color]
             n = len(state.players)
             ready = time_limit is not None and ready_time_applies(len(history), n, first_round_over)
             limit = ready_time if ready else None
-            before = state.copy() if watched else None
             publish("playing")
             move = match.call(seat, "take_turn", given(seat), actions_since_last_turn(history, n), limit=limit)
             turns += 1
             if move is not FAILED and move in moves:
+                fish = state.board.fish_at(move[0]) if watched else 0
                 state.apply(move)
                 history.append(move)
                 if watched:
-                    after = state.copy()
-                    match.observe("turn", before, [move, after])
-                    match.observe("state", after, f"turn {turns}: {player.color.value} moved")
+                    match.state(state.copy(), f"turn {turns}: {player.color.value} moved", event="moved",
+                                color=player.color.value, move=[list(move[0]), list(move[1])], fish=fish,
+                                turn=turns)
             else:
                 if move is FAILED:
                     message = f"{player.color.value} failed: {seat.ejected}"
@@ -217,17 +230,16 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
                 played_out.insert(0, seat)
                 history.clear()
                 if watched:
-                    match.observe("turn", before, message)
-                    match.observe("removed", player.color, seat.ejected)
-                    match.observe("state", state.copy(), f"turn {turns}: {message}")
+                    removed(player.color, seat.ejected, message, turns)
         if not first_round_over and len(history) >= len(state.players):
             first_round_over = True
 
     # -- 4. ranking -------------------------------------------------------------------
     publish("over")
     ranking = [[seat_of[c] for c in group] for group in state.ranking()]
-    removed = played_out + placed_out + informed_out
-    if watched:
-        match.observe("game_over", state.ranking(), [c for c, s in seat_of.items() if s in removed])
-    return RefereeResult(ranking, removed, state, seat_of, list(match.failures), turns)
+    out = played_out + placed_out + informed_out
+    result = match.result(sorted(s.name for s in ranking[0]) if ranking else [], [s.name for s in out],
+                          [[s.name for s in group] for group in ranking],
+                          {seat_of[p.color].name: p.score for p in state.players})
+    return RefereeResult(ranking, out, state, seat_of, result, turns)
 

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import random
+import threading
 from collections import deque
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
-from gameroom.core.match import Outcome, Seat
+from gameroom.core.match import Seat
+from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
 from gameroom.games.q import codec
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
-from gameroom.games.q.referee import DEFAULT_TIME_LIMIT, QRules, run_game
+from gameroom.games.q.referee import DEFAULT_TIME_LIMIT, STATE_CODEC, QRules, run_game
 from gameroom.games.q.state import PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
 
@@ -29,10 +31,10 @@ def deal(seed: int, names: Sequence[str]) -> RefereeState:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> Outcome:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game dealt from ``seed`` (the shuffled complete set), bonuses of q.md 8.3."""
     state = deal(seed, [seat.name for seat in seats])
-    return run_game(state, seats, QRules(), (limits or LIMITS).call, observers, log)
+    return run_game(state, seats, QRules(), (limits or LIMITS).call, observers, log, cancel=cancel)
 
 
 def _public_for(state: RefereeState, name: str) -> PublicState:
@@ -101,7 +103,7 @@ GAME = GameDescriptor(
     deal=deal,
     play=play,
     limits=LIMITS,
-    state_codec=Codec(codec.state_to_json, codec.state_from_json, "JState"),
+    state_codec=STATE_CODEC,
     action_codec=Codec(codec.choice_to_json, codec.choice_from_json, "JChoice"),
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
     render=_render,
