@@ -57,6 +57,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     cli.add_argument("game", choices=game_choices)
     cli.add_argument("--port", type=_port, required=True)
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
+    web = commands.add_parser("web", help="serve the web room: watch, replay and play games in a browser")
+    web.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices)
     harness.add_argument("name")
@@ -82,6 +85,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        if args.command == "web":
+            from gameroom.web.serve import serve_web
+
+            return serve_web(args.host, args.port)
         game = load_game(args.game)
         if args.command == "play":
             return game.play(args)

@@ -1,0 +1,31 @@
+"""``gameroom web``: the web room on uvicorn (the ``web`` extra)."""
+
+from __future__ import annotations
+
+import socket
+
+from gameroom.cli.common import UsageError
+
+__all__ = ["serve_web"]
+
+
+def serve_web(host: str, port: int) -> int:
+    """Serve the lobby and match pages until interrupted."""
+    try:
+        import uvicorn
+
+        from gameroom.web.app import create_app
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"the web room needs the web extra ({exc.name} is missing): "
+                         "pip install 'gameroom[web]'") from None
+    try:   # bind first, so a taken port or a bad address is one error line
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        raise UsageError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    config = uvicorn.Config(create_app(), log_level="warning", lifespan="on")
+    print(f"gameroom web: serving on http://{host}:{port}/", flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
