@@ -10,7 +10,7 @@ let clock = null;
 function el(tag, text) { const n = document.createElement(tag); n.textContent = text; return n; }
 
 function show(frame) {
-  $("caption").textContent = `step ${frame.step}: ${frame.caption}`;
+  $("caption").textContent = frame.caption === `step ${frame.step}` ? frame.caption : `step ${frame.step}: ${frame.caption}`;
   if (frame.svg) {
     $("picture").innerHTML = frame.svg;
     $("view").classList.add("hidden");
@@ -130,7 +130,10 @@ socket.addEventListener("message", (message) => {
       if (frame.match.status === "waiting") $("turn").textContent = "waiting for every person to sit down";
       break;
     case "status": status(frame.status); break;
-    case "state": if (!states.length) show(frame); break;
+    case "state":
+      if (!frame.caption.startsWith("step ")) logEvent(frame.caption);
+      if (!states.length) show(frame);
+      break;
     case "turn":
       if (frame.seat !== seat) $("turn").textContent = `to play: ${frame.seat} (${frame.method})`;
       break;
