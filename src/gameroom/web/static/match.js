@@ -34,8 +34,10 @@ function status(value) {
 
 function stopClock() { if (clock) clearInterval(clock); clock = null; $("clock").textContent = ""; }
 
+let prompts = 0;
 function prompt(frame) {
   stopClock();
+  document.body.dataset.prompts = String(++prompts);   // tells tests (and people) a new prompt came
   $("choices").replaceChildren();
   if (!frame.choices.length) { $("play").classList.add("hidden"); return; }
   $("play").classList.remove("hidden");
@@ -44,7 +46,13 @@ function prompt(frame) {
     const button = el("button", choice.label);
     button.type = "button";
     button.dataset.choice = String(index);
-    button.addEventListener("click", () => move({ choice: index }));
+    button.addEventListener("click", () => {   // an offered action is taken: the prompt is done
+      move({ choice: index });
+      stopClock();
+      $("choices").replaceChildren();
+      $("play").classList.add("hidden");
+      $("turn").textContent = "move sent";
+    });
     $("choices").append(button);
   });
   if (frame.limit) {
