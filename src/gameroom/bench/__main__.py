@@ -12,9 +12,16 @@ from gameroom.games import registry
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", *games])
+    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", *games],
+                        help="a game, all games, or lobby (the lobby server under load)")
     parser.add_argument("--games", type=int, default=200, help="games per in-process measurement")
+    parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     args = parser.parse_args()
+    if args.game == "lobby":
+        from gameroom.bench import lobby
+
+        lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
+        return 0
     for name, game in games.items():
         if args.game not in ("all", name):
             continue

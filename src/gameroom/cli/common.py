@@ -93,6 +93,12 @@ class GameCommands:
                                  "play": lambda args: play_generic(game, args),
                                  "add_play_arguments": lambda parser: add_generic_play_arguments(game, parser),
                                  "server_plan": game.server_plan, "client_specs": game.client_specs}
+        if game.lobby is not None:   # a lobby-hosted game also has the lobby's scenario harness
+            from functools import partial
+
+            from gameroom.server.xscenario import xscenario
+
+            found["harnesses"] = lambda: {**game.harnesses(), "xscenario": partial(xscenario, game.lobby)}
         if game.commands is not None:
             module = importlib.import_module(game.commands)
             found.update({f.name: getattr(module, f.name) for f in dataclasses.fields(cls)

@@ -1,6 +1,7 @@
 """The ``gameroom`` commands for Eriantys: play (an in-process match with an account of
 the game and optional pictures) and the xgame harness (its ``--log`` flag prints every
-broadcast). The lobby server is a later issue."""
+broadcast). The lobby's commands (serve, clients, connect) are the lobby's own,
+in ``cli/lobby.py``."""
 
 from __future__ import annotations
 

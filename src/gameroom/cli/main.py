@@ -46,35 +46,57 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     play.add_argument("game", choices=game_choices)
     tournament = commands.add_parser("tournament", help="run a local tournament between built-in players")
     tournament.add_argument("game", choices=game_choices)
-    srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game")
+    srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game (or run a lobby)")
     srv.add_argument("game", choices=game_choices)
-    srv.add_argument("--port", type=_port, required=True)
-    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    srv.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
-    srv.add_argument("--seed", type=int, default=None,
-                     help="seed for anything the server deals at random (default: from the clock, logged)")
-    cli = commands.add_parser("clients", help="run configured players as TCP clients")
+    cli = commands.add_parser("clients", help="run configured players (or lobby bots) as TCP clients")
     cli.add_argument("game", choices=game_choices)
     cli.add_argument("--port", type=_port, required=True)
-    cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
     web = commands.add_parser("web", help="serve the web room: watch, replay and play games in a browser")
     web.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
     web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    web.add_argument("--lobby", default=None, metavar="HOST:PORT",
+                     help="a lobby server whose public rooms the lobby page shows")
+    lobby_games = [name for name, game in games.items() if game.lobby is not None]
+    connect = commands.add_parser("connect", help="play in a lobby from this terminal")
+    connect.add_argument("game", choices=lobby_games)
+    connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
+    connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
+    connect.add_argument("--name", required=True, help="your username")
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices)
     harness.add_argument("name")
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
-    if len(argv) >= 2 and argv[1] in games:
+    descriptor = games.get(argv[1]) if len(argv) >= 2 else None
+    if descriptor is not None and descriptor.lobby is not None:
+        from gameroom.cli import lobby
+
+        lobby.add_serve_arguments(srv, _port)
+        cli.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
+        lobby.add_clients_arguments(cli, descriptor)
+    else:
+        _add_referee_server_arguments(srv, cli)
+    if descriptor is not None:
         try:
             game = load_game(argv[1])
         except UsageError:
             return parser
         game.add_play_arguments(play)
-        game.add_client_arguments(cli)
+        if descriptor.lobby is None:
+            game.add_client_arguments(cli)
         game.add_tournament_arguments(tournament)
     return parser
+
+
+def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.ArgumentParser) -> None:
+    """The sign-up-and-referee server's options (games not served by the lobby)."""
+    srv.add_argument("--port", type=_port, required=True)
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
+    srv.add_argument("--seed", type=int, default=None,
+                     help="seed for anything the server deals at random (default: from the clock, logged)")
+    cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "web":
             from gameroom.web.serve import serve_web
 
-            return serve_web(args.host, args.port)
+            return serve_web(args.host, args.port, args.lobby)
         game = load_game(args.game)
         if args.command == "play":
             return game.play(args)
@@ -96,6 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if game.tournament is None:
                 raise UsageError(f"{game.name} has no tournament mode")
             return game.tournament(args)
+        lobby_hosted = registry.game(args.game).lobby is not None
+        if args.command in ("serve", "clients", "connect") and lobby_hosted:
+            from gameroom.cli import lobby
+
+            return getattr(lobby, args.command)(registry.game(args.game), args)
         if args.command == "serve":
             return serve(game, args)
         if args.command == "clients":

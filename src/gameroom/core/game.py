@@ -106,6 +106,10 @@ game from a seed and seats. ``state_codec`` encodes
     commands: str | None = None
     benchmark: str | None = None
     moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
+    lobby: Any = None
+    """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
+    people and bots log in to and join, events sent when they like) rather than by the
+    sign-up-and-referee server; ``gameroom serve/clients/connect`` then use the lobby."""
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""

@@ -30,6 +30,8 @@ _STRING_END = re.compile(rb'["\\]')
 _SCALAR_END = re.compile(rb"[\s\[\]{},:\"]")
 _SCALAR_START = frozenset(b"-0123456789tfn")
 _LITERALS = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}
+# What may end an incomplete value: the start of a literal or of a number.
+_PARTIAL = re.compile(r"t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|-?\d*(\.\d*)?([eE][-+]?\d*)?")
 
 
 class JSONStreamError(ValueError):
@@ -115,6 +117,35 @@ class JSONStreamDecoder:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             self._skip_line = True
             raise JSONStreamError(f"not JSON: {_preview(text)} ({exc})") from None
+
+    def check_prefix(self) -> None:
+        """Raise JSONStreamError when the incomplete value at the front of the buffer can
+        never become valid JSON (``{"type": GAME_EVENT`` and a newline), so a reader that
+        must answer garbage at once need not wait for a closing bracket that may never
+        come. Call it after ``next_value`` returned NEED_MORE; it costs a parse of the
+        pending bytes."""
+        data = bytes(self._buf).rstrip(_WHITESPACE)
+        if not data or self._skip_line:
+            return
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.reason == "unexpected end of data":
+                text = data[:exc.start].decode("utf-8", errors="replace")
+            else:
+                self._take(len(self._buf))
+                self._skip_line = True
+                raise JSONStreamError(f"not UTF-8: {_preview(data[:40])}") from None
+        try:
+            json.loads(text)
+            return
+        except json.JSONDecodeError as exc:
+            rest = text[exc.pos:].strip()
+            if exc.msg.startswith("Unterminated string") or not rest or _PARTIAL.fullmatch(rest):
+                return
+        self._take(len(self._buf))
+        self._skip_line = True
+        raise JSONStreamError(f"not JSON: {_preview(data[:60])}")
 
     def _take(self, end: int) -> bytes:
         """Remove and return the first ``end`` bytes; the next value starts after them."""

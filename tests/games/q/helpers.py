@@ -79,3 +79,10 @@ def scattered_maps(draw: st.DrawFn) -> dict[Coord, Tile]:
 
 def qmap_of(text_cells: Mapping[Coord, str]) -> QMap:
     return QMap({c: T(s) for c, s in text_cells.items()})
+
+
+def bookkeeping(m: QMap) -> tuple[dict, dict, dict]:
+    """A map's incremental bookkeeping (free neighbours and both index tables), without the
+    index's empty sets, which are made on first use."""
+    return (dict(m._free), {k: s for k, s in m._index.items() if s},
+            {k: s for k, s in m._multi.items() if s})

@@ -1,5 +1,6 @@
 """The map: the fit rule (3.4), free neighbours, candidates and constraint counts (9.1),
-and the incremental index staying equal to a from-scratch computation."""
+the incremental index staying equal to a from-scratch computation, and the strategies'
+overlay (Extension) answering like the map with its tiles placed."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameroom.games.q import qmap as qmap_module
-from gameroom.games.q.qmap import QMap
-from gameroom.games.q.tiles import ALL_KINDS, NKINDS
-from tests.games.q.helpers import (T, coords_st, grown_maps, naive_candidates, naive_count,
+from gameroom.games.q.qmap import Extension, QMap
+from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS
+from tests.games.q.helpers import (T, bookkeeping, coords_st, grown_maps, naive_candidates, naive_count,
                                    naive_fits, naive_free, naive_line_ok, qmap_of,
                                    scattered_maps, tiles_st)
 
@@ -192,4 +193,26 @@ def test_place_then_remove_in_reverse_restores_the_map(cells: dict, moves: list)
     for coord in reversed(placed):
         m.remove(coord)
     assert m == reference
-    assert m._free == reference._free and m._index == reference._index
+    assert bookkeeping(m) == bookkeeping(reference)
+
+
+@settings(max_examples=80, deadline=None)
+@given(grown_maps(), st.lists(st.tuples(coords_st, tiles_st), max_size=6))
+def test_an_extension_answers_like_the_map_with_the_tiles_placed(cells: dict, moves: list) -> None:
+    """The strategies' overlay (Extension) agrees with placing the tiles for real, for every
+    kind, dag and ldasg alike, after every added tile (adjacent or not)."""
+    m = QMap(cells)
+    before = m.copy()
+    extended = Extension(m)
+    placed = QMap(cells)
+    for coord, t in moves:
+        if coord in placed:
+            with pytest.raises(ValueError):
+                extended.add(coord, KIND_INDEX[t])
+            continue
+        extended.add(coord, KIND_INDEX[t])
+        placed.place(coord, t)
+        for k in range(NKINDS):
+            assert extended.first_candidate_of(k) == placed.first_candidate_of(k)
+            assert extended.best_candidate_of(k) == placed.best_candidate_of(k)
+    assert m == before and bookkeeping(m) == bookkeeping(before)

@@ -1,13 +1,17 @@
-"""Scoring (3.5): every worked example of the spec's table, Q bonuses, the finish bonus."""
+"""Scoring (3.5): every worked example of the spec's table, Q bonuses, the finish bonus, and
+agreement with a literal reading of the rule on random maps."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gameroom.games.q.actions import Placement
+from gameroom.games.q.qmap import QMap
 from gameroom.games.q.rules import apply_placements, check_placements
 from gameroom.games.q.scoring import is_q, run_through, score_placements
-from tests.games.q.helpers import T, qmap_of
+from tests.games.q.helpers import T, few_tiles_st, grown_maps, qmap_of
 
 
 def P(r: int, c: int, t: str) -> Placement:
@@ -77,3 +81,58 @@ def test_q_needs_six_distinct_colours_or_shapes() -> None:
 
 def test_nothing_placed_scores_nothing() -> None:
     assert score_placements(qmap_of({(0, 0): "red star"}), [], 6) == 0
+
+
+def naive_score(cells: dict, placements: list, q_bonus: int) -> int:
+    """3.5 read literally: walk the runs tile by tile on a plain dict."""
+    def run(coord, dr, dc):
+        r, c = coord
+        while (r - dr, c - dc) in cells:
+            r, c = r - dr, c - dc
+        out = []
+        while (r, c) in cells:
+            out.append((r, c))
+            r, c = r + dr, c + dc
+        return out
+
+    def worth(coords):
+        if len(coords) < 2:
+            return 0
+        return len(coords) + (q_bonus if is_q([cells[c] for c in coords]) else 0)
+
+    coords = [p.coord for p in placements]
+    along_row = all(r == coords[0][0] for r, _ in coords)
+    line, cross = ((0, 1), (1, 0)) if along_row else ((1, 0), (0, 1))
+    segments = {tuple(run(c, *line)) for c in coords}
+    return (len(coords) + sum(worth(s) for s in segments)
+            + sum(worth(run(c, *cross)) for c in coords))
+
+
+@settings(max_examples=150, deadline=None)
+@given(grown_maps(palette=few_tiles_st), st.lists(few_tiles_st, min_size=1, max_size=6),
+       st.integers(0, 8), st.data())
+def test_scoring_agrees_with_a_naive_walk_over_the_runs(cells, hand, q_bonus, data) -> None:
+    """Any legal request the strategies or a random line of placements make: the run-based
+    scoring equals a literal reading of 3.5."""
+    m = QMap(cells)
+    placements: list[Placement] = []
+    vertical = data.draw(st.booleans())
+    for t in hand:
+        free = [c for c in m.candidates(t)
+                if not placements or (c[1] == placements[0].coord[1] if vertical
+                                      else c[0] == placements[0].coord[0])]
+        if not free:
+            break
+        p = Placement(data.draw(st.sampled_from(free)), t)
+        m.place(*p)
+        placements.append(p)
+    if not placements:
+        return
+    after = m.to_dict()
+    assert score_placements(m, placements, q_bonus) == naive_score(after, placements, q_bonus)
+    # long runs (Qs, lines longer than six) come up with a six-tile palette in a row
+    row = {(0, c): T(f"{col} star") for c, col in enumerate(
+        ["red", "green", "blue", "yellow", "orange", "purple", "red"][: data.draw(st.integers(2, 7))])}
+    last = max(row)
+    placed = [Placement(last, row[last])]
+    assert score_placements(QMap(row), placed, q_bonus) == naive_score(row, placed, q_bonus)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import random
 from collections import Counter, deque
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gameroom.games.q.qmap import QMap
-from gameroom.games.q.state import PlayerRecord, RefereeState, new_game
+from gameroom.games.q.state import PlayerRecord, RefereeState, new_game, shuffle
 from gameroom.games.q.tiles import full_set
 from tests.games.q.helpers import T, qmap_of
 
@@ -72,3 +75,28 @@ def test_empty_map_state() -> None:
     s = RefereeState(QMap(), [PlayerRecord(None, 0, [])])
     pub = s.public_for_active()
     assert pub.name is None and pub.pile_size == 0 and pub.other_scores == ()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=2**64), st.integers(min_value=0, max_value=1200))
+def test_the_fast_shuffle_is_random_shuffle(seed: int, size: int) -> None:
+    """A seed deals the same game as ``random.Random(seed).shuffle`` would."""
+    ours, theirs = list(range(size)), list(range(size))
+    rng = random.Random(seed)
+    shuffle(ours, rng)
+    random.Random(seed).shuffle(theirs)
+    assert ours == theirs
+    # the generator is left where ``shuffle`` leaves it: later draws agree too
+    check = random.Random(seed)
+    check.shuffle(list(range(size)))
+    assert rng.random() == check.random()
+
+
+def test_the_fast_shuffle_leaves_a_subclass_to_its_own_shuffle() -> None:
+    class Reversing(random.Random):
+        def shuffle(self, x: list) -> None:  # type: ignore[override]
+            x.reverse()
+
+    tiles = list(range(5))
+    shuffle(tiles, Reversing(1))
+    assert tiles == [4, 3, 2, 1, 0]

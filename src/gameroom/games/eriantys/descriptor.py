@@ -18,6 +18,7 @@ from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.config import DECISION_TIMEOUT
+from gameroom.games.eriantys.lobby import LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
 from gameroom.games.eriantys.referee import PROTOCOL, STATE_CODEC, EriantysResult, run_match
 from gameroom.games.eriantys.rules import parse_event
@@ -115,4 +116,5 @@ GAME = GameDescriptor(
     commands="gameroom.cli.eriantys",
     benchmark="gameroom.bench.eriantys",
     moves=moves,
+    lobby=LOBBY,
 )

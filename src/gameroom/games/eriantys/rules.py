@@ -420,7 +420,9 @@ def _end_game(s: GameState, out: list[dict[str, Any]]) -> None:
 # -- turn and round sequencing (3.3, 6.6.2, 6.6.5) ---------------------------------------------
 
 def _skipped(s: GameState, seat: int) -> bool:
-    return s.team(seat) in s.eliminated
+    # An eliminated team's seats (7.7) and, in the lobby's resilience mode, a disconnected
+    # seat (7.6 rule 3) have their turns skipped.
+    return s.team(seat) in s.eliminated or not s.connected[seat]
 
 
 def _begin_turn(s: GameState, seat: int, out: list[dict[str, Any]]) -> None:

@@ -28,10 +28,10 @@ def owns(hand: Sequence[Tile], tiles: Iterable[Tile]) -> bool:
 
 def in_one_line(coords: Sequence[Coord]) -> bool:
     """All coordinates share one row, or all share one column (3.4, 2)."""
-    if not coords:
+    if len(coords) < 2:
         return True
     r0, c0 = coords[0]
-    return all(r == r0 for r, _ in coords) or all(c == c0 for _, c in coords)
+    return all([r == r0 for r, _ in coords]) or all([c == c0 for _, c in coords])
 
 
 def check_placements(qmap: QMap, hand: Sequence[Tile],
@@ -43,6 +43,11 @@ def check_placements(qmap: QMap, hand: Sequence[Tile],
     """
     if not placements:
         return "no placements"
+    if len(placements) == 1:   # most turns: no line to check, and one lookup on the map
+        coord, t = placements[0]
+        if t not in hand:
+            return f"tile {t} is not in the hand"
+        return None if qmap.can_place(coord, t) else qmap.check_sequence(placements)
     remaining = list(hand)
     for _, t in placements:
         try:

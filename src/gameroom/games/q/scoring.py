@@ -2,7 +2,9 @@
 perpendicular run, Q bonuses and the finish bonus.
 
 A run (maximal contiguous line of tiles) is a *Q* iff it has exactly six tiles whose
-colours are pairwise distinct or whose shapes are pairwise distinct.
+colours are pairwise distinct or whose shapes are pairwise distinct. Runs are measured on
+the map (:meth:`QMap.segment`); only a run of exactly six tiles is read, as kind indices
+(:meth:`QMap.run`), to see whether it is a Q.
 """
 
 from __future__ import annotations
@@ -22,31 +24,29 @@ def is_q(run: Sequence[Tile]) -> bool:
                                      or len({t.shape for t in run}) == Q_LENGTH)
 
 
+def _is_q_kinds(run: Sequence[int]) -> bool:
+    """:func:`is_q` on kind indices (shape * 6 + colour)."""
+    return len(run) == Q_LENGTH and (len({k % 6 for k in run}) == Q_LENGTH
+                                     or len({k // 6 for k in run}) == Q_LENGTH)
+
+
 def run_through(qmap: QMap, coord: Coord, along_row: bool) -> list[Coord]:
     """The maximal contiguous run of occupied coordinates through `coord` (itself
     occupied), along its row if `along_row`, else along its column; in increasing order."""
-    r, c = coord
-    dr, dc = (0, 1) if along_row else (1, 0)
-    start_r, start_c = r, c
-    while (start_r - dr, start_c - dc) in qmap:
-        start_r -= dr
-        start_c -= dc
-    run = []
-    cr, cc = start_r, start_c
-    while (cr, cc) in qmap:
-        run.append((cr, cc))
-        cr += dr
-        cc += dc
-    return run
+    (r, c), kinds = qmap.run(coord, along_row)
+    if along_row:
+        return [(r, c + i) for i in range(len(kinds))]
+    return [(r + i, c) for i in range(len(kinds))]
 
 
-def _run_points(qmap: QMap, run: list[Coord], q_bonus: int) -> int:
-    if len(run) < 2:
+def _run_points(qmap: QMap, coord: Coord, along_row: bool, length: int, q_bonus: int) -> int:
+    """What the run of `length` tiles through `coord` scores: nothing below two tiles,
+    else its length, plus the Q bonus (3.5)."""
+    if length < 2:
         return 0
-    points = len(run)
-    if len(run) == Q_LENGTH and is_q([qmap[c] for c in run]):
-        points += q_bonus
-    return points
+    if length == Q_LENGTH and _is_q_kinds(qmap.run(coord, along_row)[1]):
+        return length + q_bonus
+    return length
 
 
 def score_placements(qmap_after: QMap, placements: Sequence[Placement], q_bonus: int,
@@ -58,19 +58,21 @@ def score_placements(qmap_after: QMap, placements: Sequence[Placement], q_bonus:
     """
     if not placements:
         return 0
-    coords = [p[0] for p in placements]
-    r0 = coords[0][0]
-    along_row = all(r == r0 for r, _ in coords)
-    points = len(coords)
-    counted: set[Coord] = set()
-    for coord in coords:
-        if coord in counted:
-            continue
-        run = run_through(qmap_after, coord, along_row)
-        counted.update(run)
-        points += _run_points(qmap_after, run, q_bonus)
-    for coord in coords:
-        points += _run_points(qmap_after, run_through(qmap_after, coord, not along_row), q_bonus)
+    segment = qmap_after.segment
+    r0 = placements[0][0][0]
+    along_row = len(placements) == 1 or all([p[0][0] == r0 for p in placements])
+    points = len(placements)
+    counted: set[Coord] = set()   # first coordinates of the line's segments already scored
+    for coord, _ in placements:
+        start, length = segment(coord, along_row)
+        if length >= 2:
+            first = (coord[0], start) if along_row else (start, coord[1])
+            if first not in counted:
+                counted.add(first)
+                points += _run_points(qmap_after, coord, along_row, length, q_bonus)
+        start, length = segment(coord, not along_row)
+        if length >= 2:
+            points += _run_points(qmap_after, coord, not along_row, length, q_bonus)
     if finished:
         points += finish_bonus
     return points

@@ -76,7 +76,7 @@ class RefereeState:
             name=me.name,
             score=me.score,
             hand=tuple(me.hand),
-            other_scores=tuple(p.score for p in self.players[1:]),
+            other_scores=tuple([p.score for p in self.players[1:]]),
             pile_size=len(self.pile),
         )
 
@@ -101,13 +101,38 @@ class RefereeState:
         return RefereeState(self.qmap.copy(), [p.copy() for p in self.players], deque(self.pile))
 
 
+def shuffle(tiles: list[Tile], rng: random.Random) -> None:
+    """Shuffle `tiles` in place exactly as ``rng.shuffle(tiles)`` does, only faster.
+
+    ``random.Random.shuffle`` is a Fisher-Yates shuffle that draws each index with
+    ``getrandbits(k)``, retrying while the draw is too large; doing the same draws inline
+    saves a method call per tile (a fifth of a whole benchmark game). A generator that
+    overrides how it draws (a subclass) is left to its own ``shuffle``.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(tiles)
+        return
+    getrandbits = rng.getrandbits
+    i = len(tiles) - 1
+    while i > 0:
+        # The indices i whose draw bound i + 1 has k bits share one size of draw.
+        k = (i + 1).bit_length()
+        lowest = max(1, (1 << (k - 1)) - 1)
+        for i in range(i, lowest - 1, -1):
+            j = getrandbits(k)
+            while j > i:
+                j = getrandbits(k)
+            tiles[i], tiles[j] = tiles[j], tiles[i]
+        i = lowest - 1
+
+
 def new_game(player_names: Sequence[str], rng: random.Random,
              hand_size: int = HAND_SIZE) -> RefereeState:
     """A fresh state as the rules prose describes it: the complete set shuffled with
-    `rng`, its first tile on the map at (0, 0), then `hand_size` tiles to each player in
-    order, the rest as the pile."""
+    `rng` (:func:`shuffle`), its first tile on the map at (0, 0), then `hand_size` tiles to
+    each player in order, the rest as the pile."""
     tiles = full_set()
-    rng.shuffle(tiles)
+    shuffle(tiles, rng)
     pile = deque(tiles)
     qmap = QMap({(0, 0): pile.popleft()})
     players = [PlayerRecord(name, 0, [pile.popleft() for _ in range(min(hand_size, len(pile)))])

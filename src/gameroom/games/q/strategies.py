@@ -10,7 +10,8 @@ An atomic step maps a public state to PASS, REPLACE or one :class:`Placement`:
 With no placeable tile the step passes when the hand is larger than the pile, else asks
 for a replacement. :func:`iterate` repeats a step on the public state extended by the
 placements so far, as long as the growing request stays legal in the original state.
-The map of the public state is extended in place and restored before returning.
+For the built-in steps the extended map is an :class:`Extension` (the public map is not
+touched); a custom step sees the public map extended in place, restored before returning.
 """
 
 from __future__ import annotations
@@ -18,23 +19,31 @@ from __future__ import annotations
 from typing import Callable
 
 from gameroom.games.q.actions import PASS, REPLACE, Action, Pass, Placement, Replace, Step
+from gameroom.games.q.qmap import Extension, QMap
 from gameroom.games.q.state import PublicState
-from gameroom.games.q.tiles import Tile
+from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, Coord
 
 StrategyStep = Callable[[PublicState], Step]
 
 
+def _choose(qmap: QMap | Extension, hand_kinds: list[int], most_constrained: bool) -> tuple[Coord, int] | None:
+    """The candidate and kind of the atomic step for a hand given as kind indices sorted
+    ascending (kind order is tile order, 2.1), None when no tile has a candidate."""
+    choose = qmap.best_candidate_of if most_constrained else qmap.first_candidate_of
+    previous = -1
+    for k in hand_kinds:
+        if k != previous:
+            previous = k
+            coord = choose(k)
+            if coord is not None:
+                return coord, k
+    return None
+
+
 def _step(pub: PublicState, most_constrained: bool) -> Step:
-    qmap = pub.qmap
-    choose = qmap.best_candidate if most_constrained else qmap.first_candidate
-    previous: Tile | None = None
-    for t in sorted(pub.hand):
-        if t == previous:
-            continue
-        previous = t
-        coord = choose(t)
-        if coord is not None:
-            return Placement(coord, t)
+    found = _choose(pub.qmap, sorted([KIND_INDEX[t] for t in pub.hand]), most_constrained)
+    if found is not None:
+        return Placement(found[0], ALL_KINDS[found[1]])
     return PASS if len(pub.hand) > pub.pile_size else REPLACE
 
 
@@ -52,6 +61,22 @@ def ldasg(pub: PublicState) -> Step:
 STRATEGIES: dict[str, StrategyStep] = {"dag": dag, "ldasg": ldasg}
 """The built-in strategies by their JStrategy name."""
 
+_MOST_CONSTRAINED: dict[StrategyStep, bool] = {dag: False, ldasg: True}
+"""The built-in steps, which :func:`iterate` runs without building public states."""
+
+
+_OFF_LINE, _UNDECIDED, _ALONG_ROW, _ALONG_COLUMN = range(4)
+
+
+def _extend_line(first: Coord, direction: int, coord: Coord) -> int:
+    """The direction of a placement line that starts at `first` and goes in `direction`
+    so far, once `coord` joins it; _OFF_LINE if `coord` leaves the line (3.4, 2)."""
+    if direction != _ALONG_COLUMN and coord[0] == first[0]:
+        return _ALONG_ROW
+    if direction != _ALONG_ROW and coord[1] == first[1]:
+        return _ALONG_COLUMN
+    return _OFF_LINE
+
 
 def iterate(step: StrategyStep, pub: PublicState) -> Action:
     """The turn a built-in player takes (9.2): repeat `step`, extending the request while
@@ -63,11 +88,13 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
     if the first step says so, else the placement tuple (empty only if `step` proposes an
     illegal first placement, which the built-in steps never do).
     """
+    most_constrained = _MOST_CONSTRAINED.get(step)
+    if most_constrained is not None:
+        return _iterate_built_in(pub, most_constrained)
     qmap = pub.qmap
     hand = list(pub.hand)
     placements: list[Placement] = []
-    r0 = c0 = 0
-    direction = 0  # 0: undecided, 1: along a row, 2: along a column
+    direction = _UNDECIDED
     current = pub
     try:
         while True:
@@ -77,18 +104,10 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
             coord, t = action
             if not qmap.can_place(coord, t) or t not in hand:
                 break
-            r, c = coord
-            if not placements:
-                r0, c0 = r, c
-            elif direction == 0:
-                if r == r0:
-                    direction = 1
-                elif c == c0:
-                    direction = 2
-                else:
+            if placements:
+                direction = _extend_line(placements[0].coord, direction, coord)
+                if direction == _OFF_LINE:
                     break
-            elif (direction == 1 and r != r0) or (direction == 2 and c != c0):
-                break
             qmap.place(coord, t)
             placements.append(action)
             hand.remove(t)
@@ -97,6 +116,36 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
     finally:
         for p in reversed(placements):
             qmap.remove(p.coord)
+    return tuple(placements)
+
+
+def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
+    """:func:`iterate` for dag or ldasg, on kind indices.
+
+    Every step of a built-in strategy proposes a candidate (a free neighbour where the
+    tile fits on the map as extended so far) for a tile of the rest of the hand, so of the
+    legality of an extension (3.4) only the line remains to be checked. The extended map
+    is an :class:`Extension` of the public one, which is never changed.
+    """
+    qmap = pub.qmap
+    hand = sorted([KIND_INDEX[t] for t in pub.hand])
+    found = _choose(qmap, hand, most_constrained)
+    if found is None:
+        return PASS if len(hand) > pub.pile_size else REPLACE
+    extended = Extension(qmap)
+    placements: list[Placement] = []
+    first = found[0]
+    direction = _UNDECIDED
+    while found is not None:
+        coord, k = found
+        if placements:
+            direction = _extend_line(first, direction, coord)
+            if direction == _OFF_LINE:
+                break
+        placements.append(Placement(coord, ALL_KINDS[k]))
+        hand.remove(k)
+        extended.add(coord, k)
+        found = _choose(extended, hand, most_constrained)
     return tuple(placements)
 
 

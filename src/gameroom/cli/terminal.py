@@ -1,0 +1,314 @@
+"""``gameroom connect GAME``: a terminal client for a person playing in the lobby.
+
+Built on prompt_toolkit: a prompt that stays at the bottom while the server's news is
+printed above it (``patch_stdout``), the board drawn in colour from the client's view of
+the game (``LobbyGame.client_view``, kept up to date from every broadcast), and typed
+commands for the lobby (log in, list, create, join, leave, quit) and for the game (the
+game's own words, ``LobbyGame.terminal``). Every ``NACK`` is shown with the request it
+answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+
+from prompt_toolkit import PromptSession, print_formatted_text
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.patch_stdout import patch_stdout
+
+from gameroom.remote.lobby_client import LobbyConnection
+
+__all__ = ["run", "TerminalClient"]
+
+LOBBY_HELP = """commands:
+  login NAME              log in (done at start with --name)
+  rooms [2|3|4] [expert|simple]   list the public rooms waiting for players
+  create N [expert] [private]     create a room for N players (2, 3 or 4)
+  join ID                 join a room by its id
+  leave                   leave the room (the room is closed for everybody)
+  board                   draw the board again;  state: ask the server for the whole state
+  quit                    leave and log out
+  help                    this text"""
+
+_REPLIES = {"LOGIN": "ACK", "LOGOUT": "ACK", "GET_PUBLIC_ROOMS": "PUBLIC_ROOMS", "CREATE_ROOM": "ROOM_ID",
+            "ACCESS_ROOM": "ACK", "LEAVE_ROOM": "ACK", "GAME_EVENT": "ACK", "GET_GAME_STATE": "GAME_STATE"}
+
+
+def say(text: str, style: str = "") -> None:
+    print_formatted_text(FormattedText([(style, text)]))
+
+
+class TerminalClient:
+    def __init__(self, game: Any, conn: LobbyConnection, name: str) -> None:
+        self.game = game
+        self.lobby = game.lobby
+        self.words = game.lobby.terminal
+        self.conn = conn
+        self.name = name
+        self.logged_in = False
+        self.view: Any = None
+        self.seat: int | None = None
+        self.room: int | None = None
+        self.started = False
+        self.requests: deque[tuple[str, Any]] = deque()   # (type, message) awaiting replies
+        self.done = asyncio.Event()
+        self.last_prompted: Any = None
+
+    # -- sending ----------------------------------------------------------------------
+
+    def request(self, message: dict[str, Any], what: str) -> None:
+        self.requests.append((what, message))
+        self.conn.send(message)
+
+    # -- receiving --------------------------------------------------------------------
+
+    async def receive_loop(self) -> None:
+        while True:
+            messages = await self.conn.receive()
+            if not messages:
+                say("the server closed the connection", "fg:ansired bold")
+                self.done.set()
+                return
+            for m in messages:
+                if isinstance(m, dict):
+                    self.message(m)
+            self.after_batch()
+
+    def message(self, m: dict[str, Any]) -> None:
+        kind = m.get("type")
+        if kind == "PING":
+            self.conn.send({"type": "PONG"})
+            return
+        if kind in ("ACK", "NACK", "ROOM_ID", "PUBLIC_ROOMS", "GAME_STATE") and self.requests:
+            if kind == "GAME_STATE" and self.requests[0][1].get("type") != "GET_GAME_STATE":
+                self.reconnected(m)
+                return
+            what, sent = self.requests.popleft()
+            self.reply(kind, m, what, sent)
+            return
+        if kind == "GAME_STATE":
+            self.reconnected(m)
+            return
+        if kind == "ADD_PLAYER":
+            if m.get("username") == self.name:
+                self.seat = m.get("position")
+            say(f"{m.get('username')} sits in seat {m.get('position')}" +
+                (f" ({m['towerColor']})" if m.get("towerColor") else ""))
+        if self.view is not None:
+            self.view.apply(m)
+        if kind == "START_GAME":
+            self.started = True
+            say(f"the game starts: {', '.join(m.get('players', []))}"
+                f" ({'expert' if m.get('expert') else 'simple'} mode)", "bold")
+        elif kind == "END_GAME":
+            winners = m.get("winners") or []
+            self.show_board()
+            say(f"game over: {', '.join(winners) or 'nobody'} {'wins' if len(winners) == 1 else 'win'}"
+                + (" -- you win!" if self.name in winners else ""), "bold fg:ansigreen")
+            self.leave_room()
+        elif kind == "PLAYER_DISCONNECT":
+            closed = m.get("roomClosed")
+            say(f"{m.get('username')} left ({m.get('reason')})" + ("; the room is closed" if closed else ""),
+                "fg:ansiyellow")
+            if closed:
+                self.leave_room()
+        elif kind in ("PLAYER_RECONNECT", "GAME_SUSPENDED", "GAME_RESUMED"):
+            say({"PLAYER_RECONNECT": f"{m.get('username')} is back",
+                 "GAME_SUSPENDED": f"the game is suspended for up to {m.get('timeoutSeconds')} s",
+                 "GAME_RESUMED": "the game resumes"}[kind], "fg:ansiyellow")
+        elif kind == "PLAY_ASSISTANT_CARD" and self.view is not None:
+            players = self.view.snapshot()["players"]
+            say(f"{players[m['player']]['username']} plays assistant {m['assistantCard']}")
+
+    def reply(self, kind: str, m: dict[str, Any], what: str, sent: dict[str, Any]) -> None:
+        if kind == "NACK":
+            say(f"refused: {what}: {m.get('errorMessage')}", "fg:ansired bold")
+            return
+        request = sent.get("type")
+        if request == "LOGIN":
+            self.logged_in = True
+            self.name = sent["username"]
+            say(f"logged in as {self.name}; type help for the commands", "bold")
+        elif request == "LOGOUT":
+            say("logged out")
+            self.done.set()
+        elif kind == "PUBLIC_ROOMS":
+            rooms = m.get("rooms", [])
+            if not rooms:
+                say("no public room is waiting for players")
+            for room in rooms:
+                say(f"room {room['id']}: {room['currentPlayers']}/{room['numberOfPlayers']} players, "
+                    f"{'expert' if room['expert'] else 'simple'}")
+        elif kind == "ROOM_ID":
+            self.room = m.get("id")
+            say(f"room {self.room} created; waiting for players (others join with: join {self.room})", "bold")
+        elif request == "ACCESS_ROOM":
+            self.room = sent.get("id")
+            if not self.started:
+                say(f"in room {self.room}; waiting for players")
+        elif request == "LEAVE_ROOM":
+            say("you left the room")
+            self.leave_room()
+        elif request == "GAME_EVENT" and self.view is not None:
+            self.view.acknowledge(sent)
+        elif kind == "GAME_STATE":
+            self.show_board(m.get("state"))
+
+    def reconnected(self, m: dict[str, Any]) -> None:
+        """Resilience mode: back in a running game; the view starts from the snapshot."""
+        state = m.get("state") or {}
+        self.view = self.lobby.client_view()
+        self.view.state = state
+        self.started = True
+        self.room = state.get("roomId")
+        self.seat = next((p["seat"] for p in state.get("players", []) if p.get("username") == self.name), None)
+        say("back in your game", "bold")
+        self.show_board()
+
+    def enter_room(self) -> None:
+        self.view = self.lobby.client_view()
+        self.started = False
+        self.seat = None
+
+    def leave_room(self) -> None:
+        self.room = None
+        self.started = False
+
+    def my_move(self) -> bool:
+        if not self.started or self.view is None or self.seat is None:
+            return False
+        snap = self.view.snapshot()
+        return (snap.get("currentPlayer") == self.seat and not snap.get("finished")
+                and not snap.get("suspended"))
+
+    def after_batch(self) -> None:
+        """Once the messages at hand are handled: if the game now waits for us, show it."""
+        if any(what == "GAME_EVENT" for what, _ in ((s.get("type"), s) for _w, s in self.requests)):
+            return
+        if self.my_move():
+            snap = self.view.snapshot()
+            key = (snap["round"], snap["phase"], snap["turn"].get("studentsToMove"),
+                   snap["turn"].get("pendingInput") and snap["turn"]["pendingInput"].get("remaining"),
+                   snap["turn"].get("activatedCard"))
+            if key != self.last_prompted:
+                self.last_prompted = key
+                self.show_board(snap)   # its last line says what the game expects from us
+
+    def show_board(self, snap: dict[str, Any] | None = None) -> None:
+        if snap is None:
+            if self.view is None or not self.started:
+                return
+            snap = self.view.snapshot()
+        print_formatted_text(FormattedText(self.words.board(snap, self.seat)), end="")
+
+    # -- typed commands -----------------------------------------------------------------
+
+    def command(self, line: str) -> None:
+        words = line.split()
+        if not words:
+            return
+        name, args = words[0].lower(), words[1:]
+        try:
+            if name == "help":
+                say(LOBBY_HELP + "\n" + self.words.HELP)
+            elif name == "login":
+                if len(args) != 1:
+                    raise ValueError("login takes your username")
+                self.request({"type": "LOGIN", "username": args[0]}, line)
+            elif not self.logged_in:
+                raise ValueError("log in first: login NAME")
+            elif name == "rooms":
+                message: dict[str, Any] = {"type": "GET_PUBLIC_ROOMS"}
+                for word in args:
+                    if word in ("expert", "simple"):
+                        message["expert"] = word == "expert"
+                    else:
+                        message["numberOfPlayers"] = _number(word)
+                self.request(message, line)
+            elif name == "create":
+                if not args:
+                    raise ValueError("create N [expert] [private]")
+                unknown = [w for w in args[1:] if w not in ("expert", "private", "simple", "public")]
+                if unknown:
+                    raise ValueError(f"unknown option {unknown[0]!r}: expert, private")
+                self.enter_room()
+                self.request({"type": "CREATE_ROOM", "numberOfPlayers": _number(args[0]),
+                              "expert": "expert" in args, "isPrivate": "private" in args}, line)
+            elif name == "join":
+                if len(args) != 1:
+                    raise ValueError("join takes a room id")
+                self.enter_room()
+                self.request({"type": "ACCESS_ROOM", "id": _number(args[0])}, line)
+            elif name == "leave":
+                self.request({"type": "LEAVE_ROOM"}, line)
+            elif name in ("quit", "exit", "logout"):
+                if self.room is not None:
+                    self.request({"type": "LEAVE_ROOM"}, "leave")
+                self.request({"type": "LOGOUT"}, "quit")
+            elif name == "board":
+                if not self.started:
+                    raise ValueError("no game yet")
+                self.show_board()
+            elif name == "state":
+                self.request({"type": "GET_GAME_STATE"}, line)
+            elif name == "hint":
+                if not self.my_move():
+                    raise ValueError("it is not your move")
+                event = self.lobby.bot("hint", "first-legal", 0).act(self.view.snapshot())
+                say("hint: " + self.words.command_of(event), "fg:ansigreen")
+            elif name in self.words.GAME_COMMANDS:
+                if not self.started:
+                    raise ValueError("no game yet: create or join a room")
+                event = self.words.parse_command(words, self.view.snapshot())
+                self.request({"type": self.lobby.event_type, **event}, line)
+            else:
+                raise ValueError(f"unknown command {name!r} (type help)")
+        except ValueError as exc:
+            say(str(exc), "fg:ansired")
+
+
+def _number(word: str) -> int:
+    try:
+        return int(word)
+    except ValueError:
+        raise ValueError(f"{word!r} is not a number") from None
+
+
+async def _main(game: Any, host: str, port: int, name: str) -> int:
+    try:
+        conn = await LobbyConnection.open(host, port, attempts=1)
+    except OSError as exc:
+        say(f"gameroom: error: cannot reach the lobby at {host}:{port}: {exc.strerror or exc}")
+        return 2
+    client = TerminalClient(game, conn, name)
+    session: PromptSession[str] = PromptSession()
+    with patch_stdout(raw=True):
+        receiver = asyncio.get_running_loop().create_task(client.receive_loop())
+        client.command(f"login {name}")
+        while not client.done.is_set():
+            prompt = asyncio.ensure_future(session.prompt_async(f"{client.name}> "))
+            finished = asyncio.ensure_future(client.done.wait())
+            await asyncio.wait({prompt, finished}, return_when=asyncio.FIRST_COMPLETED)
+            if prompt.done():
+                finished.cancel()
+                try:
+                    line = prompt.result()
+                except (EOFError, KeyboardInterrupt):
+                    client.command("quit")
+                    try:
+                        await asyncio.wait_for(client.done.wait(), 5)
+                    except asyncio.TimeoutError:
+                        pass
+                    break
+                client.command(line)
+            else:
+                prompt.cancel()
+        receiver.cancel()
+    conn.close()
+    return 0
+
+
+def run(game: Any, host: str, port: int, name: str) -> int:
+    return asyncio.run(_main(game, host, port, name))

@@ -1,0 +1,145 @@
+"""Eriantys as the lobby plays it (eriantys.md 6-7): the :class:`LobbyGame` of the
+descriptor. The rules are ``rules.step``; this module adds the room's other changes to a
+game as pure functions of the same shape: ejection under the referee policy (7.7), and
+the resilience mode's disconnection, reconnection and solo time-out (7.6); and the bots
+of ``gameroom clients`` (the players of 9, plus a slow reader that stops reading).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from gameroom.core.lobbygame import LobbyGame, Silence, StopReading, Transition
+from gameroom.games.eriantys import rules, text
+from gameroom.games.eriantys.config import decode_hooks
+from gameroom.games.eriantys.pieces import PLANNING, TOWER_COLORS, team_of
+from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer
+from gameroom.games.eriantys.state import GameState, from_snapshot, new_game, snapshot
+from gameroom.games.eriantys.view import TableView
+
+__all__ = ["LOBBY", "SERVER_TYPES"]
+
+SERVER_TYPES = frozenset({
+    "ACK", "NACK", "ROOM_ID", "PUBLIC_ROOMS", "ADD_PLAYER", "START_GAME", "NOTIFY_CHARACTER_CARD",
+    "ADD_STUDENT_TO", "MOVE_STUDENT", "MOVE_TOWERS", "MERGE_ISLANDS", "NO_ENTRY", "SET_PROFESSOR_TO",
+    "MOVE_MOTHER_NATURE", "PLAY_ASSISTANT_CARD", "ACTIVATE_CHARACTER_CARD", "REMOVE_COIN", "ADD_COIN",
+    "CHANGE_PHASE", "CHANGE_TURN", "END_GAME", "PLAYER_DISCONNECT", "PLAYER_RECONNECT", "GAME_SUSPENDED",
+    "GAME_RESUMED", "GAME_STATE", "PING"})
+"""The message types of 6.4: a client that sends one is dropped (4.5)."""
+
+
+def _start(usernames: list[str], expert: bool, seed: int, hooks: Any, room_id: int) -> Transition:
+    if hooks is not None and hooks.first_player is not None and hooks.first_player >= len(usernames):
+        raise ValueError(f"testHooks.firstPlayer {hooks.first_player} is not a seat of a "
+                         f"{len(usernames)}-player game")
+    return new_game(usernames, expert, seed, hooks, room_id)
+
+
+def _eject(state: GameState, seat: int, reason: str) -> Transition:
+    new = state.copy()
+    return new, rules.eject(new, seat, reason)
+
+
+def _connected_teams(s: GameState) -> set[int]:
+    return {s.team(seat) for seat in range(s.n) if s.connected[seat] and s.team(seat) not in s.eliminated}
+
+
+def _skip_current(s: GameState, out: list[dict[str, Any]]) -> None:
+    """The game waits for a disconnected seat: its planning decision or turn is skipped
+    (7.6 rule 3); a pending card input is cancelled, unrefunded."""
+    while not s.finished and not s.connected[s.current] and any(s.connected):
+        if s.phase == PLANNING:
+            rules._advance_planning(s, out)
+        else:
+            rules._end_turn(s, out)
+
+
+def _disconnect(state: GameState, seat: int, solo_timeout: float) -> Transition:
+    """7.6 rules 1, 3 and 4: the seat is marked disconnected, skipped if it is the current
+    one, and the game is suspended when the connected seats are all of one team."""
+    s = state.copy()
+    s.connected[seat] = False
+    out: list[dict[str, Any]] = [{"type": "PLAYER_DISCONNECT", "username": s.usernames[seat],
+                                  "roomClosed": False, "reason": "CONNECTION_LOST"}]
+    if s.finished:
+        return s, out
+    _skip_current(s, out)
+    if not s.finished and not s.suspended and len(_connected_teams(s)) <= 1:
+        s.suspended = True
+        out.append({"type": "GAME_SUSPENDED", "timeoutSeconds": int(solo_timeout)})
+    return s, out
+
+
+def _reconnect(state: GameState, seat: int) -> Transition:
+    """7.6 rule 2: the seat is back; the game resumes when two teams are connected again."""
+    s = state.copy()
+    s.connected[seat] = True
+    out: list[dict[str, Any]] = [{"type": "PLAYER_RECONNECT", "username": s.usernames[seat]}]
+    if s.suspended and len(_connected_teams(s)) >= 2:
+        s.suspended = False
+        out.append({"type": "GAME_RESUMED"})
+        _skip_current(s, out)
+    return s, out
+
+
+def _abandon(state: GameState) -> Transition:
+    """7.6 rule 4: the solo time-out ran out; the team that stayed connected wins."""
+    s = state.copy()
+    teams = _connected_teams(s)
+    s.finished, s.suspended = True, False
+    s.winners = [s.usernames[seat] for seat in range(s.n) if s.team(seat) in teams]
+    return s, [{"type": "END_GAME", "winners": list(s.winners)}]
+
+
+BOT_KINDS = (*PLAYER_KINDS, "slowreader@K")
+
+
+class _Bot(EriantysPlayer):
+    """A lobby bot: an Eriantys player whose ``timeout`` falls silent instead of blocking
+    the thread, and ``slowreader@K`` stops reading its socket at decision K."""
+
+    def __init__(self, name: str, kind: str, seed: int) -> None:
+        self.stops_reading = None
+        if kind.startswith("slowreader@"):
+            k = kind.partition("@")[2]
+            if not k.isdigit() or int(k) < 1:
+                raise ValueError(f"unknown player {kind!r} (K >= 1)")
+            self.stops_reading, kind = int(k), "first-legal"
+        super().__init__(name, kind, random.Random(seed), block=_silence)
+
+    def act(self, state: dict[str, Any]) -> Any:
+        if self.stops_reading is not None and self.decisions + 1 == self.stops_reading:
+            raise StopReading(self.name())
+        return super().act(state)
+
+
+def _silence() -> None:
+    raise Silence()
+
+
+def _ranking(snap: dict[str, Any]) -> list[str]:
+    return rules.ranking(from_snapshot(snap))
+
+
+LOBBY = LobbyGame(
+    player_counts=(2, 3, 4),
+    start=_start,
+    step=rules.step,
+    snapshot=snapshot,
+    current=lambda s: None if s.finished else s.current,
+    finished=lambda s: s.finished,
+    eject=_eject,
+    disconnect=_disconnect,
+    reconnect=_reconnect,
+    abandon=_abandon,
+    suspended=lambda s: s.suspended,
+    seat_fields=lambda seat, players: {"towerColor": TOWER_COLORS[team_of(seat, players)]},
+    decode_hooks=lambda value, where: decode_hooks(value, 4, where),
+    client_view=TableView,
+    server_types=SERVER_TYPES,
+    bot=_Bot,
+    bot_kinds=BOT_KINDS,
+    ranking=_ranking,
+    terminal=text,
+)

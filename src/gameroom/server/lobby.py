@@ -1,0 +1,612 @@
+"""The lobby: one asyncio server holding every connection and every room (eriantys.md 4.5,
+6, 7), for any game that supplies a ``core.lobbygame.LobbyGame``.
+
+Clients log in with a unique name, list, create and join rooms, and play by sending
+events when they like. Everything a request changes happens synchronously in the loop,
+within the handling of that one message, so the events of a room are processed one at a
+time in arrival order and every broadcast a request causes is queued to every member
+before its reply (7.4). Each connection has its own outbound queue and writer task: a
+client that reads slowly or not at all delays nobody else, and a write blocked longer
+than ``writeTimeoutSeconds`` counts as a lost connection. Time limits (log-in, turn,
+keep-alive, reconnection grace, solo time-out) are timers of the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from typing import Any, Callable
+
+from gameroom.core.lobbygame import LobbyGame
+from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
+from gameroom.server.lobby_config import LobbyConfig
+
+__all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
+
+CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", "ACCESS_ROOM", "LEAVE_ROOM",
+                          "GAME_EVENT", "GET_GAME_STATE", "PONG"})
+ACK: dict[str, Any] = {"type": "ACK"}
+_READ_CHUNK = 65536
+_LINGER_SECONDS = 2.0
+
+# Connection states of 7.1 (PLAYING is IN_ROOM with a started game).
+CONNECTED, LOBBY, IN_ROOM, CLOSED = "CONNECTED", "LOBBY", "IN_ROOM", "CLOSED"
+
+
+def nack(text: str) -> dict[str, Any]:
+    return {"type": "NACK", "errorMessage": text}
+
+
+def valid_username(name: Any) -> bool:
+    """4.5 and 11 #42: a string of 1 to 32 characters without control characters."""
+    return (isinstance(name, str) and 1 <= len(name) <= 32
+            and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class Client:
+    """One connection: its state, its outbound queue and the tasks that read and write it."""
+
+    def __init__(self, lobby: "Lobby", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.lobby = lobby
+        self.reader, self.writer = reader, writer
+        self.state = CONNECTED
+        self.username: str | None = None
+        self.room: Room | None = None
+        self.seat = -1
+        self.outbox: list[bytes] = []
+        self.wake = asyncio.Event()
+        self.closing = False          # no more input is handled; the outbox is flushed, then closed
+        self.pong = asyncio.Event()
+        self.tasks: list[asyncio.Task[Any]] = []
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+
+    def label(self) -> str:
+        return self.username or self.peer
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.state == CLOSED or self.closing and message.get("type") not in ("NACK", "ACK"):
+            return
+        self.outbox.append(_encode(message))
+        self.wake.set()
+        if self.lobby.debug_log is not None:
+            self.lobby.debug_log(f"-> {self.label()} {json.dumps(message, ensure_ascii=False)}")
+
+    async def write_loop(self) -> None:
+        """Write the outbox in order; a write that cannot finish in time loses the client."""
+        timeout = self.lobby.config.write_timeout or None
+        try:
+            while True:
+                await self.wake.wait()
+                self.wake.clear()
+                if self.outbox:
+                    data = b"".join(self.outbox)
+                    self.outbox.clear()
+                    self.writer.write(data)
+                    await asyncio.wait_for(self.writer.drain(), timeout)
+                if self.closing and not self.outbox:
+                    break
+        except (asyncio.TimeoutError, ConnectionError, OSError):
+            self.lobby.lost(self, "CONNECTION_LOST", "write blocked or failed")
+            self.writer.transport.abort()
+            return
+        await self._linger()
+        self.writer.close()
+
+    async def _linger(self) -> None:
+        """Half-close, then drop what the peer still sends for a moment: closing a socket
+        with unread input resets it, and the peer could lose our last reply (a NACK)."""
+        try:
+            if self.writer.can_write_eof():
+                self.writer.write_eof()
+            deadline = asyncio.get_running_loop().time() + _LINGER_SECONDS
+            while (left := deadline - asyncio.get_running_loop().time()) > 0:
+                if not await asyncio.wait_for(self.reader.read(_READ_CHUNK), left):
+                    break
+        except (asyncio.TimeoutError, ConnectionError, OSError, RuntimeError):
+            pass
+
+    async def read_loop(self) -> None:
+        decoder = JSONStreamDecoder(self.lobby.config.max_message_bytes)
+        try:
+            while not self.closing:
+                data = await self.reader.read(_READ_CHUNK)
+                if not data:
+                    break
+                decoder.feed(data)
+                self.lobby.arrived = time.perf_counter()
+                while not self.closing:
+                    try:
+                        value = decoder.next_value()
+                        if value is NEED_MORE:
+                            decoder.check_prefix()   # garbage is answered at once (4.5)
+                    except JSONStreamError as exc:
+                        self.lobby.log(f"{self.label()}: {exc}")
+                        self.send(nack("Not a message"))
+                        self.lobby.lost(self, "EJECTED" if self.lobby.config.referee else "CONNECTION_LOST",
+                                        "unreadable message")
+                        return
+                    if value is NEED_MORE:
+                        break
+                    self.lobby.handle(self, value)
+        except (ConnectionError, OSError):
+            pass
+        except asyncio.CancelledError:
+            return
+        self.lobby.lost(self, "CONNECTION_LOST", "connection closed")
+
+
+class Room:
+    """A room: its seats (clients, or None for a disconnected seat in resilience mode),
+    its settings and, once full, its game."""
+
+    def __init__(self, room_id: int, players: int, expert: bool, private: bool) -> None:
+        self.id = room_id
+        self.players = players
+        self.expert = expert
+        self.private = private
+        self.members: list[Client | None] = []
+        self.usernames: list[str] = []
+        self.game: Any = None
+        self.current: int | None = None
+        self.nacks = 0
+        self.turn_timer: asyncio.TimerHandle | None = None
+        self.solo_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.game is not None
+
+    def info(self) -> dict[str, Any]:
+        return {"id": self.id, "numberOfPlayers": self.players, "expert": self.expert, "isPrivate": self.private,
+                "currentPlayers": len(self.members)}
+
+    def broadcast(self, messages: list[dict[str, Any]], skip: Client | None = None) -> None:
+        for message in messages:
+            for member in self.members:
+                if member is not None and member is not skip:
+                    member.send(message)
+
+    def cancel_timers(self) -> None:
+        for timer in (self.turn_timer, self.solo_timer):
+            if timer is not None:
+                timer.cancel()
+        self.turn_timer = self.solo_timer = None
+
+
+class Lobby:
+    """Every connection and room of one server."""
+
+    def __init__(self, game: LobbyGame, config: LobbyConfig, log: Callable[[str], None] = lambda _t: None,
+                 debug_log: Callable[[str], None] | None = None) -> None:
+        self.game = game
+        self.config = config
+        self.log = log
+        self.debug_log = debug_log
+        self.clients: set[Client] = set()
+        self.names: dict[str, Client] = {}
+        self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle]] = {}   # resilience: name -> seat
+        self.rooms: dict[int, Room] = {}
+        self.room_ids = list(config.room_ids)
+        self.id_rng = random.Random(config.seed if config.seed is not None else time.time_ns())
+        self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
+        self.games_started = 0
+        self.events = 0                 # game events handled, for benchmarks
+        self.arrived = 0.0              # when the bytes being handled arrived
+        self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
+        self.server: asyncio.base_events.Server | None = None
+        self._ping_task: asyncio.Task[Any] | None = None
+
+    # -- connections ------------------------------------------------------------------
+
+    async def start(self, host: str, port: int) -> asyncio.base_events.Server:
+        self.server = await asyncio.start_server(self._accept, host, port, limit=_READ_CHUNK)
+        if self.config.ping_interval > 0:
+            self._ping_task = asyncio.get_running_loop().create_task(self._keep_alive())
+        return self.server
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        client = Client(self, reader, writer)
+        self.clients.add(client)
+        loop = asyncio.get_running_loop()
+        client.tasks = [loop.create_task(client.write_loop()), loop.create_task(client.read_loop())]
+        if self.config.login_timeout > 0:
+            loop.call_later(self.config.login_timeout, self._login_deadline, client)
+
+    def _login_deadline(self, client: Client) -> None:
+        if client.state == CONNECTED:
+            self.log(f"{client.peer}: no LOGIN within {self.config.login_timeout:g} s")
+            self.close(client)
+
+    async def _keep_alive(self) -> None:
+        """PING every logged-in connection each interval; no PONG in time -> lost (7.8)."""
+        interval, timeout = self.config.ping_interval, self.config.ping_timeout
+        while True:
+            await asyncio.sleep(interval)
+            for client in [c for c in self.clients if c.state in (LOBBY, IN_ROOM) and not c.closing]:
+                client.pong.clear()
+                client.send({"type": "PING"})
+                asyncio.get_running_loop().create_task(self._await_pong(client, timeout))
+
+    async def _await_pong(self, client: Client, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(client.pong.wait(), timeout or None)
+        except asyncio.TimeoutError:
+            self.lost(client, "CONNECTION_LOST", f"no PONG within {timeout:g} s")
+
+    def close(self, client: Client) -> None:
+        """Stop reading ``client``; what is queued for it is still written, then it is closed."""
+        if client.closing or client.state == CLOSED:
+            return
+        client.closing = True
+        client.wake.set()
+        task = client.tasks[1] if len(client.tasks) > 1 else None
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    def lost(self, client: Client, reason: str, why: str) -> None:
+        """The connection is gone or must go: leave its room as 7.5-7.7 say, release its name."""
+        if client.state == CLOSED:
+            return
+        self.close(client)
+        if client.username is not None:
+            self.log(f"{client.username}: {why}")
+        room, seat = client.room, client.seat
+        client.state = CLOSED
+        self.clients.discard(client)
+        if room is not None:
+            self._departure(room, client, seat, reason)
+        if client.username is not None and self.names.get(client.username) is client:
+            del self.names[client.username]
+
+    # -- messages ---------------------------------------------------------------------
+
+    def handle(self, client: Client, message: Any) -> None:
+        if self.debug_log is not None:
+            self.debug_log(f"<- {client.label()} {json.dumps(message, ensure_ascii=False)}")
+        kind = message.get("type") if isinstance(message, dict) else None
+        if not isinstance(kind, str) or (kind not in CLIENT_TYPES and kind not in self.game.server_types):
+            client.send(nack("Not a message"))
+            return
+        if kind not in CLIENT_TYPES:
+            client.send(nack("Did not receive a client message"))
+            self.lost(client, "EJECTED" if self.config.referee else "CONNECTION_LOST", f"sent {kind}")
+            return
+        if client.state == CONNECTED and kind != "LOGIN":
+            client.send(nack("Login message missing"))
+            return
+        getattr(self, "_" + kind.lower())(client, message)
+
+    def _login(self, client: Client, m: dict[str, Any]) -> None:
+        if client.state != CONNECTED:
+            client.send(nack("Already logged in!"))
+            return
+        name = m.get("username")
+        if not valid_username(name):
+            client.send(nack("Invalid username"))
+            return
+        if name in self.reserved:
+            self._reconnect(client, name)
+            return
+        if name in self.names:
+            client.send(nack("Username was already taken"))
+            return
+        client.username = name
+        client.state = LOBBY
+        self.names[name] = client
+        client.send(ACK)
+
+    def _logout(self, client: Client, _m: dict[str, Any]) -> None:
+        if client.room is not None:
+            client.send(nack("Player still in a room"))
+            return
+        client.send(ACK)
+        self.lost(client, "LEFT", "logged out")
+
+    def _pong(self, client: Client, _m: dict[str, Any]) -> None:
+        client.pong.set()
+
+    def _get_public_rooms(self, client: Client, m: dict[str, Any]) -> None:
+        players = m.get("numberOfPlayers")
+        if players is not None and players != -1 and not (_is_int(players) and players in self.game.player_counts):
+            client.send(nack("Invalid number of players"))
+            return
+        expert = m.get("expert")
+        if expert is not None and not isinstance(expert, bool):
+            client.send(nack("Invalid expert filter"))
+            return
+        rooms = [room.info() for room_id, room in sorted(self.rooms.items())
+                 if not room.started and not room.private and len(room.members) < room.players
+                 and (players in (None, -1) or room.players == players)
+                 and (expert is None or room.expert == expert)]
+        client.send({"type": "PUBLIC_ROOMS", "rooms": rooms})
+
+    def _create_room(self, client: Client, m: dict[str, Any]) -> None:
+        if client.room is not None:
+            client.send(nack("Already in a room!"))
+            return
+        players = m.get("numberOfPlayers")
+        if not (_is_int(players) and players in self.game.player_counts):
+            client.send(nack("Invalid number of players"))
+            return
+        expert, private = m.get("expert", False), m.get("isPrivate", False)
+        if not isinstance(expert, bool) or not isinstance(private, bool):
+            client.send(nack("Invalid room settings"))
+            return
+        if len(self.rooms) >= self.config.max_rooms:
+            client.send(nack("Too many rooms"))
+            return
+        room = Room(self._new_room_id(), players, expert, private)
+        self.rooms[room.id] = room
+        self._seat(room, client)
+        client.send({"type": "ROOM_ID", "id": room.id})
+
+    def _new_room_id(self) -> int:
+        while self.room_ids:
+            room_id = self.room_ids.pop(0)
+            if room_id not in self.rooms:
+                return room_id
+        while True:   # 7.3: uniform in 1000..9998 until free
+            room_id = self.id_rng.randint(1000, 9998)
+            if room_id not in self.rooms:
+                return room_id
+
+    def _seat(self, room: Room, client: Client) -> None:
+        """Put ``client`` in the next seat and tell the room (6.6.1)."""
+        seat = len(room.members)
+        for other, name in enumerate(room.usernames):
+            client.send({"type": "ADD_PLAYER", "username": name, "position": other,
+                         **self.game.seat_fields(other, room.players)})
+        room.members.append(client)
+        room.usernames.append(client.username or "")
+        client.room, client.seat, client.state = room, seat, IN_ROOM
+        room.broadcast([{"type": "ADD_PLAYER", "username": client.username, "position": seat,
+                         **self.game.seat_fields(seat, room.players)}])
+
+    def _access_room(self, client: Client, m: dict[str, Any]) -> None:
+        if client.room is not None:
+            client.send(nack("Already in a room!"))
+            return
+        room_id = m.get("id")
+        room = self.rooms.get(room_id) if _is_int(room_id) else None
+        if room is None or room.started:
+            client.send(nack("Not an initializing room"))
+            return
+        if len(room.members) >= room.players:
+            client.send(nack("Unable to access room"))
+            return
+        self._seat(room, client)
+        if len(room.members) == room.players and not self._start_game(room, client):
+            client.send(nack("Unable to access room"))
+            return
+        client.send(ACK)
+
+    def _start_game(self, room: Room, newcomer: Client) -> bool:
+        seed = self.base_seed + self.games_started
+        self.games_started += 1
+        try:
+            room.game, setup = self.game.start(list(room.usernames), room.expert, seed, self.config.test_hooks,
+                                               room.id)
+        except ValueError as exc:
+            self.log(f"room {room.id}: the game cannot start: {exc}")
+            self._close_room(room, newcomer, "CONNECTION_LOST", tell_leaver=False)
+            return False
+        self.log(f"room {room.id}: game {self.games_started - 1} (seed {seed}) starts: {', '.join(room.usernames)}")
+        room.broadcast(setup)
+        self._after_change(room)
+        return True
+
+    def _leave_room(self, client: Client, _m: dict[str, Any]) -> None:
+        room = client.room
+        if room is None:
+            client.send(nack("Not yet in a room!"))
+            return
+        self._close_room(room, client, "LEFT")
+        client.send(ACK)
+
+    def _get_game_state(self, client: Client, _m: dict[str, Any]) -> None:
+        room = client.room
+        if room is None:
+            client.send(nack("Not yet in a room!"))
+        elif not room.started:
+            client.send(nack("The game has not started yet"))
+        else:
+            client.send({"type": "GAME_STATE", "state": self.game.snapshot(room.game)})
+
+    def _game_event(self, client: Client, m: dict[str, Any]) -> None:
+        room = client.room
+        if room is None:
+            client.send(nack("Not yet in a room!"))
+            return
+        if not room.started:
+            client.send(nack("The game has not started yet"))
+            return
+        self.events += 1
+        in_turn = self.game.current(room.game) == client.seat
+        room.game, broadcasts, reply = self.game.step(room.game, client.seat, m)
+        if reply.get("type") == "ACK":
+            room.broadcast(broadcasts)
+            client.send(reply)
+            if self.latencies is not None:
+                self.latencies.append(time.perf_counter() - self.arrived)
+            self._after_change(room, accepted=True)
+            return
+        client.send(reply)
+        if not in_turn or self.game.suspended(room.game):
+            return   # a race, not a rule break (4.4)
+        if self.config.referee:
+            self._eject(room, client.seat, "EJECTED")
+        elif self.config.max_nacks_per_turn:
+            room.nacks += 1
+            if room.nacks >= self.config.max_nacks_per_turn:
+                self.lost(client, "TIMEOUT", f"{room.nacks} invalid events this turn")
+
+    # -- rooms ------------------------------------------------------------------------
+
+    def _after_change(self, room: Room, accepted: bool = False) -> None:
+        """After the game changed: end the room at END_GAME, else (re)start the turn timer
+        and the NACK count for whoever the game now waits for."""
+        if self.game.finished(room.game):
+            self._dissolve(room)
+            return
+        current = self.game.current(room.game)
+        if current != room.current:
+            room.nacks = 0
+        restart = current != room.current or accepted or room.turn_timer is None
+        room.current = current
+        waiting = current is not None and not self.game.suspended(room.game)
+        if room.turn_timer is not None and (restart or not waiting):
+            room.turn_timer.cancel()   # a suspended game waits for nobody
+            room.turn_timer = None
+        if restart and waiting and self.config.turn_timeout > 0:
+            room.turn_timer = asyncio.get_running_loop().call_later(
+                self.config.turn_timeout, self._turn_timeout, room, current)
+
+    def _turn_timeout(self, room: Room, seat: int) -> None:
+        room.turn_timer = None
+        if self.rooms.get(room.id) is not room or self.game.current(room.game) != seat:
+            return
+        member = room.members[seat]
+        if self.config.referee:
+            self._eject(room, seat, "TIMEOUT")
+        elif member is not None:
+            self.lost(member, "TIMEOUT", f"no valid event within {self.config.turn_timeout:g} s")
+
+    def _eject(self, room: Room, seat: int, reason: str) -> None:
+        """7.7: the seat's team is eliminated, the others are told, its connection closed."""
+        member = room.members[seat]
+        room.members[seat] = None
+        if member is not None:
+            member.room, member.seat, member.state = None, -1, LOBBY
+            self.lost(member, reason, f"ejected ({reason})")
+        room.game, broadcasts = self.game.eject(room.game, seat, reason)
+        room.broadcast(broadcasts)
+        self._after_change(room)
+
+    def _departure(self, room: Room, client: Client, seat: int, reason: str) -> None:
+        """A member's connection is gone (7.5-7.7)."""
+        if self.rooms.get(room.id) is not room:
+            return
+        if room.started and self.config.referee:
+            self._eject(room, seat, reason)
+        elif room.started and self.config.resilience and reason == "CONNECTION_LOST":
+            self._disconnect(room, client, seat)
+        else:
+            self._close_room(room, client, reason)
+
+    def _close_room(self, room: Room, leaver: Client, reason: str, tell_leaver: bool = True) -> None:
+        """7.5: the room is closed; every other member is told and is back in the lobby."""
+        room.broadcast([{"type": "PLAYER_DISCONNECT", "username": leaver.username, "roomClosed": True,
+                         "reason": reason}], skip=leaver)
+        self._dissolve(room)
+
+    def _dissolve(self, room: Room) -> None:
+        """The room ceases to exist; its members are back in the lobby (6.6.8)."""
+        room.cancel_timers()
+        self.rooms.pop(room.id, None)
+        for member in room.members:
+            if member is not None and member.room is room:
+                member.room, member.seat = None, -1
+                if member.state == IN_ROOM:
+                    member.state = LOBBY
+        for name, (reserved_room, _seat, timer) in list(self.reserved.items()):
+            if reserved_room is room:
+                timer.cancel()
+                del self.reserved[name]
+        room.members = []
+
+    # -- resilience mode (7.6) --------------------------------------------------------
+
+    def _disconnect(self, room: Room, client: Client, seat: int) -> None:
+        room.members[seat] = None
+        loop = asyncio.get_running_loop()
+        name = client.username or ""
+        self.reserved[name] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, name))
+        room.game, broadcasts = self.game.disconnect(room.game, seat, self.config.solo_timeout)
+        room.broadcast(broadcasts)
+        self._suspension(room)
+        self._after_change(room)
+
+    def _suspension(self, room: Room) -> None:
+        if self.game.suspended(room.game) and not self.game.finished(room.game):
+            if room.solo_timer is None:
+                room.solo_timer = asyncio.get_running_loop().call_later(
+                    self.config.solo_timeout, self._solo_over, room)
+        elif room.solo_timer is not None:
+            room.solo_timer.cancel()
+            room.solo_timer = None
+
+    def _grace_over(self, name: str) -> None:
+        self.reserved.pop(name, None)
+
+    def _solo_over(self, room: Room) -> None:
+        room.solo_timer = None
+        if self.rooms.get(room.id) is not room:
+            return
+        if all(member is None for member in room.members):
+            self.log(f"room {room.id}: nobody came back; closed")
+            self._dissolve(room)
+            return
+        room.game, broadcasts = self.game.abandon(room.game)
+        room.broadcast(broadcasts)
+        self._after_change(room)
+
+    def _reconnect(self, client: Client, name: str) -> None:
+        room, seat, timer = self.reserved.pop(name)
+        timer.cancel()
+        client.username, client.state = name, IN_ROOM
+        self.names[name] = client
+        client.room, client.seat = room, seat
+        room.game, broadcasts = self.game.reconnect(room.game, seat)
+        client.send(ACK)
+        client.send({"type": "GAME_STATE", "state": self.game.snapshot(room.game)})
+        room.broadcast(broadcasts)
+        room.members[seat] = client
+        self._suspension(room)
+        self._after_change(room)
+
+    # -- shutting down -----------------------------------------------------------------
+
+    async def stop(self) -> None:
+        if self._ping_task is not None:
+            self._ping_task.cancel()
+        if self.server is not None:
+            self.server.close()
+        tasks = [task for client in self.clients for task in client.tasks]
+        for client in list(self.clients):
+            client.closing = True
+            client.outbox.clear()
+            client.wake.set()
+            client.writer.transport.abort()
+        for room in self.rooms.values():
+            room.cancel_timers()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_LINGER_SECONDS + 1)
+        for task in tasks:
+            task.cancel()
+
+
+async def serve_lobby(game: LobbyGame, config: LobbyConfig, log: Callable[[str], None],
+                      debug_log: Callable[[str], None] | None = None,
+                      ready: Callable[[int], None] | None = None) -> None:
+    """Run a lobby on ``config.host:config.port`` until cancelled."""
+    lobby = Lobby(game, config, log, debug_log)
+    server = await lobby.start(config.host, config.port)
+    port = server.sockets[0].getsockname()[1]
+    log(f"lobby listening on {config.host}:{port}")
+    if ready is not None:
+        ready(port)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await lobby.stop()

@@ -1,0 +1,115 @@
+"""The lobby server's configuration (eriantys.md 8.1, timing constants 7.8), read from a
+JSON object with a clear error (``WireError`` with a JSON path) for every bad key.
+
+The ``policy`` selects the defaults of the timing constants: ``lobby`` (people may take
+their time and retry) or ``referee`` (automated matches: 10 s to log in and to act, the
+first invalid event ejects). A key given explicitly always wins over the policy default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from gameroom.core.wire import WireError, describe, expect_bool, expect_int, expect_list, expect_str
+
+__all__ = ["LobbyConfig", "decode_lobby_config", "with_overrides", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 9999
+
+
+@dataclass(frozen=True)
+class LobbyConfig:
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    debug: bool = False
+    log_file: str = "Server.txt"
+    policy: str = "lobby"
+    seed: int | None = None
+    login_timeout: float = 0.0
+    turn_timeout: float = 0.0
+    max_nacks_per_turn: int = 0
+    resilience: bool = False
+    reconnect_grace: float = 120.0
+    solo_timeout: float = 60.0
+    ping_interval: float = 0.0
+    ping_timeout: float = 30.0
+    write_timeout: float = 10.0
+    max_message_bytes: int = 65536
+    max_rooms: int = 1000
+    test_hooks: Any = None        # the game's decoded hooks, or None
+    room_ids: list[int] = field(default_factory=list)   # testHooks.roomIds
+
+    @property
+    def referee(self) -> bool:
+        return self.policy == "referee"
+
+
+# JSON key -> (field, kind); kinds: str, bool, int, nat, seconds
+_KEYS: dict[str, tuple[str, str]] = {
+    "host": ("host", "str"), "port": ("port", "port"), "debug": ("debug", "bool"), "logFile": ("log_file", "str"),
+    "loginTimeoutSeconds": ("login_timeout", "seconds"), "turnTimeoutSeconds": ("turn_timeout", "seconds"),
+    "maxNacksPerTurn": ("max_nacks_per_turn", "nat"), "resilience": ("resilience", "bool"),
+    "reconnectGraceSeconds": ("reconnect_grace", "seconds"), "soloTimeoutSeconds": ("solo_timeout", "seconds"),
+    "pingIntervalSeconds": ("ping_interval", "seconds"), "pingTimeoutSeconds": ("ping_timeout", "seconds"),
+    "writeTimeoutSeconds": ("write_timeout", "seconds"), "maxMessageBytes": ("max_message_bytes", "size"),
+    "maxRooms": ("max_rooms", "nat"),
+}
+_REFEREE_DEFAULTS = {"login_timeout": 10.0, "turn_timeout": 10.0}
+
+
+def _value(value: Any, kind: str, where: str) -> Any:
+    if kind == "str":
+        return expect_str(value, where)
+    if kind == "bool":
+        return expect_bool(value, where)
+    if kind == "port":
+        return expect_int(value, where, 1, 65535)
+    if kind == "nat":
+        return expect_int(value, where, 0)
+    if kind == "size":
+        return expect_int(value, where, 64)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise WireError(f"expected a number of seconds >= 0, got {describe(value)}", where)
+    return float(value)
+
+
+def decode_lobby_config(value: Any, decode_hooks: Any = None) -> LobbyConfig:
+    """A configuration from its JSON object; ``decode_hooks(value, where)`` reads the
+    game's ``testHooks`` (their ``roomIds`` belong to the lobby)."""
+    if not isinstance(value, dict):
+        raise WireError(f"expected an object, got {describe(value)}", "$")
+    known = set(_KEYS) | {"policy", "seed", "testHooks"}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise WireError(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})", "$")
+    policy = value.get("policy", "lobby")
+    if policy not in ("lobby", "referee"):
+        raise WireError(f"expected \"lobby\" or \"referee\", got {describe(policy)}", "$.policy")
+    settings: dict[str, Any] = {"policy": policy}
+    if policy == "referee":
+        settings.update(_REFEREE_DEFAULTS)
+    for key, (name, kind) in _KEYS.items():
+        if key in value:
+            settings[name] = _value(value[key], kind, f"$.{key}")
+    seed = value.get("seed")
+    settings["seed"] = None if seed is None else expect_int(seed, "$.seed")
+    hooks = value.get("testHooks")
+    if hooks is not None:
+        if not isinstance(hooks, dict):
+            raise WireError(f"expected an object, got {describe(hooks)}", "$.testHooks")
+        ids = hooks.get("roomIds")
+        if ids is not None:
+            settings["room_ids"] = [expect_int(i, f"$.testHooks.roomIds[{k}]", 1000, 9998)
+                                    for k, i in enumerate(expect_list(ids, "$.testHooks.roomIds"))]
+        if decode_hooks is not None:
+            settings["test_hooks"] = decode_hooks(hooks, "$.testHooks")
+    if settings["policy"] == "referee":
+        settings["resilience"] = False   # 8.1: ignored in the referee policy
+    return LobbyConfig(**settings)
+
+
+def with_overrides(config: LobbyConfig, **changes: Any) -> LobbyConfig:
+    """The configuration with the command line's flags (None = not given) applied."""
+    known = {f.name for f in fields(LobbyConfig)}
+    return replace(config, **{k: v for k, v in changes.items() if v is not None and k in known})

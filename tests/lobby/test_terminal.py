@@ -1,0 +1,70 @@
+"""The terminal client for people (``gameroom connect eriantys``) through a real
+pseudo-terminal: log in, create a room, a bot joins, and the person plays a whole game by
+typed commands (asking ``hint`` for a legal one each time), seeing the board and every
+refusal explained."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from driver import GAMEROOM, free_port
+
+pexpect = pytest.importorskip("pexpect")
+pytest.importorskip("prompt_toolkit")
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def test_a_person_plays_a_whole_game_against_a_bot(tmp_path) -> None:
+    port = free_port()
+    server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet"])
+    bots = None
+    env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
+    try:
+        time.sleep(1)
+        child = pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
+                                               "--name", "alice"], env=env, encoding="utf-8", timeout=60,
+                              dimensions=(50, 160))
+        child.expect("logged in as alice")
+        child.sendline("create 2 expert")
+        child.expect(r"room (\d+) created")
+        room = child.match.group(1)
+        child.sendline("card 3")   # no game yet: a clear message, nothing sent
+        child.expect("no game yet")
+        bots = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(port), "--join", room,
+                                            "--players", "1", "--expert", "--quiet"], stdout=subprocess.PIPE)
+        child.expect("the game starts")
+        child.expect("your turn:")
+        child.sendline("mother 9")   # refused by the server: the NACK is shown with its reason
+        child.expect("refused: mother 9: this move is not allowed at this stage of the game")
+        child.sendline("card 11")
+        child.expect(r"refused: card 11: Invalid event")
+        child.sendline("table purple")
+        child.expect("'purple' is not a colour")
+        moves = 0
+        while True:
+            child.sendline("hint")
+            child.expect(r"hint: ([a-z0-9 -]*[a-z0-9])")
+            child.sendline(_ANSI.sub("", child.match.group(1)).strip())
+            moves += 1
+            if child.expect(["your turn:", r"game over: ([^\r\n\x1b]*)"]) == 1:
+                break
+        winners = child.match.group(1)
+        assert moves > 10
+        assert "alice" in winners or "bot0_0" in winners
+        child.sendline("quit")
+        child.expect("logged out")
+        child.expect(pexpect.EOF)
+        out, _ = bots.communicate(timeout=60)
+        assert '"winners"' in out.decode()
+    finally:
+        if bots is not None and bots.poll() is None:
+            bots.kill()
+        server.terminate()
+        server.wait(timeout=30)
