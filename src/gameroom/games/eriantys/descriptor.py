@@ -69,9 +69,14 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     return [(_label(event), event) for event in legal_events(state, state.current, activations=True)]
 
 
+_WORDS = {"assistantCard": "card", "islandIndex": "island", "cloudIndex": "cloud", "amount": "steps",
+          "color": "", "characterCardIndex": "character"}
+
+
 def _label(event: dict[str, Any]) -> str:
+    """``play assistant card: card 4``, ``move student from entrance to island: RED, island 3``."""
     words = event["eventType"].lower().replace("_", " ")
-    facts = ", ".join(f"{key.replace('Index', '')} {value}" for key, value in event.items()
+    facts = ", ".join(f"{_WORDS.get(key, key)} {value}".strip() for key, value in event.items()
                       if key not in ("eventType", "playerNumber"))
     return f"{words}: {facts}" if facts else words
 
