@@ -9,8 +9,8 @@ team (:func:`gameroom.games.eriantys.rules.eject`).
 
 Observers receive the match's ``core.record`` events: every call and ejection, a
 ``message`` event (``{"message": msg}``) for every broadcast, a ``state`` event (a copy of
-the game state, encoded as the §6.5 snapshot) after the setup and after every finished
-turn, and the ``end``.
+the game state, encoded as the §6.5 snapshot) after the setup and after every accepted
+event, and the ``end``.
 """
 
 from __future__ import annotations
@@ -113,8 +113,9 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
         events += 1
         deliver(messages)
         settle()
-        if watched and (state.finished or any(m["type"] == "CHANGE_TURN" for m in messages)):
-            picture(f"round {state.round}, after {names[index]}'s move" if not state.finished else "game over")
+        if watched:   # a picture after every move: watchers (and a person at the web room) see each step
+            move = str(event.get("eventType", "move")).lower().replace("_", " ")
+            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over")
     for seat in seats:
         if seat.ejected is None:
             match.call(seat, "end", list(state.winners))
