@@ -122,3 +122,26 @@ def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[Matc
         elif frame["type"] == "prompt" and frame["choices"]:
             placed = [p["1tile"] for c in frame["choices"] if isinstance(c["action"], list) for p in c["action"]]
             assert placed and all(tile in hand for tile in placed)
+
+
+@pytest.mark.parametrize("name", [n for n, g in registry.games().items() if g.moves is not None])
+def test_a_person_plays_a_whole_game_of_every_game_people_can_play(room: tuple[MatchBook, int], name: str) -> None:
+    """Over the websocket, taking the first legal action offered at every prompt: the game
+    ends with no ejection, every prompt offers at least one action."""
+    book, port = room
+    game = registry.game(name)
+    seats = ["human", *[next(iter(game.strategies))] * (game.min_players - 1)]
+    match = book.start(MatchRequest.from_json({"game": name, "seats": seats, "seed": 6, "time_limit": 120},
+                                              registry.games()))
+    prompts = 0
+    with sync_client.connect(f"ws://127.0.0.1:{port}/api/matches/{match.id}/ws?seat=P1&token={match.tokens['P1']}") as person:
+        while True:
+            frame = json.loads(person.recv(timeout=300))
+            if frame["type"] == "end":
+                break
+            if frame["type"] == "prompt" and frame["method"] is not None:
+                assert frame["choices"] and frame["limit"] == 120
+                prompts += 1
+                person.send(json.dumps({"choice": 0}))
+    assert prompts > 1 and match.result is not None and not match.result["ejected"], match.result
+    assert match.result["winners"]

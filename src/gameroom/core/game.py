@@ -81,8 +81,8 @@ game from a seed and seats. ``state_codec`` encodes
     plug-ins (``gameroom.cli.common.GameCommands`` fields) when the game wants more than
     the generic commands; ``benchmark`` a module with ``run(games)``. ``moves(method,
     args)`` offers a person at a seat (the web room) the legal answers to the call
-    ``method`` (protocol name) with ``args``: ``(label, action as JSON)`` pairs (the
-    action codec decodes them), or None for a call that asks no decision.
+    ``method`` (protocol name) with ``args``: ``(label, answer as JSON)`` pairs (the
+    method's result codec decodes them), or None for a call that asks no decision.
     """
 
     name: str

@@ -156,7 +156,7 @@ class HumanPlayer:
             with self.lock:
                 if self.prompt is prompt:
                     self.prompt = None
-        return self.game.action_codec.decode(action)
+        return spec.result.decode(action)   # the answer as the protocol carries it
 
     def answer(self, move: Any) -> str | None:
         """A move from the browser: ``{"choice": index}`` or ``{"action": JSON}``. None
@@ -298,7 +298,8 @@ class WebMatch:
 
     def _run(self) -> None:
         request = self.request
-        limits = replace(self.game.limits, call=request.time_limit)
+        # one limit for every decision, the first round's included (None: the call's)
+        limits = replace(self.game.limits, call=request.time_limit, ready=None)
         try:
             result = self.game.play(request.seed, self.seats, limits=limits, cancel=self.cancel,
                                     observers=[self._observe, *self.extra_observers])

@@ -24,6 +24,9 @@ function drawSeats() {
     const kinds = [...game.strategies, ...(game.human ? ["human"] : [])];
     for (const kind of kinds) select.append(el("option", kind, { value: kind }));
     select.value = kinds.includes(kept[i]) ? kept[i] : game.strategies[i % game.strategies.length];
+    select.addEventListener("change", () => {   // people need more time than bots
+      if (select.value === "human" && Number($("limit").value) < 60) $("limit").value = 60;
+    });
     row.append(select);
     $("seats").append(row);
   }
