@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.driver import GAMEROOM, free_port
+from driver import GAMEROOM, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"

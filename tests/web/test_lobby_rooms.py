@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 
-from tests.driver import GAMEROOM, free_port
+from driver import GAMEROOM, free_port
 from tests.web.conftest import WebServer
 
 

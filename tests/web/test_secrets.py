@@ -21,7 +21,7 @@ from gameroom.core.record import Event  # noqa: E402
 from gameroom.games import registry  # noqa: E402
 from gameroom.web.app import create_app  # noqa: E402
 from gameroom.web.matches import MatchBook, MatchRequest, state_frame  # noqa: E402
-from tests.driver import free_port  # noqa: E402
+from driver import free_port  # noqa: E402
 
 FRAME_TYPES = {"hello", "status", "turn", "prompt", "refused", "event", "state", "end"}
 
