@@ -75,6 +75,10 @@ class Account:
         self.teams = teams   # tower colour of each holder index
         self.round = 0
 
+    def __call__(self, event: Any) -> None:
+        if event.kind == "message":
+            self.message(event.data["message"])
+
     def message(self, m: dict[str, Any]) -> None:
         if m["type"] == "CHANGE_PHASE" and m["gamePhase"] == "PLANNING_PHASE":
             self.round += 1

@@ -56,6 +56,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     cli = commands.add_parser("clients", help="run configured players (or lobby bots) as TCP clients")
     cli.add_argument("game", choices=game_choices, help=game_help)
     cli.add_argument("--port", type=_port, required=True, help="TCP port of the server (1..65535)")
+    web = commands.add_parser("web", help="serve the web room: watch, replay and play games in a browser")
+    web.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    web.add_argument("--lobby", default=None, metavar="HOST:PORT",
+                     help="a lobby server whose public rooms the lobby page shows")
     connect = commands.add_parser("connect", help="play in a lobby from this terminal")
     connect.add_argument("game", choices=game_choices, help="a game served by a lobby")
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
@@ -110,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        if args.command == "web":
+            from gameroom.web.serve import serve_web
+
+            return serve_web(args.host, args.port, args.lobby)
         game = load_game(args.game)
         if args.command == "play":
             return game.play(args)

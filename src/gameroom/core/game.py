@@ -51,11 +51,22 @@ class SeatViews:
     is secret to ``name`` (Q: the tiles of its hand; Bazaar: its wallet): no other seat's
     view, no spectator's view and no message to another seat may change with it — what
     the secrecy property test checks. None for games without hidden information.
+    ``conceal(state, name)`` is a state the game's picture code can draw showing only what
+    ``name`` may see (``name`` None: a spectator), the other secrets emptied; a game with
+    secrets and no ``conceal`` is shown without pictures (the web room).
     """
 
     seat: Callable[[Any, str], Any]
     spectator: Callable[[Any], Any]
     vary_secret: Callable[[Any, str, random.Random], Any] | None = None
+    conceal: Callable[[Any, str | None], Any] | None = None
+
+    def picture_state(self, state: Any, name: str | None) -> Any:
+        """The state to draw for ``name`` (None: a spectator); None when the game has
+        secrets but no way to conceal them."""
+        if self.vary_secret is None:
+            return state
+        return None if self.conceal is None else self.conceal(state, name)
 
 
 @dataclass(frozen=True)
@@ -68,7 +79,10 @@ game from a seed and seats. ``state_codec`` encodes
     the referee state the game reports to observers (and decodes it back);
     ``action_codec`` one player action. ``commands`` names a module of command-line
     plug-ins (``gameroom.cli.common.GameCommands`` fields) when the game wants more than
-    the generic commands; ``benchmark`` a module with ``run(games)``.
+    the generic commands; ``benchmark`` a module with ``run(games)``. ``moves(method,
+    args)`` offers a person at a seat (the web room) the legal answers to the call
+    ``method`` (protocol name) with ``args``: ``(label, answer as JSON)`` pairs (the
+    method's result codec decodes them), or None for a call that asks no decision.
     """
 
     name: str
@@ -91,6 +105,7 @@ game from a seed and seats. ``state_codec`` encodes
     tournament: bool = False
     commands: str | None = None
     benchmark: str | None = None
+    moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
     lobby: Any = None
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the

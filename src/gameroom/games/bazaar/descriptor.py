@@ -59,6 +59,13 @@ def vary_secret(state: GameState, name: str, rng: random.Random) -> GameState:
     return replace(state, players=players)
 
 
+def conceal(state: GameState, name: str | None) -> GameState:
+    """``state`` as ``name`` (None: a spectator) may draw it: every other wallet emptied
+    (the hidden pile is drawn by its size only)."""
+    players = tuple(p if p.name == name else replace(p, wallet=Bag()) for p in state.players)
+    return replace(state, players=players)
+
+
 def _encode_action(action: Any) -> Any:
     """A first action (want-pebble or exchanges) or a purchase (cards)."""
     if isinstance(action, (list, tuple)) and action and all(isinstance(c, Card) for c in action):
@@ -111,7 +118,7 @@ GAME = GameDescriptor(
     limits=LIMITS,
     state_codec=STATE_CODEC,
     action_codec=Codec(_encode_action, _decode_action, "first action or purchase"),
-    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
+    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
     commands="gameroom.cli.bazaar",

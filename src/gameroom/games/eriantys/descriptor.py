@@ -9,20 +9,21 @@ default).
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
-from gameroom.core.match import Outcome, Seat
+from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.config import DECISION_TIMEOUT
 from gameroom.games.eriantys.lobby import LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
-from gameroom.games.eriantys.referee import PROTOCOL, run_match
+from gameroom.games.eriantys.referee import PROTOCOL, STATE_CODEC, EriantysResult, run_match
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
-from gameroom.games.eriantys.strategies import STRATEGIES
+from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -38,10 +39,11 @@ def deal(seed: int, names: Sequence[str], expert: bool = False) -> GameState:
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
          log: Callable[[str], None] | None = None, expert: bool = False,
-         hooks: TestHooks | None = None) -> Outcome:
+         hooks: TestHooks | None = None, cancel: threading.Event | None = None) -> EriantysResult:
     """A game from ``seed`` between ``seats`` (seat order) under the referee policy."""
     limits = limits or LIMITS
-    return run_match(seats, expert, seed, hooks=hooks, time_limit=limits.call, observers=observers, log=log)
+    return run_match(seats, expert, seed, hooks=hooks, time_limit=limits.call, observers=observers, log=log,
+                     cancel=cancel)
 
 
 def decode_state(value: Any) -> GameState:
@@ -56,6 +58,27 @@ def decode_event(value: Any) -> dict[str, Any]:
     if parse_event(value) is None:
         raise WireError(f"not a well-formed GAME_EVENT: {describe(value)}")
     return value
+
+
+def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
+    """A person's legal events in the snapshot it is asked to act on (character cards
+    included in expert mode), tested with the server's own checks."""
+    if method != "act":
+        return None
+    state = from_snapshot(args[0])
+    return [(_label(event), event) for event in legal_events(state, state.current, activations=True)]
+
+
+_WORDS = {"assistantCard": "card", "islandIndex": "island", "cloudIndex": "cloud", "amount": "steps",
+          "color": "", "characterCardIndex": "character"}
+
+
+def _label(event: dict[str, Any]) -> str:
+    """``play assistant card: card 4``, ``move student from entrance to island: RED, island 3``."""
+    words = event["eventType"].lower().replace("_", " ")
+    facts = ", ".join(f"{_WORDS.get(key, key)} {value}".strip() for key, value in event.items()
+                      if key not in ("eventType", "playerNumber"))
+    return f"{words}: {facts}" if facts else words
 
 
 def _player(kind: str) -> Callable[[str, int], EriantysPlayer]:
@@ -90,12 +113,13 @@ GAME = GameDescriptor(
     deal=deal,
     play=play,
     limits=LIMITS,
-    state_codec=Codec(snapshot, decode_state, "GameState"),
+    state_codec=Codec(STATE_CODEC.encode, decode_state, "GameState"),
     action_codec=Codec(lambda event: event, decode_event, "GameEvent"),
     views=SeatViews(seat=_view, spectator=_view),
     render=_render,
     harnesses=_harnesses,
     commands="gameroom.cli.eriantys",
     benchmark="gameroom.bench.eriantys",
+    moves=moves,
     lobby=LOBBY,
 )

@@ -23,8 +23,9 @@ class BroadcastLog:
     def __init__(self) -> None:
         self.messages: list[dict[str, Any]] = []
 
-    def message(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
+    def __call__(self, event: Any) -> None:
+        if event.kind == "message":
+            self.messages.append(event.data["message"])
 
 
 def seats_for(config: RefereeConfig) -> list[Seat]:

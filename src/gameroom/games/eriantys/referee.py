@@ -7,23 +7,39 @@ exception, a reply that is not an event object or a time-out ejects the player
 (``PLAYER_DISCONNECT`` with ``EJECTED`` or ``TIMEOUT`` to the others) and eliminates its
 team (:func:`gameroom.games.eriantys.rules.eject`).
 
-Observers hear ``message(msg)`` for every broadcast and, when they have a ``state``
-method, ``state(state, caption)`` (a copy of the game state) after the setup and after
-every finished turn.
+Observers receive the match's ``core.record`` events: every call and ejection, a
+``message`` event (``{"message": msg}``) for every broadcast, a ``state`` event (a copy of
+the game state, encoded as the §6.5 snapshot) after the setup and after every accepted
+event, and the ``end``.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, Callable, Iterable, Sequence
 
-from gameroom.core.match import FAILED, Match, Outcome, Seat
-from gameroom.core.protocol import JSON, Method, Protocol
+from dataclasses import dataclass, field
+
+from gameroom.core.match import FAILED, Match, Seat
+from gameroom.core.record import Event, MatchResult
+from gameroom.core.protocol import JSON, Codec, Method, Protocol
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.rules import apply_event, eject
-from gameroom.games.eriantys.state import TestHooks, new_game, snapshot
+from gameroom.games.eriantys.state import TestHooks, from_snapshot, new_game, snapshot
 
-__all__ = ["PROTOCOL", "run_match"]
+__all__ = ["PROTOCOL", "STATE_CODEC", "EriantysResult", "run_match"]
+
+STATE_CODEC = Codec(snapshot, from_snapshot, "GameState")
+"""States travel as the §6.5 snapshot."""
+
+
+@dataclass
+class EriantysResult(MatchResult):
+    """The match's result plus ``extra``: the final ``snapshot`` (§6.5) and the number of
+    accepted ``events``."""
+
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _event_object(value: Any) -> Any:
@@ -42,11 +58,12 @@ PROTOCOL = Protocol("eriantys", (
 
 def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
               hooks: TestHooks | None = None, time_limit: float | None = None,
-              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None) -> Outcome:
-    """Play one game between ``seats`` (seat order) and return its outcome; the outcome's
-    ``extra`` holds the final ``snapshot`` (§6.5), the number of accepted ``events`` and, as
-    ``scores``, the towers each player's team built."""
-    match = Match(PROTOCOL, seats, time_limit, observers, log)
+              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
+              cancel: threading.Event | None = None) -> EriantysResult:
+    """Play one game between ``seats`` (seat order) and return its result; the scores are
+    the towers each player's team built, ``extra`` holds the final ``snapshot`` (§6.5) and
+    the number of accepted ``events``."""
+    match = Match(PROTOCOL, seats, time_limit, observers, log, state_codec=STATE_CODEC, cancel=cancel)
     names = [seat.name for seat in seats]
     state, setup = new_game(names, expert, seed, hooks)
     watched = bool(match.observers)
@@ -62,7 +79,7 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
                 if seat.ejected is None and match.call(seat, "observe", message) is FAILED:
                     failed.append(index)
             if watched:
-                match.observe("message", message)
+                match.emit(Event("message", {"message": message}))
 
     def settle() -> None:
         """Apply the policy to every seat that failed a call (in order of failure)."""
@@ -73,7 +90,7 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
 
     def picture(caption: str) -> None:
         if watched:
-            match.observe("state", state.copy(), caption)
+            match.state(state.copy(), caption)
 
     deliver(setup)
     settle()
@@ -96,13 +113,12 @@ def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
         events += 1
         deliver(messages)
         settle()
-        if watched and (state.finished or any(m["type"] == "CHANGE_TURN" for m in messages)):
-            picture(f"round {state.round}, after {names[index]}'s move" if not state.finished else "game over")
+        if watched:   # a picture after every move: watchers (and a person at the web room) see each step
+            move = str(event.get("eventType", "move")).lower().replace("_", " ")
+            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over")
     for seat in seats:
         if seat.ejected is None:
             match.call(seat, "end", list(state.winners))
-    if watched:
-        match.observe("game_over", list(state.winners))
     built = {name: state.c.towers - state.supply[state.team(i)] for i, name in enumerate(names)}
-    return Outcome(list(state.winners), match.misbehaved, list(match.failures),
-                   {"snapshot": snapshot(state), "events": events, "scores": built})
+    result = match.result(list(state.winners), scores=built)
+    return EriantysResult(**vars(result), extra={"snapshot": snapshot(state), "events": events})

@@ -69,6 +69,18 @@ def _render(state: GameState, caption: str) -> str:
     return render_svg(state, caption)
 
 
+def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
+    """A person's legal answers: a free tile to place a penguin on, or a move of one of
+    its penguins (in the spec's canonical order), as the protocol's wire values."""
+    state: GameState = args[0]
+    if method == "initial":
+        return [(f"place a penguin on row {r}, column {c}", wire.encode_position((r, c))) for r, c in state.free_tiles()]
+    if method == "take_turn":
+        return [(f"move from row {a[0]}, column {a[1]} to row {b[0]}, column {b[1]}", wire.encode_move((a, b)))
+                for a, b in state.legal_moves()]
+    return None
+
+
 GAME = GameDescriptor(
     name="fish",
     summary="Fish, penguins on hexagonal tiles (2-4 players, knock-out tournaments)",
@@ -88,4 +100,5 @@ GAME = GameDescriptor(
     tournament=True,
     commands="gameroom.cli.fish",
     benchmark="gameroom.bench.fish",
+    moves=moves,
 )

@@ -17,7 +17,9 @@ from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import DEFAULT_TIME_LIMIT, STATE_CODEC, QRules, run_game
-from gameroom.games.q.state import PublicState, RefereeState, new_game
+from gameroom.games.q.actions import Placement
+from gameroom.games.q.rules import can_exchange
+from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
 
 __all__ = ["GAME"]
@@ -66,6 +68,44 @@ def vary_secret(state: RefereeState, name: str, rng: random.Random) -> RefereeSt
     return out
 
 
+class Unseen:
+    """Tiles nobody at this view may see: their number, and nothing to draw."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+
+def conceal(state: RefereeState, name: str | None) -> RefereeState:
+    """``state`` as ``name`` (None: a spectator) may draw it: the pile and every other
+    player's hand reduced to their sizes."""
+    players = [r.copy() if r.name == name else PlayerRecord(r.name, r.score, Unseen(len(r.hand)))  # type: ignore[arg-type]
+               for r in state.players]
+    return RefereeState(state.qmap, players, Unseen(len(state.pile)))  # type: ignore[arg-type]
+
+
+def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
+    """A person's legal turns: every tile of the hand on every coordinate where it fits
+    (one tile per turn), an exchange when the pile allows it, and passing."""
+    if method != "take_turn":
+        return None
+    pub: PublicState = args[0]
+    offered: list[tuple[str, Any]] = []
+    for tile in sorted(set(pub.hand)):
+        for coord in sorted(pub.qmap.candidates(tile)):
+            offered.append((f"place {tile} at row {coord[0]}, column {coord[1]}",
+                            codec.choice_to_json((Placement(coord, tile),))))
+    if can_exchange(pub.pile_size, len(pub.hand)):
+        offered.append(("replace all my tiles", "replace"))
+    offered.append(("pass", "pass"))
+    return offered
+
+
 def _strategy(strategy: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, _seed: StrategyPlayer(name, strategy)
 
@@ -105,9 +145,10 @@ GAME = GameDescriptor(
     limits=LIMITS,
     state_codec=STATE_CODEC,
     action_codec=Codec(codec.choice_to_json, codec.choice_from_json, "JChoice"),
-    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
+    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
     commands="gameroom.cli.q",
     benchmark="gameroom.bench.q",
+    moves=moves,
 )

@@ -1,0 +1,166 @@
+"""The Starlette application of the web room: pages, the JSON API and one websocket per
+match (frames pushed as they happen; a person's moves taken). Every game is driven
+through its registry descriptor; nothing here knows a game.
+
+    GET  /                          the lobby page
+    GET  /matches/{id}              the match page
+    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit"}]
+    POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
+    GET  /api/matches               [summary, ...]
+    GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
+    GET  /api/matches/{id}/replay   JSON Lines, one line per state change
+    GET  /api/lobby                 the lobby server's rooms (when one is configured)
+    WS   /api/matches/{id}/ws       ?seat=NAME&token=T for a person's seat, else a spectator
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from gameroom.games import registry
+from gameroom.web.matches import BadRequest, MatchBook, MatchRequest, WebMatch
+
+__all__ = ["create_app"]
+
+STATIC = Path(__file__).parent / "static"
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = None) -> Starlette:
+    """The application over ``book`` (a new one by default); ``lobby()`` lists the lobby
+    server's rooms for the lobby page."""
+    book = book if book is not None else MatchBook()
+    games = registry.games()
+
+    async def lobby_page(_: Request) -> Response:
+        return FileResponse(STATIC / "lobby.html")
+
+    async def match_page(request: Request) -> Response:
+        if book.get(request.path_params["id"]) is None:
+            return _error(404, f"no match {request.path_params['id']!r}")
+        return FileResponse(STATIC / "match.html")
+
+    async def list_games(_: Request) -> Response:
+        return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
+                              "strategies": list(g.strategies), "human": g.moves is not None,
+                              "time_limit": g.limits.call} for g in games.values()])
+
+    async def start_match(request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError) as exc:
+            return _error(400, f"the body is not JSON: {exc}")
+        try:
+            match_request = MatchRequest.from_json(body, games)
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        match = book.start(match_request)
+        return JSONResponse({"id": match.id, "tokens": match.tokens}, status_code=201)
+
+    async def list_matches(_: Request) -> Response:
+        return JSONResponse([m.summary() for m in book.all()])
+
+    def found(request: Request) -> WebMatch | None:
+        return book.get(request.path_params["id"])
+
+    async def show_match(request: Request) -> Response:
+        match = found(request)
+        return _error(404, f"no match {request.path_params['id']!r}") if match is None else JSONResponse(match.summary())
+
+    async def replay(request: Request) -> Response:
+        match = found(request)
+        if match is None:
+            return _error(404, f"no match {request.path_params['id']!r}")
+        text = "".join(json.dumps(frame) + "\n" for frame in match.replay())
+        return Response(text, media_type="application/x-ndjson")
+
+    async def lobby_rooms(_: Request) -> Response:
+        if lobby is None:
+            return JSONResponse({"server": None, "rooms": []})
+        return JSONResponse(await asyncio.to_thread(lobby))
+
+    async def socket(websocket: WebSocket) -> None:
+        match = book.get(websocket.path_params["id"])
+        await websocket.accept()
+        if match is None:
+            await websocket.send_json({"type": "error", "message": f"no match {websocket.path_params['id']!r}"})
+            await websocket.close()
+            return
+        seat = websocket.query_params.get("seat")
+        if seat is not None and match.tokens.get(seat) != websocket.query_params.get("token"):
+            await websocket.send_json({"type": "error", "message": f"seat {seat!r}: no person's seat with that token"})
+            await websocket.close()
+            return
+        loop = asyncio.get_running_loop()
+        frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+        def listener(frame: dict[str, Any]) -> None:
+            try:
+                loop.call_soon_threadsafe(frames.put_nowait, frame)
+            except RuntimeError:   # the connection's loop is gone
+                pass
+
+        past = match.subscribe(seat, listener)
+        await websocket.send_json({"type": "hello", "match": match.summary(), "seat": seat})
+        for frame in past:
+            await websocket.send_json(frame)
+        if seat is not None:
+            match.join(seat)
+
+        async def push() -> None:
+            while True:
+                await websocket.send_json(await frames.get())
+
+        pusher = asyncio.create_task(push())
+        try:
+            while True:
+                message = await websocket.receive_text()
+                if seat is None:
+                    refusal: str | None = "spectators cannot move"
+                else:
+                    try:
+                        refusal = match.humans[seat].answer(json.loads(message))
+                    except ValueError:
+                        refusal = "a move must be JSON"
+                if refusal is not None:   # through the queue: one task sends on the socket
+                    frames.put_nowait({"type": "refused", "message": refusal})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            pusher.cancel()
+            match.unsubscribe(seat, listener)
+
+    routes = [
+        Route("/", lobby_page),
+        Route("/matches/{id}", match_page),
+        Route("/api/games", list_games),
+        Route("/api/matches", start_match, methods=["POST"]),
+        Route("/api/matches", list_matches),
+        Route("/api/matches/{id}", show_match),
+        Route("/api/matches/{id}/replay", replay),
+        Route("/api/lobby", lobby_rooms),
+        WebSocketRoute("/api/matches/{id}/ws", socket),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        book.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.book = book
+    return app

@@ -1,0 +1,115 @@
+// The lobby page: the games, a form to start a match, the matches and the lobby server's rooms.
+const $ = (id) => document.getElementById(id);
+let games = [];
+
+function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+function current() { return games.find((g) => g.name === $("game").value); }
+
+function drawSeats() {
+  const game = current();
+  const count = Math.max(game.players[0], Math.min(game.players[1], Number($("count").value) || game.players[0]));
+  $("count").min = game.players[0]; $("count").max = game.players[1]; $("count").value = count;
+  const kept = [...document.querySelectorAll("#seats select")].map((s) => s.value);
+  $("seats").replaceChildren();
+  for (let i = 0; i < count; i++) {
+    const row = el("div", undefined, { class: "seat-row" });
+    row.append(el("span", `P${i + 1}`));
+    const select = el("select", undefined, { "data-seat": String(i), "aria-label": `seat P${i + 1}` });
+    const kinds = [...game.strategies, ...(game.human ? ["human"] : [])];
+    for (const kind of kinds) select.append(el("option", kind, { value: kind }));
+    select.value = kinds.includes(kept[i]) ? kept[i] : game.strategies[i % game.strategies.length];
+    select.addEventListener("change", () => {   // people need more time than bots
+      if (select.value === "human" && Number($("limit").value) < 60) $("limit").value = 60;
+    });
+    row.append(select);
+    $("seats").append(row);
+  }
+}
+
+function chooseGame() {
+  $("limit").value = current().time_limit ?? "";
+  drawSeats();
+}
+
+async function loadGames() {
+  games = await (await fetch("/api/games")).json();
+  const body = $("games").querySelector("tbody");
+  for (const g of games) {
+    const row = el("tr", undefined, { "data-game": g.name });
+    row.append(el("td", g.name), el("td", `${g.players[0]}–${g.players[1]}`),
+               el("td", g.strategies.join(", ") + (g.human ? " (or a person)" : "")));
+    body.append(row);
+    $("game").append(el("option", g.name, { value: g.name }));
+  }
+  chooseGame();
+}
+
+async function start(event) {
+  event.preventDefault();
+  $("error").textContent = "";
+  const body = {
+    game: $("game").value,
+    seats: [...document.querySelectorAll("#seats select")].map((s) => s.value),
+    seed: Number($("seed").value),
+    pace: Number($("pace").value),
+  };
+  if ($("limit").value !== "") body.time_limit = Number($("limit").value);
+  const reply = await fetch("/api/matches", { method: "POST", body: JSON.stringify(body),
+                                              headers: { "content-type": "application/json" } });
+  const answer = await reply.json();
+  if (!reply.ok) { $("error").textContent = answer.error; return; }
+  const seats = Object.entries(answer.tokens);
+  const link = (seat, token) => `/matches/${answer.id}?seat=${seat}&token=${encodeURIComponent(token)}`;
+  if (seats.length <= 1) {
+    window.location = seats.length ? link(...seats[0]) : `/matches/${answer.id}`;
+    return;
+  }
+  $("links").replaceChildren(el("p", "one link per person (the match starts when every seat is taken):"));
+  for (const [seat, token] of seats) {
+    const a = el("a", `play as ${seat}`, { href: link(seat, token), target: "_blank" });
+    $("links").append(a, el("br"));
+  }
+}
+
+async function loadMatches() {
+  const matches = await (await fetch("/api/matches")).json();
+  const body = $("matches").querySelector("tbody");
+  body.replaceChildren();
+  for (const m of matches.reverse()) {
+    const row = el("tr", undefined, { "data-match": m.id });
+    const cell = el("td"); cell.append(el("a", m.id, { href: `/matches/${m.id}` }));
+    row.append(cell, el("td", m.status, { class: `status-${m.status}` }),
+               el("td", m.seats.map((s) => `${s.name} ${s.player}`).join(", ")),
+               el("td", m.result ? (m.result.winners.join(", ") || "none") : ""));
+    body.append(row);
+  }
+}
+
+async function loadRooms() {
+  const lobby = await (await fetch("/api/lobby")).json();
+  if (!lobby.server) return;
+  if (lobby.error) { $("rooms").textContent = `${lobby.server}: ${lobby.error}`; return; }
+  const table = el("table");
+  table.append(el("tr")); table.firstChild.append(el("th", "room"), el("th", "status"), el("th", "players"));
+  for (const room of lobby.rooms) {
+    const row = el("tr");
+    row.append(el("td", room.name), el("td", room.status), el("td", room.players.join(", ")));
+    table.append(row);
+  }
+  $("rooms").replaceChildren(el("p", `${lobby.server}: ${lobby.rooms.length} room(s)`), table);
+}
+
+$("game").addEventListener("change", chooseGame);
+$("count").addEventListener("change", drawSeats);
+$("start").addEventListener("submit", start);
+await loadGames();
+await loadMatches();
+await loadRooms();
+setInterval(loadMatches, 2000);
+setInterval(loadRooms, 5000);

@@ -1,0 +1,123 @@
+"""Fixtures of the web room's tests: a real ``gameroom web`` server on a free port, and a
+real Chromium (Debian's package, found on PATH or at $GAMEROOM_CHROMIUM) driven by
+playwright. Screenshots go to ``artifacts/screenshots`` (ignored by git)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from driver import GAMEROOM, free_port
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+
+
+class WebServer:
+    """A running ``gameroom web`` and a small JSON client for its API."""
+
+    def __init__(self, port: int, process: subprocess.Popen[bytes]) -> None:
+        self.port = port
+        self.process = process
+        self.url = f"http://127.0.0.1:{port}"
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as reply:
+                text = reply.read().decode()
+                status = reply.status
+        except urllib.error.HTTPError as exc:
+            text, status = exc.read().decode(), exc.code
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+    def get(self, path: str) -> Any:
+        status, value = self.request("GET", path)
+        assert status == 200, value
+        return value
+
+    def wait_over(self, match_id: str, timeout: float = 300) -> dict[str, Any]:
+        """The match's summary once it is over (generous: the machine may be loaded)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            summary = self.get(f"/api/matches/{match_id}")
+            if summary["status"] == "over":
+                return summary
+            time.sleep(0.2)
+        raise AssertionError(f"match {match_id} not over: {summary}")
+
+
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[WebServer]:
+    port = free_port()
+    process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        line = process.stdout.readline().decode()   # type: ignore[union-attr]
+        assert "serving on" in line, (line, process.stderr.read().decode() if process.poll() is not None else "")  # type: ignore[union-attr]
+        server = WebServer(port, process)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                server.get("/api/games")
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("GAMEROOM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no Chromium found (apt-get install chromium, or set GAMEROOM_CHROMIUM); .ci/run installs it")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(120_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    page.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def screenshot(page: Any, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
