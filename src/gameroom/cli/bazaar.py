@@ -79,7 +79,7 @@ def play(args: argparse.Namespace) -> int:
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
           + (f"; bonus {bonus.value}" if bonus else ""))
     outcome = run_game(state, seats, bonus=bonus, time_limit=None, observers=observers, log=stderr_log)
-    if args.strategy == "reference" and not any(outcome.extra.get("scores", {}).values()):
+    if args.strategy == "reference" and not any(outcome.scores.values()):
         print("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
               "no exchange helps it buy, which burns a card every turn until none are left; "
               "--strategy patient plays to win")
