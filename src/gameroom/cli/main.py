@@ -6,6 +6,9 @@ import argparse
 import sys
 from typing import Sequence
 
+from pathlib import Path
+
+from gameroom.cli import league as league_commands
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
 from gameroom.games import registry
 
@@ -57,6 +60,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     cli.add_argument("game", choices=game_choices)
     cli.add_argument("--port", type=_port, required=True)
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
+    play.add_argument("--replay", type=Path, metavar="FILE", default=None,
+                      help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")
+    league_commands.add_commands(commands, game_choices)
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices)
     harness.add_argument("name")
@@ -82,7 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        if args.command in ("league", "ratings", "replay"):
+            return getattr(league_commands, args.command)(args)
         game = load_game(args.game)
+        if args.command == "play" and args.replay is not None:
+            return league_commands.play_recorded(registry.game(args.game), args)
         if args.command == "play":
             return game.play(args)
         if args.command == "tournament":
