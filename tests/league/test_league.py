@@ -102,6 +102,24 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
     assert _processes_running(marker) == []
 
 
+def _children_of(pid: int) -> list[int]:
+    """Live processes the league process ``pid`` started (its pool workers carry
+    GAMEROOM_LEAGUE_PARENT in their environment)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    environ = f.read()
+                with open(f"/proc/{entry}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if f"GAMEROOM_LEAGUE_PARENT={pid}".encode() in environ and state != "Z":
+                found.append(int(entry))
+    return found
+
+
 def _league_rows(db: Path) -> list[tuple]:
     return _count(db, "select g.\"index\", g.seed, b.name, r.rank, r.winner, r.ejected from games g "
                       "join results r on r.game_id = g.id join bots b on b.id = r.bot_id order by g.\"index\", b.name")
@@ -135,6 +153,10 @@ def test_killed_league_resumes_to_exactly_n_games(tmp_path: Path) -> None:
                 continue
     league.send_signal(signal.SIGKILL)
     league.wait()
+    deadline = time.monotonic() + 30    # its pool workers notice and exit
+    while _children_of(league.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _children_of(league.pid) == []
     before = _count(db, "select count(*) from games")[0][0]
     assert 8 <= before < n
     again = gameroom(*args, "--db", f"sqlite:///{db}")

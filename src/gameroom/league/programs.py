@@ -80,6 +80,7 @@ def _limit_child(limits: ProgramLimits, processes: int) -> Callable[[], None]:
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL the program's whole process group and reap the program."""
+    _live.discard(process)
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -88,6 +89,15 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
         process.wait(5)
     except subprocess.TimeoutExpired:
         pass
+
+
+_live: set[subprocess.Popen[bytes]] = set()   # programs running in this process's games
+
+
+def kill_all_programs() -> None:
+    """Kill every program group this process started that is still running."""
+    for process in list(_live):
+        kill_group(process)
 
 
 _loop_lock = threading.Lock()
@@ -181,6 +191,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
             signup.stop_listening()
             return Seat(seat_name, _failed_caller(f"program could not start: {exc}"))
         out.processes.append(process)
+        _live.add(process)
         players = await signup.run()
         if not players:
             signup.close_all()

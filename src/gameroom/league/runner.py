@@ -60,6 +60,23 @@ class LeaguePlan:
         return {"bots": [b.spec for b in self.bots], "players": self.table_size}
 
 
+def _watch_parent(parent: int) -> None:
+    """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
+    programs and exit, so a killed league leaves nothing running."""
+    import os
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        from gameroom.league.programs import kill_all_programs
+
+        kill_all_programs()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 class LocalBackend:
     """A process pool (spawned workers: the parent holds threads)."""
 
@@ -69,8 +86,13 @@ class LocalBackend:
 
     def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
+            import os
+
+            # Marks the workers (and what they start) as this league's, for tests and ps.
+            os.environ["GAMEROOM_LEAGUE_PARENT"] = str(os.getpid())
             self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
-                                                                mp_context=multiprocessing.get_context("spawn"))
+                                                                mp_context=multiprocessing.get_context("spawn"),
+                                                                initializer=_watch_parent, initargs=(os.getpid(),))
         return self._pool
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, str | BaseException]]:
