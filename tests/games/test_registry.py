@@ -4,6 +4,7 @@ benchmarks, the server and (later) the web page and league rely on a descriptor 
 from __future__ import annotations
 
 import inspect
+import threading
 import json
 import xml.etree.ElementTree as ET
 
@@ -114,3 +115,24 @@ def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.C
     generic.run(bare, 2)
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("q in-process") and json.loads(out[-2])[1] == []
+
+
+def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
+    """Another thread sets the match's cancel event (here: an observer, after a few
+    events); the game stops at its next call, and no player is blamed."""
+    from gameroom.core.match import MatchCancelled
+
+    cancel = threading.Event()
+    seen: list[object] = []
+
+    def watcher(event: object) -> None:
+        seen.append(event)
+        if len(seen) == 5:
+            threading.Thread(target=cancel.set).start()
+
+    seats = game.seats([next(iter(game.strategies))] * game.min_players, 2)
+    with pytest.raises(MatchCancelled):
+        while True:   # the cancelling thread may need a moment: the game is fast
+            game.play(2, seats, observers=[watcher], cancel=cancel)
+            cancel.wait(1.0)
+    assert all(seat.ejected is None for seat in seats)

@@ -22,13 +22,12 @@ the limit.
 
 from __future__ import annotations
 
-import queue
-import threading
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
+from gameroom.core.handoff import Worker
 from gameroom.core.record import FailureKind
 
-__all__ = ["CallFailed", "Caller", "direct_caller", "ThreadedCaller", "call_in_daemon_thread"]
+__all__ = ["CallFailed", "Caller", "direct_caller", "ThreadedCaller"]
 
 
 class CallFailed(Exception):
@@ -68,61 +67,25 @@ class ThreadedCaller:
 
     def __init__(self, player: Any) -> None:
         self.player = player
-        self._requests: queue.SimpleQueue[tuple[str, tuple[Any, ...], queue.SimpleQueue[Any]] | None] | None = None
-        self._worker: threading.Thread | None = None
-
-    def _start(self) -> queue.SimpleQueue[Any]:
-        requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        worker = threading.Thread(target=self._serve, args=(requests,), daemon=True,
-                                  name=f"player-{type(self.player).__name__}")
-        worker.start()
-        self._requests, self._worker = requests, worker
-        return requests
-
-    def _serve(self, requests: queue.SimpleQueue[Any]) -> None:
-        while True:
-            item = requests.get()
-            if item is None:
-                return
-            method, args, reply = item
-            try:
-                reply.put((True, getattr(self.player, method)(*args)))
-            except BaseException as exc:  # reported to the referee, never raised here
-                reply.put((False, exc))
+        self._worker: Worker | None = None
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
-        requests = self._requests or self._start()
-        reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        requests.put((method, args, reply))
+        worker = self._worker or Worker(f"player-{type(self.player).__name__}")
+        self._worker = worker
         try:
-            ok, value = reply.get(timeout=limit)
-        except queue.Empty:
+            ok, value = worker.call(getattr(self.player, method), args, limit)
+        except AttributeError as exc:
+            raise CallFailed(f"raised {_describe_exception(exc)}") from None
+        except TimeoutError:
             # Abandon the worker: it may still be running the call. A fresh worker would be
             # started for a later call, but a referee ejects the player first.
-            self._requests = self._worker = None
+            self._worker = None
             raise CallFailed(f"no reply within the time limit of {limit:g} s", FailureKind.TIMEOUT) from None
         if not ok:
             raise CallFailed(f"raised {_describe_exception(value)}")
         return value
 
     def close(self) -> None:
-        if self._requests is not None:
-            self._requests.put(None)
-            self._requests = self._worker = None
-
-
-def call_in_daemon_thread(fn: Callable[..., Any], *args: Any) -> "queue.SimpleQueue[tuple[bool, Any]]":
-    """Start ``fn(*args)`` on a new daemon thread; its (ok, value) arrives on the queue.
-
-    Daemon threads let a process exit even while an abandoned call never returns.
-    """
-    out: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
-
-    def run() -> None:
-        try:
-            out.put((True, fn(*args)))
-        except BaseException as exc:
-            out.put((False, exc))
-
-    threading.Thread(target=run, daemon=True).start()
-    return out
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None

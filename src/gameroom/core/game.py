@@ -35,8 +35,10 @@ Deal = Callable[[int, Sequence[str]], Any]
 these names in turn order; the same seed deals the same game."""
 
 PlayGame = Callable[..., Any]
-"""``play(seed, seats, *, limits=None, observers=(), log=None) -> Outcome``: deal a game
-from ``seed`` for ``seats`` (in turn order) and run it to the end through ``core.match``."""
+"""``play(seed, seats, *, limits=None, observers=(), log=None, cancel=None) -> MatchResult``:
+deal a game from ``seed`` for ``seats`` (in turn order) and run it to the end through
+``core.match``; observers receive its events; setting the ``cancel`` event (a
+``threading.Event``) stops it at its next call with ``core.match.MatchCancelled``."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_calle
 from gameroom.core.protocol import Codec, Method, Protocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
-__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat"]
+__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "local_seat"]
 
 
 class _Failed:
@@ -64,6 +64,11 @@ def trusted_seat(name: str, player: Any) -> Seat:
 def guarded_seat(name: str, player: Any) -> Seat:
     """A seat for a local player that may misbehave: calls on a worker thread, timed."""
     return Seat(name, ThreadedCaller(player), trusted=False, player=player)
+
+
+def local_seat(name: str, player: Any, trusted: bool) -> Seat:
+    """A seat for an in-process player; ``trusted`` players skip the thread and the limit."""
+    return trusted_seat(name, player) if trusted else guarded_seat(name, player)
 
 
 class Match:

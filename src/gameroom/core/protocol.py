@@ -78,15 +78,17 @@ class Method:
         """The tagged message ``[wire, [args...]]`` (kept for the games' own helpers)."""
         return TAGGED.encode_call(self, args)
 
-    def decode_args(self, raw: Any) -> tuple[Any, ...]:
+    def decode_args(self, raw: Any, where: str = "$") -> tuple[Any, ...]:
+        """The arguments of a call from their JSON array at ``where``; a WireError names the
+        JSON path of what was wrong (``$[1][0].players``)."""
         if not isinstance(raw, list) or len(raw) != len(self.args):
-            raise WireError(f"{self.wire} takes {len(self.args)} argument(s), got {describe(raw)}")
+            raise WireError(f"{self.wire} takes {len(self.args)} argument(s), got {describe(raw)}", where)
         out = []
         for i, (codec, arg) in enumerate(zip(self.args, raw)):
             try:
                 out.append(codec.decode(arg))
             except WireError as exc:
-                raise WireError(exc.detail, f"{self.wire} argument {i}: {exc.where}") from None
+                raise WireError(exc.detail, f"{where}[{i}]{exc.where[1:]}") from None
         return tuple(out)
 
 
@@ -112,12 +114,12 @@ class Tagged(Envelope):
         return [method.wire, method.encode_args(args)]
 
     def decode_call(self, protocol: "Protocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
-        if not (isinstance(message, list) and len(message) == 2 and isinstance(message[0], str)):
+        if not (isinstance(message, list) and len(message) == 2):
             raise WireError(f"expected [method, [arguments]], got {describe(message)}")
-        method = protocol.by_wire.get(message[0])
+        method = protocol.by_wire.get(message[0]) if isinstance(message[0], str) else None
         if method is None:
-            raise WireError(f"unknown method {message[0]!r}")
-        return method, method.decode_args(message[1])
+            raise WireError(f"unknown method {message[0]!r}; expected one of {', '.join(protocol.by_wire)}", "$[0]")
+        return method, method.decode_args(message[1], "$[1]")
 
 
 TAGGED = Tagged()

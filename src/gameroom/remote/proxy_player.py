@@ -12,10 +12,10 @@ mistaken for the answer to a later call.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from typing import Any, Callable
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.handoff import wait_on_loop
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Protocol
 from gameroom.core.record import FailureKind
@@ -46,10 +46,10 @@ class ProxyPlayer:
         message = self.protocol.envelope.encode_call(spec, args)
         if spec.one_way:
             return self._send_only(message, limit)
-        future = asyncio.run_coroutine_threadsafe(self.connection.request(message, limit, self.side), self.loop)
         try:
             # The coroutine enforces the limit itself; the margin only guards a stalled loop.
-            reply = future.result(None if limit is None else limit + 5.0)
+            reply = wait_on_loop(self.connection.request(message, limit, self.side), self.loop,
+                                 None if limit is None else limit + 5.0)
         except ReadTimeout as exc:
             self._break(str(exc), FailureKind.TIMEOUT)
         except ConnectionClosed as exc:
@@ -62,8 +62,7 @@ class ProxyPlayer:
             # The game gives such a reply a meaning; the garbage has left the stream, so the
             # connection goes on with the next call.
             return spec.unreadable()
-        except (concurrent.futures.TimeoutError, TimeoutError):
-            future.cancel()
+        except TimeoutError:
             self._break(f"no reply within the time limit of {limit:g} s", FailureKind.TIMEOUT)
         except (OSError, RuntimeError) as exc:
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
@@ -74,11 +73,9 @@ class ProxyPlayer:
 
     def _send_only(self, message: Any, limit: float | None) -> None:
         """A one-way call: the message is written (within the limit); no reply is read."""
-        future = asyncio.run_coroutine_threadsafe(self.connection.send(message), self.loop)
         try:
-            future.result(limit)
-        except (concurrent.futures.TimeoutError, TimeoutError):
-            future.cancel()
+            wait_on_loop(self.connection.send(message), self.loop, limit)
+        except TimeoutError:
             self._break(f"could not send within the time limit of {limit:g} s", FailureKind.TIMEOUT)
         except (ConnectionError, OSError, RuntimeError) as exc:
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)

@@ -19,11 +19,10 @@ servers that answer side messages; the calls and replies themselves are unchange
 from __future__ import annotations
 
 import asyncio
-import queue
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from gameroom.core.handoff import Worker, wait_on_loop
 from gameroom.core.protocol import Protocol
 from gameroom.core.wire import WireError
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
@@ -43,50 +42,11 @@ class Session:
     ended: str = ""
 
 
-class _PlayerWorker:
-    """One daemon thread per session that runs the player's methods in order.
-
-    A thread per call would cost its start-up on every message; one worker per session
-    keeps calls cheap and still lets the event loop serve other clients (and notice a
-    server that hangs up) while the player thinks. A worker stuck in a player that never
-    returns is simply abandoned with its session.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        threading.Thread(target=self._serve, daemon=True, name="client-player").start()
-
-    def _serve(self) -> None:
-        while (request := self.requests.get()) is not None:
-            fn, args, future = request
-            try:
-                outcome: tuple[bool, Any] = (True, fn(*args))
-            except BaseException as exc:  # reported to the session, never raised here
-                outcome = (False, exc)
-            try:
-                self.loop.call_soon_threadsafe(self._settle, future, outcome)
-            except RuntimeError:
-                return  # the session's loop is gone
-
-    @staticmethod
-    def _settle(future: "asyncio.Future[tuple[bool, Any]]", outcome: tuple[bool, Any]) -> None:
-        if not future.done():
-            future.set_result(outcome)
-
-    def run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> "asyncio.Future[tuple[bool, Any]]":
-        future: asyncio.Future[tuple[bool, Any]] = self.loop.create_future()
-        self.requests.put((fn, args, future))
-        return future
-
-    def stop(self) -> None:
-        self.requests.put(None)
-
-
-async def _player_result(worker: _PlayerWorker, connection: Connection, fn: Callable[..., Any],
+async def _player_result(worker: Worker, connection: Connection, fn: Callable[..., Any],
                          args: tuple[Any, ...]) -> tuple[bool, Any]:
-    """Run the player; give up if the server closes the connection meanwhile."""
-    result = worker.run(fn, args)
+    """Run the player on its thread (one per session: a thread per call would cost its
+    start-up on every message); give up if the server closes the connection meanwhile."""
+    result = worker.on_loop(asyncio.get_running_loop(), fn, args)
     eof = asyncio.ensure_future(connection.wait_eof())
     done, _ = await asyncio.wait({result, eof}, return_when=asyncio.FIRST_COMPLETED)
     if result in done:
@@ -103,7 +63,7 @@ def _side_channel(connection: Connection, loop: asyncio.AbstractEventLoop,
         return await connection.read_value(limit, limit)
 
     def ask(message: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(exchange(message), loop).result()
+        return wait_on_loop(exchange(message), loop, None)
 
     return ask
 
@@ -119,7 +79,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
     if offer is not None:
         offer(_side_channel(connection, asyncio.get_running_loop(), read_limit))
 
-    worker = _PlayerWorker(asyncio.get_running_loop())
+    worker = Worker("client-player")
 
     def stop(why: str) -> Session:
         worker.stop()

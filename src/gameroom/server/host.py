@@ -9,42 +9,15 @@ one process at once, which is how one server holds many games.
 from __future__ import annotations
 
 import asyncio
-import threading
 import traceback
 from typing import Any, Callable
 
+from gameroom.core.handoff import run_in_thread
 from gameroom.core.hosting import ServerPlan
 from gameroom.remote.proxy_player import remote_seat
 from gameroom.server.signup import Signup
 
 __all__ = ["host_game", "host_game_on", "run_in_thread"]
-
-
-async def run_in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run ``fn`` on a daemon thread and await its result (exceptions propagate)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(ok: bool, value: Any) -> None:
-        if future.done():
-            return
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
-
-    def run() -> None:
-        try:
-            outcome = (True, fn(*args))
-        except BaseException as exc:
-            outcome = (False, exc)
-        try:
-            loop.call_soon_threadsafe(settle, *outcome)
-        except RuntimeError:
-            pass
-
-    threading.Thread(target=run, daemon=True, name="referee").start()
-    return await future
 
 
 async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], None]) -> Any:

@@ -7,7 +7,8 @@ import pytest
 
 from gameroom.core.wire import WireError
 from gameroom.games.bazaar import codec
-from gameroom.games.bazaar.actors import Method
+from gameroom.core.protocol import TAGGED, VOID
+from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.pieces import Bag, Card, Equation
 from gameroom.games.bazaar.rules import WANT_PEBBLE
 from gameroom.games.bazaar.state import PlayerRecord, TurnState
@@ -107,24 +108,26 @@ def test_purchase_replies() -> None:
 
 
 def test_void() -> None:
-    assert codec.is_void("void")
-    assert not codec.is_void("Void") and not codec.is_void(None) and not codec.is_void(["void"])
+    assert VOID.decode("void") is None and VOID.encode(None) == "void"
+    for bad in ("Void", None, ["void"]):
+        error(VOID.decode, bad)
 
 
 def test_remote_calls() -> None:
     eqs = (Equation.of("g g b", "r w"),)
-    setup = codec.encode_call(Method.SETUP, eqs)
+    setup = TAGGED.encode_call(PROTOCOL.method("setup"), (eqs,))
     assert setup == ["setup", [[[["green", "green", "blue"], ["red", "white"]]]]]
-    assert codec.decode_call(setup) == (Method.SETUP, eqs)
-    assert codec.encode_call(Method.WIN, True) == ["win", [True]]
-    assert codec.decode_call(["win", [False]]) == (Method.WIN, False)
+    assert TAGGED.decode_call(PROTOCOL, setup) == (PROTOCOL.method("setup"), (eqs,))
+    assert TAGGED.encode_call(PROTOCOL.method("win"), (True,)) == ["win", [True]]
+    assert TAGGED.decode_call(PROTOCOL, ["win", [False]]) == (PROTOCOL.method("win"), (False,))
     turn = codec.decode_turn_state(TURN)
-    assert codec.decode_call(["request-pebble-or-trades", [TURN]]) == (Method.REQUEST_PEBBLE_OR_TRADES, turn)
+    assert TAGGED.decode_call(PROTOCOL, ["request-pebble-or-trades", [TURN]]) == (
+        PROTOCOL.method("request_pebble_or_trades"), (turn,))
     no_cards = {**TURN, "active": {"score": 0, "wallet": []}}
-    assert "cards" in str(error(codec.decode_call, ["request-cards", [no_cards]]))
-    assert error(codec.decode_call, ["name", []]).where == "$[0]"
-    assert error(codec.decode_call, ["win", ["yes"]]).where == "$[1][0]"
-    assert error(codec.decode_call, ["win", [True, True]]).where == "$[1]"
+    assert "cards" in str(error(lambda v: TAGGED.decode_call(PROTOCOL, v), ["request-cards", [no_cards]]))
+    assert error(lambda v: TAGGED.decode_call(PROTOCOL, v), ["name", []]).where == "$[0]"
+    assert error(lambda v: TAGGED.decode_call(PROTOCOL, v), ["win", ["yes"]]).where == "$[1][0]"
+    assert error(lambda v: TAGGED.decode_call(PROTOCOL, v), ["win", [True, True]]).where == "$[1]"
 
 
 def test_results_and_bonuses() -> None:

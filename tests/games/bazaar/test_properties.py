@@ -91,8 +91,10 @@ def test_client_config_round_trip(config: ClientConfig) -> None:
 
 @given(st.lists(gen.equations(), max_size=5).map(tuple), gen.turn_states)
 def test_remote_calls_round_trip(exchanges: tuple, turn: object) -> None:
-    from gameroom.games.bazaar.actors import Method
-    assert codec.decode_call(wire(codec.encode_call(Method.REQUEST_CARDS, turn))) == (Method.REQUEST_CARDS, turn)
+    from gameroom.core.protocol import TAGGED
+    from gameroom.games.bazaar.protocol import PROTOCOL
+    method = PROTOCOL.method("request_cards")
+    assert TAGGED.decode_call(PROTOCOL, wire(TAGGED.encode_call(method, (turn,)))) == (method, (turn,))
     assert codec.read_first_action_reply(wire(codec.encode_first_action(exchanges))) == exchanges
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import fixture_cases, fixtures_root, read_json_values
 from gameroom.core.match import guarded_seat, trusted_seat
-from gameroom.core.seating import local_seat
+from gameroom.core.match import local_seat
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method, decode_actors
 from gameroom.games.bazaar.codec import (decode_bonus, decode_equations, decode_game, encode_cards,
                                          encode_exchanges, encode_game)

@@ -11,13 +11,33 @@ from hypothesis import strategies as st
 
 from gameroom.core.wire import WireError
 from gameroom.games.fish.player import BaddiePlayer, CannotMove, Misbehaved, StrategyPlayer
+from gameroom.core.protocol import TAGGED
 from gameroom.games.fish.protocol import (PROTOCOL, WIRE_NAMES, actions_since_last_turn,
-                                          check_move, check_position, decode_call, decode_reply,
-                                          encode_call, encode_reply, ready_time_applies)
+                                          check_move, check_position, ready_time_applies)
 from gameroom.games.fish.state import SKIP, Color, GameState, Player
 from gameroom.games.fish.board import Board
 from gameroom.games.fish.strategies import MaximinStrategy
 from tests.games.fish.helpers import example_state
+
+
+def _method(name: str) -> Any:
+    return PROTOCOL.by_wire.get(name) or PROTOCOL.by_name[name]
+
+
+def encode_call(name: str, *args: Any) -> Any:
+    return TAGGED.encode_call(_method(name), args)
+
+
+def decode_call(value: Any) -> Any:
+    return TAGGED.decode_call(PROTOCOL, value)
+
+
+def encode_reply(name: str, result: Any) -> Any:
+    return _method(name).result.encode(result)
+
+
+def decode_reply(name: str, value: Any) -> Any:
+    return _method(name).result.decode(value)
 
 
 def test_the_six_calls_and_their_wire_shapes() -> None:

@@ -13,9 +13,10 @@ from gameroom.games.fish.board import Board
 from gameroom.games.fish.state import COLORS, SKIP, Action, Color, GameState
 from gameroom.games.fish.wire import (decode_action, decode_actions, decode_board, decode_color,
                                       decode_colors, decode_move, decode_name, decode_position,
-                                      decode_state, decode_void, encode_action, encode_actions,
+                                      decode_state, encode_action, encode_actions,
                                       encode_board, encode_colors, encode_move, encode_position,
-                                      encode_state, encode_void)
+                                      encode_state)
+from gameroom.core.protocol import VOID
 from tests.games.fish.helpers import boards, example_state, states
 
 positions = st.tuples(st.integers(0, 30), st.integers(0, 30))
@@ -66,11 +67,11 @@ def test_skip_is_written_as_a_string_and_read_from_false_too() -> None:
 
 
 def test_void() -> None:
-    assert encode_void() == "void"
-    assert decode_void("void") is None
+    assert VOID.encode(None) == "void"
+    assert VOID.decode("void") is None
     for bad in ("Void", None, ["void"]):
         with pytest.raises(WireError):
-            decode_void(bad)
+            VOID.decode(bad)
 
 
 @pytest.mark.parametrize("value, where, fragment", [

@@ -30,17 +30,15 @@ from gameroom.games.bazaar.rules import WANT_PEBBLE, Bonus, FirstAction
 from gameroom.games.bazaar.state import GameState, PlayerRecord, TurnState, game_problems
 
 __all__ = [
-    "VOID", "encode_pebble", "decode_pebble", "encode_pebbles", "decode_pebbles",
+    "encode_pebble", "decode_pebble", "encode_pebbles", "decode_pebbles",
     "encode_equation", "decode_equation", "encode_equations", "decode_equations",
     "encode_exchanges", "decode_exchanges", "encode_card", "decode_card", "encode_cards",
     "decode_cards", "encode_player", "decode_player", "encode_turn_state", "decode_turn_state",
     "encode_game", "decode_game", "encode_policy", "decode_policy", "encode_bonus",
     "decode_bonus", "encode_result", "decode_result", "encode_first_action",
     "decode_first_action", "read_first_action_reply", "encode_purchase", "read_purchase_reply",
-    "is_void", "encode_call", "decode_call",
 ]
 
-VOID = "void"
 """The reply to ``setup`` and ``win``."""
 
 _COLOUR_NAMES = [p.colour for p in COLOURS]
@@ -278,36 +276,3 @@ def read_purchase_reply(value: Any, where: str = "$") -> tuple[Card, ...]:
     return decode_cards(value, where, max_len=None)
 
 
-def is_void(value: Any) -> bool:
-    """Is ``value`` the correct reply to ``setup`` / ``win`` (the JSON string ``"void"``)?"""
-    return value == VOID and isinstance(value, str)
-
-
-# --- remote calls (server -> client) -------------------------------------------------------
-
-
-def encode_call(method: Method, argument: Any) -> list[Any]:
-    """``[method, [argument]]`` with the argument encoded: equations for ``setup``, a
-    TurnState for the two requests, a boolean for ``win``."""
-    if method is Method.SETUP:
-        arg: Any = encode_equations(argument)
-    elif method is Method.WIN:
-        arg = bool(argument)
-    else:
-        arg = encode_turn_state(argument)
-    return [method.value, [arg]]
-
-
-def decode_call(value: Any, where: str = "$") -> tuple[Method, Any]:
-    """A call as the reference client accepts it (§6.4): ``setup`` with a valid equations
-    table, a request with a valid TurnState whose ``active`` has ``cards``, ``win`` with a
-    boolean. Returns the method and the decoded argument."""
-    items = expect_list(value, where, 2, 2)
-    method = Method(expect_choice(items[0], [m.value for m in Method], f"{where}[0]"))
-    args = expect_list(items[1], f"{where}[1]", 1, 1)
-    at = f"{where}[1][0]"
-    if method is Method.SETUP:
-        return method, decode_equations(args[0], at)
-    if method is Method.WIN:
-        return method, expect_bool(args[0], at)
-    return method, decode_turn_state(args[0], at, cards_required=True)

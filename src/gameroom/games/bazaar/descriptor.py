@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -32,10 +33,10 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> MatchResult:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game from scratch dealt from ``seed`` (random equations, all cards, the standard bank)."""
     state = deal(seed, [seat.name for seat in seats])
-    return run_game(state, seats, time_limit=(limits or LIMITS).call, observers=observers, log=log)
+    return run_game(state, seats, time_limit=(limits or LIMITS).call, observers=observers, log=log, cancel=cancel)
 
 
 def seat_view(state: GameState, name: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from gameroom.core.seating import local_seat
+from gameroom.core.match import local_seat
 from gameroom.core.wire import WireError
 from gameroom.games.bazaar.actors import decode_actors
 from gameroom.games.bazaar.codec import decode_equations, decode_game

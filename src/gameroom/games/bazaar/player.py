@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Sequence
 
-from gameroom.core.misbehaviour import PlayerMisbehaved, hang
+from gameroom.core.misbehaviour import PlayerMisbehaved, hang, misbehaves_through
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
+from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.pieces import ALL_CARDS, COLOURS, Bag, Card, Equation
 from gameroom.games.bazaar.rules import WANT_PEBBLE, FirstAction
 from gameroom.games.bazaar.state import TurnState
@@ -126,8 +127,10 @@ def cheat(kind: Cheat, equations: Sequence[Equation], turn: TurnState) -> Any:
 # --- misbehaving players -------------------------------------------------------------------
 
 
+@misbehaves_through(PROTOCOL)
 class MisbehavingPlayer(ReferencePlayer):
-    """A reference player that raises, loops or cheats as its :class:`ActorSpec` says."""
+    """A reference player that raises, loops or cheats as its :class:`ActorSpec` says (its
+    methods derived from the protocol table, each ending in :meth:`_misbehave`)."""
 
     def __init__(self, spec: ActorSpec, hang: Callable[[], None] = hang) -> None:
         super().__init__(spec.name, spec.policy)
@@ -135,7 +138,7 @@ class MisbehavingPlayer(ReferencePlayer):
         self.hang = hang
         self.calls = 0
 
-    def _after(self, method: Method, answer: Any, turn: TurnState | None = None) -> Any:
+    def _misbehave(self, method: Method, answer: Any, turn: TurnState | None = None) -> Any:
         spec = self.spec
         if spec.cheat is not None:
             if spec.cheat.method is method and turn is not None:
@@ -152,21 +155,10 @@ class MisbehavingPlayer(ReferencePlayer):
             self.hang()
         return answer
 
-    def setup(self, equations: Sequence[Equation]) -> None:
-        super().setup(equations)
-        self._after(Method.SETUP, None)
-
-    def request_pebble_or_trades(self, turn: TurnState) -> FirstAction:
-        answer = super().request_pebble_or_trades(turn)
-        return self._after(Method.REQUEST_PEBBLE_OR_TRADES, answer, turn)  # type: ignore[no-any-return]
-
-    def request_cards(self, turn: TurnState) -> Sequence[Card]:
-        answer = super().request_cards(turn)
-        return self._after(Method.REQUEST_CARDS, answer, turn)  # type: ignore[no-any-return]
-
-    def win(self, won: bool) -> None:
-        super().win(won)
-        self._after(Method.WIN, None)
+    def _after(self, wire: str, answer: Any, args: tuple[Any, ...]) -> Any:
+        method = Method(wire)
+        turn = args[0] if method in (Method.REQUEST_PEBBLE_OR_TRADES, Method.REQUEST_CARDS) else None
+        return self._misbehave(method, answer, turn)
 
 
 def make_player(spec: ActorSpec, hang: Callable[[], None] = hang) -> ReferencePlayer:

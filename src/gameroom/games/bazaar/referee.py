@@ -16,6 +16,7 @@ afterwards and a message), and ``end(winners, drop_outs)``; a failing observer i
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
@@ -91,7 +92,7 @@ def describe_purchase(cards: Sequence[Card]) -> str:
 def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equation] | None = None,
              bonus: Bonus | None = None, time_limit: float | None = PER_CALL_SECONDS,
              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-             check_visible: bool = True) -> MatchResult:
+             check_visible: bool = True, cancel: threading.Event | None = None) -> MatchResult:
     """Play ``state`` with ``seats`` (the i-th seat takes the i-th player record) and
     return the result: winners that acknowledged ``win(true)`` and all drop-outs, both
     sorted (§3.11), and the final scores of the remaining players.
@@ -107,7 +108,7 @@ def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equ
         state = replace(state, equations=tuple(equations))
     game = bind_names(state, names)
     seat_of = dict(zip(names, seats))
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC)
+    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
 
     def tell(kind: str, name: str | None, action: Any, message: str, kicked: bool = False,
              shown: GameState | None = None) -> None:

@@ -20,6 +20,9 @@ from typing import Any, Sequence
 
 from gameroom.core.wire import WireError, describe, expect_bool, expect_choice, expect_str
 from gameroom.games.fish.baddies import BADDIES
+from gameroom.games.fish.protocol import (DEFAULT_PORT, NAME_TIMEOUT, READY_TIME, SERVER_BOARD, SIGNUP_MAX_PLAYERS,
+                                          SIGNUP_MIN_PLAYERS, SIGNUP_PERIODS, SIGNUP_WAIT, START_TIMEOUT,
+                                          TIME_PER_CALL_SERVER)
 from gameroom.games.fish.strategies import STRATEGY_NAMES
 from gameroom.games.fish.wire import decode_name
 
@@ -158,18 +161,18 @@ def parse_script_words(words: Sequence[str]) -> dict[str, Any]:
 class ServerConfig:
     """The Fish server (spec 8.2); defaults are the behaviour of spec 7.1."""
 
-    port: int = 45678
-    server_wait: float = 30
-    server_tries: int = 2
-    min_players: int = 5
-    max_players: int = 10
-    name_timeout: float = 10
-    time_per_turn: float = 10
-    ready_time: float = 30
-    start_timeout: float = 3
-    rows: int = 5
-    cols: int = 5
-    fish: int | None = 2
+    port: int = DEFAULT_PORT
+    server_wait: float = SIGNUP_WAIT
+    server_tries: int = SIGNUP_PERIODS
+    min_players: int = SIGNUP_MIN_PLAYERS
+    max_players: int = SIGNUP_MAX_PLAYERS
+    name_timeout: float = NAME_TIMEOUT
+    time_per_turn: float = TIME_PER_CALL_SERVER
+    ready_time: float = READY_TIME
+    start_timeout: float = START_TIMEOUT
+    rows: int = SERVER_BOARD[0]
+    cols: int = SERVER_BOARD[1]
+    fish: int | None = SERVER_BOARD[2]
     house_players: int = 0
     observe: bool = False
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor, SeatViews
@@ -34,12 +35,12 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> MatchResult:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game on the manager's 5 x 5 board with random fish from ``seed``."""
     limits = limits or LIMITS
     state = deal(seed, [seat.name for seat in seats])
     result = referee_game(seats, state, time_limit=limits.call, ready_time=limits.ready,
-                          observers=observers, log=log)
+                          observers=observers, log=log, cancel=cancel)
     return result.result
 
 

@@ -1,10 +1,8 @@
 """A complete Fish game between trusted in-process strategies, with no I/O (spec 3).
 
-:func:`run_game` plays the placement phase (``6 - n`` rounds, the active player placing, a
-strategy that cannot place is removed and the state rotates anyway -- the reference quirk
-of 3.2) and the playing phase (skips for players who cannot move, removal of a player whose
-answer is not a legal move), then ranks the survivors. It is what the referee does minus
-the time limits, exception guards and observers, which the referee driver adds on top.
+:func:`run_game` plays a game between strategies (keyed by color) through the referee on
+trusted seats - one game loop for Fish, the referee's - and reports it by color, with the
+placements and turns it heard from the referee's events.
 
 :func:`play_local_game` is the pure core of the ``xref`` harness: build an R x C board with
 F fish per tile, let players with the course strategy of the given look-ahead play, and
@@ -14,12 +12,14 @@ return the sorted names of the winners.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
+from gameroom.core.match import trusted_seat
 from gameroom.games.fish.board import Position
-from gameroom.games.fish.state import (COLORS, SKIP, Action, Color, GameState,
-                                       penguins_per_player)
-from gameroom.games.fish.strategies import MaximinStrategy, NoPlacement, Strategy
+from gameroom.games.fish.player import StrategyPlayer
+from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.state import COLORS, SKIP, Action, Color, GameState
+from gameroom.games.fish.strategies import MaximinStrategy, Strategy
 
 
 @dataclass
@@ -44,50 +44,31 @@ class GameOutcome:
 
 
 def run_game(state: GameState, strategies: Mapping[Color, Strategy]) -> GameOutcome:
-    """Play a game from a state without penguins to the end; `state` is modified.
+    """Play a game from a state without penguins to the end through the referee; `state`
+    is modified.
 
-    Each player is driven by the strategy of its color. A strategy raising
-    :class:`NoPlacement`, or answering a move that is not legal (including None), gets its
-    player removed; other exceptions propagate (the strategies are trusted).
+    Each player is driven by the strategy of its color on a trusted seat. A strategy
+    raising (:class:`NoPlacement` included) or answering a move that is not legal (None
+    included) gets its player removed.
     """
-    placed_out: list[Color] = []
-    played_out: list[Color] = []
     placements: list[tuple[Color, Position]] = []
     turns: list[tuple[Color, Action]] = []
 
-    for _ in range(penguins_per_player(len(state.players))):
-        for _ in range(len(state.players)):
-            player = state.players[0]
-            try:
-                spot = strategies[player.color].place(state)
-            except NoPlacement:
-                spot = None
-            if spot is not None and state.can_place(spot):
-                state.place(spot)
-                placements.append((player.color, spot))
-            else:
-                state.remove_player(player.color)
-                placed_out.insert(0, player.color)
-            state.rotate()
+    def record(event: Any) -> None:
+        what = event.get("event") if event.kind == "state" else None
+        if what == "placed":
+            placements.append((Color(event.get("color")), tuple(event.get("position"))))  # type: ignore[arg-type]
+        elif what == "moved":
+            source, target = event.get("move")
+            turns.append((Color(event.get("color")), (tuple(source), tuple(target))))
+        elif what == "skipped":
+            turns.append((Color(event.get("color")), SKIP))
 
-    while True:
-        moves = state.legal_moves()
-        if not moves:
-            if state.is_over():
-                break
-            turns.append((state.players[0].color, SKIP))
-            state.rotate()
-            continue
-        player = state.players[0]
-        move = strategies[player.color].move(state)
-        if move is not None and move in moves:
-            state.apply(move)
-            turns.append((player.color, move))
-        else:
-            state.remove_player(player.color)
-            played_out.insert(0, player.color)
-
-    return GameOutcome(state.ranking(), played_out + placed_out, state, placements, turns)
+    seats = [trusted_seat(p.color.value, StrategyPlayer(strategies[p.color], p.color.value)) for p in state.players]
+    result = referee_game(seats, state, time_limit=None, observers=[record])
+    color_of = {id(seat): color for color, seat in result.colors.items()}
+    ranking = [[color_of[id(seat)] for seat in group] for group in result.ranking]
+    return GameOutcome(ranking, [color_of[id(seat)] for seat in result.removed], state, placements, turns)
 
 
 def play_local_game(rows: int, columns: int, fish: int,

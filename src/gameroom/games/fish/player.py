@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.misbehaviour import PROCEED, misbehaves_through
 from gameroom.games.fish.baddies import BADDIES, Baddie, Misbehaviour, occupied_placement
 from gameroom.games.fish.board import Position
+from gameroom.games.fish.protocol import PROTOCOL
 from gameroom.games.fish.state import Action, Color, GameState, Move
 from gameroom.games.fish.strategies import GreedyStrategy, Strategy, tie_break
 
@@ -106,6 +108,7 @@ def _forever() -> None:
         pass
 
 
+@misbehaves_through(PROTOCOL)
 class BaddiePlayer(StrategyPlayer):
     """The greedy player with one method misbehaving (spec 9.6).
 
@@ -139,37 +142,11 @@ class BaddiePlayer(StrategyPlayer):
             return (p, p)
         raise ValueError(f"unsupported misbehaviour {kind}")
 
-    def _bad(self, method: str) -> bool:
-        return self.baddie.method == method
-
-    def start_of_tournament(self, start: bool) -> None:
-        if self._bad("start"):
-            self._misbehave("start")
-
-    def playing_as(self, color: Color) -> None:
-        if self._bad("playing-as"):
-            self._misbehave("playing-as")
-        super().playing_as(color)
-
-    def playing_with(self, others: list[Color]) -> None:
-        if self._bad("playing-with"):
-            self._misbehave("playing-with")
-        super().playing_with(others)
-
-    def initial(self, state: GameState) -> Position:
-        if self._bad("setup"):
-            return self._misbehave("setup", state)  # type: ignore[no-any-return]
-        return super().initial(state)
-
-    def take_turn(self, state: GameState, actions: list[Action]) -> Move:
-        if self._bad("take-turn"):
-            return self._misbehave("take-turn", state)  # type: ignore[no-any-return]
-        return super().take_turn(state, actions)
-
-    def end_of_tournament(self, won: bool) -> None:
-        if self._bad("end"):
-            self._misbehave("end")
-        super().end_of_tournament(won)
+    def _before(self, wire: str, args: tuple[Any, ...]) -> Any:
+        """The misbehaving method answers (or raises, or hangs) in place of the normal work."""
+        if self.baddie.method != wire:
+            return PROCEED
+        return self._misbehave(wire, args[0] if wire in ("setup", "take-turn") else None)
 
     def __repr__(self) -> str:
         return f"BaddiePlayer({self.baddie.name!r}, {self.name!r})"

@@ -4,8 +4,7 @@
 * :data:`PROTOCOL` -- the six calls (``start``, ``playing-as``, ``playing-with``, ``setup``,
   ``take-turn``, ``end``) declared as a :class:`gameroom.core.protocol.Protocol`: wire
   names, argument and reply codecs, and ``check``s that hold local players' results to the
-  same shape as remote replies. :func:`encode_call` / :func:`decode_call` /
-  :func:`encode_reply` / :func:`decode_reply` use it (``decode_call`` with JSON paths).
+  same shape as remote replies; calls travel in the core's tagged envelope.
 * :func:`actions_since_last_turn` -- the second argument of ``take-turn`` (spec 5.2).
 * Timing and size constants of the referee, manager, server and clients (spec 7.3).
 """
@@ -130,48 +129,6 @@ PROTOCOL = CoreProtocol("fish", (
     void_method("end_of_tournament", "end", BOOLEAN, final=True),
 ))
 """The six remote calls, declared for the game-agnostic proxies (spec 6.3)."""
-
-
-def encode_call(method: str, *args: Any) -> list[Any]:
-    """The request ``[wire-name, [arguments...]]`` for a call with logical `args`;
-    `method` is a wire name (``take-turn``) or an attribute name (``take_turn``)."""
-    return _method(method).encode_call(args)
-
-
-def decode_call(value: Any, where: str = "$") -> tuple[Method, tuple[Any, ...]]:
-    """A request ``[wire-name, [arguments...]]``: the method and its decoded arguments."""
-    items = expect_list(value, where, 2, 2)
-    name = items[0]
-    method = PROTOCOL.by_wire.get(name) if isinstance(name, str) else None
-    if method is None:
-        raise WireError(f"expected one of {', '.join(WIRE_NAMES)}, got {describe(name)}",
-                        f"{where}[0]")
-    args = expect_list(items[1], f"{where}[1]", len(method.args), len(method.args))
-    decoders = _DECODERS[method.wire]
-    return method, tuple(d(a, f"{where}[1][{i}]") for i, (d, a) in enumerate(zip(decoders, args)))
-
-
-def encode_reply(method: str, result: Any) -> Any:
-    """The JSON reply to a call of `method` that returned `result`."""
-    return _method(method).result.encode(result)
-
-
-def decode_reply(method: str, value: Any) -> Any:
-    """The logical result of a reply to `method` (None for the void methods)."""
-    return _method(method).result.decode(value)
-
-
-def _method(name: str) -> Method:
-    found = PROTOCOL.by_wire.get(name) or PROTOCOL.by_name.get(name)
-    if found is None:
-        raise KeyError(f"no Fish method {name!r}")
-    return found
-
-
-_DECODERS: dict[str, tuple[Callable[[Any, str], Any], ...]] = {
-    "start": (decode_flag,), "playing-as": (decode_color,), "playing-with": (decode_colors,),
-    "setup": (decode_state,), "take-turn": (decode_state, decode_actions), "end": (decode_flag,),
-}
 
 
 def actions_since_last_turn(history: Sequence[Action], players: int) -> list[Action]:

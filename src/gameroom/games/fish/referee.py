@@ -29,6 +29,7 @@ position)``, ``placement_over(state)``, ``turn(state_before, outcome)`` after ev
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -114,7 +115,8 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
                  rng: random.Random | None = None, time_limit: float | None = TIME_PER_CALL_REFEREE,
                  ready_time: float | None = READY_TIME, observers: Iterable[Any] = (),
                  log: Callable[[str], None] | None = None,
-                 tournament: TournamentView | None = None) -> RefereeResult:
+                 tournament: TournamentView | None = None,
+                 cancel: threading.Event | None = None) -> RefereeResult:
     """Run one game for 2..4 seats (in turn order) and return its result.
 
     ``state`` is a prepared state without penguins whose players match the seats by position
@@ -127,7 +129,7 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
         state = new_state(len(seats), rows, columns, fish, rng)
     if len(state.players) != len(seats):
         raise ValueError(f"{len(seats)} seats for {len(state.players)} players in the state")
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC)
+    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
     seat_of: dict[Color, Seat] = {p.color: seat for p, seat in zip(state.players, seats)}
     initial_colors = state.colors()
     view = _offer_queries(seats, lambda: GameView(state, tournament))

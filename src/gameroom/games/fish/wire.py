@@ -195,18 +195,6 @@ def encode_name(name: str) -> str:
     return decode_name(name)
 
 
-def decode_void(value: Any, where: str = "$") -> None:
-    """The reply of the void methods: exactly the string ``"void"``."""
-    if value != "void" or not isinstance(value, str):
-        raise WireError(f"expected \"void\", got {describe(value)}", where)
-    return None
-
-
-def encode_void(_: None = None) -> str:
-    """The reply of the void methods."""
-    return "void"
-
-
 def decode_flag(value: Any, where: str = "$") -> bool:
     """A Boolean argument."""
     return expect_bool(value, where)

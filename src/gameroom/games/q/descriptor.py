@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from collections import deque
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -30,10 +31,10 @@ def deal(seed: int, names: Sequence[str]) -> RefereeState:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> MatchResult:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game dealt from ``seed`` (the shuffled complete set), bonuses of q.md 8.3."""
     state = deal(seed, [seat.name for seat in seats])
-    return run_game(state, seats, QRules(), (limits or LIMITS).call, observers, log)
+    return run_game(state, seats, QRules(), (limits or LIMITS).call, observers, log, cancel=cancel)
 
 
 def _public_for(state: RefereeState, name: str) -> PublicState:

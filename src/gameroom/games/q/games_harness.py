@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from gameroom.core.seating import local_seat
+from gameroom.core.match import local_seat
 from gameroom.core.wire import WireError
 from gameroom.games.q import codec
 from gameroom.games.q.actors import actors_from_json

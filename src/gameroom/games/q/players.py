@@ -9,12 +9,13 @@ timed caller, never directly.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
-from gameroom.core.misbehaviour import CallCounter, PlayerMisbehaved, hang
+from gameroom.core.misbehaviour import CallCounter, PlayerMisbehaved, hang, misbehaves_through
 from gameroom.games.q.actions import Action
 from gameroom.games.q.actors import ActorSpec
 from gameroom.games.q.cheats import CHEATS
+from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.state import PublicState
 from gameroom.games.q.strategies import STRATEGIES, iterate
 from gameroom.games.q.tiles import Tile
@@ -59,28 +60,17 @@ class StrategyPlayer:
         self.won = won
 
 
+@misbehaves_through(PROTOCOL)
 class _Misbehaving(StrategyPlayer):
-    """A built-in player that does each method's normal work, then calls ``_after``."""
+    """A built-in player that does each method's normal work, then ``_misbehave``s (the
+    methods are derived from the protocol table)."""
 
-    def _after(self, method: str) -> None:
+    def _after(self, wire: str, answer: Any, _args: tuple[Any, ...]) -> Any:
+        self._misbehave(wire)
+        return answer
+
+    def _misbehave(self, method: str) -> None:
         raise NotImplementedError
-
-    def setup(self, pub: PublicState, tiles: Sequence[Tile]) -> None:
-        super().setup(pub, tiles)
-        self._after("setup")
-
-    def take_turn(self, pub: PublicState) -> Action:
-        action = super().take_turn(pub)
-        self._after("take-turn")
-        return action
-
-    def new_tiles(self, tiles: Sequence[Tile]) -> None:
-        super().new_tiles(tiles)
-        self._after("new-tiles")
-
-    def win(self, won: bool) -> None:
-        super().win(won)
-        self._after("win")
 
 
 class RaisingPlayer(_Misbehaving):
@@ -90,7 +80,7 @@ class RaisingPlayer(_Misbehaving):
         super().__init__(name, strategy)
         self.method = method
 
-    def _after(self, method: str) -> None:
+    def _misbehave(self, method: str) -> None:
         if method == self.method:
             raise PlayerMisbehaved(f"{self._name} raises in {method} on purpose")
 
@@ -108,7 +98,7 @@ class LoopingPlayer(_Misbehaving):
         self.calls.reset()   # counting starts at the start of the game
         super().setup(pub, tiles)
 
-    def _after(self, method: str) -> None:
+    def _misbehave(self, method: str) -> None:
         if method == self.method and self.calls.tick(method) == self.count:
             hang()
 

@@ -7,6 +7,7 @@ catches exceptions, validates replies and records ejections in order.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
@@ -42,11 +43,13 @@ def _draw(pile: deque[Any], n: int) -> list[Any]:
 def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules(),
              time_limit: float | None = DEFAULT_TIME_LIMIT, observers: Iterable[Any] = (),
              log: Callable[[str], None] | None = None,
-             on_turn: Callable[[str, Any, RefereeState], None] | None = None) -> MatchResult:
+             on_turn: Callable[[str, Any, RefereeState], None] | None = None,
+             cancel: threading.Event | None = None) -> MatchResult:
     """Play a game; ``seats`` are matched by position with the state's player records.
 
     The records take the seats' names. ``on_turn(name, action, state)`` (optional) hears
-    every completed turn, for accounts of the game; it must not change the state.
+    every completed turn, for accounts of the game; it must not change the state. Setting
+    ``cancel`` stops the game at its next call (``MatchCancelled``).
     """
     if len(seats) != len(state0.players):
         raise ValueError(f"{len(seats)} players for {len(state0.players)} player records")
@@ -55,7 +58,7 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
     for seat, record in zip(seats, state.players):
         record.name = seat.name
         seat_of[id(record)] = seat
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC)
+    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
     watched = match.watched
 
     def observe() -> None:

@@ -1,0 +1,95 @@
+"""Every hand-off of work between threads, and between threads and an asyncio loop, in one
+place: the referee's worker threads for players that may misbehave, the client's player
+thread, the server's referee threads, and referee threads waiting on the network loop.
+
+All threads are daemon threads: Python cannot kill a thread, so a call that never returns
+is abandoned, and a daemon thread never keeps the process from exiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import queue
+import threading
+from typing import Any, Awaitable, Callable
+
+__all__ = ["Outcome", "Worker", "run_in_thread", "wait_on_loop"]
+
+Outcome = tuple[bool, Any]
+"""``(True, value)`` or ``(False, exception)``: how a call on another thread ended."""
+
+
+class Worker:
+    """One daemon thread that runs submitted calls in order and delivers each outcome
+    through the call's ``deliver`` callback (on the worker thread)."""
+
+    def __init__(self, name: str = "worker") -> None:
+        self._requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, daemon=True, name=name).start()
+
+    def _serve(self) -> None:
+        while (request := self._requests.get()) is not None:
+            fn, args, deliver = request
+            try:
+                outcome: Outcome = (True, fn(*args))
+            except BaseException as exc:  # reported to the caller, never raised here
+                outcome = (False, exc)
+            if deliver(outcome) is False:
+                return   # the receiver is gone
+
+    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...], deliver: Callable[[Outcome], Any]) -> None:
+        self._requests.put((fn, args, deliver))
+
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float | None) -> Outcome:
+        """Run ``fn(*args)`` on this worker and wait up to ``limit`` seconds (None: no
+        limit); raises TimeoutError when the call has not returned by then."""
+        reply: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
+        self.submit(fn, args, reply.put)
+        try:
+            return reply.get(timeout=limit)
+        except queue.Empty:
+            raise TimeoutError from None
+
+    def on_loop(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Any],
+                args: tuple[Any, ...]) -> "asyncio.Future[Outcome]":
+        """Run ``fn(*args)`` on this worker; the outcome settles a future of ``loop``."""
+        future: asyncio.Future[Outcome] = loop.create_future()
+
+        def settle(outcome: Outcome) -> None:
+            if not future.done():
+                future.set_result(outcome)
+
+        def deliver(outcome: Outcome) -> bool:
+            try:
+                loop.call_soon_threadsafe(settle, outcome)
+                return True
+            except RuntimeError:
+                return False   # the loop is closed
+
+        self.submit(fn, args, deliver)
+        return future
+
+    def stop(self) -> None:
+        self._requests.put(None)
+
+
+async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "referee") -> Any:
+    """Run ``fn`` on a fresh daemon thread and await its result (exceptions propagate)."""
+    worker = Worker(name)
+    ok, value = await worker.on_loop(asyncio.get_running_loop(), fn, args)
+    worker.stop()
+    if not ok:
+        raise value
+    return value
+
+
+def wait_on_loop(coroutine: Awaitable[Any], loop: asyncio.AbstractEventLoop, limit: float | None) -> Any:
+    """From a thread: run ``coroutine`` on ``loop`` and wait up to ``limit`` seconds for its
+    result; on a time-out the coroutine is cancelled and TimeoutError raised."""
+    future = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
+    try:
+        return future.result(limit)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise TimeoutError from None
