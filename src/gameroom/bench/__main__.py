@@ -12,9 +12,16 @@ from gameroom.games import registry
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", *games])
-    parser.add_argument("--games", type=int, default=200, help="games per in-process measurement")
+    parser.add_argument("game", nargs="?", default="all", choices=["all", "league", *games])
+    parser.add_argument("--games", type=int, default=None,
+                        help="games per in-process measurement (default 200; league: 10000)")
     args = parser.parse_args()
+    if args.game == "league":
+        from gameroom.bench import league
+
+        league.run(args.games)
+        return 0
+    args.games = args.games or 200
     for name, game in games.items():
         if args.game not in ("all", name):
             continue

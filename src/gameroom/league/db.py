@@ -146,6 +146,8 @@ def open_database(url: str) -> Engine:
         engine = create_engine(url, future=True)
     except (ArgumentError, ImportError, ValueError) as exc:
         raise DatabaseError(f"bad database URL {url!r}: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        _sqlite_pragmas(engine)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     try:
@@ -157,6 +159,34 @@ def open_database(url: str) -> Engine:
     except SQLAlchemyError as exc:
         raise DatabaseError(f"cannot migrate database {url!r}: {exc}") from None
     return engine
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    """Write-ahead log with normal sync: a commit survives the league process being killed
+    (only a power cut may lose the last games, which a resumed league plays again), at a
+    fraction of the cost of a full sync per game; readers do not block the writer."""
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "connect")
+    def pragmas(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+
+def bot_rows(session: Session, names: Iterable[str], specs: dict[str, dict[str, Any]]) -> dict[str, BotRow]:
+    """The bots of these names (one query), the missing ones created."""
+    names = list(names)
+    found = {row.name: row for row in session.scalars(select(BotRow).where(BotRow.name.in_(names)))}
+    for name in names:
+        spec = specs.get(name)
+        if name not in found:
+            found[name] = bot_row(session, name, spec)
+        elif spec is not None and found[name].spec != spec:
+            found[name] = bot_row(session, name, spec)
+    return found
 
 
 def bot_row(session: Session, name: str, spec: dict[str, Any] | None = None) -> BotRow:
@@ -197,32 +227,35 @@ def ranks_of(record: MatchRecord) -> dict[str, int]:
 
 def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = None, index: int | None = None,
                 tournament: str | None = None, bots: dict[str, dict[str, Any]] | None = None,
-                ratings: Any = None) -> int:
+                ratings: Any = None, text: str | None = None) -> int:
     """Write one finished game (rows, replay, the ratings it changes) in one transaction;
     its id. ``bots`` maps seat names to their JSON forms; ``ratings`` is a
-    ``league.ratings.RatingBook`` updated with this result."""
+    ``league.ratings.RatingBook`` updated with this result; ``text`` the record's JSON
+    Lines when the caller has them already."""
     if record.result is None:
         raise ValueError("a game without a result cannot be recorded")
     result = record.result
     ranks = ranks_of(record)
-    replay = zlib.compress(record.to_jsonl().encode("utf-8"), 6)
-    with Session(engine) as session, session.begin():
-        rows = {name: bot_row(session, name, (bots or {}).get(name)) for name in record.seats}
+    replay = zlib.compress((text if text is not None else record.to_jsonl()).encode("utf-8"), 1)
+    with Session(engine) as session, session.begin(), session.no_autoflush:
+        rows = bot_rows(session, record.seats, bots or {})
         game = GameRow(game=record.game, league_id=league_id, index=index, tournament=tournament,
                        seed=record.seed if isinstance(record.seed, int) else None, config=record.config,
                        finished_at=datetime.now(timezone.utc), replay=replay)
         session.add(game)
         session.flush()
         ejected = {e.name for e in result.ejections} | set(result.misbehaved)
+        added: list[Any] = []
         for position, name in enumerate(record.seats):
-            session.add(SeatRow(game_id=game.id, position=position, bot_id=rows[name].id))
-            session.add(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[name],
-                                  score=result.scores.get(name), winner=name in result.winners,
-                                  ejected=name in ejected))
+            added.append(SeatRow(game_id=game.id, position=position, bot_id=rows[name].id))
+            added.append(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[name],
+                                   score=result.scores.get(name), winner=name in result.winners,
+                                   ejected=name in ejected))
         for position, ejection in enumerate(result.ejections):
             if ejection.name in rows:
-                session.add(EjectionRow(game_id=game.id, bot_id=rows[ejection.name].id, position=position,
-                                        method=ejection.method, kind=ejection.kind.value, reason=ejection.reason))
+                added.append(EjectionRow(game_id=game.id, bot_id=rows[ejection.name].id, position=position,
+                                         method=ejection.method, kind=ejection.kind.value, reason=ejection.reason))
+        session.add_all(added)
         if ratings is not None:
             ratings.update(record.game, ranks, winners=set(result.winners), ejected=ejected)
             ratings.store(session, record.game, {name: rows[name] for name in record.seats})

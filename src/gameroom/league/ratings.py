@@ -69,11 +69,16 @@ class RatingBook:
 
     def store(self, session: Any, game: str, bots: Mapping[str, Any]) -> None:
         """Write the ratings of ``bots`` (name -> BotRow) into the ratings table."""
+        from sqlalchemy import select
+
         from gameroom.league.db import RatingRow
 
+        ids = [bot.id for bot in bots.values()]
+        existing = {row.bot_id: row for row in
+                    session.scalars(select(RatingRow).where(RatingRow.game == game, RatingRow.bot_id.in_(ids)))}
         for name, bot in bots.items():
             standing = self.of(game, name)
-            row = session.get(RatingRow, (game, bot.id))
+            row = existing.get(bot.id)
             if row is None:
                 row = RatingRow(game=game, bot_id=bot.id)
                 session.add(row)

@@ -254,7 +254,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                 while done in finished:   # write in index order
                     text = finished.pop(done)
                     record = MatchRecord.from_jsonl(text)
-                    record_game(engine, record, league_id=league_id, index=done, ratings=every,
+                    record_game(engine, record, league_id=league_id, index=done, ratings=every, text=text,
                                 bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_text(text, encoding="utf-8")
