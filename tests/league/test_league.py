@@ -241,3 +241,32 @@ def test_bad_bots_file_is_one_error_line(tmp_path: Path, content: str, message: 
     assert run.returncode == 2
     assert run.stderr.startswith("gameroom: error: ") and message in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_python_class_bot(tmp_path: Path) -> None:
+    """A ``module:Class`` bot plays on a guarded seat beside a built-in."""
+    from tests.league.conftest import REPO
+
+    bots = tmp_path / "bots.toml"
+    bots.write_text(toml_bots([{"name": "careful", "python": "tests.league.bots.pybot:CarefulBot"},
+                               {"name": "dag", "builtin": "dag"}]))
+    db = tmp_path / "py.db"
+    run = gameroom("league", "q", "--bots", str(bots), "--games", "4", "--db", f"sqlite:///{db}", "--quiet", cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    assert _count(db, "select count(*) from results r join bots b on b.id = r.bot_id where b.name = 'careful' "
+                      "and not r.ejected") == [(4,)]
+    assert "careful" in run.stdout
+
+
+def test_fish_tournament_writes_to_the_database(tmp_path: Path) -> None:
+    """The knock-out tournament (core.tournament) writes each game, result and rating."""
+    db = tmp_path / "t.db"
+    run = gameroom("tournament", "fish", "--players", "7", "--baddie", "bad-turn-choice", "--db", f"sqlite:///{db}",
+                   "--tournament-name", "cup")
+    assert run.returncode == 0, run.stderr
+    games = _count(db, "select count(*) from games where tournament = 'cup'")[0][0]
+    assert games >= 3 and f"{games} games written" in run.stdout
+    assert _count(db, "select count(*) from ejections e join bots b on b.id = e.bot_id where b.name = 'Bad0'") == [(1,)]
+    assert _count(db, "select count(*) from ratings where game = 'fish'") == [(8,)]
+    board = gameroom("ratings", "--game", "fish", "--db", f"sqlite:///{db}")
+    assert "Bad0" in board.stdout

@@ -49,6 +49,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     play.add_argument("game", choices=game_choices)
     tournament = commands.add_parser("tournament", help="run a local tournament between built-in players")
     tournament.add_argument("game", choices=game_choices)
+    tournament.add_argument("--db", default=None, metavar="URL",
+                            help="write every game, its replay and the ratings to this results database")
+    tournament.add_argument("--tournament-name", default=None, help="label of the tournament's games in the database")
     srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game")
     srv.add_argument("game", choices=game_choices)
     srv.add_argument("--port", type=_port, required=True)

@@ -33,10 +33,13 @@ class ReplayRecorder(Recorder):
 
 @dataclass
 class Divergence:
-    """Where a replay and the real rules part: the step (1-based event number) and why."""
+    """Where a replay and the real rules part: the step (1-based event number) and why.
+    ``unverifiable`` marks a replay the registry cannot re-deal (no seed: a tournament game
+    dealt by its own manager), which is not evidence of an alteration."""
 
     step: int
     message: str
+    unverifiable: bool = False
 
     def __str__(self) -> str:
         return f"step {self.step}: {self.message}"
@@ -112,6 +115,9 @@ def verify(record: MatchRecord) -> Divergence | None:
         game = registry.game(record.game)
     except registry.UnknownGame as exc:
         return Divergence(0, str(exc))
+    if record.seed is None:
+        return Divergence(0, "not dealt by the registry from a seed (a tournament game): it cannot be re-run",
+                          unverifiable=True)
     seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
     if [s.get("name") for s in seat_config] != list(record.seats):
         return Divergence(0, "the header's seats and configuration disagree")
