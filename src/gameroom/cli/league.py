@@ -17,24 +17,21 @@ from gameroom.games import registry
 __all__ = ["add_commands", "league", "ratings", "replay", "play_recorded"]
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _at_least(minimum: int) -> Any:
+    """An argparse type: an integer of at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {minimum}, got {value}")
+        return value
+
+    return parse
 
 
-def _natural(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+_positive, _natural = _at_least(1), _at_least(0)
 
 
 def add_commands(commands: Any, game_choices: list[str]) -> None:
@@ -171,7 +168,7 @@ def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
         try:
             text = args.file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read replay {args.file}: {exc}") from None
+            raise UsageError(f"cannot read replay {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
         try:
             records = read_replays(text, str(args.file))
         except ValueError as exc:

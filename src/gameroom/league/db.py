@@ -155,9 +155,9 @@ def open_database(url: str) -> Engine:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     except OperationalError as exc:
-        raise DatabaseError(f"cannot open database {url!r}: {exc.orig}") from None
+        raise DatabaseError(f"cannot open database {url!r}: {' '.join(str(exc.orig).split())}") from None
     except SQLAlchemyError as exc:
-        raise DatabaseError(f"cannot migrate database {url!r}: {exc}") from None
+        raise DatabaseError(f"cannot migrate database {url!r}: {' '.join(str(exc).split())}") from None
     return engine
 
 
