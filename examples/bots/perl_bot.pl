@@ -62,7 +62,9 @@ sub answer {
     return fish_place($args->[0]) if $game eq "fish" && $method eq "setup";
     return fish_move($args->[0])  if $game eq "fish" && $method eq "take-turn";
     return "pass"                 if $game eq "q" && $method eq "take-turn";
-    return JSON::PP::false        if $game eq "bazaar" && $method eq "request-pebble-or-trades";
+    if ($game eq "bazaar" && $method eq "request-pebble-or-trades") {   # a pebble while the bank has one
+        return @{ $args->[0]{bank} } ? JSON::PP::false : [];
+    }
     return []                     if $game eq "bazaar" && $method eq "request-cards";
     return "void";                # setup, new-tiles, win, playing-as, ...
 }

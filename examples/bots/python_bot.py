@@ -50,7 +50,7 @@ def answer(game, method, args):
     if game == "q" and method == "take-turn":
         return "pass"                       # always legal in Q
     if game == "bazaar" and method == "request-pebble-or-trades":
-        return False                        # ask the bank for a pebble
+        return False if args[0]["bank"] else []   # a pebble while the bank has one, else no trade
     if game == "bazaar" and method == "request-cards":
         return []                           # buy nothing
     return "void"                           # setup, new-tiles, win, playing-as, ...

@@ -270,3 +270,25 @@ def test_fish_tournament_writes_to_the_database(tmp_path: Path) -> None:
     assert _count(db, "select count(*) from ratings where game = 'fish'") == [(8,)]
     board = gameroom("ratings", "--game", "fish", "--db", f"sqlite:///{db}")
     assert "Bad0" in board.stdout
+
+
+def test_serve_writes_replays(tmp_path: Path) -> None:
+    """``serve --replay`` records the served game (the example clients as remote players)."""
+    from tests.league.conftest import free_port
+
+    game = "bazaar"
+    port, replay = free_port(), tmp_path / "served.jsonl"
+    server = subprocess.Popen([*GAMEROOM, "serve", game, "--port", str(port), "--seed", "2", "--replay", str(replay)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    env = {**os.environ, "GAMEROOM_GAME": game}
+    clients = [subprocess.Popen([sys.executable, str(EXAMPLES / "python_bot.py"), str(port), "Ann"], env=env),
+               subprocess.Popen(["perl", str(EXAMPLES / "perl_bot.pl"), str(port), "Bob"], env=env)]
+    out, err = server.communicate(timeout=120)
+    for client in clients:
+        client.wait(30)
+    assert server.returncode == 0, err
+    assert "1 replay written" in err
+    shown = gameroom("replay", "show", str(replay))
+    assert shown.returncode == 0 and "call request-cards" in shown.stdout
+    assert json.loads(replay.read_text().splitlines()[-1])["result"]["winners"] == json.loads(out)[0]

@@ -252,3 +252,20 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
     print_outcome(record.result)
     stderr_log(f"replay written to {args.replay}")
     return 0
+
+
+def serve_recorded(game: Any, args: argparse.Namespace, serve: Any) -> int:
+    """``gameroom serve GAME --replay FILE``: serve as usual, every game's replay to FILE."""
+    from gameroom.core.match import observe_every_match
+    from gameroom.league.replay import ReplayFile
+
+    try:
+        replays = ReplayFile(args.replay, {"mode": "serve", "server_seed": args.seed})
+    except OSError as exc:
+        raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
+    stop = observe_every_match(replays.observer)
+    try:
+        return serve(game, args)
+    finally:
+        stop()
+        stderr_log(f"{replays.written} replay{'s' * (replays.written != 1)} written to {args.replay}")

@@ -59,6 +59,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     srv.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
     srv.add_argument("--seed", type=int, default=None,
                      help="seed for anything the server deals at random (default: from the clock, logged)")
+    srv.add_argument("--replay", type=Path, metavar="FILE", default=None,
+                     help="write the replay of every game played (JSON Lines, one after the other) to FILE")
     cli = commands.add_parser("clients", help="run configured players as TCP clients")
     cli.add_argument("game", choices=game_choices)
     cli.add_argument("--port", type=_port, required=True)
@@ -103,7 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"{game.name} has no tournament mode")
             return game.tournament(args)
         if args.command == "serve":
-            return serve(game, args)
+            if args.replay is None:
+                return serve(game, args)
+            return league_commands.serve_recorded(game, args, serve)
         if args.command == "clients":
             return clients(game, args)
         if args.command == "harness":

@@ -217,3 +217,33 @@ def _record(lines: list[str], source: str) -> MatchRecord:
         return MatchRecord.from_lines(lines)
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{source}: not a match record: {type(exc).__name__}: {exc}") from None
+
+
+class ReplayFile:
+    """Records every match this process runs into one JSON Lines file, a replay after the
+    other as each game ends (``gameroom serve --replay FILE``). Such games are dealt by the
+    server's configuration, not from a registry seed, so their header has no seed."""
+
+    def __init__(self, path: Any, config: dict[str, Any] | None = None) -> None:
+        import threading
+
+        self.path = path
+        self.config = dict(config or {})
+        self.written = 0
+        self._lock = threading.Lock()
+        with open(path, "w", encoding="utf-8"):
+            pass   # start empty; fail now, not after the game, when it cannot be written
+
+    def observer(self, match: Any) -> Any:
+        names = [seat.name for seat in match.seats]
+        recorder = ReplayRecorder(match.protocol.game, None, {**self.config, "seats": [{"name": n} for n in names]},
+                                  names)
+
+        def observe(event: Event) -> None:
+            recorder(event)
+            if event.kind == END:
+                with self._lock, open(self.path, "a", encoding="utf-8") as out:
+                    out.write(recorder.record.to_jsonl())
+                    self.written += 1
+
+        return observe
