@@ -100,6 +100,8 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
     assert _count(db, "select b.name, r.ejected from results r join bots b on b.id = r.bot_id "
                       "where b.name = 'good'") == [("good", 0), ("good", 0)]
     assert _processes_running(marker) == []
+    verify = gameroom("replay", "verify", "--db", f"sqlite:///{db}")
+    assert verify.returncode == 0 and "2 of 2 replays verified" in verify.stdout, verify.stderr
 
 
 def _children_of(pid: int) -> list[int]:
