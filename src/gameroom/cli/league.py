@@ -14,7 +14,7 @@ from typing import Any
 from gameroom.cli.common import UsageError, print_outcome, stderr_log
 from gameroom.games import registry
 
-__all__ = ["add_commands", "league", "ratings", "replay", "play_recorded"]
+__all__ = ["add_commands", "league", "ratings", "replay", "play_recorded", "run_recorded"]
 
 
 def _at_least(minimum: int) -> Any:
@@ -84,6 +84,8 @@ def league(args: argparse.Namespace) -> int:
     from gameroom.league.runner import LeagueError, LeaguePlan, backend, run_league
 
     game = registry.game(args.game)
+    if args.seed >= 2 ** 31:
+        raise UsageError(f"--seed must be below 2**31, got {args.seed}")
     try:
         bots = read_bots(args.bots)
         for bot in bots:
@@ -223,7 +225,7 @@ def replay(args: argparse.Namespace) -> int:
             print(f"{label}: differs from the rules at {divergence}", file=sys.stderr)
     if len(replays) > 1:
         print(f"{len(replays) - bad - unverifiable} of {len(replays)} replays verified"
-              + (f", {unverifiable} not re-dealable (tournament games)" if unverifiable else ""))
+              + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else ""))
     return 1 if bad else 0
 
 
@@ -254,18 +256,19 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_recorded(game: Any, args: argparse.Namespace, serve: Any) -> int:
-    """``gameroom serve GAME --replay FILE``: serve as usual, every game's replay to FILE."""
+def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:
+    """``gameroom serve|tournament GAME --replay FILE``: run the command as usual, with the
+    replay of every game it plays written to FILE."""
     from gameroom.core.match import observe_every_match
     from gameroom.league.replay import ReplayFile
 
     try:
-        replays = ReplayFile(args.replay, {"mode": "serve", "server_seed": args.seed})
+        replays = ReplayFile(args.replay, {"mode": mode, "command_seed": getattr(args, "seed", None)})
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
     stop = observe_every_match(replays.observer)
     try:
-        return serve(game, args)
+        return command(game, args)
     finally:
         stop()
         stderr_log(f"{replays.written} replay{'s' * (replays.written != 1)} written to {args.replay}")

@@ -51,6 +51,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     tournament.add_argument("game", choices=game_choices)
     tournament.add_argument("--db", default=None, metavar="URL",
                             help="write every game, its replay and the ratings to this results database")
+    tournament.add_argument("--replay", type=Path, metavar="FILE", default=None,
+                            help="write the replay of every game played (JSON Lines, one after the other) to FILE")
     tournament.add_argument("--tournament-name", default=None, help="label of the tournament's games in the database")
     srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game")
     srv.add_argument("game", choices=game_choices)
@@ -103,11 +105,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tournament":
             if game.tournament is None:
                 raise UsageError(f"{game.name} has no tournament mode")
+            if args.replay is not None:
+                return league_commands.run_recorded("tournament", lambda _g, a: game.tournament(a), game, args)
             return game.tournament(args)
         if args.command == "serve":
             if args.replay is None:
                 return serve(game, args)
-            return league_commands.serve_recorded(game, args, serve)
+            return league_commands.run_recorded("serve", serve, game, args)
         if args.command == "clients":
             return clients(game, args)
         if args.command == "harness":

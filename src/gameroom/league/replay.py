@@ -116,7 +116,7 @@ def verify(record: MatchRecord) -> Divergence | None:
     except registry.UnknownGame as exc:
         return Divergence(0, str(exc))
     if record.seed is None:
-        return Divergence(0, "not dealt by the registry from a seed (a tournament game): it cannot be re-run",
+        return Divergence(0, "not dealt by the registry from a seed (a served or tournament game): it cannot be re-run",
                           unverifiable=True)
     seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
     if [s.get("name") for s in seat_config] != list(record.seats):

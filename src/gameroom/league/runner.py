@@ -126,8 +126,13 @@ class RayBackend:
             raise LeagueError("--backend ray needs Ray: pip install 'gameroom[ray]'") from None
         self.ray = ray
         if not ray.is_initialized():
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                     configure_logging=False)
+            import os
+
+            if os.environ.get("RAY_ADDRESS"):     # an existing cluster brings its own CPUs
+                ray.init(log_to_driver=False, logging_level="ERROR", configure_logging=False)
+            else:                                # a local instance with one CPU per worker
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                         configure_logging=False)
         self._remote = ray.remote(max_retries=2)(play_table)
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, str | BaseException]]:
