@@ -205,6 +205,10 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
     async def launch_all() -> list[Seat]:
         return list(await asyncio.gather(*(launch(name, argv, limits) for name, argv, limits in programs)))
 
-    seats = asyncio.run_coroutine_threadsafe(launch_all(), loop).result()
+    try:
+        seats = asyncio.run_coroutine_threadsafe(launch_all(), loop).result()
+    except BaseException:
+        out.close()      # nothing started for this game outlives it
+        raise
     out.seats = {seat.name: seat for seat in seats}
     return out
