@@ -33,17 +33,16 @@ def _league(games: int, workers: int, backend_name: str, folder: Path) -> float:
 
 def _write_one(folder: Path, count: int = 200) -> float:
     """Seconds to write one finished Q game (rows, compressed replay, ratings) to SQLite."""
-    from gameroom.core.record import MatchRecord
-    from gameroom.league.db import record_game, open_database
+    from gameroom.league.db import open_database, record_game
     from gameroom.league.ratings import RatingBook
     from gameroom.league.table import TableTask, play_table
 
-    record = MatchRecord.from_jsonl(play_table(TableTask("q", 0, 3, tuple(BOTS))))
+    played = play_table(TableTask("q", 0, 3, tuple(BOTS)))
     engine = open_database(f"sqlite:///{folder / 'writes.db'}")
     book = RatingBook()
     started = time.perf_counter()
     for _ in range(count):
-        record_game(engine, record, ratings=book)
+        record_game(engine, played.record, ratings=book, replay=played.replay)
     return (time.perf_counter() - started) / count
 
 

@@ -232,8 +232,7 @@ def replay(args: argparse.Namespace) -> int:
 def play_recorded(game: Any, args: argparse.Namespace) -> int:
     """``gameroom play GAME --replay FILE``: the registry's game from ``--seed`` between the
     named built-in players, its replay written to FILE."""
-    from gameroom.core.record import MatchRecord
-    from gameroom.league.table import TableTask, play_table
+    from gameroom.league.table import TableTask, record_table
 
     names = getattr(args, "strategies", None) or getattr(args, "policies", None) or next(iter(game.strategies))
     strategies = names.split(",")
@@ -244,12 +243,11 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
     if not game.min_players <= count <= game.max_players:
         raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {count}")
     bots = tuple({"name": f"P{i + 1}", "builtin": strategies[i % len(strategies)]} for i in range(count))
-    text = play_table(TableTask(game.name, 0, args.seed, bots))
+    record = record_table(TableTask(game.name, 0, args.seed, bots))
     try:
-        args.replay.write_text(text, encoding="utf-8")
+        args.replay.write_text(record.to_jsonl(), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
-    record = MatchRecord.from_jsonl(text)
     print(f"{game.name}: " + ", ".join(f"{b['name']} ({b['builtin']})" for b in bots) + f"; seed {args.seed}")
     print_outcome(record.result)
     stderr_log(f"replay written to {args.replay}")

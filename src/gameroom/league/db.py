@@ -227,16 +227,18 @@ def ranks_of(record: MatchRecord) -> dict[str, int]:
 
 def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = None, index: int | None = None,
                 tournament: str | None = None, bots: dict[str, dict[str, Any]] | None = None,
-                ratings: Any = None, text: str | None = None) -> int:
+                ratings: Any = None, replay: bytes | None = None) -> int:
     """Write one finished game (rows, replay, the ratings it changes) in one transaction;
     its id. ``bots`` maps seat names to their JSON forms; ``ratings`` is a
-    ``league.ratings.RatingBook`` updated with this result; ``text`` the record's JSON
-    Lines when the caller has them already."""
+    ``league.ratings.RatingBook`` updated with this result; ``replay`` the record's JSON
+    Lines compressed with zlib when the caller has them already (the record's events are
+    then not needed)."""
     if record.result is None:
         raise ValueError("a game without a result cannot be recorded")
     result = record.result
     ranks = ranks_of(record)
-    replay = zlib.compress((text if text is not None else record.to_jsonl()).encode("utf-8"), 1)
+    if replay is None:
+        replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
     with Session(engine) as session, session.begin(), session.no_autoflush:
         rows = bot_rows(session, record.seats, bots or {})
         game = GameRow(game=record.game, league_id=league_id, index=index, tournament=tournament,

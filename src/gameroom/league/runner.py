@@ -14,6 +14,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -28,7 +29,7 @@ from gameroom.league.bots import Bot
 from gameroom.league.db import BotRow, GameRow, LeagueRow, ResultRow, record_game
 from gameroom.league.ratings import RatingBook
 from gameroom.league.schedule import BLOCK, Schedule, game_seed
-from gameroom.league.table import TableTask, play_table
+from gameroom.league.table import TableOutcome, TableTask, play_table
 
 __all__ = ["LeagueError", "LeaguePlan", "run_league", "LocalBackend", "RayBackend", "backend"]
 
@@ -95,7 +96,7 @@ class LocalBackend:
                                                                 initializer=_watch_parent, initargs=(os.getpid(),))
         return self._pool
 
-    def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, str | BaseException]]:
+    def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
         """Each task with its replay (or the exception), as they finish."""
         futures = {self._executor().submit(play_table, task): task for task in tasks}
         broken = False
@@ -135,7 +136,7 @@ class RayBackend:
                          configure_logging=False)
         self._remote = ray.remote(max_retries=2)(play_table)
 
-    def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, str | BaseException]]:
+    def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
         pending = {self._remote.remote(task): task for task in tasks}
         while pending:
             done, _ = self.ray.wait(list(pending), num_returns=1)
@@ -244,7 +245,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                            tuple(bots[name].spec for name in schedule.table(i, rating)), extra)
                  for i in range(done, block_end)]
         attempts = {task.index: 0 for task in tasks}
-        finished: dict[int, str] = {}
+        finished: dict[int, TableOutcome] = {}
         while tasks:
             again: list[TableTask] = []
             for task, outcome in runner.run(tasks):
@@ -257,12 +258,13 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     continue
                 finished[task.index] = outcome
                 while done in finished:   # write in index order
-                    text = finished.pop(done)
-                    record = MatchRecord.from_jsonl(text)
-                    record_game(engine, record, league_id=league_id, index=done, ratings=every, text=text,
+                    played = finished.pop(done)
+                    record = played.record
+                    record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
                                 bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
-                        (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_text(text, encoding="utf-8")
+                        (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
+                            zlib.decompress(played.replay))
                     _rate(ours, record)
                     done += 1
                     progress(Progress(done, plan.games, started, ours.table(plan.game.name)))

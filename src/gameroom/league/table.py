@@ -7,15 +7,17 @@ bot failure is an ejection inside the match.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.record import MatchRecord
 from gameroom.league.bots import Bot, bots_from_specs
 from gameroom.league.programs import ProgramLimits, seat_programs
 from gameroom.league.replay import ReplayRecorder
 
-__all__ = ["TableTask", "play_table"]
+__all__ = ["TableTask", "TableOutcome", "play_table", "record_table"]
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,27 @@ class TableTask:
     extra: tuple[tuple[str, Any], ...] = ()
 
 
-def play_table(task: TableTask) -> str:
-    """Play the task's game; its replay (the match record) as JSON Lines."""
+@dataclass(frozen=True)
+class TableOutcome:
+    """A played game as the league's writer needs it: the record without its events (header
+    and result) and the whole replay, compressed — parsing and compressing a replay is work
+    for the worker, not for the one process that writes results."""
+
+    index: int
+    record: MatchRecord
+    replay: bytes
+
+
+def play_table(task: TableTask) -> TableOutcome:
+    """Play the task's game (in a worker)."""
+    record = record_table(task)
+    replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+    record.events = []
+    return TableOutcome(task.index, record, replay)
+
+
+def record_table(task: TableTask) -> MatchRecord:
+    """Play the task's game; its replay (the match record)."""
     from gameroom.games import registry
 
     game = registry.game(task.game)
@@ -48,4 +69,4 @@ def play_table(task: TableTask) -> str:
             for seat in seats:
                 if isinstance(seat.caller, ThreadedCaller):
                     seat.caller.close()
-    return recorder.record.to_jsonl()
+    return recorder.record
