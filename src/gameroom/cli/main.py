@@ -38,10 +38,12 @@ def _port(text: str) -> int:
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    games = registry.games()
-    listing = "\n".join(f"  {name:8} {game.summary}" for name, game in games.items())
+    games = registry.names()
+    listing = None
+    if not argv or argv[0] in ("-h", "--help"):   # only the overview loads every game
+        listing = "games:\n" + "\n".join(f"  {g.name:8} {g.summary}" for g in registry.games().values())
     parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.",
-                     epilog=f"games:\n{listing}", formatter_class=argparse.RawDescriptionHelpFormatter)
+                     epilog=listing, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     game_choices = list(games)
 

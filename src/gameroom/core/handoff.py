@@ -8,11 +8,12 @@ is abandoned, and a daemon thread never keeps the process from exiting.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import queue
 import threading
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+if TYPE_CHECKING:   # asyncio costs a tenth of a second to import: only where a loop is used
+    import asyncio
 
 __all__ = ["Outcome", "Worker", "run_in_thread", "wait_on_loop"]
 
@@ -76,6 +77,8 @@ class Worker:
 
 async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "referee") -> Any:
     """Run ``fn`` on a fresh daemon thread and await its result (exceptions propagate)."""
+    import asyncio
+
     worker = Worker(name)
     ok, value = await worker.on_loop(asyncio.get_running_loop(), fn, args)
     worker.stop()
@@ -87,6 +90,9 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "referee
 def wait_on_loop(coroutine: Awaitable[Any], loop: asyncio.AbstractEventLoop, limit: float | None) -> Any:
     """From a thread: run ``coroutine`` on ``loop`` and wait up to ``limit`` seconds for its
     result; on a time-out the coroutine is cancelled and TimeoutError raised."""
+    import asyncio
+    import concurrent.futures
+
     future = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
     try:
         return future.result(limit)

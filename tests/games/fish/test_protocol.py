@@ -13,7 +13,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.fish.player import BaddiePlayer, CannotMove, Misbehaved, StrategyPlayer
 from gameroom.core.protocol import TAGGED
 from gameroom.games.fish.protocol import (PROTOCOL, WIRE_NAMES, actions_since_last_turn,
-                                          check_move, check_position, ready_time_applies)
+                                          check_move, check_position, decode_call, ready_time_applies)
 from gameroom.games.fish.state import SKIP, Color, GameState, Player
 from gameroom.games.fish.board import Board
 from gameroom.games.fish.strategies import MaximinStrategy
@@ -26,10 +26,6 @@ def _method(name: str) -> Any:
 
 def encode_call(name: str, *args: Any) -> Any:
     return TAGGED.encode_call(_method(name), args)
-
-
-def decode_call(value: Any) -> Any:
-    return TAGGED.decode_call(PROTOCOL, value)
 
 
 def encode_reply(name: str, result: Any) -> Any:

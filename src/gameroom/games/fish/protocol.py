@@ -4,7 +4,8 @@
 * :data:`PROTOCOL` -- the six calls (``start``, ``playing-as``, ``playing-with``, ``setup``,
   ``take-turn``, ``end``) declared as a :class:`gameroom.core.protocol.Protocol`: wire
   names, argument and reply codecs, and ``check``s that hold local players' results to the
-  same shape as remote replies; calls travel in the core's tagged envelope.
+  same shape as remote replies; calls travel in the core's tagged envelope
+  (:func:`decode_call` reads one).
 * :func:`actions_since_last_turn` -- the second argument of ``take-turn`` (spec 5.2).
 * Timing and size constants of the referee, manager, server and clients (spec 7.3).
 """
@@ -129,6 +130,12 @@ PROTOCOL = CoreProtocol("fish", (
     void_method("end_of_tournament", "end", BOOLEAN, final=True),
 ))
 """The six remote calls, declared for the game-agnostic proxies (spec 6.3)."""
+
+
+def decode_call(value: Any) -> tuple[Method, tuple[Any, ...]]:
+    """A call as a Fish client reads it (the core's tagged envelope): the method and its
+    decoded arguments; WireError with the JSON path of what was wrong."""
+    return PROTOCOL.envelope.decode_call(PROTOCOL, value)
 
 
 def actions_since_last_turn(history: Sequence[Action], players: int) -> list[Action]:

@@ -59,13 +59,18 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
         record.name = seat.name
         seat_of[id(record)] = seat
     match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
-    watched = match.watched
+    _setup(match, state, seat_of)
+    _play_rounds(match, state, seat_of, rules, on_turn)
+    return _finish(match, state, seat_of)
 
-    def observe() -> None:
-        if match.watched:
-            match.state(state.copy() if state.players else None)
 
-    # -- setup, in turn order; the state rotates after each successful setup -----------
+def _observe(match: Match, state: RefereeState) -> None:
+    if match.watched:
+        match.state(state.copy() if state.players else None)
+
+
+def _setup(match: Match, state: RefereeState, seat_of: dict[int, Seat]) -> None:
+    """Set-up, in turn order; the state rotates after each successful set-up (3.2)."""
     for _ in range(len(state.players)):
         record = state.players[0]
         seat = seat_of[id(record)]
@@ -74,70 +79,84 @@ def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules
         else:
             state.rotate()
 
-    finished = False
-    while state.players and not finished:
+
+def _play_rounds(match: Match, state: RefereeState, seat_of: dict[int, Seat], rules: QRules,
+                 on_turn: Callable[[str, Any, RefereeState], None] | None) -> None:
+    """Rounds of turns until nobody is left, a player empties its hand, or a whole round
+    passes without a placement (3.3)."""
+    watched = match.watched
+    while state.players:
         nobody_placed = True
         for _turn in range(len(state.players)):
             if not state.players:
                 break
             if watched:
-                observe()
-            record = state.players[0]
-            seat = seat_of[id(record)]
-            # An untrusted player gets its own copy of the map: a call abandoned at its time
-            # limit may still be running and must not touch the referee's map.
-            action = match.call(seat, "take_turn", state.public_for_active(not seat.trusted))
-            if action is FAILED:
-                state.eliminate_active()
-            elif action is PASS:
-                state.rotate()
-            elif action is REPLACE:
-                if not can_exchange(len(state.pile), len(record.hand)):
-                    match.eject(seat, f"asked to exchange {len(record.hand)} tiles with only "
-                                      f"{len(state.pile)} in the pile")
-                    state.eliminate_active()
-                else:
-                    size = len(record.hand)
-                    state.pile.extend(record.hand)
-                    record.hand = []
-                    fresh = _draw(state.pile, size)
-                    if match.call(seat, "new_tiles", fresh) is FAILED:
-                        state.eliminate_active()
-                    else:
-                        record.hand = fresh
-                        state.rotate()
-            else:
-                reason = check_placements(state.qmap, record.hand, action)
-                if reason is not None:
-                    match.eject(seat, f"illegal placement: {reason}")
-                    state.eliminate_active()
-                else:
-                    nobody_placed = False
-                    apply_placements(state.qmap, action)
-                    for placement in action:
-                        record.hand.remove(placement.tile)
-                    finished = not record.hand
-                    record.score += score_placements(state.qmap, action, rules.q_bonus,
-                                                     rules.finish_bonus, finished)
-                    if finished:
-                        if on_turn is not None:
-                            on_turn(seat.name, action, state)
-                        break
-                    fresh = _draw(state.pile, len(action))
-                    if match.call(seat, "new_tiles", fresh) is FAILED:
-                        state.eliminate_active()
-                    else:
-                        record.hand = fresh + record.hand
-                        state.rotate()
+                _observe(match, state)
+            seat = seat_of[id(state.players[0])]
+            action, placed, finished = _take_turn(match, state, seat, rules)
+            nobody_placed = nobody_placed and not placed
             if on_turn is not None:
                 on_turn(seat.name, action, state)
+            if finished:
+                return
         if nobody_placed:
-            break
+            return
 
-    observe()
+
+def _take_turn(match: Match, state: RefereeState, seat: Seat, rules: QRules) -> tuple[Any, bool, bool]:
+    """One turn of the active player: (its action, whether it placed, whether it emptied its
+    hand and so ended the game)."""
+    record = state.players[0]
+    # An untrusted player gets its own copy of the map: a call abandoned at its time
+    # limit may still be running and must not touch the referee's map.
+    action = match.call(seat, "take_turn", state.public_for_active(not seat.trusted))
+    if action is FAILED:
+        state.eliminate_active()
+    elif action is PASS:
+        state.rotate()
+    elif action is REPLACE:
+        if not can_exchange(len(state.pile), len(record.hand)):
+            match.eject(seat, f"asked to exchange {len(record.hand)} tiles with only "
+                              f"{len(state.pile)} in the pile")
+            state.eliminate_active()
+        else:
+            size = len(record.hand)
+            state.pile.extend(record.hand)
+            record.hand = []
+            fresh = _draw(state.pile, size)
+            if match.call(seat, "new_tiles", fresh) is FAILED:
+                state.eliminate_active()
+            else:
+                record.hand = fresh
+                state.rotate()
+    else:
+        reason = check_placements(state.qmap, record.hand, action)
+        if reason is not None:
+            match.eject(seat, f"illegal placement: {reason}")
+            state.eliminate_active()
+            return action, False, False
+        apply_placements(state.qmap, action)
+        for placement in action:
+            record.hand.remove(placement.tile)
+        finished = not record.hand
+        record.score += score_placements(state.qmap, action, rules.q_bonus, rules.finish_bonus, finished)
+        if finished:
+            return action, True, True
+        fresh = _draw(state.pile, len(action))
+        if match.call(seat, "new_tiles", fresh) is FAILED:
+            state.eliminate_active()
+        else:
+            record.hand = fresh + record.hand
+            state.rotate()
+        return action, True, False
+    return action, False, False
+
+
+def _finish(match: Match, state: RefereeState, seat_of: dict[int, Seat]) -> MatchResult:
+    """The final snapshot, the win calls (winners first) and the result (3.4)."""
+    _observe(match, state)
     if not state.players:
         return match.result([])
-
     best = max(record.score for record in state.players)
     winners = [r for r in state.players if r.score == best]
     losers = [r for r in state.players if r.score != best]
