@@ -12,9 +12,10 @@ from gameroom.games import registry
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", *games],
-                        help="a game, all games, or lobby (the lobby server under load)")
-    parser.add_argument("--games", type=int, default=200, help="games per in-process measurement")
+    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", "league", *games],
+                        help="a game, all games, lobby (the lobby server under load) or league")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games per in-process measurement (default 200; league: 10000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     args = parser.parse_args()
     if args.game == "lobby":
@@ -22,6 +23,12 @@ def main() -> int:
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
         return 0
+    if args.game == "league":
+        from gameroom.bench import league
+
+        league.run(args.games)
+        return 0
+    args.games = args.games or 200
     for name, game in games.items():
         if args.game not in ("all", name):
             continue

@@ -192,13 +192,31 @@ def tournament(args: argparse.Namespace) -> int:
     print(f"Fish tournament: {len(seats)} players ({', '.join(strategies)}"
           f"{', ' + ', '.join(args.baddie) if args.baddie else ''}), {args.rows} x {args.columns} boards, "
           f"seed {args.seed}", flush=True)
+    writer = _game_writer(args, seats, strategies)
     result = run_fish_tournament(seats, rows=args.rows, columns=args.columns, fish=args.fish, seed=args.seed,
-                                 time_limit=1.0, ready_time=1.0, start_limit=1.0, observers=[RoundPrinter()])
+                                 time_limit=1.0, ready_time=1.0, start_limit=1.0, observers=[RoundPrinter()],
+                                 game_observers=writer.observers if writer is not None else (lambda _s: ()))
+    if writer is not None:
+        print(f"{writer.written} games written to the database as tournament {writer.label}")
     winners, failures = result.names()
     print(f"tournament {'winner' if len(winners) == 1 else 'winners'}: {', '.join(winners) or 'none'}")
     print(f"failed or cheated: {', '.join(failures) or 'none'}")
     print_json(result.counts())
     return 0
+
+
+def _game_writer(args: argparse.Namespace, seats: list[Seat], strategies: list[str]) -> Any:
+    """With ``--db``: the observer factory that writes every game of the tournament."""
+    if getattr(args, "db", None) is None:
+        return None
+    from gameroom.cli.league import database
+    from gameroom.league.recording import GameWriter
+
+    bots = {s.name: {"name": s.name, "builtin": strategies[i % len(strategies)]} for i, s in enumerate(seats[:args.players])}
+    bots.update({s.name: {"name": s.name, "builtin": b} for s, b in zip(seats[args.players:], args.baddie)})
+    label = args.tournament_name or f"fish-tournament-seed{args.seed}-{len(seats)}"
+    return GameWriter(database(args.db), "fish", label, bots,
+                      {"rows": args.rows, "columns": args.columns, "fish": args.fish})
 
 
 def _server_config(values: list[Any]) -> ServerConfig:

@@ -6,7 +6,10 @@ import argparse
 import sys
 from typing import Sequence
 
+from pathlib import Path
+
 from gameroom import __version__
+from gameroom.cli import league as league_commands
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
 from gameroom.games import registry
 
@@ -51,6 +54,11 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     play.add_argument("game", choices=game_choices, help=game_help)
     tournament = commands.add_parser("tournament", help="run a local tournament between built-in players")
     tournament.add_argument("game", choices=game_choices, help=game_help)
+    tournament.add_argument("--db", default=None, metavar="URL",
+                            help="write every game, its replay and the ratings to this results database")
+    tournament.add_argument("--replay", type=Path, metavar="FILE", default=None,
+                            help="write the replay of every game played (JSON Lines, one after the other) to FILE")
+    tournament.add_argument("--tournament-name", default=None, help="label of the tournament's games in the database")
     srv = commands.add_parser("serve", help="sign up remote players over TCP and run a game (or run a lobby)")
     srv.add_argument("game", choices=game_choices, help=game_help)
     cli = commands.add_parser("clients", help="run configured players (or lobby bots) as TCP clients")
@@ -66,6 +74,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
+    play.add_argument("--replay", type=Path, metavar="FILE", default=None,
+                      help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")
+    league_commands.add_commands(commands, game_choices)
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices, help=game_help)
     harness.add_argument("name", help="the harness, e.g. xmap (a wrong name lists the game's harnesses)")
@@ -104,6 +115,8 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
                      help="no sign-up or progress lines on standard error (ejection reasons still appear)")
     srv.add_argument("--seed", type=int, default=None,
                      help="seed for anything the server deals at random (default: from the clock, logged)")
+    srv.add_argument("--replay", type=Path, metavar="FILE", default=None,
+                     help="write the replay of every game played (JSON Lines, one after the other) to FILE")
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
@@ -119,12 +132,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             from gameroom.web.serve import serve_web
 
             return serve_web(args.host, args.port, args.lobby)
+        if args.command in ("league", "ratings", "replay"):
+            return getattr(league_commands, args.command)(args)
         game = load_game(args.game)
+        if args.command == "play" and args.replay is not None:
+            return league_commands.play_recorded(registry.game(args.game), args)
         if args.command == "play":
             return game.play(args)
         if args.command == "tournament":
             if game.tournament is None:
                 raise UsageError(f"{game.name} has no tournament mode")
+            if args.replay is not None:
+                return league_commands.run_recorded("tournament", lambda _g, a: game.tournament(a), game, args)
             return game.tournament(args)
         lobby_hosted = registry.game(args.game).lobby is not None
         if args.command == "connect" and not lobby_hosted:
@@ -135,7 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return getattr(lobby, args.command)(registry.game(args.game), args)
         if args.command == "serve":
-            return serve(game, args)
+            if args.replay is None:
+                return serve(game, args)
+            return league_commands.run_recorded("serve", serve, game, args)
         if args.command == "clients":
             return clients(game, args)
         if args.command == "harness":

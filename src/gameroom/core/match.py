@@ -23,7 +23,7 @@ from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_calle
 from gameroom.core.protocol import Codec, Method, Protocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
-__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "local_seat"]
+__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "observe_every_match", "local_seat"]
 
 
 class _Failed:
@@ -71,6 +71,17 @@ def local_seat(name: str, player: Any, trusted: bool) -> Seat:
     return trusted_seat(name, player) if trusted else guarded_seat(name, player)
 
 
+_EVERY_MATCH: list[Callable[["Match"], Callable[[Event], Any] | None]] = []
+
+
+def observe_every_match(factory: Callable[["Match"], Callable[[Event], Any] | None]) -> Callable[[], None]:
+    """Process-wide: ``factory(match)`` may give an observer to every Match made from now on
+    (how ``gameroom serve --replay`` records games whose referees a server plan starts);
+    returns the function that stops it."""
+    _EVERY_MATCH.append(factory)
+    return lambda: _EVERY_MATCH.remove(factory)
+
+
 class Match:
     """Safe calls, ejections, events and the result of one game.
 
@@ -91,6 +102,10 @@ class Match:
         self.state_codec = state_codec
         self.cancel = cancel
         self.ejections: list[Ejection] = []
+        for factory in _EVERY_MATCH:
+            observer = factory(self)
+            if observer is not None:
+                self.observers.append(observer)
 
     @property
     def watched(self) -> bool:

@@ -73,6 +73,13 @@ class Signup:
         self._server = await asyncio.start_server(accepted, host, port, reuse_address=True,
                                                   backlog=self.rules.backlog)
 
+    @property
+    def port(self) -> int | None:
+        """The port listened on (the one the system chose when asked for port 0)."""
+        if self._server is None or not self._server.sockets:
+            return None
+        return self._server.sockets[0].getsockname()[1]
+
     async def _sign_up_one(self, connection: Connection) -> bool:
         try:
             return await self._read_sign_up(connection)

@@ -1,0 +1,272 @@
+"""The league commands: ``league``, ``ratings``, ``replay show|verify`` and ``play --replay``.
+
+They need the ``league`` extra (SQLAlchemy, Alembic, openskill, rich) except ``replay``
+and ``play --replay``, which use only the standard library and the games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from gameroom.cli.common import UsageError, print_outcome, stderr_log
+from gameroom.games import registry
+
+__all__ = ["add_commands", "league", "ratings", "replay", "play_recorded", "run_recorded"]
+
+
+def _at_least(minimum: int) -> Any:
+    """An argparse type: an integer of at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+_positive, _natural = _at_least(1), _at_least(0)
+
+
+def add_commands(commands: Any, game_choices: list[str]) -> None:
+    league = commands.add_parser("league", help="run a league of many games between bots, into a database")
+    league.add_argument("game", choices=game_choices)
+    league.add_argument("--bots", type=Path, required=True, help="TOML file of [[bots]] (name and builtin, python "
+                                                                   "or command)")
+    league.add_argument("--games", type=_positive, required=True, help="number of games of the league")
+    league.add_argument("--db", default=None, help="database URL (default sqlite:///gameroom.db)")
+    league.add_argument("--workers", type=_positive, default=2, help="games played at once (default 2)")
+    league.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="local process pool (default) or Ray")
+    league.add_argument("--seed", type=_natural, default=0, help="league seed: game i's seed derives from it and i")
+    league.add_argument("--players", type=_positive, default=None, help="players a game (default: as many as the "
+                                                                          "game takes, at most the bots)")
+    league.add_argument("--name", default=None, help="league name (a league resumes when run again by name)")
+    league.add_argument("--replays", type=Path, default=None, metavar="DIR",
+                        help="also write every replay as DIR/<league>-<index>.jsonl")
+    league.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    ratings = commands.add_parser("ratings", help="print a game's leaderboard from the database")
+    ratings.add_argument("--game", required=True, choices=game_choices)
+    ratings.add_argument("--db", default=None, help="database URL (default sqlite:///gameroom.db)")
+
+    replay = commands.add_parser("replay", help="show or verify replays (JSON Lines)")
+    actions = replay.add_subparsers(dest="action", required=True, parser_class=commands._parser_class)
+    for action, text in (("show", "print a replay step by step"),
+                         ("verify", "re-run replays through the real rules; non-zero when one was altered")):
+        sub = actions.add_parser(action, help=text)
+        sub.add_argument("file", nargs="?", type=Path, help="replay file (JSON Lines; may hold several)")
+        sub.add_argument("--db", default=None, help="instead of a file: the replays stored in this database")
+        sub.add_argument("--league", default=None, help="with --db: only this league's games")
+        sub.add_argument("--id", type=_positive, default=None, help="with --db: only the game of this id")
+
+
+def database(url: str | None) -> Any:
+    try:
+        from gameroom.league.db import DEFAULT_URL, DatabaseError, open_database
+    except ImportError as exc:
+        raise UsageError(f"the league commands need the league extra (pip install 'gameroom[league]'): {exc}") from None
+    try:
+        return open_database(url or DEFAULT_URL)
+    except DatabaseError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def league(args: argparse.Namespace) -> int:
+    from gameroom.league.bots import BotError, read_bots
+    from gameroom.league.ratings import print_leaderboard
+    from gameroom.league.runner import LeagueError, LeaguePlan, backend, run_league
+
+    game = registry.game(args.game)
+    if args.seed >= 2 ** 31:
+        raise UsageError(f"--seed must be below 2**31, got {args.seed}")
+    try:
+        bots = read_bots(args.bots)
+        for bot in bots:
+            bot.check(game)
+    except BotError as exc:
+        raise UsageError(str(exc)) from None
+    engine = database(args.db)
+    plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays)
+    try:
+        runner = backend(args.backend, args.workers)
+    except LeagueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with _progress(args.quiet, plan.games) as show:
+            book = run_league(plan, engine, runner, progress=show, log=stderr_log)
+    except LeagueError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        runner.close()
+    print(f"league {plan.league_name}: {plan.games} games of {game.name}")
+    print_leaderboard(book.table(game.name), f"{game.name} league {plan.league_name}")
+    return 0
+
+
+class _progress:
+    """A rich progress bar: games done, games per second, the leaderboard's top three."""
+
+    def __init__(self, quiet: bool, total: int) -> None:
+        self.quiet, self.total = quiet, total
+        self.bar: Any = None
+        self.first: int | None = None
+
+    def __enter__(self) -> Any:
+        if self.quiet:
+            return lambda _p: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("league"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                            TimeElapsedColumn(), TextColumn("{task.fields[top]}"),
+                            console=Console(stderr=True), transient=False)
+        self.bar.start()
+        self.task = self.bar.add_task("league", total=self.total, rate="", top="")
+
+        def show(progress: Any) -> None:
+            import time
+
+            elapsed = time.perf_counter() - progress.started_at
+            top = ", ".join(f"{s.name} {s.ordinal:.1f}" for s in progress.leaders[:3])
+            if self.first is None:
+                self.first = progress.done
+            rate = f"{(progress.done - self.first) / elapsed:.1f} games/s" if elapsed > 0 else ""
+            self.bar.update(self.task, completed=progress.done, rate=rate, top=f"top: {top}" if top else "")
+
+        return show
+
+    def __exit__(self, *_exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def ratings(args: argparse.Namespace) -> int:
+    from gameroom.league.ratings import RatingBook, print_leaderboard
+
+    engine = database(args.db)
+    table = RatingBook.load(engine, args.game).table(args.game)
+    if not table:
+        print(f"no rated {args.game} games in the database")
+        return 0
+    print_leaderboard(table, f"{args.game} ratings (openskill Plackett-Luce; rating = mu - 3 sigma)")
+    return 0
+
+
+def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """(label, record) of every replay the command names: a file or the database."""
+    from gameroom.core.record import MatchRecord
+    from gameroom.league.replay import read_replays
+
+    if (args.file is None) == (args.db is None):
+        raise UsageError("give a replay file or --db URL (not both)")
+    if args.file is not None:
+        try:
+            text = args.file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read replay {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
+        try:
+            records = read_replays(text, str(args.file))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        return [(f"{args.file}" + (f" #{i + 1}" if len(records) > 1 else ""), r) for i, r in enumerate(records)]
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from gameroom.league.db import GameRow, LeagueRow, replay_of
+
+    engine = database(args.db)
+    out = []
+    with Session(engine) as session:
+        query = select(GameRow).order_by(GameRow.id)
+        if args.league is not None:
+            league_id = session.scalar(select(LeagueRow.id).where(LeagueRow.name == args.league))
+            if league_id is None:
+                raise UsageError(f"no league named {args.league!r} in the database")
+            query = query.where(GameRow.league_id == league_id).order_by(GameRow.index)
+        if args.id is not None:
+            query = query.where(GameRow.id == args.id)
+        for row in session.scalars(query):
+            out.append((f"game {row.id}" + (f" (league index {row.index})" if row.index is not None else ""),
+                        MatchRecord.from_jsonl(replay_of(row))))
+    if not out:
+        raise UsageError("no such games in the database")
+    return out
+
+
+def replay(args: argparse.Namespace) -> int:
+    from gameroom.league.replay import describe, verify
+
+    replays = _replays(args)
+    if args.action == "show":
+        for label, record in replays:
+            if len(replays) > 1:
+                print(f"== {label}")
+            for line in describe(record):
+                print(line)
+        return 0
+    bad = unverifiable = 0
+    for label, record in replays:
+        divergence = verify(record)
+        if divergence is None:
+            if len(replays) == 1:
+                print(f"{label}: verified ({sum(1 for e in record.events if e.kind == 'call')} calls)")
+        elif divergence.unverifiable:
+            unverifiable += 1
+            print(f"{label}: {divergence.message}", file=sys.stderr)
+        else:
+            bad += 1
+            print(f"{label}: differs from the rules at {divergence}", file=sys.stderr)
+    if len(replays) > 1:
+        print(f"{len(replays) - bad - unverifiable} of {len(replays)} replays verified"
+              + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else ""))
+    return 1 if bad else 0
+
+
+def play_recorded(game: Any, args: argparse.Namespace) -> int:
+    """``gameroom play GAME --replay FILE``: the registry's game from ``--seed`` between the
+    named built-in players, its replay written to FILE."""
+    from gameroom.league.table import TableTask, record_table
+
+    names = getattr(args, "strategies", None) or getattr(args, "policies", None) or next(iter(game.strategies))
+    strategies = names.split(",")
+    unknown = [s for s in strategies if s not in game.strategies]
+    if unknown:
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
+    count = getattr(args, "players", None) or game.min_players
+    if not game.min_players <= count <= game.max_players:
+        raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {count}")
+    bots = tuple({"name": f"P{i + 1}", "builtin": strategies[i % len(strategies)]} for i in range(count))
+    record = record_table(TableTask(game.name, 0, args.seed, bots))
+    try:
+        args.replay.write_text(record.to_jsonl(), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
+    print(f"{game.name}: " + ", ".join(f"{b['name']} ({b['builtin']})" for b in bots) + f"; seed {args.seed}")
+    print_outcome(record.result)
+    stderr_log(f"replay written to {args.replay}")
+    return 0
+
+
+def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:
+    """``gameroom serve|tournament GAME --replay FILE``: run the command as usual, with the
+    replay of every game it plays written to FILE."""
+    from gameroom.core.match import observe_every_match
+    from gameroom.league.replay import ReplayFile
+
+    try:
+        replays = ReplayFile(args.replay, {"mode": mode, "command_seed": getattr(args, "seed", None)})
+    except OSError as exc:
+        raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
+    stop = observe_every_match(replays.observer)
+    try:
+        return command(game, args)
+    finally:
+        stop()
+        stderr_log(f"{replays.written} replay{'s' * (replays.written != 1)} written to {args.replay}")

@@ -1,0 +1,143 @@
+"""Who plays in a league: bot entries and how each becomes a seat at a table.
+
+A bot is one of three kinds (a TOML table ``[[bots]]`` with ``name`` and one of them):
+
+* ``builtin = "dag"`` — a built-in strategy (trusted seat) or misbehaving player (guarded
+  seat) of the game, from its registry descriptor;
+* ``python = "module:Class"`` — a factory on the path called as ``Class(name, seed)``, the
+  same signature as the descriptor's player factories; it runs on a guarded seat (its own
+  worker thread, the game's time limit);
+* ``command = ["prog", "arg", ...]`` — a program in any language that connects to a local
+  port and speaks the game's TCP protocol, like any remote client (``league.programs``).
+
+Game-agnostic: everything about a game comes from its descriptor.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from gameroom.core.game import GameDescriptor
+from gameroom.core.match import Seat, guarded_seat, trusted_seat
+
+__all__ = ["Bot", "BotError", "read_bots", "parse_bots", "load_factory"]
+
+KINDS = ("builtin", "python", "command")
+
+
+class BotError(ValueError):
+    """A bad bots file or bot entry (the message says which entry and what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Bot:
+    """One league entrant. ``value`` is the strategy name, ``module:Class`` or the argv."""
+
+    name: str
+    kind: str
+    value: Any
+    limits: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The JSON form stored in the results database and replays."""
+        return {"name": self.name, self.kind: self.value, **self.limits}
+
+    def check(self, game: GameDescriptor) -> None:
+        """Raise BotError when this bot cannot play ``game``."""
+        if self.kind == "builtin" and self.value not in game.strategies and self.value not in game.misbehaviours:
+            raise BotError(f"bot {self.name!r}: {game.name} has no built-in player {self.value!r}; choose from "
+                           f"{', '.join([*game.strategies, *game.misbehaviours])}")
+        if self.kind == "python":
+            load_factory(self.value, self.name)
+
+    def local_seat(self, game: GameDescriptor, seat_name: str, seed: int) -> Seat:
+        """A seat for a built-in or Python bot (programs are seated by ``league.programs``)."""
+        if self.kind == "builtin":
+            if self.value in game.strategies:
+                return trusted_seat(seat_name, game.strategies[self.value](seat_name, seed))
+            return guarded_seat(seat_name, game.misbehaviours[self.value](seat_name, seed))
+        if self.kind == "python":
+            return guarded_seat(seat_name, load_factory(self.value, self.name)(seat_name, seed))
+        raise ValueError(f"bot {self.name!r} is a program; seat it through league.programs")
+
+
+def load_factory(target: str, bot: str = "?") -> Any:
+    """``module:attribute`` -> the attribute (a class or function taking (name, seed))."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise BotError(f"bot {bot!r}: python must be 'module:Class', got {target!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BotError(f"bot {bot!r}: cannot import {module_name!r}: {exc}") from None
+    found: Any = module
+    for part in attribute.split("."):
+        if not hasattr(found, part):
+            raise BotError(f"bot {bot!r}: {module_name!r} has no {attribute!r}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise BotError(f"bot {bot!r}: {target!r} is not callable")
+    return found
+
+
+def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
+    """The bots of a parsed TOML document (``[[bots]]`` tables)."""
+    entries = table.get("bots") if isinstance(table, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise BotError(f"{source}: expected one or more [[bots]] tables")
+    bots: list[Bot] = []
+    seen: set[str] = set()
+    for at, entry in enumerate(entries, 1):
+        where = f"{source}: bot #{at}"
+        if not isinstance(entry, dict):
+            raise BotError(f"{where}: not a table")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > 64:
+            raise BotError(f"{where}: 'name' must be a non-empty string of at most 64 characters")
+        if name in seen:
+            raise BotError(f"{where}: the name {name!r} is used twice")
+        seen.add(name)
+        kinds = [kind for kind in KINDS if kind in entry]
+        if len(kinds) != 1:
+            raise BotError(f"{where} ({name}): give exactly one of {', '.join(KINDS)}")
+        unknown = set(entry) - {"name", *KINDS, "cpu_seconds", "memory_mb", "processes"}
+        if unknown:
+            raise BotError(f"{where} ({name}): unknown key {sorted(unknown)[0]!r}")
+        kind = kinds[0]
+        value = entry[kind]
+        if kind == "command":
+            if (not isinstance(value, list) or not value
+                    or not all(isinstance(part, str) and part for part in value)):
+                raise BotError(f"{where} ({name}): command must be a non-empty list of strings")
+            value = list(value)
+        elif not isinstance(value, str) or not value:
+            raise BotError(f"{where} ({name}): {kind} must be a non-empty string")
+        limits = {key: entry[key] for key in ("cpu_seconds", "memory_mb", "processes") if key in entry}
+        for key, number in limits.items():
+            if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+                raise BotError(f"{where} ({name}): {key} must be a positive integer")
+        bots.append(Bot(name, kind, value, limits))
+    return bots
+
+
+def read_bots(path: Path) -> list[Bot]:
+    """The bots of a TOML file; BotError says what is wrong and where."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BotError(f"cannot read bots file {path}: {exc.strerror}") from None
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BotError(f"{path} is not TOML: {exc}") from None
+    return parse_bots(table, str(path))
+
+
+def bots_from_specs(specs: Sequence[dict[str, Any]]) -> list[Bot]:
+    """Bots back from their stored JSON form (``Bot.spec`` plus limits)."""
+    return parse_bots({"bots": [dict(spec) for spec in specs]}, "stored bots")

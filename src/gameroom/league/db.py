@@ -1,0 +1,285 @@
+"""The results database: SQLAlchemy 2 models and the one way results are written.
+
+Tables: ``bots`` (every entrant by name, with its JSON form), ``leagues`` (a league's
+game, seed, configuration and size, for resuming), ``games`` (one row per finished game:
+game name, league and index or tournament label, seed, configuration, the replay as
+compressed JSON Lines), ``seats`` (who sat where), ``results`` (each seat's rank, score,
+win, ejection), ``ejections`` (method, failure kind, reason, in order) and ``ratings``
+(openskill per game and bot, with counts).
+
+The schema is created and upgraded by the Alembic migrations shipped in
+``gameroom/league/migrations`` (:func:`open_database` runs them programmatically). A
+SQLite file by default, PostgreSQL (psycopg) or any SQLAlchemy URL otherwise.
+
+:func:`record_game` writes one finished game — its rows, its replay and the ratings it
+changes — in one transaction, so a killed league never leaves half a game behind.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text,
+                        UniqueConstraint, create_engine, func, select)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from gameroom.core.record import MatchRecord
+
+__all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
+           "open_database", "record_game", "DatabaseError", "replay_of", "DEFAULT_URL"]
+
+DEFAULT_URL = "sqlite:///gameroom.db"
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or used (the message says why)."""
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class BotRow(Base):
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    spec: Mapped[Any] = mapped_column(JSON)
+
+
+class LeagueRow(Base):
+    __tablename__ = "leagues"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    game: Mapped[str] = mapped_column(String(32))
+    seed: Mapped[int] = mapped_column(Integer)
+    planned: Mapped[int] = mapped_column(Integer)
+    config: Mapped[Any] = mapped_column(JSON)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+    __table_args__ = (UniqueConstraint("league_id", "index", name="one_game_per_league_index"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), index=True)
+    league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id"), nullable=True)
+    index: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    tournament: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    seed: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    config: Mapped[Any] = mapped_column(JSON)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    replay: Mapped[bytes] = mapped_column(LargeBinary)
+
+    seats: Mapped[list["SeatRow"]] = relationship(back_populates="game_row", order_by="SeatRow.position")
+    results: Mapped[list["ResultRow"]] = relationship(back_populates="game_row")
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    game_row: Mapped[GameRow] = relationship(back_populates="seats")
+    bot: Mapped[BotRow] = relationship()
+
+
+class ResultRow(Base):
+    __tablename__ = "results"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    rank: Mapped[int] = mapped_column(Integer)          # 1 = best; the ejected share the last rank
+    score: Mapped[Any] = mapped_column(JSON, nullable=True)
+    winner: Mapped[bool] = mapped_column(Boolean)
+    ejected: Mapped[bool] = mapped_column(Boolean)
+    game_row: Mapped[GameRow] = relationship(back_populates="results")
+    bot: Mapped[BotRow] = relationship()
+
+
+class EjectionRow(Base):
+    __tablename__ = "ejections"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    position: Mapped[int] = mapped_column(Integer)      # order of ejection within the game
+    method: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(Text)
+
+
+class RatingRow(Base):
+    __tablename__ = "ratings"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    ejections: Mapped[int] = mapped_column(Integer)
+    bot: Mapped[BotRow] = relationship()
+
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def open_database(url: str) -> Engine:
+    """An engine for ``url`` with the schema migrated to the newest revision."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+
+    try:
+        engine = create_engine(url, future=True)
+    except (ArgumentError, ImportError, ValueError) as exc:
+        raise DatabaseError(f"bad database URL {url!r}: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        _sqlite_pragmas(engine)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    except OperationalError as exc:
+        raise DatabaseError(f"cannot open database {url!r}: {' '.join(str(exc.orig).split())}") from None
+    except SQLAlchemyError as exc:
+        raise DatabaseError(f"cannot migrate database {url!r}: {' '.join(str(exc).split())}") from None
+    return engine
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    """Write-ahead log with normal sync: a commit survives the league process being killed
+    (only a power cut may lose the last games, which a resumed league plays again), at a
+    fraction of the cost of a full sync per game; readers do not block the writer."""
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "connect")
+    def pragmas(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+
+def bot_rows(session: Session, names: Iterable[str], specs: dict[str, dict[str, Any]]) -> dict[str, BotRow]:
+    """The bots of these names (one query), the missing ones created."""
+    names = list(names)
+    found = {row.name: row for row in session.scalars(select(BotRow).where(BotRow.name.in_(names)))}
+    for name in names:
+        spec = specs.get(name)
+        if name not in found:
+            found[name] = bot_row(session, name, spec)
+        elif spec is not None and found[name].spec != spec:
+            found[name] = bot_row(session, name, spec)
+    return found
+
+
+def bot_row(session: Session, name: str, spec: dict[str, Any] | None = None) -> BotRow:
+    """The bot of that name, created (or its JSON form brought up to date) as needed."""
+    row = session.scalar(select(BotRow).where(BotRow.name == name))
+    spec = spec or {"name": name}
+    kind = next((k for k in ("builtin", "python", "command") if k in spec), "remote")
+    if row is None:
+        row = BotRow(name=name, kind=kind, spec=spec)
+        session.add(row)
+        session.flush()
+    elif row.spec != spec and len(spec) > 1:
+        row.spec, row.kind = spec, kind
+    return row
+
+
+def ranks_of(record: MatchRecord) -> dict[str, int]:
+    """Each seat's rank (1 = best): the result's ranking groups in order, seats it does not
+    rank after them (winners first), and every ejected seat last of all."""
+    assert record.result is not None
+    result = record.result
+    ejected = set(result.misbehaved) | {e.name for e in result.ejections}
+    ranks: dict[str, int] = {}
+    rank = 1
+    for group in result.ranking:
+        members = [name for name in group if name not in ejected and name not in ranks]
+        for name in members:
+            ranks[name] = rank
+        rank += 1 if members else 0
+    unranked = [name for name in record.seats if name not in ranks and name not in ejected]
+    for name in sorted(unranked, key=lambda n: n not in result.winners):
+        ranks[name] = rank if name in result.winners else rank + 1
+    last = max(ranks.values(), default=0) + 1
+    for name in record.seats:
+        ranks.setdefault(name, last)
+    return ranks
+
+
+def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = None, index: int | None = None,
+                tournament: str | None = None, bots: dict[str, dict[str, Any]] | None = None,
+                ratings: Any = None, replay: bytes | None = None) -> int:
+    """Write one finished game (rows, replay, the ratings it changes) in one transaction;
+    its id. ``bots`` maps seat names to their JSON forms; ``ratings`` is a
+    ``league.ratings.RatingBook`` updated with this result; ``replay`` the record's JSON
+    Lines compressed with zlib when the caller has them already (the record's events are
+    then not needed)."""
+    if record.result is None:
+        raise ValueError("a game without a result cannot be recorded")
+    result = record.result
+    ranks = ranks_of(record)
+    if replay is None:
+        replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+    with Session(engine) as session, session.begin(), session.no_autoflush:
+        rows = bot_rows(session, record.seats, bots or {})
+        game = GameRow(game=record.game, league_id=league_id, index=index, tournament=tournament,
+                       seed=record.seed if isinstance(record.seed, int) else None, config=record.config,
+                       finished_at=datetime.now(timezone.utc), replay=replay)
+        session.add(game)
+        session.flush()
+        ejected = {e.name for e in result.ejections} | set(result.misbehaved)
+        added: list[Any] = []
+        for position, name in enumerate(record.seats):
+            added.append(SeatRow(game_id=game.id, position=position, bot_id=rows[name].id))
+            added.append(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[name],
+                                   score=result.scores.get(name), winner=name in result.winners,
+                                   ejected=name in ejected))
+        for position, ejection in enumerate(result.ejections):
+            if ejection.name in rows:
+                added.append(EjectionRow(game_id=game.id, bot_id=rows[ejection.name].id, position=position,
+                                         method=ejection.method, kind=ejection.kind.value, reason=ejection.reason))
+        session.add_all(added)
+        if ratings is not None:
+            ratings.update(record.game, ranks, winners=set(result.winners), ejected=ejected)
+            ratings.store(session, record.game, {name: rows[name] for name in record.seats})
+        return game.id
+
+
+def replay_of(row: GameRow) -> str:
+    """The replay (JSON Lines) stored with a game."""
+    return zlib.decompress(row.replay).decode("utf-8")
+
+
+def count_games(engine: Engine, league_id: int) -> int:
+    with Session(engine) as session:
+        return session.scalar(select(func.count()).select_from(GameRow).where(GameRow.league_id == league_id)) or 0
+
+
+def league_games(engine: Engine, league_id: int) -> Iterable[tuple[int, MatchRecord]]:
+    """The league's games in index order, as (index, record)."""
+    with Session(engine) as session:
+        for row in session.scalars(select(GameRow).where(GameRow.league_id == league_id).order_by(GameRow.index)):
+            yield row.index, MatchRecord.from_jsonl(replay_of(row))
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)

@@ -1,0 +1,288 @@
+"""Running a league: schedule N games, play them on a backend, write each result as it comes.
+
+Games are played in blocks of ``schedule.BLOCK`` on a backend — a process pool
+(``local``, the default) or Ray tasks (``ray``) — and written to the database *in index
+order*, each in its own transaction with its replay and the ratings it changes. So the
+database always holds games 0..k-1 of the league: a league stopped at any moment (even by
+SIGKILL) resumes at game k with the same pairings and seeds, and ends with exactly N
+games. A bot that crashes, hangs, floods or forks is ejected inside its game; a worker
+process that dies is replaced and its games are played again.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from gameroom.core.game import GameDescriptor
+from gameroom.core.record import MatchRecord
+from gameroom.league.bots import Bot
+from gameroom.league.db import BotRow, GameRow, LeagueRow, ResultRow, record_game
+from gameroom.league.ratings import RatingBook
+from gameroom.league.schedule import BLOCK, Schedule, game_seed
+from gameroom.league.table import TableOutcome, TableTask, play_table
+
+__all__ = ["LeagueError", "LeaguePlan", "run_league", "LocalBackend", "RayBackend", "backend"]
+
+
+class LeagueError(Exception):
+    """The league cannot be run (the message says why)."""
+
+
+@dataclass
+class LeaguePlan:
+    game: GameDescriptor
+    bots: list[Bot]
+    games: int
+    seed: int = 0
+    players: int | None = None
+    name: str | None = None
+    replays: Path | None = None
+    block: int = BLOCK
+
+    @property
+    def table_size(self) -> int:
+        return self.players or min(len(self.bots), self.game.max_players)
+
+    @property
+    def league_name(self) -> str:
+        return self.name or f"{self.game.name}-seed{self.seed}-" + "-".join(b.name for b in self.bots)[:150]
+
+    def config(self) -> dict[str, Any]:
+        return {"bots": [b.spec for b in self.bots], "players": self.table_size}
+
+
+def _watch_parent(parent: int) -> None:
+    """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
+    programs and exit, so a killed league leaves nothing running."""
+    import os
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        from gameroom.league.programs import kill_all_programs
+
+        kill_all_programs()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+class LocalBackend:
+    """A process pool (spawned workers: the parent holds threads)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            import os
+
+            # Marks the workers (and what they start) as this league's, for tests and ps.
+            os.environ["GAMEROOM_LEAGUE_PARENT"] = str(os.getpid())
+            self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
+                                                                mp_context=multiprocessing.get_context("spawn"),
+                                                                initializer=_watch_parent, initargs=(os.getpid(),))
+        return self._pool
+
+    def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
+        """Each task with its replay (or the exception), as they finish."""
+        futures = {self._executor().submit(play_table, task): task for task in tasks}
+        broken = False
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except concurrent.futures.process.BrokenProcessPool as exc:
+                broken = True
+                yield futures[future], exc
+            except Exception as exc:
+                yield futures[future], exc
+        if broken:   # a worker died: start a fresh pool for what is played again
+            self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class RayBackend:
+    """Ray tasks on a local Ray instance (or the cluster ``RAY_ADDRESS`` names)."""
+
+    def __init__(self, workers: int) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise LeagueError("--backend ray needs Ray: pip install 'gameroom[ray]'") from None
+        self.ray = ray
+        if not ray.is_initialized():
+            import os
+
+            if os.environ.get("RAY_ADDRESS"):     # an existing cluster brings its own CPUs
+                ray.init(log_to_driver=False, logging_level="ERROR", configure_logging=False)
+            else:                                # a local instance with one CPU per worker
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                         configure_logging=False)
+        self._remote = ray.remote(max_retries=2)(play_table)
+
+    def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
+        pending = {self._remote.remote(task): task for task in tasks}
+        while pending:
+            done, _ = self.ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                task = pending.pop(ref)
+                try:
+                    yield task, self.ray.get(ref)
+                except Exception as exc:
+                    yield task, exc
+
+    def close(self) -> None:
+        self.ray.shutdown()
+
+
+def backend(name: str, workers: int) -> LocalBackend | RayBackend:
+    if name == "local":
+        return LocalBackend(workers)
+    if name == "ray":
+        return RayBackend(workers)
+    raise LeagueError(f"unknown backend {name!r}; choose local or ray")
+
+
+@dataclass
+class Progress:
+    """What the progress display is told after every game written."""
+
+    done: int
+    total: int
+    started_at: float
+    leaders: list[Any] = field(default_factory=list)
+
+
+def _league_row(engine: Engine, plan: LeaguePlan) -> int:
+    """The league's row, created or checked against the plan (resuming a league means the
+    same game, seed, bots and table size); its id."""
+    config = plan.config()
+    with Session(engine) as session, session.begin():
+        row = session.scalar(select(LeagueRow).where(LeagueRow.name == plan.league_name))
+        if row is None:
+            row = LeagueRow(name=plan.league_name, game=plan.game.name, seed=plan.seed, planned=plan.games,
+                            config=config)
+            session.add(row)
+            session.flush()
+        else:
+            if row.game != plan.game.name or row.seed != plan.seed or row.config != config:
+                raise LeagueError(f"a league named {plan.league_name!r} with another game, seed, bots or table "
+                                  "size is in the database; give --name to start a new one")
+            row.planned = plan.games
+        return row.id
+
+
+def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], set[str], set[str]]]:
+    """The league's games so far in index order: (index, ranks, winners, ejected)."""
+    games: dict[int, tuple[int, dict[str, int], set[str], set[str]]] = {}
+    with Session(engine) as session:
+        query = (select(GameRow.index, BotRow.name, ResultRow.rank, ResultRow.winner, ResultRow.ejected)
+                 .join(ResultRow, ResultRow.game_id == GameRow.id).join(BotRow, BotRow.id == ResultRow.bot_id)
+                 .where(GameRow.league_id == league_id).order_by(GameRow.index, ResultRow.id))
+        for index, name, rank, winner, ejected in session.execute(query):
+            entry = games.setdefault(index, (index, {}, set(), set()))
+            entry[1][name] = rank
+            if winner:
+                entry[2].add(name)
+            if ejected:
+                entry[3].add(name)
+    return [games[i] for i in sorted(games)]
+
+
+def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBackend,
+               progress: Callable[[Progress], None] = lambda _p: None,
+               log: Callable[[str], None] = lambda _t: None) -> RatingBook:
+    """Play the plan's games not yet in the database; the league's own ratings."""
+    for bot in plan.bots:
+        bot.check(plan.game)
+    size = plan.table_size
+    if not plan.game.min_players <= size <= plan.game.max_players:
+        raise LeagueError(f"{plan.game.name} takes {plan.game.min_players}..{plan.game.max_players} players "
+                          f"a game, not {size}")
+    try:
+        schedule = Schedule([b.name for b in plan.bots], size, plan.seed)
+    except ValueError as exc:
+        raise LeagueError(str(exc)) from None
+    league_id = _league_row(engine, plan)
+    played = _played(engine, league_id)
+    done = len(played)
+    if [entry[0] for entry in played] != list(range(done)):
+        raise LeagueError(f"league {plan.league_name!r} has a gap in its games; it was not written by this program")
+    bots = {b.name: b for b in plan.bots}
+    ours = RatingBook()          # this league's own ratings (pairing, the final table)
+    snapshot = RatingBook()      # as of the end of the previous block
+    for index, ranks, winners, ejected in played:
+        if index < (done // plan.block) * plan.block:
+            snapshot.update(plan.game.name, ranks, winners, ejected)
+        ours.update(plan.game.name, ranks, winners, ejected)
+    every = RatingBook.load(engine, plan.game.name)
+    started = time.perf_counter()
+    progress(Progress(done, plan.games, started, ours.table(plan.game.name)))
+    if plan.replays is not None:
+        plan.replays.mkdir(parents=True, exist_ok=True)
+    extra = (("league", plan.league_name),)
+    while done < plan.games:
+        block_start = (done // plan.block) * plan.block
+        block_end = min(block_start + plan.block, plan.games)
+        rating = (lambda name: snapshot.of(plan.game.name, name).mu) if schedule.needs_ratings else None
+        tasks = [TableTask(plan.game.name, i, game_seed(plan.seed, i),
+                           tuple(bots[name].spec for name in schedule.table(i, rating)), extra)
+                 for i in range(done, block_end)]
+        attempts = {task.index: 0 for task in tasks}
+        finished: dict[int, TableOutcome] = {}
+        while tasks:
+            again: list[TableTask] = []
+            for task, outcome in runner.run(tasks):
+                if isinstance(outcome, BaseException):
+                    attempts[task.index] += 1
+                    if attempts[task.index] >= 3:
+                        raise LeagueError(f"game {task.index} failed three times: {type(outcome).__name__}: {outcome}")
+                    log(f"game {task.index} is played again: {type(outcome).__name__}: {outcome}")
+                    again.append(task)
+                    continue
+                finished[task.index] = outcome
+                while done in finished:   # write in index order
+                    played = finished.pop(done)
+                    record = played.record
+                    record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
+                                bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
+                    if plan.replays is not None:
+                        (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
+                            zlib.decompress(played.replay))
+                    _rate(ours, record)
+                    done += 1
+                    progress(Progress(done, plan.games, started, ours.table(plan.game.name)))
+            tasks = sorted(again, key=lambda t: t.index)
+        snapshot = _copy(ours)
+    return ours
+
+
+def _rate(book: RatingBook, record: MatchRecord) -> None:
+    from gameroom.league.db import ranks_of
+
+    assert record.result is not None
+    result = record.result
+    book.update(record.game, ranks_of(record), result.winners,
+                {e.name for e in result.ejections} | set(result.misbehaved))
+
+
+def _copy(book: RatingBook) -> RatingBook:
+    import copy
+
+    return copy.deepcopy(book)

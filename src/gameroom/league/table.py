@@ -1,0 +1,72 @@
+"""One game between league bots: seat them, play through the registry, keep the replay.
+
+This is what a league worker (a pool process or a Ray task) runs; it takes and returns
+plain data so it crosses process boundaries, and it never raises for a bot's sake: every
+bot failure is an ejection inside the match.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from gameroom.core.calls import ThreadedCaller
+from gameroom.core.record import MatchRecord
+from gameroom.league.bots import Bot, bots_from_specs
+from gameroom.league.programs import ProgramLimits, seat_programs
+from gameroom.league.replay import ReplayRecorder
+
+__all__ = ["TableTask", "TableOutcome", "play_table", "record_table"]
+
+
+@dataclass(frozen=True)
+class TableTask:
+    """Game ``index`` of a league: its seed and the bots in turn order (stored JSON form)."""
+
+    game: str
+    index: int
+    seed: int
+    bots: tuple[dict[str, Any], ...]
+    extra: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class TableOutcome:
+    """A played game as the league's writer needs it: the record without its events (header
+    and result) and the whole replay, compressed — parsing and compressing a replay is work
+    for the worker, not for the one process that writes results."""
+
+    index: int
+    record: MatchRecord
+    replay: bytes
+
+
+def play_table(task: TableTask) -> TableOutcome:
+    """Play the task's game (in a worker)."""
+    record = record_table(task)
+    replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+    record.events = []
+    return TableOutcome(task.index, record, replay)
+
+
+def record_table(task: TableTask) -> MatchRecord:
+    """Play the task's game; its replay (the match record)."""
+    from gameroom.games import registry
+
+    game = registry.game(task.game)
+    bots: Sequence[Bot] = bots_from_specs(task.bots)
+    programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits)) for bot in bots if bot.kind == "command"]
+    with seat_programs(game, programs) as launched:
+        seats = [launched.seats[bot.name] if bot.kind == "command" else bot.local_seat(game, bot.name, task.seed + at)
+                 for at, bot in enumerate(bots)]
+        config = {"seats": [{"name": bot.name, "bot": bot.spec, "trusted": seat.trusted}
+                            for bot, seat in zip(bots, seats)], "index": task.index, **dict(task.extra)}
+        recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
+        try:
+            game.play(task.seed, seats, observers=[recorder])
+        finally:
+            for seat in seats:
+                if isinstance(seat.caller, ThreadedCaller):
+                    seat.caller.close()
+    return recorder.record
