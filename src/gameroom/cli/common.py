@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence
 
 from gameroom.core.hosting import ClientSpec, ServerPlan  # data only: no asyncio
-from gameroom.core.wire import WireError
+from gameroom.core.wire import PlainText, WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
@@ -129,7 +129,10 @@ def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int
     except WireError as exc:
         raise UsageError(f"bad {name} input: {exc}") from None
     for value in outputs:
-        print_json(value)
+        if isinstance(value, PlainText):
+            print(value, flush=True)
+        else:
+            print_json(value)
     return 0
 
 

@@ -9,7 +9,8 @@ from typing import Sequence
 
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
 
-GAMES = {"q": "gameroom.cli.q", "bazaar": "gameroom.cli.bazaar", "fish": "gameroom.cli.fish"}
+GAMES = {"q": "gameroom.cli.q", "bazaar": "gameroom.cli.bazaar", "fish": "gameroom.cli.fish",
+         "evolution": "gameroom.cli.evolution"}
 
 
 class _Parser(argparse.ArgumentParser):
