@@ -107,3 +107,10 @@ def selected_params(request, function: str, *names: str) -> list[tuple]:
             if item.path == request.node.path:
                 out.append(tuple(item.callspec.params.get(n) for n in names))
     return out
+
+
+def assert_one_error_line(run: Run, message: str) -> None:
+    """A bad command line or input: exit status 2 and one error line naming the problem."""
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gameroom: error:") and message in lines[0], run.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from driver import run_gameroom
+from driver import assert_one_error_line, run_gameroom
 
 
 def test_play_evolution_prints_results_and_pictures(tmp_path: Path) -> None:
@@ -48,7 +48,4 @@ def test_play_evolution_with_baddies_reports_removals() -> None:
     (["harness", "evolution", "xnope"], b"1", "unknown harness"),
 ])
 def test_bad_input_gets_one_error_line(args: list[str], stdin: bytes, message: str) -> None:
-    run = run_gameroom(args, stdin)
-    assert run.returncode == 2
-    assert run.stderr.startswith("gameroom: error:") and message in run.stderr
-    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert_one_error_line(run_gameroom(args, stdin), message)
