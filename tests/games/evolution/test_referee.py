@@ -134,3 +134,13 @@ def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int
         states[0].seat = BaddiePlayer(baddie, seed % 3)
     Dealer(states, shuffled_deck(seed), call).play()
     assert seen["calls"] > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(players=st.integers(3, 8), seed=st.integers(0, 10_000))
+def test_the_referee_plays_the_same_game_as_the_pure_dealer(players: int, seed: int) -> None:
+    from gameroom.games.evolution.harness import silly_game
+
+    pure = silly_game([SillyPlayer() for _ in range(players)], shuffled_deck(seed)).play()
+    guarded = [guarded_seat(str(i), SillyPlayer()) for i in range(players)]
+    assert run_game(guarded, shuffled_deck(seed)).results == pure
