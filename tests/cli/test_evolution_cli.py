@@ -49,3 +49,10 @@ def test_play_evolution_with_baddies_reports_removals() -> None:
 ])
 def test_bad_input_gets_one_error_line(args: list[str], stdin: bytes, message: str) -> None:
     assert_one_error_line(run_gameroom(args, stdin), message)
+
+
+def test_harness_show_writes_a_picture_per_turn(tmp_path: Path) -> None:
+    run = run_gameroom(["harness", "evolution", "xmain", "--show"], b"3", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "3 player id: 0#1 score: 5"
+    assert len(list((tmp_path / "Tmp").glob("*.svg"))) == 6

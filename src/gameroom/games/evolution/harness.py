@@ -125,13 +125,21 @@ def _full_deck(value: Any, where: str) -> list:
     return deck
 
 
-def silly_game(players: list[Any], deck: list) -> Dealer:
-    """A dealer for built-in players named "0", "1", ... with ids "<i>#<i+1>"."""
+def silly_game(players: list[Any], deck: list, observers: Iterable[Any] = ()) -> Dealer:
+    """A dealer for built-in players named "0", "1", ... with ids "<i>#<i+1>"; observers
+    get ``state(configuration, caption)`` at the start of every turn (for ``--show``)."""
     states = [PlayerState(f"{i}#{i + 1}", seat=player) for i, player in enumerate(players)]
-    return Dealer(states, deck)
+    dealer = Dealer(states, deck)
+    watchers = list(observers)
+    if watchers:
+        def show(d: Dealer) -> None:
+            for observer in watchers:
+                observer.state(encode_configuration(d), f"turn {d.turn}")
+        dealer.on_turn = show
+    return dealer
 
 
-def xgame(value: Any) -> list[Any]:
+def xgame(value: Any, observers: Iterable[Any] = ()) -> list[Any]:
     """``n`` or ``[[Kind, ...], Cards]`` -> ``[Turns, Results]`` (spec 10.8)."""
     if type(value) is int:
         players: list[Any] = [SillyPlayer() for _ in range(decode_player_count(value))]
@@ -141,11 +149,14 @@ def xgame(value: Any) -> list[Any]:
         kinds = expect_list(items[0], "$[0]", MIN_PLAYERS, MAX_PLAYERS)
         players = [_player_of(kind, f"$[0][{i}]") for i, kind in enumerate(kinds)]
         deck = _full_deck(items[1], "$[1]")
-    dealer = silly_game(players, deck)
+    dealer = silly_game(players, deck, observers)
     turns: list[list[Any]] = []
+    show = dealer.on_turn
 
     def on_turn(d: Dealer) -> None:
         turns.append([d.turn, [], None, None])
+        if show is not None:
+            show(d)
 
     def on_fed(d: Dealer) -> None:
         turns[-1][2] = encode_configuration(d)
@@ -159,10 +170,10 @@ def xgame(value: Any) -> list[Any]:
     return [[turns, [list(r) for r in results]]]
 
 
-def xmain(value: Any) -> list[Any]:
+def xmain(value: Any, observers: Iterable[Any] = ()) -> list[Any]:
     """``n`` -> the result lines of a sorted-deck game between n silly players."""
     n = decode_player_count(value)
-    dealer = silly_game([SillyPlayer() for _ in range(n)], sorted_deck())
+    dealer = silly_game([SillyPlayer() for _ in range(n)], sorted_deck(), observers)
     return [PlainText("\n".join(result_lines(dealer.play())))]
 
 
@@ -177,7 +188,21 @@ def _each(harness: Callable[[Any], list[Any]]) -> Callable[[list[Any]], list[Any
     return run
 
 
-HARNESSES: dict[str, Callable[[list[Any]], list[Any]]] = {
-    name: _each(fn) for name, fn in (("xattack", xattack), ("xfeed", xfeed), ("xsilly", xsilly), ("xstep", xstep),
-                                     ("xstep4", xstep4), ("xgame", xgame), ("xmain", xmain))
+def _each_game(harness: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+    """Like ``_each`` for the whole-game harnesses, which take observers (``--show``)."""
+    def run(inputs: list[Any], observers: Iterable[Any] = ()) -> list[Any]:
+        out: list[Any] = []
+        for value in inputs:
+            out += harness(value, observers)
+        return out
+    run.__name__ = harness.__name__
+    run.__doc__ = harness.__doc__
+    return run
+
+
+HARNESSES: dict[str, Callable[..., list[Any]]] = {
+    **{name: _each(fn) for name, fn in (("xattack", xattack), ("xfeed", xfeed), ("xsilly", xsilly),
+                                        ("xstep", xstep), ("xstep4", xstep4))},
+    "xgame": _each_game(xgame),
+    "xmain": _each_game(xmain),
 }
