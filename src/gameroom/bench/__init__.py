@@ -1,9 +1,8 @@
-"""Benchmarks, apart from the tests: ``python -m gameroom.bench [q|bazaar|fish|evolution|all]``.
+"""Benchmarks, apart from the tests: ``python -m gameroom.bench [GAME|all]``.
 
-Each game has a module here with ``run(games: int) -> None`` that prints figures (games
-per second, turns per second, peak memory, remote call latency) and asserts nothing.
-Seeds are fixed so runs are comparable.
+The games come from the registry (``gameroom.games.registry``). A game's descriptor may
+name a module with ``run(games: int) -> None`` that prints its own figures (games per
+second, turns per second, peak memory, remote call latency); any other game gets the
+generic figure of :mod:`gameroom.bench.generic`. Benchmarks assert nothing; seeds are
+fixed so runs are comparable.
 """
-
-GAMES = {"q": "gameroom.bench.q", "bazaar": "gameroom.bench.bazaar", "fish": "gameroom.bench.fish",
-         "evolution": "gameroom.bench.evolution"}

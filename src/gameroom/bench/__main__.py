@@ -4,25 +4,24 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 
-from gameroom.bench import GAMES
+from gameroom.bench import generic
+from gameroom.games import registry
 
 
 def main() -> int:
+    games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", *GAMES])
+    parser.add_argument("game", nargs="?", default="all", choices=["all", *games])
     parser.add_argument("--games", type=int, default=200, help="games per in-process measurement")
     args = parser.parse_args()
-    for name, module_name in GAMES.items():
+    for name, game in games.items():
         if args.game not in ("all", name):
             continue
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            print(f"{name}: no benchmark yet", file=sys.stderr)
-            continue
-        module.run(args.games)
+        if game.benchmark is not None:
+            importlib.import_module(game.benchmark).run(args.games)
+        else:
+            generic.run(game, args.games)
     return 0
 
 

@@ -14,7 +14,7 @@ from gameroom.core.wire import PlainText, WireError
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
            "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
-           "harness_tables", "add_standard_play_arguments"]
+           "add_standard_play_arguments", "add_generic_play_arguments", "play_generic"]
 
 
 class UsageError(Exception):
@@ -81,18 +81,51 @@ class GameCommands:
     render: Callable[[Any, str], str] | None = None   # a state as an SVG picture, for --show
 
     @classmethod
-    def from_module(cls, name: str, module: Any) -> "GameCommands":
-        """A game's commands by convention: the module ``gameroom.cli.<name>`` defines
-        functions named after the fields (``play``, ``server_plan``, ...); absent ones keep
-        their defaults, and the harnesses default to the game's ``harness`` and
-        ``games_harness`` tables."""
+    def from_descriptor(cls, game: Any) -> "GameCommands":
+        """A game's commands from its registry descriptor: the generic ``play`` (built-in
+        players, the result printed from the outcome), its harnesses, picture, server and
+        client plans; a command module named by the descriptor (``commands``) may replace
+        any field with a function of that name (``play``, ``server_plan``, ...)."""
         import dataclasses
+        import importlib
 
-        found = {f.name: getattr(module, f.name) for f in dataclasses.fields(cls)
-                 if f.name != "name" and hasattr(module, f.name)}
-        found.setdefault("harnesses", harness_tables(f"gameroom.games.{name}.harness",
-                                                     f"gameroom.games.{name}.games_harness"))
-        return cls(name=name, **found)
+        found: dict[str, Any] = {"harnesses": lambda: dict(game.harnesses()), "render": game.render,
+                                 "play": lambda args: play_generic(game, args),
+                                 "add_play_arguments": lambda parser: add_generic_play_arguments(game, parser),
+                                 "server_plan": game.server_plan, "client_specs": game.client_specs}
+        if game.commands is not None:
+            module = importlib.import_module(game.commands)
+            found.update({f.name: getattr(module, f.name) for f in dataclasses.fields(cls)
+                          if f.name != "name" and hasattr(module, f.name)})
+        return cls(name=game.name, **found)
+
+
+def add_generic_play_arguments(game: Any, parser: Any) -> None:
+    """``--players``, ``--seed``, ``--observe`` and ``--strategies`` from the descriptor."""
+    add_standard_play_arguments(parser, (game.min_players, game.max_players), game.min_players, "seed of the deal")
+    parser.add_argument("--strategies", default=next(iter(game.strategies)),
+                        help=f"comma-separated strategies assigned in turn, from {', '.join(game.strategies)}")
+
+
+def play_generic(game: Any, args: Any) -> int:
+    """``gameroom play GAME`` for a game without its own: built-in players on trusted seats,
+    the outcome printed, pictures of every state with ``--observe``."""
+    if not game.min_players <= args.players <= game.max_players:
+        raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {args.players}")
+    strategies = args.strategies.split(",")
+    unknown = [s for s in strategies if s not in game.strategies]
+    if unknown:
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
+    seats = game.seats([strategies[i % len(strategies)] for i in range(args.players)], args.seed)
+    observers = []
+    if args.observe is not None:
+        from gameroom.cli.observers import PictureObserver
+
+        observers.append(PictureObserver(args.observe, game.render))
+    print(f"{game.name}: {', '.join(s.name for s in seats)}; seed {args.seed}")
+    outcome = game.play(args.seed, seats, observers=observers, log=stderr_log)
+    print_outcome(outcome, observers[0] if observers else None, args.observe)
+    return 0
 
 
 SHOW_DIRECTORY = "Tmp"   # where --show puts the pictures, as the reference observer does
@@ -208,21 +241,6 @@ def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dro
     if pictures is not None:
         print(f"pictures: {pictures.count} SVG files in {directory}")
     print_json(outcome.to_json())
-
-
-def harness_tables(*modules: str) -> Callable[[], dict[str, Callable[[list[Any]], list[Any]]]]:
-    """The ``harnesses`` of a game: the ``HARNESSES`` tables of ``modules``, loaded on use."""
-    def load() -> dict[str, Callable[[list[Any]], list[Any]]]:
-        import importlib
-        import importlib.util
-
-        table: dict[str, Callable[[list[Any]], list[Any]]] = {}
-        for module in modules:
-            if importlib.util.find_spec(module) is not None:
-                table.update(importlib.import_module(module).HARNESSES)
-        return table
-
-    return load
 
 
 def add_standard_play_arguments(parser: Any, players: tuple[int, int], default: int, seed_help: str) -> None:

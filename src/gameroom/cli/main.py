@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import Sequence
 
 from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
-
-GAMES = {"q": "gameroom.cli.q", "bazaar": "gameroom.cli.bazaar", "fish": "gameroom.cli.fish",
-         "evolution": "gameroom.cli.evolution"}
+from gameroom.games import registry
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,13 +18,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def load_game(name: str) -> GameCommands:
-    if name not in GAMES:
-        raise UsageError(f"unknown game {name!r}; choose from {', '.join(GAMES)}")
     try:
-        module = importlib.import_module(GAMES[name])
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"the game {name} is not available yet ({exc.name})") from None
-    return GameCommands.from_module(name, module)
+        return GameCommands.from_descriptor(registry.game(name))
+    except registry.UnknownGame as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _port(text: str) -> int:
@@ -41,9 +35,12 @@ def _port(text: str) -> int:
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.")
+    games = registry.games()
+    listing = "\n".join(f"  {name:8} {game.summary}" for name, game in games.items())
+    parser = _Parser(prog="gameroom", description="Host turn-based games between automated players.",
+                     epilog=f"games:\n{listing}", formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    game_choices = list(GAMES)
+    game_choices = list(games)
 
     play = commands.add_parser("play", help="play a local game between built-in players")
     play.add_argument("game", choices=game_choices)
@@ -66,7 +63,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
-    if len(argv) >= 2 and argv[1] in GAMES:
+    if len(argv) >= 2 and argv[1] in games:
         try:
             game = load_game(argv[1])
         except UsageError:

@@ -5,18 +5,25 @@ the server signed up (:class:`ServerPlan`), and which clients to launch
 (:class:`ClientSpec`). The server and clients in ``gameroom.server`` are written once and
 know nothing of any game. Keeping these as data lets games build them without importing
 the networking layers.
+
+*When* sign-up ends is a pluggable :class:`SignupPolicy` of the rules: :class:`PeriodPolicy`
+(waiting periods; Q, Bazaar, Fish) or :class:`QuorumPolicy` (wait for the minimum however
+long, then one wait per further connection; Evolution). A policy drives the server's
+sign-up through the few steps of :class:`SignupSteps`, so a game with other rules writes a
+policy, not a server.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, AsyncContextManager, Callable, Protocol as Interface, Sequence
 
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Protocol
 
-__all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule"]
+__all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule", "SignupSteps", "SignupPolicy",
+           "PeriodPolicy", "QuorumPolicy"]
 
 
 def name_rule(pattern: str, max_length: int) -> Callable[[Any], bool]:
@@ -29,9 +36,84 @@ def name_rule(pattern: str, max_length: int) -> Callable[[Any], bool]:
     return valid
 
 
+class SignupSteps(Interface):
+    """What a sign-up policy may do with the server's sign-up of one game."""
+
+    @property
+    def count(self) -> int:
+        """Players signed up so far."""
+
+    def sign_up_in_background(self) -> None:
+        """Sign connections up one at a time, in arrival order, until stopped or full."""
+
+    async def wait_full(self, seconds: float | None) -> bool:
+        """Wait until the maximum is reached (True) or ``seconds`` have passed (False)."""
+
+    def between_sign_ups(self) -> AsyncContextManager[None]:
+        """Hold off the background sign-up: no sign-up is in progress inside."""
+
+    async def next_connection(self, seconds: float | None) -> Any:
+        """The next pending connection, waiting up to ``seconds`` (None: no limit); None
+        when none arrived."""
+
+    async def sign_up(self, connection: Any) -> bool:
+        """Read and check one connection's sign-up; True when it became a player."""
+
+
+class SignupPolicy:
+    """Decides when sign-up ends, through :class:`SignupSteps`; returns to start the game."""
+
+    async def run(self, steps: SignupSteps, rules: "SignupRules") -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class PeriodPolicy(SignupPolicy):
+    """Waiting periods (Q, Bazaar, Fish): sign-up runs in the background; at the end of a
+    period with at least the minimum signed up it stops - only between two sign-ups - and
+    reaching the maximum stops it at once."""
+
+    periods: int
+    period_seconds: float
+
+    async def run(self, steps: SignupSteps, rules: "SignupRules") -> None:
+        steps.sign_up_in_background()
+        for _period in range(self.periods):
+            if await steps.wait_full(self.period_seconds):
+                return
+            async with steps.between_sign_ups():   # answer only between sign-ups
+                if steps.count >= rules.min_players:
+                    return
+
+
+@dataclass(frozen=True)
+class QuorumPolicy(SignupPolicy):
+    """Wait for the minimum however long, then up to ``extra_wait`` seconds for each further
+    connection (Evolution, 7.1). With ``count_failed`` a failed late sign-up uses up one of
+    the optional places, as the reference does."""
+
+    extra_wait: float
+    count_failed: bool = True
+
+    async def run(self, steps: SignupSteps, rules: "SignupRules") -> None:
+        while steps.count < rules.min_players:
+            await steps.sign_up(await steps.next_connection(None))
+        tried = steps.count
+        while tried < rules.max_players and steps.count < rules.max_players:
+            connection = await steps.next_connection(self.extra_wait)
+            if connection is None:
+                return
+            signed = await steps.sign_up(connection)
+            tried += 1 if (signed or self.count_failed) else 0
+
+
 @dataclass(frozen=True)
 class SignupRules:
-    """How a server signs players up (the games' specs fix each number)."""
+    """How a server signs players up (the games' specs fix each number).
+
+    ``policy`` decides when sign-up ends; without one, ``periods`` waiting periods of
+    ``period_seconds`` (:class:`PeriodPolicy`). ``newest_first`` seats the last player to
+    sign up first (Evolution)."""
 
     min_players: int
     max_players: int
@@ -41,6 +123,12 @@ class SignupRules:
     name_complete: float              # then seconds for the rest of it
     valid_name: Callable[[Any], bool]
     backlog: int = 30
+    policy: SignupPolicy | None = None
+    newest_first: bool = False
+
+    @property
+    def signup_policy(self) -> SignupPolicy:
+        return self.policy if self.policy is not None else PeriodPolicy(self.periods, self.period_seconds)
 
 
 @dataclass(frozen=True)

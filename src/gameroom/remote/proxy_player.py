@@ -42,7 +42,9 @@ class ProxyPlayer:
         if self.broken is not None:
             raise CallFailed(f"connection unusable after an earlier failure ({self.broken})")
         spec = self.protocol.by_name[method]
-        message = spec.encode_call(args)
+        message = self.protocol.envelope.encode_call(spec, args)
+        if spec.one_way:
+            return self._send_only(message, limit)
         future = asyncio.run_coroutine_threadsafe(self.connection.request(message, limit, self.side), self.loop)
         try:
             # The coroutine enforces the limit itself; the margin only guards a stalled loop.
@@ -68,6 +70,18 @@ class ProxyPlayer:
             return spec.result.decode(reply)
         except ValueError as exc:
             self._break(f"invalid reply to {spec.wire}: {exc}")
+
+    def _send_only(self, message: Any, limit: float | None) -> None:
+        """A one-way call: the message is written (within the limit); no reply is read."""
+        future = asyncio.run_coroutine_threadsafe(self.connection.send(message), self.loop)
+        try:
+            future.result(limit)
+        except (concurrent.futures.TimeoutError, TimeoutError):
+            future.cancel()
+            self._break(f"could not send within the time limit of {limit:g} s")
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            self._break(f"connection error: {exc}")
+        return None
 
     def _break(self, reason: str) -> None:
         self.broken = reason

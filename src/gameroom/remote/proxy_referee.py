@@ -1,7 +1,7 @@
 """The client side of remote play: a proxy referee that serves calls to a local player.
 
-It reads calls ``[method, [args...]]`` from the connection, decodes the arguments with the
-game's protocol, calls the local player, and sends the encoded result. A call it does not
+It reads calls from the connection in the protocol's envelope (``[method, [args...]]`` for
+most games), decodes the arguments with the game's protocol, calls the local player, and sends the encoded result. A call it does not
 understand ends the session (the connection is closed), as the games' specs require. The
 player runs on a daemon thread so that a slow or stuck player blocks neither the other
 clients of this process nor its exit, and a server that hangs up is noticed even while the
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gameroom.core.protocol import Protocol
-from gameroom.core.wire import WireError, describe
+from gameroom.core.wire import WireError
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 
 __all__ = ["serve_referee", "Session", "Deviation"]
@@ -139,12 +139,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
         except JSONStreamError as exc:
             return stop(f"server sent {exc}")
         try:
-            if not (isinstance(message, list) and len(message) == 2 and isinstance(message[0], str)):
-                raise WireError(f"expected [method, [arguments]], got {describe(message)}")
-            spec = protocol.by_wire.get(message[0])
-            if spec is None:
-                raise WireError(f"unknown method {message[0]!r}")
-            args = spec.decode_args(message[1])
+            spec, args = protocol.envelope.decode_call(protocol, message)
         except WireError as exc:
             return stop(f"bad call from the server: {exc}")
         session.calls.append(spec.wire)
@@ -153,6 +148,10 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
             if isinstance(result, ConnectionClosed):
                 return stop("server closed the connection while the player was thinking")
             return stop(f"player raised {type(result).__name__}: {result} in {spec.wire}")
+        if spec.one_way:   # nothing is sent back (Evolution's start)
+            if spec.final:
+                return stop("finished")
+            continue
         try:
             reply = spec.result.encode(result)
         except Exception as exc:  # the local player returned something unencodable

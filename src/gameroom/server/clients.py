@@ -13,8 +13,9 @@ import asyncio
 from typing import Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec
+from gameroom.core.protocol import PLAIN_NAME
 from gameroom.remote.connection import Connection, open_connection
-from gameroom.remote.jsonstream import encode
+from gameroom.remote.jsonstream import JSONStreamError, encode
 from gameroom.remote.proxy_referee import Session, serve_referee
 
 __all__ = ["run_client", "run_clients"]
@@ -38,7 +39,10 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         if spec.behaviour == "silent":
             await asyncio.wait_for(connection.wait_eof(), hold)
             return Session(ended="silent client done")
-        await connection.send_raw(encode(spec.name), pad=spec.pad, trickle=spec.trickle)
+        greeting = spec.protocol.greeting if spec.protocol is not None else PLAIN_NAME
+        await connection.send_raw(encode(greeting.message(spec.name)), pad=spec.pad, trickle=spec.trickle)
+        if greeting.ack is not None and spec.behaviour == "play":
+            await connection.read_value()   # the acknowledgement; its content is not checked
         if spec.behaviour == "name-only":
             await asyncio.wait_for(connection.wait_eof(), hold)
             return Session(ended="name-only client done")
@@ -46,7 +50,7 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         return await serve_referee(connection, spec.player, spec.protocol, deviations=spec.deviations,
                                    pad=spec.pad, trickle=spec.trickle,
                                    log=lambda text: log(f"{label}: {text}"), offer=spec.side_channel)
-    except (asyncio.TimeoutError, ConnectionError, OSError) as exc:
+    except (asyncio.TimeoutError, ConnectionError, OSError, JSONStreamError) as exc:
         return Session(ended=f"connection ended: {exc!r}")
     finally:
         connection.close()

@@ -69,6 +69,6 @@ async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], No
 async def host_game(plan: ServerPlan, port: int, host: str = "127.0.0.1",
                     log: Callable[[str], None] = lambda _t: None) -> Any:
     """Listen on ``host:port``, sign players up by the plan's rules, run it, return the result."""
-    signup = Signup(plan.rules, log)
+    signup = Signup(plan.rules, log, plan.protocol.greeting)
     await signup.listen(host, port)
     return await host_game_on(signup, plan, log)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed
-from gameroom.core.match import FAILED, Failure, Match, Seat
+from gameroom.core.match import FAILED, Failure, Match, Outcome, Seat
 from gameroom.core.tournament import GameRecord
 from gameroom.games.fish.protocol import (PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
                                           actions_since_last_turn, ready_time_applies)
@@ -64,6 +64,13 @@ class RefereeResult:
     def record(self) -> GameRecord:
         """What the tournament manager needs from this game."""
         return GameRecord(list(self.winners), list(self.removed), self)
+
+    def outcome(self) -> Outcome:
+        """The game-agnostic result: winners sorted by name, removed players in the
+        reference's order, the final scores of the survivors."""
+        scores = {self.colors[p.color].name: p.score for p in self.state.players}
+        return Outcome(sorted(s.name for s in self.winners), [s.name for s in self.removed],
+                       list(self.failures), {"scores": scores})
 
     def names(self) -> list[list[str]]:
         """``[winner names, removed names]``."""

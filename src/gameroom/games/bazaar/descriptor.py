@@ -1,0 +1,128 @@
+"""Bazaar as the registry sees it (spec ``bazaar.md``): the one :data:`GAME` descriptor."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.limits import Limits
+from gameroom.core.match import Outcome, Seat
+from gameroom.core.protocol import Codec
+from gameroom.core.wire import expect_object
+from gameroom.games.bazaar import codec, config
+from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
+from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
+from gameroom.games.bazaar.player import ReferencePlayer, make_player
+from gameroom.games.bazaar.protocol import PROTOCOL
+from gameroom.games.bazaar.referee import run_game
+from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
+from gameroom.games.bazaar.strategy import Policy
+
+__all__ = ["GAME"]
+
+LIMITS = Limits(call=config.PER_CALL_SECONDS, signup_first_byte=config.WAIT_FOR_SIGNUP,
+                signup_complete=config.WAIT_FOR_SIGNUP)
+
+
+def deal(seed: int, names: Sequence[str]) -> GameState:
+    """A game from scratch: random equations from ``seed``, all cards, the standard bank."""
+    return scratch_state(random.Random(seed), names)
+
+
+def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
+         log: Callable[[str], None] | None = None) -> Outcome:
+    """A game from scratch dealt from ``seed`` (random equations, all cards, the standard bank)."""
+    state = deal(seed, [seat.name for seat in seats])
+    return run_game(state, seats, time_limit=(limits or LIMITS).call, observers=observers, log=log)
+
+
+def seat_view(state: GameState, name: str) -> Any:
+    """The TurnState the player called ``name`` would get as the active player."""
+    at = next(i for i, p in enumerate(state.players) if p.name == name)
+    others = state.players[at + 1:] + state.players[:at]
+    turn = TurnState(state.bank, state.visibles, state.players[at], tuple(p.score for p in others))
+    return codec.encode_turn_state(turn)
+
+
+def spectator_view(state: GameState) -> Any:
+    return {"bank": codec.encode_pebbles(state.bank), "visibles": codec.encode_cards(state.visibles),
+            "hidden": len(state.hidden), "scores": [p.score for p in state.players]}
+
+
+def vary_secret(state: GameState, name: str, rng: random.Random) -> GameState:
+    """``state`` with only ``name``'s wallet replaced by another random one."""
+    wallet = Bag(rng.choice(COLOURS) for _ in range(rng.randrange(0, 12)))
+    players = tuple(replace(p, wallet=wallet) if p.name == name else p for p in state.players)
+    return replace(state, players=players)
+
+
+def _encode_state(state: GameState) -> Any:
+    return {"equations": codec.encode_equations(state.equations), "game": codec.encode_game(state)}
+
+
+def _decode_state(value: Any, where: str = "$") -> GameState:
+    obj = expect_object(value, ("equations", "game"), where)
+    return codec.decode_game(obj["game"], f"{where}.game",
+                             equations=codec.decode_equations(obj["equations"], f"{where}.equations"))
+
+
+def _encode_action(action: Any) -> Any:
+    """A first action (want-pebble or exchanges) or a purchase (cards)."""
+    if isinstance(action, (list, tuple)) and action and all(isinstance(c, Card) for c in action):
+        return codec.encode_purchase(action)
+    return codec.encode_first_action(action)
+
+
+def _decode_action(value: Any, where: str = "$") -> Any:
+    if isinstance(value, list) and value and all(isinstance(c, dict) for c in value):
+        return codec.decode_cards(value, where)
+    return codec.decode_first_action(value, where)
+
+
+def _strategy(policy: Policy) -> Callable[[str, int], ReferencePlayer]:
+    return lambda name, _seed: ReferencePlayer(name, policy)
+
+
+def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
+    table: dict[str, Callable[[str, int], Any]] = {}
+    for method in Method:
+        table[f"raise-in-{method.value}"] = lambda name, _seed, m=method: make_player(ActorSpec(name, method=m))
+        table[f"loop-in-{method.value}"] = lambda name, _seed, m=method: make_player(ActorSpec(name, method=m, count=1))
+    for cheat in Cheat:
+        table[f"cheat-{cheat.value}"] = lambda name, _seed, c=cheat: make_player(ActorSpec(name, cheat=c))
+    return table
+
+
+def _harnesses() -> Mapping[str, Any]:
+    from gameroom.games.bazaar import games_harness, harness
+
+    return {**harness.HARNESSES, **games_harness.HARNESSES}
+
+
+def _render(state: GameState, caption: str) -> str:
+    from gameroom.games.bazaar.render import render_svg
+
+    return render_svg(state, caption)
+
+
+GAME = GameDescriptor(
+    name="bazaar",
+    summary="Bazaar, pebbles, equations and cards (2-6 players)",
+    min_players=config.MIN_PLAYERS,
+    max_players=config.MAX_PLAYERS,
+    protocol=PROTOCOL,
+    strategies={policy.value: _strategy(policy) for policy in Policy},
+    misbehaviours=_misbehaviours(),
+    deal=deal,
+    play=play,
+    limits=LIMITS,
+    state_codec=Codec(_encode_state, _decode_state, "Equations and Game"),
+    action_codec=Codec(_encode_action, _decode_action, "first action or purchase"),
+    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
+    render=_render,
+    harnesses=_harnesses,
+    commands="gameroom.cli.bazaar",
+    benchmark="gameroom.bench.bazaar",
+)
