@@ -12,7 +12,7 @@ from gameroom.core.hosting import ClientSpec, ServerPlan  # data only: no asynci
 from gameroom.core.wire import PlainText, WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
-           "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
+           "print_json", "print_value", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
            "add_standard_play_arguments", "add_generic_play_arguments", "play_generic"]
 
@@ -61,6 +61,14 @@ def read_stdin_values() -> list[Any]:
 
 def print_json(value: Any) -> None:
     print(json.dumps(value, ensure_ascii=False), flush=True)
+
+
+def print_value(value: Any) -> None:
+    """A result as JSON, or as it is when it is ``PlainText`` (e.g. result lines)."""
+    if isinstance(value, PlainText):
+        print(value, flush=True)
+    else:
+        print_json(value)
 
 
 @dataclass
@@ -162,10 +170,7 @@ def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int
     except WireError as exc:
         raise UsageError(f"bad {name} input: {exc}") from None
     for value in outputs:
-        if isinstance(value, PlainText):
-            print(value, flush=True)
-        else:
-            print_json(value)
+        print_value(value)
     return 0
 
 
@@ -188,7 +193,7 @@ def serve(game: GameCommands, args: Any) -> int:
         result = asyncio.run(host_game(plan, args.port, args.host, log=log))
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
-    print_json(result)
+    print_value(result)
     return 0
 
 

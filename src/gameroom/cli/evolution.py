@@ -1,22 +1,25 @@
 """The ``gameroom`` commands for Evolution: ``play`` (a local game between silly players,
-optionally with in-process baddies, a seeded shuffled deck and a picture of every turn)
-and the harnesses of spec 10."""
+optionally with in-process baddies, a seeded shuffled deck and a picture of every turn),
+``serve`` and ``clients`` (spec 7, through the core's server and proxies); the harnesses
+come from the descriptor."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from gameroom.cli.common import UsageError, add_standard_play_arguments
+from gameroom.cli.common import UsageError, add_standard_play_arguments, stderr_log
 from gameroom.cli.observers import PictureObserver
+from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import guarded_seat, trusted_seat
+from gameroom.games.evolution import hosting
+from gameroom.games.evolution.config import Config, decode_config
 from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.referee import run_game
 from gameroom.games.evolution.render import render_svg
 from gameroom.games.evolution.silly import BADDIES, FAT_REQUESTS, BaddiePlayer, SillyPlayer
 
-render = render_svg
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,3 +56,45 @@ def play(args: Any) -> int:
     if args.observe is not None:
         print(f"pictures: {observers[1].count} SVG files in {args.observe}")
     return 0
+
+
+def _config(values: list[Any]) -> Config:
+    if len(values) > 1:
+        raise UsageError(f"expected at most one configuration on standard input, got {len(values)} JSON values")
+    return decode_config(values[0]) if values else Config()
+
+
+def server_plan(values: list[Any], _args: argparse.Namespace) -> ServerPlan:
+    """``gameroom serve evolution``: the configuration (spec 8.2) on standard input, optional."""
+    return hosting.server_plan(_config(values), stderr_log)
+
+
+def add_client_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--count", type=int, default=3, help="number of silly clients (default 3)")
+    parser.add_argument("--baddie", nargs="+", action="extend", default=[], metavar="NAME",
+                        help="misbehaving clients after the silly ones (the i-th with k = i): "
+                             + ", ".join(hosting.CLIENT_BADDIES))
+    parser.add_argument("--reference-framing", action="store_true",
+                        help="pad every message with 5000 spaces and trickle it, as the reference client does")
+    parser.add_argument("--verbose", action="store_true", help="log each client's session on standard error")
+
+
+def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[ClientSpec], str]:
+    """``gameroom clients evolution``: 3 <= count + #baddies <= 8 (spec 7.2); an optional
+    configuration on standard input gives the client section (host, sign-up name)."""
+    config = _config(values)
+    unknown = [b for b in args.baddie if b not in hosting.CLIENT_BADDIES]
+    if unknown:
+        raise UsageError(f"unknown baddie {unknown[0]!r}; choose from {', '.join(hosting.CLIENT_BADDIES)}")
+    total = args.count + len(args.baddie)
+    if args.count < 0 or not MIN_PLAYERS <= total <= MAX_PLAYERS:
+        raise UsageError(f"clients need {MIN_PLAYERS}..{MAX_PLAYERS} connections in all (--count plus --baddie), "
+                         f"got {total}")
+    args.quiet = not args.verbose
+    specs = hosting.client_specs(args.count, args.baddie, name=config.client.name,
+                                 fat_request=config.referee.silly_fat_request,
+                                 reference_framing=args.reference_framing)
+    return specs, config.client.host
+
+
+clients_done = "(good bye)"

@@ -39,6 +39,10 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         if spec.behaviour == "silent":
             await asyncio.wait_for(connection.wait_eof(), hold)
             return Session(ended="silent client done")
+        if spec.signup_bytes is not None:
+            await connection.send_raw(spec.signup_bytes)
+            await asyncio.wait_for(connection.wait_eof(), hold)
+            return Session(ended="broken sign-up client done")
         greeting = spec.protocol.greeting if spec.protocol is not None else PLAIN_NAME
         await connection.send_raw(encode(greeting.message(spec.name)), pad=spec.pad, trickle=spec.trickle)
         if greeting.ack is not None and spec.behaviour == "play":

@@ -47,13 +47,17 @@ def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, time_limit: 
              extinction_cards: int = EXTINCTION_CARDS) -> GameResult:
     """Play one game between the seats (turn order = their order) with the deck (default:
     the sorted deck)."""
-    match = Match(PROTOCOL, seats, time_limit, observers, log)
+    # Failures are logged here, by player id: remote players' names need not be distinct.
+    match = Match(PROTOCOL, seats, time_limit, observers)
     ids = player_ids(seats)
     players = [PlayerState(pid, seat=seat) for pid, seat in zip(ids, seats)]
     failures: list[Failure] = []   # by player id: names need not be distinct
 
     def removed(player: PlayerState, method: str) -> None:
-        failures.append(Failure(player.id, PROTOCOL.by_name[method].wire, player.seat.ejected))
+        failure = Failure(player.id, PROTOCOL.by_name[method].wire, player.seat.ejected)
+        failures.append(failure)
+        if log is not None:
+            log(f"{failure} [time limit {time_limit:g} s]" if time_limit else str(failure))
         if match.observers:
             match.observe("removed", player.id, player.seat.ejected)
 
