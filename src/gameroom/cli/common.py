@@ -189,12 +189,14 @@ def serve(game: GameCommands, args: Any) -> int:
     from gameroom.server.host import host_game
 
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
-    try:
-        result = asyncio.run(host_game(plan, args.port, args.host, log=log))
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
-    print_value(result)
-    return 0
+    while True:   # one game, or one after another with the plan's keep-alive
+        try:
+            result = asyncio.run(host_game(plan, args.port, args.host, log=log))
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+        print_value(result)
+        if not plan.keep_alive:
+            return 0
 
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,

@@ -93,7 +93,9 @@ def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Clie
     args.quiet = not args.verbose
     specs = hosting.client_specs(args.count, args.baddie, name=config.client.name,
                                  fat_request=config.referee.silly_fat_request,
-                                 reference_framing=args.reference_framing)
+                                 reference_framing=args.reference_framing,
+                                 connect_retries=config.client.connect_retries,
+                                 retry_wait=config.client.retry_wait_s)
     return specs, config.client.host
 
 

@@ -141,6 +141,7 @@ class ServerPlan:
     no_game_result: Any                      # printed when too few players signed up
     error_result: Any                        # printed when the game cannot be run
     house_seats: Callable[[], list[Seat]] = field(default=lambda: [])
+    keep_alive: bool = False                 # sign up and play again after every game, forever
 
 
 @dataclass
@@ -167,3 +168,5 @@ class ClientSpec:
     # may send while answering a call (see ``gameroom.remote.proxy_referee``).
     side_channel: Callable[[Callable[[Any], Any]], None] | None = None
     signup_bytes: bytes | None = None
+    connect_retries: int = 10   # retries after a refused connection, ...
+    retry_wait: float = 1.0     # ... this many seconds apart

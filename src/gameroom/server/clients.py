@@ -28,7 +28,7 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
     set once the connection is made (or given up)."""
     label = spec.name if isinstance(spec.name, str) else repr(spec.name)
     try:
-        connection: Connection = await open_connection(host, port)
+        connection: Connection = await open_connection(host, port, spec.connect_retries, spec.retry_wait)
     except OSError as exc:
         log(f"{label}: cannot connect to {host}:{port}: {exc}")
         return Session(ended=f"cannot connect: {exc}")

@@ -16,6 +16,7 @@ Pure: the game-agnostic ``gameroom.server`` does the networking.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules
@@ -53,41 +54,56 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
     referee = config.referee
 
     def play(seats: Sequence[Seat]) -> Any:
+        observers = [_LogObserver(log)] if config.observer.enabled and log is not None else []
         result = run_game(seats, referee.cards(), time_limit=referee.call_timeout_s, log=log,
-                          extinction_cards=referee.extinction_cards)
+                          extinction_cards=referee.extinction_cards, observers=observers)
         return PlainText("\n".join(result_lines(result.results)))
 
     nothing = PlainText("\n".join(result_lines([])))
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(config), play=play, no_game_result=nothing,
-                      error_result=nothing)
+                      error_result=nothing, keep_alive=config.server.keep_alive)
+
+
+class _LogObserver:
+    """The observer of spec 8.3 when enabled: the dealer's state (Configuration JSON) at
+    the start of every turn, on the server's log; it never pauses the game."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+
+    def state(self, configuration: Any, caption: str) -> None:
+        self.log(f"observer: {caption}: {json.dumps(configuration)}")
 
 
 def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: str = "min",
-                reference_framing: bool = False) -> ClientSpec:
+                reference_framing: bool = False, connect_retries: int = 3, retry_wait: float = 2.0) -> ClientSpec:
     """One client: ``silly`` (signs up as `name`) or the `index`-th misbehaving client."""
     pad, trickle = (REFERENCE_PAD, True) if reference_framing else (0, False)
+    retry = {"connect_retries": connect_retries, "retry_wait": retry_wait}
     if kind == "silly":
-        return ClientSpec(name, SillyPlayer(fat_request), PROTOCOL, pad=pad, trickle=trickle)
+        return ClientSpec(name, SillyPlayer(fat_request), PROTOCOL, pad=pad, trickle=trickle, **retry)
     if kind in BADDIES:
         _method, _misbehave, prefix = BADDIES[kind]
         return ClientSpec(f"{prefix} {index}", BaddiePlayer(kind, index, fat_request), PROTOCOL,
-                          pad=pad, trickle=trickle)
+                          pad=pad, trickle=trickle, **retry)
     if kind == "infsu":
-        return ClientSpec(f"infsu {index}", behaviour="silent")
+        return ClientSpec(f"infsu {index}", behaviour="silent", **retry)
     if kind == "deep":   # valid JSON, but not a string
         deep: Any = []
         for _ in range(199):
             deep = [deep]
-        return ClientSpec(deep, protocol=PROTOCOL, behaviour="name-only")
+        return ClientSpec(deep, protocol=PROTOCOL, behaviour="name-only", **retry)
     if kind in _SIGNUP_BYTES:
-        return ClientSpec(kind, signup_bytes=_SIGNUP_BYTES[kind])
+        return ClientSpec(kind, signup_bytes=_SIGNUP_BYTES[kind], **retry)
     raise ValueError(f"unknown client kind {kind!r}; choose from silly, {', '.join(CLIENT_BADDIES)}")
 
 
 def client_specs(count: int, baddies: Sequence[str] = (), *, name: str = "good guy", fat_request: str = "min",
-                 reference_framing: bool = False) -> list[ClientSpec]:
-    """`count` silly clients, then one client per misbehaving name (the i-th with k = i)."""
-    specs = [client_spec("silly", i, name=name, fat_request=fat_request, reference_framing=reference_framing)
-             for i in range(count)]
-    return specs + [client_spec(kind, i, fat_request=fat_request, reference_framing=reference_framing)
-                    for i, kind in enumerate(baddies)]
+                 reference_framing: bool = False, connect_retries: int = 3,
+                 retry_wait: float = 2.0) -> list[ClientSpec]:
+    """`count` silly clients, then one client per misbehaving name (the i-th with k = i);
+    each connects with the reference's retries (3 more attempts, 2 s apart) by default."""
+    options = {"fat_request": fat_request, "reference_framing": reference_framing,
+               "connect_retries": connect_retries, "retry_wait": retry_wait}
+    specs = [client_spec("silly", i, name=name, **options) for i in range(count)]
+    return specs + [client_spec(kind, i, **options) for i, kind in enumerate(baddies)]
