@@ -172,3 +172,27 @@ def test_reference_style_clients_play_and_offenders_are_removed() -> None:
     for log in logs[:3]:
         assert log[0] == ("ack", "ok") and log[1] == ("start",) and log[2] == ("choose",)
         assert log[-1] == ("closed",)
+
+
+def _keep_alive_games() -> tuple[str, str]:
+    port = free_port()
+    config = {"server": {**FAST["server"], "keep_alive": True}, "observer": {"enabled": True}}
+    server = subprocess.Popen(GAMEROOM + ["serve", "evolution", "--port", str(port)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server.stdin.write(_config(config))
+    server.stdin.close()
+    try:
+        for _game in range(2):
+            subprocess.run(GAMEROOM + ["clients", "evolution", "--port", str(port), "--count", "3"],
+                           capture_output=True, timeout=60)
+    finally:
+        server.kill()
+        server.wait()
+    return server.stdout.read().decode(), server.stderr.read().decode()
+
+
+def test_keep_alive_plays_game_after_game_and_the_observer_logs_every_turn() -> None:
+    out, err = submit(("evolution-keep-alive",), _keep_alive_games, waits=True).result()
+    lines = _lines(out)
+    assert lines == xmain_lines(3) * 2, err
+    assert err.count("observer: turn 1: ") == 2 and "observer: turn 6: " in err
