@@ -15,9 +15,9 @@ from gameroom.core.wire import PlainText, WireError, describe, expect_list
 from gameroom.games.evolution.actions import apply_action
 from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CARD_SET, MAX_PLAYERS, MIN_PLAYERS, sorted_deck
-from gameroom.games.evolution.rules import PlayerState, attackable, ranking
+from gameroom.games.evolution.rules import PlayerState, attackable
 from gameroom.games.evolution.silly import XGAME_KINDS, BaddiePlayer, SillyFailed, SillyPlayer, silly_choice, silly_feeding
-from gameroom.games.evolution.wire import (decode_action4, decode_boards, decode_cards, decode_configuration,
+from gameroom.games.evolution.wire import (decode_action4, decode_cards, decode_configuration,
                                            decode_lob, decode_natural, decode_player, decode_players,
                                            decode_species, encode_action4, encode_configuration,
                                            encode_feeding_choice, encode_harness_action4)

@@ -17,7 +17,7 @@ from gameroom.games.evolution.pieces import CARDS_BEFORE_CHOOSE, CARNIVORE, FAT_
 from gameroom.games.evolution.rules import attackable, targets_in_row
 
 __all__ = ["SillyFailed", "silly_choice", "silly_feeding", "SillyPlayer", "BaddiePlayer", "BADDIES",
-           "SIGNUP_BADDIES", "FAT_REQUESTS", "baddie"]
+           "SIGNUP_BADDIES", "FAT_REQUESTS", "XGAME_KINDS"]
 
 FAT_REQUESTS = ("min", "need")
 """``silly_fat_request`` settings (spec 8.2): ask min(need, watering hole) or the full need."""
@@ -173,7 +173,3 @@ class BaddiePlayer(SillyPlayer):
 
 XGAME_KINDS = {"no-fc": "no-fc", "over-growth": "over", "feed-bad": "feed"}
 """The baddie kinds of ``xgame`` inputs and their ``xclients`` names."""
-
-
-def baddie(name: str, k: int) -> BaddiePlayer:
-    return BaddiePlayer(name, k)
