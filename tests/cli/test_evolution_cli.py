@@ -46,6 +46,10 @@ def test_play_evolution_with_baddies_reports_removals() -> None:
     (["harness", "evolution", "xattack"], b"[1, 2, 3, 4]", "$[0]"),
     (["harness", "evolution", "xstep"], b'[[], 0, [[9, "ambush"]]]', "122 cards"),
     (["harness", "evolution", "xnope"], b"1", "unknown harness"),
+    (["clients", "evolution", "--port", "40000", "--count", "9"], b"", "3..8 connections"),
+    (["clients", "evolution", "--port", "40000", "--baddie", "wolf"], b"", "unknown baddie 'wolf'"),
+    (["serve", "evolution", "--port", "40000"], b'{"server": {"prot": 1}}', "unexpected key 'prot'"),
+    (["serve", "evolution", "--port", "40000"], b'{} {}', "at most one configuration"),
 ])
 def test_bad_input_gets_one_error_line(args: list[str], stdin: bytes, message: str) -> None:
     assert_one_error_line(run_gameroom(args, stdin), message)
