@@ -109,8 +109,8 @@ def selected_params(request, function: str, *names: str) -> list[tuple]:
     return out
 
 
-def assert_one_error_line(run: Run, message: str) -> None:
-    """A bad command line or input: exit status 2 and one error line naming the problem."""
-    assert run.returncode == 2, run.stderr
+def assert_usage_error(run: Run, message: str) -> None:
+    """A bad command line or input: exit status 2 and exactly one error line naming it."""
+    assert run.returncode == 2, run.stdout
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gameroom: error:") and message in lines[0], run.stderr
+    assert len(lines) == 1 and message in lines[0], run.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from driver import assert_one_error_line, run_gameroom
+from driver import assert_usage_error, run_gameroom
 
 
 def test_play_evolution_prints_results_and_pictures(tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ def test_play_evolution_with_baddies_reports_removals() -> None:
     (["serve", "evolution", "--port", "40000"], b'{} {}', "at most one configuration"),
 ])
 def test_bad_input_gets_one_error_line(args: list[str], stdin: bytes, message: str) -> None:
-    assert_one_error_line(run_gameroom(args, stdin), message)
+    assert_usage_error(run_gameroom(args, stdin), message)
 
 
 def test_harness_show_writes_a_picture_per_turn(tmp_path: Path) -> None:

@@ -147,11 +147,13 @@ def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int
     table = game.harnesses()
     if name not in table:
         raise UsageError(f"unknown harness {name!r} for {game.name}; choose from {', '.join(sorted(table))}")
-    unknown = [flag for flag in flags if flag != "--show"]
-    if unknown:
-        raise UsageError(f"unknown harness flag {unknown[0]!r} (only --show is known)")
     harness = table[name]
-    extra: dict[str, Any] = {}
+    # --show for harnesses that run games; --log for those that take a ``log`` flag (Eriantys xgame)
+    known = ["--show"] + (["--log"] if "log" in inspect.signature(harness).parameters else [])
+    unknown = [flag for flag in flags if flag not in known]
+    if unknown:
+        raise UsageError(f"unknown harness flag {unknown[0]!r} (known: {', '.join(known)})")
+    extra: dict[str, Any] = {"log": True} if "--log" in flags else {}
     pictures = None
     if "--show" in flags:
         if game.render is None or "observers" not in inspect.signature(harness).parameters:

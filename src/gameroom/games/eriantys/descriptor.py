@@ -1,0 +1,99 @@
+"""Eriantys as the registry sees it (spec ``eriantys.md``): the one :data:`GAME` descriptor.
+
+States travel as the §6.5 snapshot (all information is public, so every seat and every
+spectator sees the same object); actions are ``GAME_EVENT`` objects (§6.3.1). ``play``
+takes ``expert=`` and ``hooks=`` besides the descriptor's arguments (simple mode by
+default).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.limits import Limits
+from gameroom.core.match import Outcome, Seat
+from gameroom.core.protocol import Codec
+from gameroom.core.wire import WireError, describe
+from gameroom.games.eriantys.config import DECISION_TIMEOUT
+from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
+from gameroom.games.eriantys.referee import PROTOCOL, run_match
+from gameroom.games.eriantys.rules import parse_event
+from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
+from gameroom.games.eriantys.strategies import STRATEGIES
+
+__all__ = ["GAME", "LIMITS"]
+
+LIMITS = Limits(call=DECISION_TIMEOUT, signup_first_byte=10.0, signup_complete=10.0)
+MISBEHAVING_AT = 3
+"""The decision at which the registry's misbehaving players misbehave (``illegal@3`` ...)."""
+
+
+def deal(seed: int, names: Sequence[str], expert: bool = False) -> GameState:
+    """The set-up game (3.2) for players of these names, from ``seed``."""
+    return new_game(list(names), expert, seed)[0]
+
+
+def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
+         log: Callable[[str], None] | None = None, expert: bool = False,
+         hooks: TestHooks | None = None) -> Outcome:
+    """A game from ``seed`` between ``seats`` (seat order) under the referee policy."""
+    limits = limits or LIMITS
+    return run_match(seats, expert, seed, hooks=hooks, time_limit=limits.call, observers=observers, log=log)
+
+
+def decode_state(value: Any) -> GameState:
+    """A state from its §6.5 snapshot (good for every check; it cannot draw students)."""
+    try:
+        return from_snapshot(value)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise WireError(f"not an Eriantys game state ({type(exc).__name__}: {exc}): {describe(value)}") from None
+
+
+def decode_event(value: Any) -> dict[str, Any]:
+    if parse_event(value) is None:
+        raise WireError(f"not a well-formed GAME_EVENT: {describe(value)}")
+    return value
+
+
+def _player(kind: str) -> Callable[[str, int], EriantysPlayer]:
+    return lambda name, seed: EriantysPlayer(name, kind, random.Random(seed))
+
+
+def _harnesses() -> Mapping[str, Any]:
+    from gameroom.games.eriantys import harness
+
+    return dict(harness.HARNESSES)
+
+
+def _render(state: GameState, caption: str) -> str:
+    from gameroom.games.eriantys.render import render_svg
+
+    return render_svg(snapshot(state), caption)
+
+
+def _view(state: GameState, _name: str | None = None) -> Any:
+    return snapshot(state)   # everything in Eriantys is public
+
+
+GAME = GameDescriptor(
+    name="eriantys",
+    summary="Eriantys, islands, students and professors (2-4 players, teams with 4, expert mode)",
+    min_players=2,
+    max_players=4,
+    protocol=PROTOCOL,
+    strategies={kind: _player(kind) for kind in STRATEGIES},
+    misbehaviours={**{f"{kind}@{MISBEHAVING_AT}": _player(f"{kind}@{MISBEHAVING_AT}") for kind in MISBEHAVIOURS},
+                   "outofturn": _player("outofturn")},
+    deal=deal,
+    play=play,
+    limits=LIMITS,
+    state_codec=Codec(snapshot, decode_state, "GameState"),
+    action_codec=Codec(lambda event: event, decode_event, "GameEvent"),
+    views=SeatViews(seat=_view, spectator=_view),
+    render=_render,
+    harnesses=_harnesses,
+    commands="gameroom.cli.eriantys",
+    benchmark="gameroom.bench.eriantys",
+)
