@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence
 
 from gameroom.core.hosting import ClientSpec, ServerPlan  # data only: no asyncio
-from gameroom.core.wire import WireError
+from gameroom.core.wire import PlainText, WireError
 
 __all__ = ["UsageError", "GameCommands", "read_stdin_values", "parse_json_values", "fail",
-           "print_json", "serve", "run_client_specs", "run_harness", "stderr_log",
+           "print_json", "print_value", "serve", "run_client_specs", "run_harness", "stderr_log",
            "clients", "answer_like_reference_server", "add_bonus_client_arguments", "print_outcome",
            "add_standard_play_arguments", "add_generic_play_arguments", "play_generic", "example_configuration", "winners_caption"]
 
@@ -81,6 +81,14 @@ def print_json(value: Any) -> None:
     except UnicodeEncodeError:
         # A lone surrogate ("\ud800" in a player's name) has no UTF-8 form: escape it.
         print(json.dumps(value), flush=True)
+
+
+def print_value(value: Any) -> None:
+    """A result as JSON, or as it is when it is ``PlainText`` (e.g. result lines)."""
+    if isinstance(value, PlainText):
+        print(value, flush=True)
+    else:
+        print_json(value)
 
 
 @dataclass
@@ -192,7 +200,7 @@ def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int
     except WireError as exc:
         raise UsageError(f"bad {name} input: {exc}") from None
     for value in outputs:
-        print_json(value)
+        print_value(value)
     return 0
 
 
@@ -211,12 +219,14 @@ def serve(game: GameCommands, args: Any) -> int:
     from gameroom.server.host import host_game
 
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
-    try:
-        result = asyncio.run(host_game(plan, args.port, args.host, log=log))
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
-    print_json(result)
-    return 0
+    while True:   # one game, or one after another with the plan's keep-alive
+        try:
+            result = asyncio.run(host_game(plan, args.port, args.host, log=log))
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
+        print_value(result)
+        if not plan.keep_alive:
+            return 0
 
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,

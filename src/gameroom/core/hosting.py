@@ -141,6 +141,7 @@ class ServerPlan:
     no_game_result: Any                      # printed when too few players signed up
     error_result: Any                        # printed when the game cannot be run
     house_seats: Callable[[], list[Seat]] = field(default=lambda: [])
+    keep_alive: bool = False                 # sign up and play again after every game, forever
 
 
 @dataclass
@@ -150,6 +151,9 @@ class ClientSpec:
     ``name`` is the JSON value sent at sign-up (not validated here: bonus clients send bad
     names on purpose). ``behaviour`` is ``"play"`` (serve calls), ``"silent"`` (connect and
     never send anything) or ``"name-only"`` (send the name, then never read or answer).
+    ``signup_bytes``, when given, are sent raw in place of the sign-up message (clients that
+    break sign-up on purpose: unfinished or non-JSON text), after which the client only
+    waits for the server to hang up.
     """
 
     name: Any
@@ -163,3 +167,6 @@ class ClientSpec:
     # Optional: receives ``ask(message) -> answer`` for side messages (queries) the player
     # may send while answering a call (see ``gameroom.remote.proxy_referee``).
     side_channel: Callable[[Callable[[Any], Any]], None] | None = None
+    signup_bytes: bytes | None = None
+    connect_retries: int = 10   # retries after a refused connection, ...
+    retry_wait: float = 1.0     # ... this many seconds apart

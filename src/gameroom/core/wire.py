@@ -96,3 +96,7 @@ def expect_choice(value: Any, choices: Iterable[str], where: str = "$") -> str:
     if not isinstance(value, str) or value not in options:
         raise WireError(f"expected one of {', '.join(map(repr, options))}, got {describe(value)}", where)
     return value
+
+
+class PlainText(str):
+    """A harness output printed as it is rather than as JSON (e.g. result lines)."""

@@ -31,13 +31,15 @@ CANNOT_CONNECT = "cannot connect"   # how the Session of a client that never con
 
 async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str], None],
                      hold: float = 1000.0, connected: asyncio.Event | None = None,
-                     retries: int = 10) -> Session:
+                     retries: int | None = None) -> Session:
     """One client: connect, sign up, play. ``hold`` bounds how long a deliberately
     misbehaving (silent / name-only) client keeps its connection open; ``connected`` is
-    set once the connection is made (or given up); ``retries`` while refused, 1 s apart."""
+    set once the connection is made (or given up); ``retries`` while refused (default: the
+    spec's own count, ``spec.retry_wait`` apart)."""
     label = spec.name if isinstance(spec.name, str) else preview(spec.name)
     try:
-        connection: Connection = await open_connection(host, port, retries=retries)
+        connection: Connection = await open_connection(
+            host, port, spec.connect_retries if retries is None else retries, spec.retry_wait)
     except OSError as exc:
         log(f"{label}: cannot connect to {host}:{port}: {exc}")
         return Session(ended=f"{CANNOT_CONNECT}: {exc}")
@@ -48,6 +50,10 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         if spec.behaviour == "silent":
             await asyncio.wait_for(connection.wait_eof(), hold)
             return Session(ended="silent client done")
+        if spec.signup_bytes is not None:
+            await connection.send_raw(spec.signup_bytes)
+            await asyncio.wait_for(connection.wait_eof(), hold)
+            return Session(ended="broken sign-up client done")
         greeting = spec.protocol.greeting if spec.protocol is not None else PLAIN_NAME
         await connection.send_raw(encode(greeting.message(spec.name)), pad=spec.pad, trickle=spec.trickle)
         if greeting.ack is not None and spec.behaviour == "play":
@@ -84,5 +90,5 @@ async def run_clients(specs: Sequence[ClientSpec], host: str, port: int,
         unreachable = any(t.done() and t.result().ended.startswith(CANNOT_CONNECT) for t in tasks)
         previous = asyncio.Event()
         tasks.append(asyncio.get_running_loop().create_task(
-            run_client(spec, host, port, log, connected=previous, retries=0 if unreachable else 10)))
+            run_client(spec, host, port, log, connected=previous, retries=0 if unreachable else None)))
     return list(await asyncio.gather(*tasks))

@@ -1,0 +1,188 @@
+"""The dealer's turn engine (spec 3.1 to 3.5, 4): the game loop, steps 0 to 4, the
+feeding cycle with its queue, cleanup and rotation.
+
+The engine is pure: it reaches players only through ``call(player, method, args)``, which
+returns the answer or :data:`FAILED` (the caller has then recorded the failure), and it
+reports answers it finds invalid through ``reject(player, method, reason)``. A failed
+player is removed at once and for good, also in the middle of the feeding cycle. The
+referee (:mod:`gameroom.games.evolution.referee`) plugs in ``core.match``; the harnesses
+plug in direct calls to built-in players. Arguments handed to players are copies, so no
+player can change the dealer's state except through its answers.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable, Optional
+
+from gameroom.core.match import FAILED
+from gameroom.core.wire import WireError
+from gameroom.games.evolution.actions import Action4, apply_action, validate
+from gameroom.games.evolution.pieces import CARDS_PER_BOARD, CARDS_PER_PLAYER, Species
+from gameroom.games.evolution.rules import Choice, PlayerState, Table, ranking
+from gameroom.games.evolution.wire import as_action4, as_feeding_choice
+
+__all__ = ["Dealer", "Call", "Reject", "direct_call"]
+
+Call = Callable[[PlayerState, str, tuple], Any]
+Reject = Callable[[PlayerState, str, str], None]
+
+
+def _copy_boards(boards: list[Species]) -> list[Species]:
+    return [s.copy() for s in boards]
+
+
+def direct_call(player: PlayerState, method: str, args: tuple) -> Any:
+    """Call a built-in player held in ``player.seat`` directly; an exception is a failure."""
+    try:
+        return getattr(player.seat, method)(*args)
+    except Exception:
+        return FAILED
+
+
+class Dealer(Table):
+    """A game in progress: the table plus the players' answers, turn by turn."""
+
+    def __init__(self, players: list[PlayerState], deck: list, call: Call = direct_call,
+                 reject: Optional[Reject] = None, hole: int = 0, extinction_cards: int = 2) -> None:
+        super().__init__(players, hole, deck, extinction_cards)
+        self.call = call
+        self.reject_hook = reject
+        self.turn = 0
+        # Hooks for traces and observers, each given the dealer: at the start of every turn,
+        # right after the feeding phase, and after cleanup (before the rotation).
+        self.on_turn: Optional[Callable[["Dealer"], None]] = None
+        self.on_fed: Optional[Callable[["Dealer"], None]] = None
+        self.on_end: Optional[Callable[["Dealer"], None]] = None
+        self.actions: list[Action4] = []   # the Action4s that reached step 4 this turn
+
+    # -- failures ----------------------------------------------------------------------
+
+    def reject(self, player: PlayerState, method: str, reason: str) -> None:
+        """An answer broke the rules: report it and remove the player."""
+        if self.reject_hook is not None:
+            self.reject_hook(player, method, reason)
+        self.remove(player)
+
+    # -- the game ----------------------------------------------------------------------
+
+    def game_over(self) -> bool:
+        """Spec 3.2: no player left, or too few cards for the next step 1."""
+        need = 0
+        for p in self.players:
+            need += len(p.boards) * CARDS_PER_BOARD + CARDS_PER_PLAYER
+        return not self.players or len(self.deck) < need
+
+    def play(self) -> list[tuple[int, Any, int]]:
+        """Turns until the game is over; the ranking of spec 3.9."""
+        while not self.game_over():
+            self.play_turn()
+            if not self.players:
+                break
+            self.players.append(self.players.pop(0))
+        return ranking(self.players)
+
+    def play_turn(self) -> None:
+        """Steps 0 to 4 and cleanup of spec 3.3 (the rotation is the game loop's)."""
+        self.turn += 1
+        if self.on_turn is not None:
+            self.on_turn(self)
+        players = self.players
+        for p in players:
+            if not p.boards:
+                p.boards.append(Species())
+        for p in players:
+            self.deal(p, len(p.boards) * CARDS_PER_BOARD + CARDS_PER_PLAYER)
+        for p in list(players):
+            if self.call(p, "start", (self.hole, p.bag, _copy_boards(p.boards), list(p.cards))) is FAILED:
+                self.remove(p)
+        chosen = self.choose_all()
+        self.actions = [a for _p, a in chosen]
+        if self.players:
+            for p, action in chosen:
+                value = apply_action(action, p.boards, p.cards)[0]
+                self.hole = max(0, self.hole + value)
+            self.feeding_phase()
+            if self.on_fed is not None:
+                self.on_fed(self)
+            self.starve()
+            self.fill_bags()
+        if self.on_end is not None:
+            self.on_end(self)
+
+    def choose_all(self) -> list[tuple[PlayerState, Action4]]:
+        """Steps 2 and 3: every player's valid Action4, in turn order."""
+        chosen = []
+        for p in list(self.players):
+            if p not in self.players:
+                continue
+            i = self.players.index(p)
+            before = [_copy_boards(q.boards) for q in self.players[:i]]
+            after = [_copy_boards(q.boards) for q in self.players[i + 1:]]
+            answer = self.call(p, "choose", (before, after))
+            if answer is FAILED:
+                self.remove(p)
+                continue
+            try:
+                action = as_action4(answer)
+            except WireError as exc:
+                self.reject(p, "choose", f"ill-formed action: {exc}")
+                continue
+            problem = validate(action, p.boards, p.cards)
+            if problem is not None:
+                self.reject(p, "choose", f"invalid action: {problem}")
+                continue
+            chosen.append((p, action))
+        return chosen
+
+    # -- feeding -----------------------------------------------------------------------
+
+    def feeding_phase(self) -> None:
+        """Spec 3.5: pre-feeding, then the feeding cycle."""
+        self.pre_feeding()
+        self.feeding_cycle()
+
+    def feeding_cycle(self) -> None:
+        """FEED1 until the watering hole is empty or nobody in the queue can eat."""
+        queue = deque(self.players)
+        while self.hole > 0 and queue:
+            if not any(self.possibilities(p, self.others(p), 1) for p in queue):
+                return
+            self.feed1(queue)
+
+    def feed1(self, queue: deque) -> None:
+        """One FEED1 (spec 3.5): the first player of the queue feeds (auto, asked, or not at
+        all) and moves to the end, or fails and leaves the game."""
+        p = queue[0]
+        others = self.others(p)
+        choice = self.choice_of(p, others)
+        if choice is FAILED:
+            queue.popleft()
+            return
+        self.apply_choice(p, others, choice)
+        queue.rotate(-1)
+
+    def choice_of(self, p: PlayerState, others: list[PlayerState]) -> Choice:
+        """The player's feeding choice: None (feed none), the single possibility, or its
+        answer to ``feedNext``; FAILED (and the player removed) on a failure."""
+        if self.hole == 0:
+            return None
+        found = self.possibilities(p, others, 2)
+        if not found:
+            return None
+        if len(found) == 1:
+            return found[0]
+        answer = self.call(p, "feed_next", (p.bag, _copy_boards(p.boards), list(p.cards), self.hole,
+                                            [_copy_boards(o.boards) for o in others]))
+        if answer is FAILED:
+            self.remove(p)
+            return FAILED
+        try:
+            choice = as_feeding_choice(answer)
+        except WireError as exc:
+            self.reject(p, "feed_next", f"ill-formed feeding choice: {exc}")
+            return FAILED
+        if choice is False or not self.matches(p, others, choice):
+            self.reject(p, "feed_next", f"the feeding choice {answer!r} is not possible")
+            return FAILED
+        return choice

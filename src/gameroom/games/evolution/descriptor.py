@@ -1,0 +1,118 @@
+"""Evolution as the registry sees it (spec ``evolution.md``): the one :data:`GAME` descriptor.
+
+A game "from a seed" deals from the deck shuffled by that seed (the reference's sorted
+deck is the default of ``gameroom play evolution`` and of the server). The state is the
+dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.limits import Limits
+from gameroom.core.match import Outcome, Seat
+from gameroom.core.protocol import Codec
+from gameroom.games.evolution.pieces import CALL_TIME_LIMIT, MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
+from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
+from gameroom.games.evolution.rules import PlayerState, Table
+from gameroom.games.evolution.silly import BADDIES, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.wire import decode_configuration, encode_configuration, encode_player
+
+__all__ = ["GAME"]
+
+LIMITS = Limits(call=CALL_TIME_LIMIT, signup_first_byte=5.0, signup_complete=5.0)
+
+
+def deal(seed: int, names: Sequence[str]) -> Table:
+    """Players ``<name>#<i+1>`` with nothing yet, an empty watering hole, the deck shuffled by
+    ``seed``."""
+    return Table([PlayerState(f"{name}#{i + 1}") for i, name in enumerate(names)], 0, shuffled_deck(seed))
+
+
+def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
+         log: Callable[[str], None] | None = None) -> Outcome:
+    """A game on the deck shuffled by ``seed``; winners are the seat names of the top score."""
+    from gameroom.games.evolution.referee import run_game
+
+    limits = limits or LIMITS
+    result = run_game(seats, shuffled_deck(seed), time_limit=limits.call, observers=observers, log=log)
+    names = {pid: seat.name for pid, seat in result.ids.items()}
+    top = result.results[0][2] if result.results else None
+    winners = [names[pid] for _rank, pid, points in result.results if points == top]
+    failed = [names.get(f.name, f.name) for f in result.failures]
+    outcome = Outcome(sorted(winners), failed, list(result.failures),
+                      {"scores": {names[pid]: points for _rank, pid, points in result.results},
+                       "results": result.to_json(), "turns": result.turns})
+    return outcome
+
+
+def _decode_state(value: Any) -> Table:
+    players, hole, deck = decode_configuration(value)
+    return Table(players, hole, deck)
+
+
+def _player_of(state: Table, name: str) -> PlayerState | None:
+    return next((p for p in state.players if p.id == name or str(p.id).rsplit("#", 1)[0] == name), None)
+
+
+def seat_view(state: Table, name: str) -> Any:
+    """The player's own bag, boards and hand; the others' boards; the watering hole (spec 5)."""
+    me = _player_of(state, name)
+    return {"me": encode_player(me) if me is not None else None, "wateringHole": state.hole,
+            "others": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players if p is not me]}
+
+
+def spectator_view(state: Table) -> Any:
+    """Every player's boards, the watering hole and the size of the deck; no hands, no bags."""
+    return {"players": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players],
+            "wateringHole": state.hole, "deck": len(state.deck)}
+
+
+def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
+    """The same table with a different hand and bag for ``name``: its hand swapped for cards
+    of the deck, its bag changed."""
+    players = [PlayerState(p.id, [s.copy() for s in p.boards], p.bag, list(p.cards)) for p in state.players]
+    deck = list(state.deck)
+    me = _player_of(Table(players), name)
+    if me is not None:
+        pool = me.cards + deck
+        rng.shuffle(pool)
+        me.cards, deck = pool[:len(me.cards)], pool[len(me.cards):]
+        me.bag += rng.randint(1, 9)
+    return Table(players, state.hole, deck)
+
+
+def _render(state: Any, caption: str) -> str:
+    from gameroom.games.evolution.render import render_svg
+
+    return render_svg(state if isinstance(state, list) else encode_configuration(state), caption)
+
+
+def _harnesses() -> Mapping[str, Any]:
+    from gameroom.games.evolution import harness
+
+    return dict(harness.HARNESSES)
+
+
+GAME = GameDescriptor(
+    name="evolution",
+    summary="Evolution, species, traits and a watering hole (3-8 players)",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    protocol=PROTOCOL,
+    strategies={"silly": lambda _name, _seed: SillyPlayer(),
+                "silly-need": lambda _name, _seed: SillyPlayer("need")},
+    misbehaviours={kind: (lambda _name, _seed, k=kind: BaddiePlayer(k, 0)) for kind in BADDIES},
+    deal=deal,
+    play=play,
+    limits=LIMITS,
+    state_codec=Codec(encode_configuration, _decode_state, "Configuration"),
+    action_codec=ACTION4,
+    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
+    render=_render,
+    harnesses=_harnesses,
+    commands="gameroom.cli.evolution",
+    benchmark="gameroom.bench.evolution",
+)

@@ -1,0 +1,146 @@
+"""The Evolution dealer on core.match (evolution.md 3, 4, 8.3): a whole sorted-deck game,
+every in-game baddie removed with its reason (also in the middle of the feeding cycle),
+observers, and hidden information: no message to a player carries another player's cards
+or food bag."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gameroom.core.match import FAILED, guarded_seat, trusted_seat
+from gameroom.games.evolution.dealer import Dealer
+from gameroom.games.evolution.pieces import shuffled_deck
+from gameroom.games.evolution.protocol import PROTOCOL
+from gameroom.games.evolution.referee import run_game
+from gameroom.games.evolution.rules import PlayerState
+from gameroom.games.evolution.silly import BADDIES, BaddiePlayer, SillyPlayer
+
+
+def silly_seats(n: int) -> list:
+    return [trusted_seat(str(i), SillyPlayer()) for i in range(n)]
+
+
+def test_the_first_sorted_game_of_the_spec() -> None:
+    result = run_game(silly_seats(3))
+    assert result.turns == 6
+    assert result.results == [(1, "2#3", 7), (2, "1#2", 7), (3, "0#1", 5)]
+    assert result.failures == []
+
+
+def test_choose_baddies_are_removed_at_their_first_bad_call() -> None:
+    seats = silly_seats(3) + [guarded_seat(name, BaddiePlayer(name, 0)) for name in ("over", "no-fc", "cinf")]
+    result = run_game(seats, time_limit=0.3)
+    removed = {f.name: f for f in result.failures}
+    assert set(removed) == {"over#4", "no-fc#5", "cinf#6"}
+    assert all(f.method == "choose" for f in result.failures)
+    assert "invalid action" in removed["over#4"].reason
+    assert "invalid reply" in removed["no-fc#5"].reason
+    assert "time limit" in removed["cinf#6"].reason
+    ranked = {pid for _rank, pid, _score in result.results}
+    assert ranked == {"0#1", "1#2", "2#3"}
+
+
+def _first_feed_question(seed: int) -> bool:
+    """Whether a game on this shuffled deck ever asks a player to feed (>= 2 possibilities)."""
+    asked = []
+
+    class Asked(SillyPlayer):
+        def feed_next(self, *args: Any) -> Any:
+            asked.append(1)
+            return super().feed_next(*args)
+
+    run_game([trusted_seat(str(i), Asked()) for i in range(4)], shuffled_deck(seed), time_limit=None)
+    return bool(asked)
+
+
+def test_feeding_baddies_are_removed_in_the_middle_of_feeding() -> None:
+    seed = next(s for s in range(100) if _first_feed_question(s))
+    for name in ("feed", "finf"):
+        seats = [guarded_seat(name, BaddiePlayer(name, 0))] + [guarded_seat(f"s{i}", BaddiePlayer(name, 0))
+                                                               for i in range(3)]
+        result = run_game(seats, shuffled_deck(seed), time_limit=0.3)
+        assert result.failures, name
+        assert all(f.method == "feedNext" for f in result.failures)
+        expected = "not possible" if name == "feed" else "time limit"
+        assert all(expected in f.reason for f in result.failures)
+        ranked = {pid for _rank, pid, _score in result.results}
+        assert not ranked & {f.name for f in result.failures}
+
+
+class Watcher:
+    def __init__(self) -> None:
+        self.states: list[Any] = []
+        self.over: Any = None
+
+    def state(self, configuration: Any, caption: str) -> None:
+        self.states.append((caption, configuration))
+
+    def game_over(self, results: Any) -> None:
+        self.over = results
+
+
+class Broken:
+    def state(self, *_args: Any) -> None:
+        raise RuntimeError("observer bug")
+
+
+def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
+    watcher = Watcher()
+    result = run_game(silly_seats(4), observers=[Broken(), watcher])
+    assert len(watcher.states) == result.turns + 1
+    assert watcher.states[0][0] == "turn 1"
+    first = watcher.states[0][1]
+    assert [p[0][1] for p in first[0]] == ["0#1", "1#2", "2#3", "3#4"] and first[1] == 0
+    assert watcher.over == [list(r) for r in result.results]
+
+
+def _cards_in(value: Any) -> list[tuple]:
+    found = []
+    if isinstance(value, list):
+        if len(value) == 2 and type(value[0]) is int and isinstance(value[1], str):
+            return [(value[0], value[1])]
+        for item in value:
+            found += _cards_in(item)
+    return found
+
+
+@settings(max_examples=30, deadline=None)
+@given(players=st.integers(3, 8), seed=st.integers(0, 10_000), baddie=st.sampled_from([None, *BADDIES]))
+def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int, baddie: str | None) -> None:
+    seen = {"calls": 0}
+
+    def call(p: PlayerState, method: str, args: tuple) -> Any:
+        spec = PROTOCOL.by_name[method]
+        message = json.loads(json.dumps(spec.encode_call(args)))
+        own = set(p.cards)
+        for card in _cards_in(message):
+            assert card in own, f"{method} to {p.id} carries {card}, not in its hand"
+        assert "bag" not in json.dumps(message)
+        if method in ("start", "feed_next"):
+            assert args[0 if method == "feed_next" else 1] == p.bag
+            assert list(args[3 if method == "start" else 2]) == p.cards
+        seen["calls"] += 1
+        try:
+            return getattr(p.seat, method)(*args)
+        except Exception:
+            return FAILED
+
+    states = [PlayerState(str(i), seat=SillyPlayer()) for i in range(players)]
+    if baddie is not None and baddie not in ("cinf", "finf"):
+        states[0].seat = BaddiePlayer(baddie, seed % 3)
+    Dealer(states, shuffled_deck(seed), call).play()
+    assert seen["calls"] > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(players=st.integers(3, 8), seed=st.integers(0, 10_000))
+def test_the_referee_plays_the_same_game_as_the_pure_dealer(players: int, seed: int) -> None:
+    from gameroom.games.evolution.harness import silly_game
+
+    pure = silly_game([SillyPlayer() for _ in range(players)], shuffled_deck(seed)).play()
+    guarded = [guarded_seat(str(i), SillyPlayer()) for i in range(players)]
+    assert run_game(guarded, shuffled_deck(seed)).results == pure
