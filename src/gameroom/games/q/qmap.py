@@ -192,8 +192,10 @@ class QMap:
         # the map) with one tile, when most of the 192 sets would be empty.
         self._index: defaultdict[int, set[int]] = defaultdict(set)
         # _multi[(count - 2) * 48 + slot] = the same, restricted to the free neighbours
-        # with that constraint count >= 2 (for ldasg's most constrained candidate)
-        self._multi: defaultdict[int, set[int]] = defaultdict(set)
+        # with that constraint count >= 2 (for ldasg's most constrained candidate). Only
+        # ldasg reads these layers, so they are built on its first question (_layers) and
+        # kept up to date from then on: games without ldasg never pay for them.
+        self._multi: defaultdict[int, set[int]] | None = None
         kinds = self._kinds
         b = self._b
         for r, c, k in triples:
@@ -316,7 +318,8 @@ class QMap:
         new._kinds = self._kinds.copy()
         new._free = self._free.copy()
         new._index = defaultdict(set, {slot: s.copy() for slot, s in self._index.items() if s})
-        new._multi = defaultdict(set, {key: s.copy() for key, s in self._multi.items() if s})
+        new._multi = (None if self._multi is None else
+                      defaultdict(set, {key: s.copy() for key, s in self._multi.items() if s}))
         return new
 
     def run(self, coord: Coord, along_row: bool) -> tuple[Coord, list[int]]:
@@ -437,6 +440,8 @@ class QMap:
         """The key of the smallest, in row-major order, among the candidates of the kind
         `k` with the largest constraint count; None if it has none (ldasg)."""
         multi = self._multi
+        if multi is None:
+            multi = self._layers()
         a, b, c = _TILE_SLOTS[k]
         for base in _MULTI_LAYERS:
             sa, sb, sc = multi[base + a], multi[base + b], multi[base + c]
@@ -532,7 +537,7 @@ class QMap:
         if old is not None:
             for slot in _COMBO_SLOTS[old & _COMBO_BITS]:
                 index[slot].discard(key)
-            if old >> _COUNT_SHIFT >= 2:
+            if multi is not None and old >> _COUNT_SHIFT >= 2:
                 base = ((old >> _COUNT_SHIFT) - 2) * _SLOTS
                 for slot in _COMBO_SLOTS[old & _COMBO_BITS]:
                     multi[base + slot].discard(key)
@@ -553,14 +558,15 @@ class QMap:
                 else:
                     new_combo = combo - combo % _NAXIS + axis
                 new = (old + (1 << _COUNT_SHIFT)) - combo + new_combo
-                count = old >> _COUNT_SHIFT
-                if count >= 2:
-                    base = (count - 2) * _SLOTS
-                    for slot in _COMBO_SLOTS[combo]:
-                        multi[base + slot].discard(n)
-                base = (count - 1) * _SLOTS
-                for slot in _COMBO_SLOTS[new_combo]:
-                    multi[base + slot].add(n)
+                if multi is not None:
+                    count = old >> _COUNT_SHIFT
+                    if count >= 2:
+                        base = (count - 2) * _SLOTS
+                        for slot in _COMBO_SLOTS[combo]:
+                            multi[base + slot].discard(n)
+                    base = (count - 1) * _SLOTS
+                    for slot in _COMBO_SLOTS[new_combo]:
+                        multi[base + slot].add(n)
                 if new_combo == combo:
                     free[n] = new
                     continue
@@ -599,14 +605,15 @@ class QMap:
             else:
                 new_combo = combo - combo % _NAXIS + axis
             free[n] = (old - (1 << _COUNT_SHIFT)) - combo + new_combo
-            count = old >> _COUNT_SHIFT
-            base = (count - 2) * _SLOTS
-            for slot in _COMBO_SLOTS[combo]:
-                multi[base + slot].discard(n)
-            if count >= 3:
-                base -= _SLOTS
-                for slot in _COMBO_SLOTS[new_combo]:
-                    multi[base + slot].add(n)
+            if multi is not None:
+                count = old >> _COUNT_SHIFT
+                base = (count - 2) * _SLOTS
+                for slot in _COMBO_SLOTS[combo]:
+                    multi[base + slot].discard(n)
+                if count >= 3:
+                    base -= _SLOTS
+                    for slot in _COMBO_SLOTS[new_combo]:
+                        multi[base + slot].add(n)
             if new_combo != combo:
                 for slot in _COMBO_SLOTS[combo]:
                     index[slot].discard(n)
@@ -645,8 +652,20 @@ class QMap:
             layer = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS   # negative: no multi layer
             for slot in _COMBO_SLOTS[entry & _COMBO_BITS]:
                 change(index[slot], key)
-                if layer >= 0:
+                if layer >= 0 and multi is not None:
                     change(multi[layer + slot], key)
+
+    def _layers(self) -> defaultdict[int, set[int]]:
+        """The ldasg layers of the index (:attr:`_multi`), built now if they are not yet."""
+        multi = self._multi
+        if multi is None:
+            multi = self._multi = defaultdict(set)
+            for key, entry in self._free.items():
+                layer = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS
+                if layer >= 0:
+                    for slot in _COMBO_SLOTS[entry & _COMBO_BITS]:
+                        multi[layer + slot].add(key)
+        return multi
 
 
 def _smallest_outside(sa: set[int], sb: set[int], sc: set[int], stale: set[int]) -> int | None:
@@ -751,6 +770,8 @@ class Extension:
         qmap, stale = self._map, self._stale
         a, b, c = _TILE_SLOTS[k]
         multi = qmap._multi
+        if multi is None:
+            multi = qmap._layers()
         for count, base in _MULTI_COUNTS:
             sa, sb, sc = multi[base + a], multi[base + b], multi[base + c]
             best = _smallest_outside(sa, sb, sc, stale) if sa or sb or sc else None
