@@ -749,7 +749,18 @@ class Extension:
         """:meth:`QMap.first_key_of` on the extended map."""
         index = self._map._index
         a, b, c = _TILE_SLOTS[k]
-        best = _smallest_outside(index[a], index[b], index[c], self._stale)
+        stale = self._stale
+        best: int | None = None
+        for s in (index[a], index[b], index[c]):   # (_smallest_outside, written out)
+            if s:
+                m = min(s)
+                if m in stale:
+                    rest = s - stale
+                    if not rest:
+                        continue
+                    m = min(rest)
+                if best is None or m < best:
+                    best = m
         for key, entry in self._dirty.items():
             if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1 and (best is None or key < best):
                 best = key

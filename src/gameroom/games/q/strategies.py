@@ -136,35 +136,37 @@ def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
     if found is None:
         return PASS if len(hand) > pub.pile_size else REPLACE
     key, k = found
-    coord_of = qmap.coord_of
-    placements = [Placement(coord_of(key), ALL_KINDS[k])]
+    width, middle = qmap.width, qmap.width >> 1
+    r, c = divmod(key, width)
+    placements = [Placement((r, c - middle), ALL_KINDS[k])]
     if len(hand) == 1:
         return tuple(placements)
     hand.remove(k)
-    extended = Extension(qmap, len(hand) + 1)
+    extended = Extension(qmap)   # (room reserved above)
     extended.add(key, k)
     found = _choose(extended, hand, most_constrained)
     if found is None:
         return tuple(placements)
     # The line: the row of the first placement when the second shares it, else its column.
-    width = qmap.width
-    first = key
+    first_row, first_column = r, c
     key, k = found
-    if key // width == first // width:
+    r, c = divmod(key, width)
+    if r == first_row:
         along_row = True
-    elif (key - first) % width == 0:
+    elif c == first_column:
         along_row = False
     else:
         return tuple(placements)
     while True:
-        placements.append(Placement(coord_of(key), ALL_KINDS[k]))
+        placements.append(Placement((r, c - middle), ALL_KINDS[k]))
         hand.remove(k)
         extended.add(key, k)
         found = _choose(extended, hand, most_constrained)
         if found is None:
             break
         key, k = found
-        if (key // width != first // width) if along_row else ((key - first) % width != 0):
+        r, c = divmod(key, width)
+        if (r != first_row) if along_row else (c != first_column):
             break
     return tuple(placements)
 
