@@ -674,7 +674,7 @@ def _smallest_outside(sa: set[int], sb: set[int], sc: set[int], stale: set[int])
     for s in (sa, sb, sc):
         if s:
             m = min(s)
-            if m in stale:   # rarely: the extension is a few tiles
+            if m in stale:   # (a set's smallest is stale for about one set in five)
                 rest = s - stale
                 if not rest:
                     continue
@@ -749,18 +749,7 @@ class Extension:
         """:meth:`QMap.first_key_of` on the extended map."""
         index = self._map._index
         a, b, c = _TILE_SLOTS[k]
-        stale = self._stale
-        best: int | None = None
-        for s in (index[a], index[b], index[c]):   # (_smallest_outside, written out)
-            if s:
-                m = min(s)
-                if m in stale:
-                    rest = s - stale
-                    if not rest:
-                        continue
-                    m = min(rest)
-                if best is None or m < best:
-                    best = m
+        best = _smallest_outside(index[a], index[b], index[c], self._stale)
         for key, entry in self._dirty.items():
             if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1 and (best is None or key < best):
                 best = key
