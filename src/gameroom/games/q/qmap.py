@@ -241,14 +241,6 @@ class QMap:
         r, c = divmod(key, self._w)
         return r, c - self._b
 
-    def same_row(self, key1: int, key2: int) -> bool:
-        """Whether two keys are on one row."""
-        return key1 // self._w == key2 // self._w
-
-    def same_column(self, key1: int, key2: int) -> bool:
-        """Whether two keys are on one column."""
-        return (key1 - key2) % self._w == 0
-
     # -- reading -------------------------------------------------------------------------
 
     def get(self, coord: Coord) -> Tile | None:
