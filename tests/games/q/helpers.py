@@ -83,6 +83,7 @@ def qmap_of(text_cells: Mapping[Coord, str]) -> QMap:
 
 def bookkeeping(m: QMap) -> tuple[dict, dict, dict]:
     """A map's incremental bookkeeping (free neighbours and both index tables), without the
-    index's empty sets, which are made on first use."""
+    index's empty sets, which are made on first use. The ldasg layers are built if they are
+    not yet (they are made on ldasg's first question)."""
     return (dict(m._free), {k: s for k, s in m._index.items() if s},
-            {k: s for k, s in m._multi.items() if s})
+            {k: s for k, s in m._layers().items() if s})

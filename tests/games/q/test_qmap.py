@@ -156,13 +156,16 @@ def test_bulk_built_index_matches_a_naive_computation(cells: dict) -> None:
 def test_incremental_index_matches_after_places_and_removes(cells: dict, moves: list,
                                                             data: st.DataObject) -> None:
     m = QMap(cells)
+    if data.draw(st.booleans()):   # the ldasg layers exist before the moves: kept up to date
+        m.best_candidate(ALL_KINDS[0])
     for coord, t in moves:
         if coord in m and data.draw(st.booleans()):
             m.remove(coord)
         elif coord not in m:
             m.place(coord, t)
-    _assert_index_matches(m)
     fresh = QMap(m.to_dict())
+    assert bookkeeping(m) == bookkeeping(fresh)   # (fresh builds its layers from scratch)
+    _assert_index_matches(m)
     assert fresh == m and fresh.free_neighbours() == m.free_neighbours()
 
 
@@ -203,16 +206,75 @@ def test_an_extension_answers_like_the_map_with_the_tiles_placed(cells: dict, mo
     kind, dag and ldasg alike, after every added tile (adjacent or not)."""
     m = QMap(cells)
     before = m.copy()
-    extended = Extension(m)
+    extended = Extension(m, len(moves))
     placed = QMap(cells)
     for coord, t in moves:
         if coord in placed:
             with pytest.raises(ValueError):
-                extended.add(coord, KIND_INDEX[t])
+                extended.add(m.key_of(coord), KIND_INDEX[t])
             continue
-        extended.add(coord, KIND_INDEX[t])
+        extended.add(m.key_of(coord), KIND_INDEX[t])
         placed.place(coord, t)
         for k in range(NKINDS):
             assert extended.first_candidate_of(k) == placed.first_candidate_of(k)
             assert extended.best_candidate_of(k) == placed.best_candidate_of(k)
     assert m == before and bookkeeping(m) == bookkeeping(before)
+
+
+# Columns far from 0 (beyond the default key range, up to sizes no game reaches) re-key
+# the map; it must keep answering like the naive model.
+far_columns_st = st.sampled_from([0, 12_000, -12_300, 16_383, -16_384, 40_000, -(10 ** 9), 10 ** 12])
+
+
+@settings(max_examples=60, deadline=None)
+@given(grown_maps(max_tiles=12), far_columns_st, st.integers(-5, 5),
+       st.lists(st.tuples(coords_st, tiles_st), max_size=10), st.data())
+def test_maps_far_from_the_origin_match_a_naive_computation(cells: dict, shift: int, row: int,
+                                                           moves: list, data: st.DataObject) -> None:
+    """Integer keys: a map shifted to any column (and so re-keyed, at construction or when
+    a placement leaves the key range) answers like the naive model, including for
+    coordinates far outside it."""
+    shifted = {(r + row, c + shift): t for (r, c), t in cells.items()}
+    start = data.draw(st.sampled_from(["bulk", "placed"]))
+    if start == "bulk":
+        m = QMap(shifted)
+    else:   # grow a map at the origin, then place the shifted tiles one by one
+        m = QMap({(0, 0): ALL_KINDS[0]})
+        for coord, t in shifted.items():
+            if coord not in m:
+                m.place(coord, t)
+        if (0, 0) not in shifted:
+            m.remove((0, 0))
+        shifted = m.to_dict()
+    for (r, c), t in moves:
+        coord = (r + row, c + shift)
+        if coord in m and data.draw(st.booleans()):
+            m.remove(coord)
+        elif coord not in m:
+            m.place(coord, t)
+    _assert_index_matches(m)
+    assert QMap(m.to_dict()) == m
+    cells_now = m.to_dict()
+    for probe in [(0, 10 ** 15), (0, -(10 ** 15)), (row, shift + 20_000), (row, shift - 20_000)]:
+        assert (probe in m) is (probe in cells_now)
+        assert m.get(probe) == cells_now.get(probe)
+        assert m.constraint_count(probe) == naive_count(cells_now, probe)
+        assert m.adjacent(probe) is (naive_count(cells_now, probe) > 0)
+        for t in ALL_KINDS[:3]:
+            assert m.fits(probe, t) is naive_fits(cells_now, probe, t)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(-3, 3), st.sampled_from([0, 9_000, -9_000, 10 ** 6]), st.integers(1, 9000))
+def test_a_long_extension_re_keys_the_map_first(row: int, column: int, reach: int) -> None:
+    """An extension by more tiles than the key range's margin: the map is re-keyed before
+    the extension starts, so a long row of added tiles never wraps onto another row."""
+    m = QMap({(row, column): ALL_KINDS[0]})
+    extended = Extension(m, reach)
+    assert m.width >> 3 >= reach + 2 and m.to_dict() == {(row, column): ALL_KINDS[0]}
+    key = m.key_of((row, column))
+    for i in range(1, min(reach, 50) + 1):
+        extended.add(key + i, 0)
+    right = m.key_of((row, column + min(reach, 50) + 1))
+    assert extended.first_key_of(0) == m.key_of((row - 1, column))
+    assert m.coord_of(right) == (row, column + min(reach, 50) + 1)

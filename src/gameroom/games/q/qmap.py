@@ -20,7 +20,7 @@ a line are allowed (spec 11 #1).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
 
@@ -117,17 +117,32 @@ _ONE_ABOVE_BELOW = tuple((1 << _COUNT_SHIFT) | (_AXIS_ALL * _NAXIS + _AXIS[k * _
 row (left or right) or on its column (above or below)."""
 
 
-_DIRECTIONS = ((0, -1, True), (0, 1, True), (-1, 0, False), (1, 0, False))
-"""The four neighbours as (row step, column step, on the same row)."""
-
 _MULTI_COUNTS = ((4, 2 * _SLOTS), (3, _SLOTS), (2, 0))
 """The constraint counts of :attr:`QMap._multi`'s layers, most first, and where they start."""
 _MULTI_LAYERS = tuple(base for _, base in _MULTI_COUNTS)
 
+# Coordinates are stored as *keys*: one int per coordinate, row * width + column + width / 2,
+# so that hashing and comparing is an int's (much cheaper than a tuple's), neighbours are
+# key +-1 and key +-width, and keys compare in row-major order. Occupied columns stay in
+# the middle three quarters of [-width / 2, width / 2): then every neighbour of a free
+# neighbour, and an extension of up to width / 8 - 2 tiles, stays inside, and a wider map
+# is re-keyed when a column or an extension would leave it. 2**15 keeps the keys of every
+# real game single-digit ints (below 2**30).
+_BITS = 15
 
-def _smallest(sa: set[Coord], sb: set[Coord], sc: set[Coord]) -> Coord | None:
-    """The smallest coordinate in the three sets, None if all are empty."""
-    best: Coord | None = min(sa) if sa else None
+
+def _bits_for(widest: int, reach: int = 0) -> int:
+    """The smallest key width (in bits, at least _BITS) whose inner columns hold
+    -widest..widest with a margin of more than `reach` + 1."""
+    bits = _BITS
+    while ((1 << bits) >> 1) - ((1 << bits) >> 3) - 1 < widest or ((1 << bits) >> 3) < reach + 2:
+        bits += 1
+    return bits
+
+
+def _smallest(sa: set[int], sb: set[int], sc: set[int]) -> int | None:
+    """The smallest key in the three sets, None if all are empty."""
+    best: int | None = min(sa) if sa else None
     if sb:
         m = min(sb)
         if best is None or m < best:
@@ -142,6 +157,10 @@ def _smallest(sa: set[Coord], sb: set[Coord], sc: set[Coord]) -> Coord | None:
 class QMap:
     """A finite partial map from coordinates to tiles, with an incremental candidate index.
 
+    The public methods take and return coordinates ``(row, column)``; inside, a coordinate
+    is a key (see :func:`QMap.key_of`), which the strategies, the rules and the scoring use
+    directly through the methods whose names say "key".
+
     >>> from gameroom.games.q.tiles import tile
     >>> m = QMap({(0, 0): tile("star", "red")})
     >>> m.candidates(tile("circle", "red"))
@@ -150,54 +169,111 @@ class QMap:
     True
     """
 
-    __slots__ = ("_kinds", "_free", "_index", "_multi")
+    __slots__ = ("_kinds", "_free", "_index", "_multi", "_w", "_b", "_lo", "_hi", "_dirs")
 
     def __init__(self, cells: Mapping[Coord, Tile] | None = None) -> None:
-        # occupied coordinate -> kind index
-        self._kinds: dict[Coord, int] = {}
-        # free neighbour -> constraint count << _COUNT_SHIFT | combo
-        self._free: dict[Coord, int] = {}
+        triples = ([(int(coord[0]), int(coord[1]), KIND_INDEX[t]) for coord, t in cells.items()]
+                   if cells else [])
+        self._fill(_bits_for(max([abs(c) for _, c, _ in triples], default=0)), triples)
+
+    def _fill(self, bits: int, triples: Iterable[tuple[int, int, int]]) -> None:
+        """Set the key width and put the (row, column, kind) cells on an empty index."""
+        w = 1 << bits
+        self._w, self._b = w, w >> 1
+        self._lo, self._hi = -(w >> 1) + (w >> 3), (w >> 1) - (w >> 3) - 1
+        # the four neighbours as (key step, on the same row)
+        self._dirs = ((-1, True), (1, True), (-w, False), (w, False))
+        # occupied key -> kind index
+        self._kinds: dict[int, int] = {}
+        # free neighbour's key -> constraint count << _COUNT_SHIFT | combo
+        self._free: dict[int, int] = {}
         # _index[slot] = the free neighbours whose fitting kinds include that slot. The
         # index tables make their sets on first use: a game starts (and its referee copies
         # the map) with one tile, when most of the 192 sets would be empty.
-        self._index: defaultdict[int, set[Coord]] = defaultdict(set)
+        self._index: defaultdict[int, set[int]] = defaultdict(set)
         # _multi[(count - 2) * 48 + slot] = the same, restricted to the free neighbours
-        # with that constraint count >= 2 (for ldasg's most constrained candidate)
-        self._multi: defaultdict[int, set[Coord]] = defaultdict(set)
-        if cells:
-            kinds = self._kinds
-            for coord, t in cells.items():
-                kinds[(int(coord[0]), int(coord[1]))] = KIND_INDEX[t]
-            around: set[Coord] = set()
-            for r, c in kinds:
-                around.update(((r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)))
-            for coord in around:
-                if coord not in kinds:
-                    self._refresh(coord)
+        # with that constraint count >= 2 (for ldasg's most constrained candidate). Only
+        # ldasg reads these layers, so they are built on its first question (_layers) and
+        # kept up to date from then on: games without ldasg never pay for them.
+        self._multi: defaultdict[int, set[int]] | None = None
+        kinds = self._kinds
+        b = self._b
+        for r, c, k in triples:
+            kinds[r * w + c + b] = k
+        around: set[int] = set()
+        for key in kinds:
+            around.update((key - 1, key + 1, key - w, key + w))
+        for key in around:
+            if key not in kinds:
+                self._refresh(key)
+
+    def _rekey(self, widest: int = 0, reach: int = 0) -> None:
+        """Re-key the map for columns up to `widest` and extensions of `reach` tiles."""
+        coord_of = self.coord_of
+        triples = [(*coord_of(key), k) for key, k in self._kinds.items()]
+        self._fill(_bits_for(max([widest, *[abs(c) for _, c, _ in triples]]), reach), triples)
+
+    def _kinds_coords(self) -> list[Coord]:
+        coord_of = self.coord_of
+        return [coord_of(key) for key in self._kinds]
+
+    def reserve(self, reach: int) -> None:
+        """Make room for an :class:`Extension` by up to `reach` tiles."""
+        if (self._w >> 3) < reach + 2:
+            self._rekey(reach=reach)
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def key_of(self, coord: Coord) -> int:
+        """The key of `coord`; its column must be within the map's key range (see
+        :meth:`probe` for any coordinate)."""
+        return coord[0] * self._w + coord[1] + self._b
+
+    def probe(self, coord: Coord) -> int | None:
+        """The key of `coord`, None when its column is outside the key range (then it is
+        neither occupied nor adjacent to an occupied coordinate)."""
+        r, c = coord
+        b = self._b
+        return r * self._w + c + b if -b <= c < b else None
+
+    def coord_of(self, key: int) -> Coord:
+        """The coordinate of a key."""
+        r, c = divmod(key, self._w)
+        return r, c - self._b
 
     # -- reading -------------------------------------------------------------------------
 
     def get(self, coord: Coord) -> Tile | None:
         """The tile at `coord`, or None."""
-        k = self._kinds.get(coord)
+        key = self.probe(coord)
+        k = None if key is None else self._kinds.get(key)
         return None if k is None else ALL_KINDS[k]
 
     def __getitem__(self, coord: Coord) -> Tile:
-        return ALL_KINDS[self._kinds[coord]]
+        t = self.get(coord)
+        if t is None:
+            raise KeyError(coord)
+        return t
 
     def __contains__(self, coord: object) -> bool:
-        return coord in self._kinds
+        try:
+            key = self.probe(coord)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return False
+        return key is not None and key in self._kinds
 
     def __len__(self) -> int:
         return len(self._kinds)
 
     def __iter__(self) -> Iterator[Coord]:
-        return iter(list(self._kinds))
+        return iter(self._kinds_coords())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, QMap):
             return NotImplemented
-        return self._kinds == other._kinds
+        if self._w == other._w:
+            return self._kinds == other._kinds
+        return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -206,73 +282,93 @@ class QMap:
 
     def items(self) -> list[tuple[Coord, Tile]]:
         """All (coordinate, tile) pairs, in no particular order (a snapshot)."""
-        return [(c, ALL_KINDS[k]) for c, k in self._kinds.items()]
+        coord_of = self.coord_of
+        return [(coord_of(key), ALL_KINDS[k]) for key, k in self._kinds.items()]
 
     def sorted_items(self) -> list[tuple[Coord, Tile]]:
         """All (coordinate, tile) pairs in row-major order."""
-        kinds = self._kinds
-        return [(c, ALL_KINDS[kinds[c]]) for c in sorted(kinds)]
+        kinds, coord_of = self._kinds, self.coord_of
+        return [(coord_of(key), ALL_KINDS[kinds[key]]) for key in sorted(kinds)]
 
     def to_dict(self) -> dict[Coord, Tile]:
         """The cells as a plain dict."""
-        return {c: ALL_KINDS[k] for c, k in self._kinds.items()}
+        return dict(self.items())
 
     def bounds(self) -> tuple[int, int, int, int] | None:
         """(min row, max row, min column, max column) of the occupied cells, None if empty."""
         if not self._kinds:
             return None
-        rows = [r for r, _ in self._kinds]
-        cols = [c for _, c in self._kinds]
+        coords = self._kinds_coords()
+        rows = [r for r, _ in coords]
+        cols = [c for _, c in coords]
         return min(rows), max(rows), min(cols), max(cols)
 
     def copy(self) -> QMap:
         """An independent copy (index included)."""
         new = QMap.__new__(QMap)
+        new._w, new._b, new._lo, new._hi, new._dirs = self._w, self._b, self._lo, self._hi, self._dirs
         new._kinds = self._kinds.copy()
         new._free = self._free.copy()
         new._index = defaultdict(set, {slot: s.copy() for slot, s in self._index.items() if s})
-        new._multi = defaultdict(set, {key: s.copy() for key, s in self._multi.items() if s})
+        new._multi = (None if self._multi is None else
+                      defaultdict(set, {key: s.copy() for key, s in self._multi.items() if s}))
         return new
 
     def run(self, coord: Coord, along_row: bool) -> tuple[Coord, list[int]]:
         """The maximal contiguous run of tiles through the occupied `coord`, along its row
         if `along_row`, else along its column: its first coordinate (smallest in row-major
         order) and the kind indices of its tiles in increasing order."""
-        start, length = self.segment(coord, along_row)
+        step = 1 if along_row else self._w
+        first, length = self.segment_key(self.key_of(coord), step)
         kinds = self._kinds
-        r, c = coord
-        if along_row:
-            return (r, start), [kinds[(r, start + i)] for i in range(length)]
-        return (start, c), [kinds[(start + i, c)] for i in range(length)]
+        return self.coord_of(first), [kinds[first + i * step] for i in range(length)]
+
+    def run_kinds(self, first: int, step: int, length: int) -> list[int]:
+        """The kind indices of the `length` tiles from the key `first` on, `step` apart."""
+        kinds = self._kinds
+        return [kinds[first + i * step] for i in range(length)]
 
     def segment(self, coord: Coord, along_row: bool) -> tuple[int, int]:
         """The maximal contiguous run of tiles through the occupied `coord`, along its row
         if `along_row`, else along its column, as (the column, or row, where it starts,
         its length)."""
+        first, length = self.segment_key(self.key_of(coord), 1 if along_row else self._w)
+        r, c = self.coord_of(first)
+        return (c if along_row else r), length
+
+    def segment_key(self, key: int, step: int) -> tuple[int, int]:
+        """:meth:`segment` on keys: the first key of the run through the occupied `key`
+        whose tiles are `step` apart (1: a row, the width: a column), and its length."""
         kinds = self._kinds
-        r, c = coord
-        dr, dc = (0, 1) if along_row else (1, 0)
-        before = 1   # steps back to the first empty coordinate
-        while (r - before * dr, c - before * dc) in kinds:
-            before += 1
-        after = 1
-        while (r + after * dr, c + after * dc) in kinds:
-            after += 1
-        return (c if along_row else r) - before + 1, before + after - 1
+        first = key - step
+        while first in kinds:
+            first -= step
+        last = key + step
+        while last in kinds:
+            last += step
+        return first + step, (last - first) // step - 1
+
+    @property
+    def width(self) -> int:
+        """The key step from a row to the next."""
+        return self._w
 
     # -- the fit rule and the candidate search ------------------------------------------
 
-    def _combo_at(self, coord: Coord) -> int:
-        r, c = coord
+    def _combo_at(self, key: int) -> int:
         get = self._kinds.get
-        return (_AXIS[get((r, c - 1), _ABSENT) * _W + get((r, c + 1), _ABSENT)] * _NAXIS
-                + _AXIS[get((r - 1, c), _ABSENT) * _W + get((r + 1, c), _ABSENT)])
+        w = self._w
+        return (_AXIS[get(key - 1, _ABSENT) * _W + get(key + 1, _ABSENT)] * _NAXIS
+                + _AXIS[get(key - w, _ABSENT) * _W + get(key + w, _ABSENT)])
 
     def fitting_kinds(self, coord: Coord) -> int:
         """Bit mask of the kind indices that fit at `coord` (bit k: ``ALL_KINDS[k]``),
         judged on the neighbours only."""
-        entry = self._free.get(coord)
-        return _COMBO_MASK[(entry & _COMBO_BITS) if entry is not None else self._combo_at(coord)]
+        key = self.probe(coord)
+        if key is None:
+            return _COMBO_MASK[_AXIS_ALL * _NAXIS + _AXIS_ALL]
+        entry = self._free.get(key)
+        return _COMBO_MASK[(entry & _COMBO_BITS) if entry is not None else self._combo_at(key)]
 
     def fits(self, coord: Coord, tile: Tile) -> bool:
         """The Q fit rule (3.4): `tile` matches the immediate neighbours of `coord`.
@@ -284,31 +380,29 @@ class QMap:
 
     def adjacent(self, coord: Coord) -> bool:
         """At least one of the four neighbours of `coord` is occupied."""
-        if coord in self._free:
-            return True
-        r, c = coord
-        kinds = self._kinds
-        return ((r, c - 1) in kinds or (r, c + 1) in kinds
-                or (r - 1, c) in kinds or (r + 1, c) in kinds)
+        return self.constraint_count(coord) > 0
 
     def can_place(self, coord: Coord, tile: Tile) -> bool:
         """`coord` is free, adjacent to the map, and `tile` fits there (3.4 a and b)."""
-        entry = self._free.get(coord)
+        key = self.probe(coord)
+        entry = None if key is None else self._free.get(key)
         return entry is not None and (_COMBO_MASK[entry & _COMBO_BITS] >> KIND_INDEX[tile]) & 1 == 1
 
     def constraint_count(self, coord: Coord) -> int:
         """The number of occupied neighbours of `coord` (0 … 4)."""
-        entry = self._free.get(coord)
+        key = self.probe(coord)
+        if key is None:
+            return 0
+        entry = self._free.get(key)
         if entry is not None:
             return entry >> _COUNT_SHIFT
-        r, c = coord
-        kinds = self._kinds
-        return (((r, c - 1) in kinds) + ((r, c + 1) in kinds)
-                + ((r - 1, c) in kinds) + ((r + 1, c) in kinds))
+        kinds, w = self._kinds, self._w
+        return ((key - 1 in kinds) + (key + 1 in kinds) + (key - w in kinds) + (key + w in kinds))
 
     def free_neighbours(self) -> set[Coord]:
         """The unoccupied coordinates with an occupied neighbour (a fresh set)."""
-        return set(self._free)
+        coord_of = self.coord_of
+        return {coord_of(key) for key in self._free}
 
     def free_count(self) -> int:
         """The number of free neighbours."""
@@ -318,7 +412,8 @@ class QMap:
         """The free neighbours where `tile` fits, sorted in row-major order (9.1)."""
         index = self._index
         a, b, c = _TILE_SLOTS[KIND_INDEX[tile]]
-        return sorted(index[a] | index[b] | index[c])
+        coord_of = self.coord_of
+        return [coord_of(key) for key in sorted(index[a] | index[b] | index[c])]
 
     def has_candidate(self, tile: Tile) -> bool:
         """Whether `tile` has at least one candidate."""
@@ -326,17 +421,19 @@ class QMap:
         a, b, c = _TILE_SLOTS[KIND_INDEX[tile]]
         return bool(index[a] or index[b] or index[c])
 
-    def first_candidate_of(self, k: int) -> Coord | None:
-        """The smallest candidate of the kind `k` in row-major order, None if it has none
-        (dag)."""
+    def first_key_of(self, k: int) -> int | None:
+        """The key of the smallest candidate of the kind `k` in row-major order, None if
+        it has none (dag)."""
         index = self._index
         a, b, c = _TILE_SLOTS[k]
         return _smallest(index[a], index[b], index[c])
 
-    def best_candidate_of(self, k: int) -> Coord | None:
-        """Among the candidates of the kind `k` with the largest constraint count, the
-        smallest in row-major order; None if it has none (ldasg)."""
+    def best_key_of(self, k: int) -> int | None:
+        """The key of the smallest, in row-major order, among the candidates of the kind
+        `k` with the largest constraint count; None if it has none (ldasg)."""
         multi = self._multi
+        if multi is None:
+            multi = self._layers()
         a, b, c = _TILE_SLOTS[k]
         for base in _MULTI_LAYERS:
             sa, sb, sc = multi[base + a], multi[base + b], multi[base + c]
@@ -344,6 +441,18 @@ class QMap:
                 return _smallest(sa, sb, sc)
         index = self._index
         return _smallest(index[a], index[b], index[c])
+
+    def first_candidate_of(self, k: int) -> Coord | None:
+        """The smallest candidate of the kind `k` in row-major order, None if it has none
+        (dag)."""
+        key = self.first_key_of(k)
+        return None if key is None else self.coord_of(key)
+
+    def best_candidate_of(self, k: int) -> Coord | None:
+        """Among the candidates of the kind `k` with the largest constraint count, the
+        smallest in row-major order; None if it has none (ldasg)."""
+        key = self.best_key_of(k)
+        return None if key is None else self.coord_of(key)
 
     def first_candidate(self, tile: Tile) -> Coord | None:
         """The smallest candidate of `tile` in row-major order, None if it has none (dag)."""
@@ -354,35 +463,41 @@ class QMap:
         row-major order; None if `tile` has no candidate (ldasg)."""
         return self.best_candidate_of(KIND_INDEX[tile])
 
-    def check_sequence(self, placements: Iterable[tuple[Coord, Tile]]) -> str | None:
+    def check_sequence(self, placements: Sequence[tuple[Coord, Tile]]) -> str | None:
         """3.4 condition 3 without changing the map: None when every (coordinate, tile),
         in order, lands on a free coordinate adjacent to the map as extended by the
         earlier ones and fits there; otherwise the reason."""
+        self.reserve(len(placements))
         kinds = self._kinds
-        extra: dict[Coord, int] = {}
+        w = self._w
+        extra: dict[int, int] = {}
         for coord, t in placements:
-            if coord in kinds or coord in extra:
+            key = self.probe(coord)
+            # A column outside the key range is two or more columns away from every tile
+            # (and an extension by fewer tiles than a quarter of the range cannot reach it).
+            if key is None:
+                return f"coordinate {coord} is not adjacent to a tile"
+            if key in kinds or key in extra:
                 return f"coordinate {coord} is occupied"
             if extra:
-                r, c = coord
                 get = extra.get
                 kget = kinds.get
-                left = get((r, c - 1), kget((r, c - 1), _ABSENT))
-                right = get((r, c + 1), kget((r, c + 1), _ABSENT))
-                top = get((r - 1, c), kget((r - 1, c), _ABSENT))
-                below = get((r + 1, c), kget((r + 1, c), _ABSENT))
+                left = get(key - 1, kget(key - 1, _ABSENT))
+                right = get(key + 1, kget(key + 1, _ABSENT))
+                top = get(key - w, kget(key - w, _ABSENT))
+                below = get(key + w, kget(key + w, _ABSENT))
                 if left == right == top == below == _ABSENT:
                     return f"coordinate {coord} is not adjacent to a tile"
                 mask = _COMBO_MASK[_AXIS[left * _W + right] * _NAXIS + _AXIS[top * _W + below]]
             else:
-                entry = self._free.get(coord)
+                entry = self._free.get(key)
                 if entry is None:
                     return f"coordinate {coord} is not adjacent to a tile"
                 mask = _COMBO_MASK[entry & _COMBO_BITS]
             k = KIND_INDEX[t]
             if not (mask >> k) & 1:
                 return f"tile {t} does not fit at {coord}"
-            extra[coord] = k
+            extra[key] = k
         return None
 
     # -- changing ------------------------------------------------------------------------
@@ -395,27 +510,33 @@ class QMap:
 
     def place(self, coord: Coord, tile: Tile) -> None:
         """Put `tile` on the free coordinate `coord` (no rule is checked)."""
+        c = coord[1]
+        if not self._lo <= c <= self._hi:
+            self._rekey(widest=abs(c))
+        self.place_key(coord[0] * self._w + c + self._b, KIND_INDEX[tile])
+
+    def place_key(self, key: int, k: int) -> None:
+        """:meth:`place` of the kind `k` at a key whose column is within the range of
+        occupied columns (every free neighbour's is)."""
         kinds = self._kinds
-        if coord in kinds:
-            raise ValueError(f"coordinate {coord} is already occupied")
-        k = KIND_INDEX[tile]
-        kinds[coord] = k
+        if key in kinds:
+            raise ValueError(f"coordinate {self.coord_of(key)} is already occupied")
+        kinds[key] = k
         free = self._free
         index = self._index
         multi = self._multi
-        old = free.pop(coord, None)
+        old = free.pop(key, None)
         if old is not None:
             for slot in _COMBO_SLOTS[old & _COMBO_BITS]:
-                index[slot].discard(coord)
-            if old >> _COUNT_SHIFT >= 2:
+                index[slot].discard(key)
+            if multi is not None and old >> _COUNT_SHIFT >= 2:
                 base = ((old >> _COUNT_SHIFT) - 2) * _SLOTS
                 for slot in _COMBO_SLOTS[old & _COMBO_BITS]:
-                    multi[base + slot].discard(coord)
-        r, c = coord
+                    multi[base + slot].discard(key)
         get = kinds.get
         row = k * _W
-        for dr, dc, on_row in _DIRECTIONS:
-            n = (r + dr, c + dc)
+        for d, on_row in self._dirs:
+            n = key + d
             old = free.get(n)   # (an occupied coordinate has no entry)
             if old is None:
                 if n in kinds:
@@ -423,20 +544,21 @@ class QMap:
                 new = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
             else:
                 combo = old & _COMBO_BITS
-                axis = _AXIS[row + get((r + dr + dr, c + dc + dc), _ABSENT)]
+                axis = _AXIS[row + get(n + d, _ABSENT)]
                 if on_row:
                     new_combo = axis * _NAXIS + combo % _NAXIS
                 else:
                     new_combo = combo - combo % _NAXIS + axis
                 new = (old + (1 << _COUNT_SHIFT)) - combo + new_combo
-                count = old >> _COUNT_SHIFT
-                if count >= 2:
-                    base = (count - 2) * _SLOTS
-                    for slot in _COMBO_SLOTS[combo]:
-                        multi[base + slot].discard(n)
-                base = (count - 1) * _SLOTS
-                for slot in _COMBO_SLOTS[new_combo]:
-                    multi[base + slot].add(n)
+                if multi is not None:
+                    count = old >> _COUNT_SHIFT
+                    if count >= 2:
+                        base = (count - 2) * _SLOTS
+                        for slot in _COMBO_SLOTS[combo]:
+                            multi[base + slot].discard(n)
+                    base = (count - 1) * _SLOTS
+                    for slot in _COMBO_SLOTS[new_combo]:
+                        multi[base + slot].add(n)
                 if new_combo == combo:
                     free[n] = new
                     continue
@@ -449,17 +571,17 @@ class QMap:
     def remove(self, coord: Coord) -> Tile:
         """Take the tile off `coord` and return it (undo of :meth:`place`)."""
         kinds = self._kinds
-        k = kinds.pop(coord, None)
-        if k is None:
+        key = self.probe(coord)
+        k = None if key is None else kinds.pop(key, None)
+        if k is None or key is None:
             raise ValueError(f"coordinate {coord} is not occupied")
-        self._refresh(coord)
+        self._refresh(key)
         free = self._free
         index = self._index
         multi = self._multi
         get = kinds.get
-        r, c = coord
-        for dr, dc, on_row in _DIRECTIONS:
-            n = (r + dr, c + dc)
+        for d, on_row in self._dirs:
+            n = key + d
             old = free.get(n)   # None: occupied (every other neighbour is free)
             if old is None:
                 continue
@@ -469,20 +591,21 @@ class QMap:
                 for slot in _COMBO_SLOTS[combo]:
                     index[slot].discard(n)
                 continue
-            axis = _AXIS[get((r + dr + dr, c + dc + dc), _ABSENT) * _W + _ABSENT]
+            axis = _AXIS[get(n + d, _ABSENT) * _W + _ABSENT]
             if on_row:
                 new_combo = axis * _NAXIS + combo % _NAXIS
             else:
                 new_combo = combo - combo % _NAXIS + axis
             free[n] = (old - (1 << _COUNT_SHIFT)) - combo + new_combo
-            count = old >> _COUNT_SHIFT
-            base = (count - 2) * _SLOTS
-            for slot in _COMBO_SLOTS[combo]:
-                multi[base + slot].discard(n)
-            if count >= 3:
-                base -= _SLOTS
-                for slot in _COMBO_SLOTS[new_combo]:
-                    multi[base + slot].add(n)
+            if multi is not None:
+                count = old >> _COUNT_SHIFT
+                base = (count - 2) * _SLOTS
+                for slot in _COMBO_SLOTS[combo]:
+                    multi[base + slot].discard(n)
+                if count >= 3:
+                    base -= _SLOTS
+                    for slot in _COMBO_SLOTS[new_combo]:
+                        multi[base + slot].add(n)
             if new_combo != combo:
                 for slot in _COMBO_SLOTS[combo]:
                     index[slot].discard(n)
@@ -490,29 +613,29 @@ class QMap:
                     index[slot].add(n)
         return ALL_KINDS[k]
 
-    def _refresh(self, coord: Coord) -> None:
-        """Recompute the free-neighbour entry of the unoccupied `coord` from scratch."""
-        r, c = coord
+    def _refresh(self, key: int) -> None:
+        """Recompute the free-neighbour entry of the unoccupied `key` from scratch."""
         get = self._kinds.get
-        left = get((r, c - 1), _ABSENT)
-        right = get((r, c + 1), _ABSENT)
-        top = get((r - 1, c), _ABSENT)
-        below = get((r + 1, c), _ABSENT)
+        w = self._w
+        left = get(key - 1, _ABSENT)
+        right = get(key + 1, _ABSENT)
+        top = get(key - w, _ABSENT)
+        below = get(key + w, _ABSENT)
         count = (left != _ABSENT) + (right != _ABSENT) + (top != _ABSENT) + (below != _ABSENT)
         free = self._free
-        old = free.get(coord)
+        old = free.get(key)
         new = None
         if count:
             new = (count << _COUNT_SHIFT) | (_AXIS[left * _W + right] * _NAXIS
                                              + _AXIS[top * _W + below])
-            free[coord] = new
+            free[key] = new
         elif old is not None:
-            del free[coord]
+            del free[key]
         if old != new:
-            self._reindex(coord, old, new)
+            self._reindex(key, old, new)
 
-    def _reindex(self, coord: Coord, old: int | None, new: int | None) -> None:
-        """Move `coord` in the index tables from the sets of its entry `old` to those of
+    def _reindex(self, key: int, old: int | None, new: int | None) -> None:
+        """Move `key` in the index tables from the sets of its entry `old` to those of
         its entry `new` (None: no entry)."""
         index, multi = self._index, self._multi
         for entry, change in ((old, set.discard), (new, set.add)):
@@ -520,19 +643,30 @@ class QMap:
                 continue
             layer = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS   # negative: no multi layer
             for slot in _COMBO_SLOTS[entry & _COMBO_BITS]:
-                change(index[slot], coord)
+                change(index[slot], key)
+                if layer >= 0 and multi is not None:
+                    change(multi[layer + slot], key)
+
+    def _layers(self) -> defaultdict[int, set[int]]:
+        """The ldasg layers of the index (:attr:`_multi`), built now if they are not yet."""
+        multi = self._multi
+        if multi is None:
+            multi = self._multi = defaultdict(set)
+            for key, entry in self._free.items():
+                layer = ((entry >> _COUNT_SHIFT) - 2) * _SLOTS
                 if layer >= 0:
-                    change(multi[layer + slot], coord)
+                    for slot in _COMBO_SLOTS[entry & _COMBO_BITS]:
+                        multi[layer + slot].add(key)
+        return multi
 
 
-def _smallest_outside(sa: set[Coord], sb: set[Coord], sc: set[Coord],
-                      stale: set[Coord]) -> Coord | None:
-    """The smallest coordinate in the three sets that is not in `stale`, None if none."""
-    best: Coord | None = None
+def _smallest_outside(sa: set[int], sb: set[int], sc: set[int], stale: set[int]) -> int | None:
+    """The smallest key in the three sets that is not in `stale`, None if none."""
+    best: int | None = None
     for s in (sa, sb, sc):
         if s:
             m = min(s)
-            if m in stale:   # rarely: the extension is a few tiles
+            if m in stale:   # (a set's smallest is stale for about one set in five)
                 rest = s - stale
                 if not rest:
                     continue
@@ -545,7 +679,7 @@ def _smallest_outside(sa: set[Coord], sb: set[Coord], sc: set[Coord],
 class Extension:
     """A map as extended by a few more tiles, for the strategies' candidate search, without
     changing the map (9.2: a built-in player looks for its next tile on the public map
-    extended by its placements so far).
+    extended by its placements so far). It works on keys (:meth:`QMap.key_of`).
 
     Extending puts a tile next to at most four free neighbours, so the map's index stays
     right everywhere else: the extension keeps the coordinates whose index entries no longer
@@ -554,31 +688,34 @@ class Extension:
     map's answer outside the stale coordinates and compares it with the dirty ones.
     """
 
-    __slots__ = ("_map", "_extra", "_stale", "_dirty")
+    __slots__ = ("_map", "_extra", "_stale", "_dirty", "_dirs")
 
-    def __init__(self, qmap: QMap) -> None:
+    def __init__(self, qmap: QMap, reach: int = 0) -> None:
+        """An extension of `qmap` by at most `reach` tiles, each at a free neighbour of the
+        map as extended so far (more when `reach` is 0, up to a quarter of the key range)."""
+        qmap.reserve(reach)
         self._map = qmap
-        self._extra: dict[Coord, int] = {}     # added coordinate -> kind index
-        self._stale: set[Coord] = set()
-        self._dirty: dict[Coord, int] = {}     # free neighbour -> entry, as in QMap._free
+        self._dirs = qmap._dirs
+        self._extra: dict[int, int] = {}     # added key -> kind index
+        self._stale: set[int] = set()
+        self._dirty: dict[int, int] = {}     # free neighbour -> entry, as in QMap._free
 
-    def add(self, coord: Coord, k: int) -> None:
-        """Extend by the kind `k` at the unoccupied `coord` (no rule is checked)."""
+    def add(self, key: int, k: int) -> None:
+        """Extend by the kind `k` at the unoccupied `key` (no rule is checked)."""
         kinds, extra = self._map._kinds, self._extra
-        if coord in kinds or coord in extra:
-            raise ValueError(f"coordinate {coord} is already occupied")
-        extra[coord] = k
+        if key in kinds or key in extra:
+            raise ValueError(f"coordinate {self._map.coord_of(key)} is already occupied")
+        extra[key] = k
         stale, dirty = self._stale, self._dirty
-        stale.add(coord)
-        dirty.pop(coord, None)
+        stale.add(key)
+        dirty.pop(key, None)
         free = self._map._free
         get, kget = extra.get, kinds.get
         row = k * _W
-        r, c = coord
         # As in QMap.place: a neighbour's entry (the extension's, else the map's, which
-        # holds for a coordinate that is not stale) changes on the axis through `coord`.
-        for dr, dc, on_row in _DIRECTIONS:
-            n = (r + dr, c + dc)
+        # holds for a coordinate that is not stale) changes on the axis through `key`.
+        for d, on_row in self._dirs:
+            n = key + d
             if n in extra:
                 continue
             old = dirty.get(n)
@@ -591,7 +728,7 @@ class Extension:
                     dirty[n] = _ONE_LEFT_RIGHT[k] if on_row else _ONE_ABOVE_BELOW[k]
                     continue
                 stale.add(n)
-            far = (r + dr + dr, c + dc + dc)
+            far = n + d
             combo = old & _COMBO_BITS
             axis = _AXIS[row + get(far, kget(far, _ABSENT))]
             if on_row:
@@ -600,31 +737,33 @@ class Extension:
                 new_combo = combo - combo % _NAXIS + axis
             dirty[n] = (old + (1 << _COUNT_SHIFT)) - combo + new_combo
 
-    def first_candidate_of(self, k: int) -> Coord | None:
-        """:meth:`QMap.first_candidate_of` on the extended map."""
+    def first_key_of(self, k: int) -> int | None:
+        """:meth:`QMap.first_key_of` on the extended map."""
         index = self._map._index
         a, b, c = _TILE_SLOTS[k]
         best = _smallest_outside(index[a], index[b], index[c], self._stale)
-        for coord, entry in self._dirty.items():
-            if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1 and (best is None or coord < best):
-                best = coord
+        for key, entry in self._dirty.items():
+            if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1 and (best is None or key < best):
+                best = key
         return best
 
-    def best_candidate_of(self, k: int) -> Coord | None:
-        """:meth:`QMap.best_candidate_of` on the extended map."""
+    def best_key_of(self, k: int) -> int | None:
+        """:meth:`QMap.best_key_of` on the extended map."""
         # The dirty candidates with the most occupied neighbours (`top` of them).
         top = 0
-        fitting: list[Coord] = []
-        for coord, entry in self._dirty.items():
+        fitting: list[int] = []
+        for key, entry in self._dirty.items():
             if (_COMBO_MASK[entry & _COMBO_BITS] >> k) & 1:
                 n = entry >> _COUNT_SHIFT
                 if n > top:
-                    top, fitting = n, [coord]
+                    top, fitting = n, [key]
                 elif n == top:
-                    fitting.append(coord)
+                    fitting.append(key)
         qmap, stale = self._map, self._stale
         a, b, c = _TILE_SLOTS[k]
         multi = qmap._multi
+        if multi is None:
+            multi = qmap._layers()
         for count, base in _MULTI_COUNTS:
             sa, sb, sc = multi[base + a], multi[base + b], multi[base + c]
             best = _smallest_outside(sa, sb, sc, stale) if sa or sb or sc else None
@@ -642,3 +781,13 @@ class Extension:
             if best is None or m < best:
                 best = m
         return best
+
+    def first_candidate_of(self, k: int) -> Coord | None:
+        """:meth:`QMap.first_candidate_of` on the extended map."""
+        key = self.first_key_of(k)
+        return None if key is None else self._map.coord_of(key)
+
+    def best_candidate_of(self, k: int) -> Coord | None:
+        """:meth:`QMap.best_candidate_of` on the extended map."""
+        key = self.best_key_of(k)
+        return None if key is None else self._map.coord_of(key)

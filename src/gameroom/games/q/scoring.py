@@ -39,12 +39,12 @@ def run_through(qmap: QMap, coord: Coord, along_row: bool) -> list[Coord]:
     return [(r + i, c) for i in range(len(kinds))]
 
 
-def _run_points(qmap: QMap, coord: Coord, along_row: bool, length: int, q_bonus: int) -> int:
-    """What the run of `length` tiles through `coord` scores: nothing below two tiles,
-    else its length, plus the Q bonus (3.5)."""
+def _run_points(qmap: QMap, first: int, step: int, length: int, q_bonus: int) -> int:
+    """What the run of `length` tiles from the key `first` on, `step` apart, scores:
+    nothing below two tiles, else its length, plus the Q bonus (3.5)."""
     if length < 2:
         return 0
-    if length == Q_LENGTH and _is_q_kinds(qmap.run(coord, along_row)[1]):
+    if length == Q_LENGTH and _is_q_kinds(qmap.run_kinds(first, step, length)):
         return length + q_bonus
     return length
 
@@ -58,21 +58,23 @@ def score_placements(qmap_after: QMap, placements: Sequence[Placement], q_bonus:
     """
     if not placements:
         return 0
-    segment = qmap_after.segment
+    segment = qmap_after.segment_key
+    key_of = qmap_after.key_of
+    width = qmap_after.width
     r0 = placements[0][0][0]
     along_row = len(placements) == 1 or all([p[0][0] == r0 for p in placements])
+    step, across = (1, width) if along_row else (width, 1)
     points = len(placements)
-    counted: set[Coord] = set()   # first coordinates of the line's segments already scored
+    counted: set[int] = set()   # first keys of the line's segments already scored
     for coord, _ in placements:
-        start, length = segment(coord, along_row)
+        key = key_of(coord)
+        first, length = segment(key, step)
+        if length >= 2 and first not in counted:
+            counted.add(first)
+            points += _run_points(qmap_after, first, step, length, q_bonus)
+        first, length = segment(key, across)
         if length >= 2:
-            first = (coord[0], start) if along_row else (start, coord[1])
-            if first not in counted:
-                counted.add(first)
-                points += _run_points(qmap_after, coord, along_row, length, q_bonus)
-        start, length = segment(coord, not along_row)
-        if length >= 2:
-            points += _run_points(qmap_after, coord, not along_row, length, q_bonus)
+            points += _run_points(qmap_after, first, across, length, q_bonus)
     if finished:
         points += finish_bonus
     return points

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.tiles import Tile, full_set
@@ -40,9 +40,13 @@ class PlayerRecord:
         return PlayerRecord(self.name, self.score, list(self.hand))
 
 
-@dataclass(frozen=True)
-class PublicState:
-    """What the active player sees (3.1, JPub 6.3)."""
+class PublicState(NamedTuple):
+    """What the active player sees (3.1, JPub 6.3).
+
+    A named tuple rather than a frozen dataclass: the referee makes one per call, and a
+    tuple is built in one step where a frozen dataclass sets each field through
+    ``object.__setattr__``.
+    """
 
     qmap: QMap
     name: str | None
@@ -70,15 +74,11 @@ class RefereeState:
 
         The map is shared with this state unless `copy_map` (see the module docstring).
         """
-        me = self.players[0]
-        return PublicState(
-            qmap=self.qmap.copy() if copy_map else self.qmap,
-            name=me.name,
-            score=me.score,
-            hand=tuple(me.hand),
-            other_scores=tuple([p.score for p in self.players[1:]]),
-            pile_size=len(self.pile),
-        )
+        players = self.players
+        me = players[0]
+        return PublicState(self.qmap.copy() if copy_map else self.qmap, me.name, me.score,
+                           tuple(me.hand), tuple([p.score for p in players[1:]]),
+                           len(self.pile))
 
     def rotate(self) -> None:
         """Move the active player to the end of the turn order."""

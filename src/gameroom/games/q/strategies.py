@@ -26,24 +26,26 @@ from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, Coord
 StrategyStep = Callable[[PublicState], Step]
 
 
-def _choose(qmap: QMap | Extension, hand_kinds: list[int], most_constrained: bool) -> tuple[Coord, int] | None:
-    """The candidate and kind of the atomic step for a hand given as kind indices sorted
-    ascending (kind order is tile order, 2.1), None when no tile has a candidate."""
-    choose = qmap.best_candidate_of if most_constrained else qmap.first_candidate_of
+def _choose(qmap: QMap | Extension, hand_kinds: list[int], most_constrained: bool) -> tuple[int, int] | None:
+    """The candidate's key and the kind of the atomic step for a hand given as kind
+    indices sorted ascending (kind order is tile order, 2.1), None when no tile has a
+    candidate."""
+    choose = qmap.best_key_of if most_constrained else qmap.first_key_of
     previous = -1
     for k in hand_kinds:
         if k != previous:
             previous = k
-            coord = choose(k)
-            if coord is not None:
-                return coord, k
+            key = choose(k)
+            if key is not None:
+                return key, k
     return None
 
 
 def _step(pub: PublicState, most_constrained: bool) -> Step:
-    found = _choose(pub.qmap, sorted([KIND_INDEX[t] for t in pub.hand]), most_constrained)
+    qmap = pub.qmap
+    found = _choose(qmap, sorted([KIND_INDEX[t] for t in pub.hand]), most_constrained)
     if found is not None:
-        return Placement(found[0], ALL_KINDS[found[1]])
+        return Placement(qmap.coord_of(found[0]), ALL_KINDS[found[1]])
     return PASS if len(pub.hand) > pub.pile_size else REPLACE
 
 
@@ -120,7 +122,7 @@ def iterate(step: StrategyStep, pub: PublicState) -> Action:
 
 
 def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
-    """:func:`iterate` for dag or ldasg, on kind indices.
+    """:func:`iterate` for dag or ldasg, on kind indices and keys.
 
     Every step of a built-in strategy proposes a candidate (a free neighbour where the
     tile fits on the map as extended so far) for a tile of the rest of the hand, so of the
@@ -129,23 +131,43 @@ def _iterate_built_in(pub: PublicState, most_constrained: bool) -> Action:
     """
     qmap = pub.qmap
     hand = sorted([KIND_INDEX[t] for t in pub.hand])
+    qmap.reserve(len(hand))   # (keys stay valid from here on)
     found = _choose(qmap, hand, most_constrained)
     if found is None:
         return PASS if len(hand) > pub.pile_size else REPLACE
-    extended = Extension(qmap)
-    placements: list[Placement] = []
-    first = found[0]
-    direction = _UNDECIDED
-    while found is not None:
-        coord, k = found
-        if placements:
-            direction = _extend_line(first, direction, coord)
-            if direction == _OFF_LINE:
-                break
-        placements.append(Placement(coord, ALL_KINDS[k]))
+    key, k = found
+    width, middle = qmap.width, qmap.width >> 1
+    r, c = divmod(key, width)
+    placements = [Placement((r, c - middle), ALL_KINDS[k])]
+    if len(hand) == 1:
+        return tuple(placements)
+    hand.remove(k)
+    extended = Extension(qmap)   # (room reserved above)
+    extended.add(key, k)
+    found = _choose(extended, hand, most_constrained)
+    if found is None:
+        return tuple(placements)
+    # The line: the row of the first placement when the second shares it, else its column.
+    first_row, first_column = r, c
+    key, k = found
+    r, c = divmod(key, width)
+    if r == first_row:
+        along_row = True
+    elif c == first_column:
+        along_row = False
+    else:
+        return tuple(placements)
+    while True:
+        placements.append(Placement((r, c - middle), ALL_KINDS[k]))
         hand.remove(k)
-        extended.add(coord, k)
+        extended.add(key, k)
         found = _choose(extended, hand, most_constrained)
+        if found is None:
+            break
+        key, k = found
+        r, c = divmod(key, width)
+        if (r != first_row) if along_row else (c != first_column):
+            break
     return tuple(placements)
 
 
