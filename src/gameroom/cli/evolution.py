@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gameroom.cli.common import UsageError, add_standard_play_arguments, stderr_log
+from gameroom.cli.common import UsageError, add_standard_play_arguments, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import guarded_seat, trusted_seat
@@ -55,6 +55,8 @@ def play(args: Any) -> int:
     print("\n".join(result_lines(result.results)))
     if args.observe is not None:
         print(f"pictures: {observers[1].count} SVG files in {args.observe}")
+    assert result.result is not None
+    print_json(result.result.to_json())   # the last line of every game's play: [winners, misbehaved]
     return 0
 
 
