@@ -18,7 +18,8 @@ def test_play_evolution_prints_results_and_pictures(tmp_path: Path) -> None:
     lines = run.stdout.splitlines()
     start = lines.index("results")
     assert lines[start:] == ["results", "-" * 24, "1 player id: 2#3 score: 7", "2 player id: 1#2 score: 7",
-                             "3 player id: 0#1 score: 5", f"pictures: 7 SVG files in {tmp_path}"]
+                             "3 player id: 0#1 score: 5", f"pictures: 7 SVG files in {tmp_path}",
+                             '[["1", "2"], []]']
     pictures = sorted(tmp_path.glob("*.svg"))
     assert len(pictures) == 7   # one per turn (6) and the end
     root = ET.parse(pictures[1]).getroot()

@@ -8,16 +8,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gameroom.cli.common import UsageError, add_standard_play_arguments, stderr_log
+from gameroom.cli.common import UsageError, add_standard_play_arguments, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import guarded_seat, trusted_seat
+from gameroom.core.record import STATE, Event
 from gameroom.games.evolution import hosting
 from gameroom.games.evolution.config import Config, decode_config
+from gameroom.games.evolution.descriptor import GAME
 from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.render import render_svg
 from gameroom.games.evolution.silly import BADDIES, FAT_REQUESTS, BaddiePlayer, SillyPlayer
 
 
@@ -32,11 +33,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how much fat food silly players ask for (default min)")
 
 
-class _TurnPrinter:
-    """Prints who was removed and why, as it happens."""
-
-    def removed(self, player: str, reason: str | None) -> None:
-        print(f"removed: {player}: {reason}", flush=True)
+def _print_removal(event: Event) -> None:
+    """Prints who was removed (by player id) and why, as it happens."""
+    if event.kind == STATE and event.get("event") == "removed":
+        print(f"removed: {event.get('player')}: {event.get('reason')}", flush=True)
 
 
 def play(args: Any) -> int:
@@ -46,15 +46,17 @@ def play(args: Any) -> int:
     seats = [trusted_seat(str(i), SillyPlayer(args.fat_request)) for i in range(args.players)]
     seats += [guarded_seat(name, BaddiePlayer(name, i, args.fat_request)) for i, name in enumerate(args.baddie)]
     deck = sorted_deck() if args.deck == "sorted" else shuffled_deck(args.seed)
-    observers: list[Any] = [_TurnPrinter()]
+    observers: list[Any] = [_print_removal]
     if args.observe is not None:
-        observers.append(PictureObserver(args.observe, render_svg))
+        observers.append(PictureObserver(args.observe, GAME.render))
     print(f"Evolution: {total} players, {args.deck} deck" + (f" (seed {args.seed})" if args.deck == "shuffled" else ""))
     result = run_game(seats, deck, observers=observers)
     print(f"{result.turns} turn(s)")
     print("\n".join(result_lines(result.results)))
     if args.observe is not None:
         print(f"pictures: {observers[1].count} SVG files in {args.observe}")
+    assert result.result is not None
+    print_json(result.result.to_json())   # the last line of every game's play: [winners, misbehaved]
     return 0
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameroom.core.match import FAILED, guarded_seat, trusted_seat
+from gameroom.core.record import EJECT, END, STATE, Event
 from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import shuffled_deck
 from gameroom.games.evolution.protocol import PROTOCOL
@@ -76,26 +77,38 @@ class Watcher:
         self.states: list[Any] = []
         self.over: Any = None
 
-    def state(self, configuration: Any, caption: str) -> None:
-        self.states.append((caption, configuration))
+    def __call__(self, event: Event) -> None:
+        if event.kind == STATE:
+            self.states.append((event.get("caption"), event.get("state")))
+        elif event.kind == END:
+            self.over = event.subject
 
-    def game_over(self, results: Any) -> None:
-        self.over = results
 
-
-class Broken:
-    def state(self, *_args: Any) -> None:
-        raise RuntimeError("observer bug")
+def broken(_event: Event) -> None:
+    raise RuntimeError("observer bug")
 
 
 def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
     watcher = Watcher()
-    result = run_game(silly_seats(4), observers=[Broken(), watcher])
+    result = run_game(silly_seats(4), observers=[broken, watcher])
     assert len(watcher.states) == result.turns + 1
     assert watcher.states[0][0] == "turn 1"
     first = watcher.states[0][1]
     assert [p[0][1] for p in first[0]] == ["0#1", "1#2", "2#3", "3#4"] and first[1] == 0
-    assert watcher.over == [list(r) for r in result.results]
+    assert watcher.over is result.result
+    assert watcher.over.scores == {pid.split("#")[0]: score for _rank, pid, score in result.results}
+    assert [group for group in watcher.over.ranking] == [[pid.split("#")[0]] for _r, pid, _s in result.results]
+
+
+def test_removals_are_told_by_player_id_and_ejections_by_seat_name() -> None:
+    watcher: list[Event] = []
+    seats = silly_seats(3) + [guarded_seat("over", BaddiePlayer("over", 0))]
+    result = run_game(seats, time_limit=0.3, observers=[watcher.append])
+    removals = [e for e in watcher if e.kind == STATE and e.get("event") == "removed"]
+    assert [(e.get("player"), e.subject) for e in removals] == [("over#4", None)]
+    assert [e.get("seat") for e in watcher if e.kind == EJECT] == ["over"]
+    assert result.result is not None and result.result.misbehaved == ["over"]
+    assert [f.name for f in result.failures] == ["over#4"]
 
 
 def _cards_in(value: Any) -> list[tuple]:
@@ -115,7 +128,7 @@ def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int
 
     def call(p: PlayerState, method: str, args: tuple) -> Any:
         spec = PROTOCOL.by_name[method]
-        message = json.loads(json.dumps(spec.encode_call(args)))
+        message = json.loads(json.dumps(PROTOCOL.envelope.encode_call(spec, args)))
         own = set(p.cards)
         for card in _cards_in(message):
             assert card in own, f"{method} to {p.id} carries {card}, not in its hand"

@@ -8,17 +8,19 @@ dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
-from gameroom.core.match import Outcome, Seat
-from gameroom.core.protocol import Codec
+from gameroom.core.match import Seat
+from gameroom.core.record import MatchResult
 from gameroom.games.evolution.pieces import CALL_TIME_LIMIT, MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
 from gameroom.games.evolution.rules import PlayerState, Table
+from gameroom.games.evolution.referee import STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.silly import BADDIES, BaddiePlayer, SillyPlayer
-from gameroom.games.evolution.wire import decode_configuration, encode_configuration, encode_player
+from gameroom.games.evolution.wire import encode_configuration, encode_player
 
 __all__ = ["GAME"]
 
@@ -32,25 +34,13 @@ def deal(seed: int, names: Sequence[str]) -> Table:
 
 
 def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None) -> Outcome:
+         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game on the deck shuffled by ``seed``; winners are the seat names of the top score."""
-    from gameroom.games.evolution.referee import run_game
-
     limits = limits or LIMITS
-    result = run_game(seats, shuffled_deck(seed), time_limit=limits.call, observers=observers, log=log)
-    names = {pid: seat.name for pid, seat in result.ids.items()}
-    top = result.results[0][2] if result.results else None
-    winners = [names[pid] for _rank, pid, points in result.results if points == top]
-    failed = [names.get(f.name, f.name) for f in result.failures]
-    outcome = Outcome(sorted(winners), failed, list(result.failures),
-                      {"scores": {names[pid]: points for _rank, pid, points in result.results},
-                       "results": result.to_json(), "turns": result.turns})
-    return outcome
-
-
-def _decode_state(value: Any) -> Table:
-    players, hole, deck = decode_configuration(value)
-    return Table(players, hole, deck)
+    result = run_game(seats, shuffled_deck(seed), time_limit=limits.call, observers=observers, log=log,
+                      cancel=cancel)
+    assert result.result is not None
+    return result.result
 
 
 def _player_of(state: Table, name: str) -> PlayerState | None:
@@ -73,15 +63,14 @@ def spectator_view(state: Table) -> Any:
 def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
     """The same table with a different hand and bag for ``name``: its hand swapped for cards
     of the deck, its bag changed."""
-    players = [PlayerState(p.id, [s.copy() for s in p.boards], p.bag, list(p.cards)) for p in state.players]
-    deck = list(state.deck)
-    me = _player_of(Table(players), name)
+    varied = snapshot(state)
+    me = _player_of(varied, name)
     if me is not None:
-        pool = me.cards + deck
+        pool = me.cards + varied.deck
         rng.shuffle(pool)
-        me.cards, deck = pool[:len(me.cards)], pool[len(me.cards):]
+        me.cards, varied.deck = pool[:len(me.cards)], pool[len(me.cards):]
         me.bag += rng.randint(1, 9)
-    return Table(players, state.hole, deck)
+    return varied
 
 
 def _render(state: Any, caption: str) -> str:
@@ -108,7 +97,7 @@ GAME = GameDescriptor(
     deal=deal,
     play=play,
     limits=LIMITS,
-    state_codec=Codec(encode_configuration, _decode_state, "Configuration"),
+    state_codec=STATE_CODEC,
     action_codec=ACTION4,
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
     render=_render,

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable, Iterable
 
+from gameroom.core.record import STATE, Event
 from gameroom.core.wire import PlainText, WireError, describe, expect_list
 from gameroom.games.evolution.actions import apply_action
 from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CARD_SET, MAX_PLAYERS, MIN_PLAYERS, sorted_deck
+from gameroom.games.evolution.referee import STATE_CODEC, snapshot
 from gameroom.games.evolution.rules import PlayerState, attackable
 from gameroom.games.evolution.silly import XGAME_KINDS, BaddiePlayer, SillyFailed, SillyPlayer, silly_choice, silly_feeding
 from gameroom.games.evolution.wire import (decode_action4, decode_cards, decode_configuration,
@@ -127,14 +129,17 @@ def _full_deck(value: Any, where: str) -> list:
 
 def silly_game(players: list[Any], deck: list, observers: Iterable[Any] = ()) -> Dealer:
     """A dealer for built-in players named "0", "1", ... with ids "<i>#<i+1>"; observers
-    get ``state(configuration, caption)`` at the start of every turn (for ``--show``)."""
+    get a ``state`` event (a copy of the table) at the start of every turn (for ``--show``)."""
     states = [PlayerState(f"{i}#{i + 1}", seat=player) for i, player in enumerate(players)]
     dealer = Dealer(states, deck)
     watchers = list(observers)
     if watchers:
         def show(d: Dealer) -> None:
+            table = snapshot(d)
+            event = Event(STATE, {"caption": f"turn {d.turn}"}, subject=table,
+                          encode=lambda: {"state": STATE_CODEC.encode(table)})
             for observer in watchers:
-                observer.state(encode_configuration(d), f"turn {d.turn}")
+                observer(event)
         dealer.on_turn = show
     return dealer
 

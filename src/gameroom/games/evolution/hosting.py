@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules
 from gameroom.core.match import Seat
+from gameroom.core.record import STATE, Event
 from gameroom.core.wire import PlainText
 from gameroom.games.evolution.config import Config
 from gameroom.games.evolution.harness import result_lines
@@ -71,8 +72,9 @@ class _LogObserver:
     def __init__(self, log: Callable[[str], None]) -> None:
         self.log = log
 
-    def state(self, configuration: Any, caption: str) -> None:
-        self.log(f"observer: {caption}: {json.dumps(configuration)}")
+    def __call__(self, event: Event) -> None:
+        if event.kind == STATE and event.subject is not None and event.get("event") != "removed":
+            self.log(f"observer: {event.get('caption')}: {json.dumps(event.data['state'])}")
 
 
 def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: str = "min",

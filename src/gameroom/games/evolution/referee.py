@@ -3,9 +3,12 @@ the one safe-call path with the per-call limit (1 s by default), removal of a mi
 player at once (also in the middle of the feeding cycle), observers told of every turn
 without pausing the game, and the ranking of spec 3.9.
 
-Observers receive, through ``match.observe``: ``state(configuration, caption)`` at the start
-of every turn and once at the end (the Configuration JSON of spec 8.3, players with their
-cards), ``removed(id, reason)`` and ``game_over(results)``.
+Observers receive ``core.record`` events: ``state`` at the start of every turn and once at
+the end (the subject a copy of the dealer's :class:`Table`, encoded through
+:data:`STATE_CODEC` as the Configuration JSON of spec 8.3, players with their cards), a
+``state`` without a state for each removal (notes ``event="removed"``, the player's
+``player`` id and ``reason``: remote players' names need not be distinct, their ids are),
+every call and ejection, and the ``end`` with the result.
 """
 
 from __future__ import annotations
@@ -13,25 +16,45 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from gameroom.core.match import FAILED, Failure, Match, Seat
+from gameroom.core.match import FAILED, Match, Seat
+from gameroom.core.protocol import Codec
+from gameroom.core.record import Ejection, MatchResult
 from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CALL_TIME_LIMIT, EXTINCTION_CARDS, Card, sorted_deck
 from gameroom.games.evolution.protocol import PROTOCOL
-from gameroom.games.evolution.rules import PlayerState
-from gameroom.games.evolution.wire import encode_configuration
+from gameroom.games.evolution.rules import PlayerState, Table
+from gameroom.games.evolution.wire import decode_configuration, encode_configuration
 
-__all__ = ["GameResult", "run_game", "player_ids"]
+__all__ = ["GameResult", "run_game", "player_ids", "snapshot", "STATE_CODEC"]
+
+
+def _decode_table(value: Any) -> Table:
+    players, hole, deck = decode_configuration(value)
+    return Table(players, hole, deck)
+
+
+STATE_CODEC: Codec[Table] = Codec(encode_configuration, _decode_table, "Configuration")
+"""The dealer's table as the Configuration JSON of spec 8.3 / 10.1."""
+
+
+def snapshot(table: Table) -> Table:
+    """A copy of the table (players' boards, bags and hands, the watering hole, the deck)
+    that the game going on cannot change."""
+    players = [PlayerState(p.id, [s.copy() for s in p.boards], p.bag, list(p.cards)) for p in table.players]
+    return Table(players, table.hole, list(table.deck), table.extinction_cards)
 
 
 @dataclass
 class GameResult:
     """A finished game: ``(rank, id, score)`` per remaining player, the removed players'
-    failures in order, and the number of turns started."""
+    ejections by player id in order, the number of turns started, and the match's result
+    (by seat name)."""
 
     results: list[tuple[int, str, int]]
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[Ejection] = field(default_factory=list)
     turns: int = 0
     ids: dict[str, Seat] = field(default_factory=dict)
+    result: MatchResult | None = None
 
     def to_json(self) -> list[list[Any]]:
         return [list(r) for r in self.results]
@@ -44,39 +67,48 @@ def player_ids(seats: Sequence[Seat]) -> list[str]:
 
 def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, time_limit: float | None = CALL_TIME_LIMIT,
              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-             extinction_cards: int = EXTINCTION_CARDS) -> GameResult:
+             extinction_cards: int = EXTINCTION_CARDS, cancel: Any = None) -> GameResult:
     """Play one game between the seats (turn order = their order) with the deck (default:
     the sorted deck)."""
-    # Failures are logged here, by player id: remote players' names need not be distinct.
-    match = Match(PROTOCOL, seats, time_limit, observers)
+    # The match records ejections by seat name; the log and ``failures`` name player ids,
+    # since remote players' names need not be distinct.
+    match = Match(PROTOCOL, seats, time_limit, observers, state_codec=STATE_CODEC, cancel=cancel)
     ids = player_ids(seats)
     players = [PlayerState(pid, seat=seat) for pid, seat in zip(ids, seats)]
-    failures: list[Failure] = []   # by player id: names need not be distinct
+    failures: list[Ejection] = []
 
-    def removed(player: PlayerState, method: str) -> None:
-        failure = Failure(player.id, PROTOCOL.by_name[method].wire, player.seat.ejected)
+    def removed(player: PlayerState) -> None:
+        ejection = match.ejections[-1]
+        failure = Ejection(player.id, ejection.method, ejection.kind, ejection.reason)
         failures.append(failure)
         if log is not None:
             log(f"{failure} [time limit {time_limit:g} s]" if time_limit else str(failure))
-        if match.observers:
-            match.observe("removed", player.id, player.seat.ejected)
+        match.state(None, f"{player.id} is removed: {failure.reason}", event="removed", player=player.id,
+                    reason=failure.reason)
 
     def call(player: PlayerState, method: str, args: tuple) -> Any:
         result = match.call(player.seat, method, *args)
         if result is FAILED:
-            removed(player, method)
+            removed(player)
         return result
 
     def reject(player: PlayerState, method: str, reason: str) -> None:
         match.eject(player.seat, reason, PROTOCOL.by_name[method].wire)
-        removed(player, method)
+        removed(player)
 
     dealer = Dealer(players, sorted_deck() if deck is None else list(deck), call, reject,
                     extinction_cards=extinction_cards)
     if match.observers:
-        dealer.on_turn = lambda d: match.observe("state", encode_configuration(d), f"turn {d.turn}")
+        dealer.on_turn = lambda d: match.state(snapshot(d), f"turn {d.turn}")
     results = dealer.play()
     if match.observers:
-        match.observe("state", encode_configuration(dealer), f"game over after {dealer.turn} turn(s)")
-        match.observe("game_over", [list(r) for r in results])
-    return GameResult(results, failures, dealer.turn, dict(zip(ids, seats)))
+        match.state(snapshot(dealer), f"game over after {dealer.turn} turn(s)")
+    by_id = dict(zip(ids, seats))
+    top = results[0][2] if results else None
+    ranks: dict[int, list[str]] = {}
+    for rank, pid, _points in results:
+        ranks.setdefault(rank, []).append(by_id[pid].name)
+    outcome = match.result(sorted(by_id[pid].name for _rank, pid, points in results if points == top),
+                           ranking=[ranks[r] for r in sorted(ranks)],
+                           scores={by_id[pid].name: points for _rank, pid, points in results})
+    return GameResult(results, failures, dealer.turn, by_id, outcome)
