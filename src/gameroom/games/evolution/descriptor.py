@@ -73,6 +73,20 @@ def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
     return varied
 
 
+def conceal(state: Table, name: str | None) -> list:
+    """The Configuration ``name`` (None: a spectator) may draw: every other player's bag
+    unknown (None) and its hand, like the deck, reduced to blank cards of the same count."""
+    me = _player_of(state, name) if name is not None else None
+    players = []
+    for p in state.players:
+        if p is me:
+            players.append(encode_player(p))
+        else:
+            players.append([["id", p.id], ["species", encode_player(PlayerState(p.id, p.boards))[1][1]],
+                            ["bag", None], ["cards", [None] * len(p.cards)]])
+    return [players, state.hole, [None] * len(state.deck)]
+
+
 def _render(state: Any, caption: str) -> str:
     from gameroom.games.evolution.render import render_svg
 
@@ -99,7 +113,7 @@ GAME = GameDescriptor(
     limits=LIMITS,
     state_codec=STATE_CODEC,
     action_codec=ACTION4,
-    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret),
+    views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
     commands="gameroom.cli.evolution",

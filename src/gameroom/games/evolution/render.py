@@ -1,5 +1,6 @@
 """A self-contained SVG picture of the dealer's state (spec 8.3 Configuration JSON): one row
-per player in turn order with its id, bag, hand size and score, and its species boards as
+per player in turn order with its id, bag, hand size and score (a bag of None, concealed
+from the viewer, shows as "?"), and its species boards as
 cards showing traits, population, body, food and fat food; the watering hole and the deck
 size on top. Pure text; nothing is written anywhere.
 """
@@ -52,10 +53,12 @@ def render_svg(configuration: Any, caption: str = "") -> str:
     for row, player in enumerate(players):
         p = _fields(player)
         boards = p["species"]
-        score = p["bag"] + len(boards) + sum(len(_fields(s)["traits"]) for s in boards)
+        # a concealed bag (None: another player's, seen from a seat or the stands) hides the score
+        bag = "?" if p["bag"] is None else p["bag"]
+        score = "?" if p["bag"] is None else p["bag"] + len(boards) + sum(len(_fields(s)["traits"]) for s in boards)
         y = TOP + row * ROW_H
         out.append(f'<text x="{GAP}" y="{y + 20}" font-size="14" font-weight="bold">{escape(str(p["id"]))}</text>')
-        out.append(f'<text x="{GAP}" y="{y + 40}" font-size="12">bag {p["bag"]}  score {score}</text>')
+        out.append(f'<text x="{GAP}" y="{y + 40}" font-size="12">bag {bag}  score {score}</text>')
         out.append(f'<text x="{GAP}" y="{y + 58}" font-size="12">{len(p.get("cards", []))} card(s) in hand</text>')
         for i, species in enumerate(boards):
             out += _board(LABEL_W + i * (BOARD_W + GAP), y, species)
