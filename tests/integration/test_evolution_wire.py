@@ -3,8 +3,9 @@ clients evolution`` prints the same result lines as ``xmain`` (ids aside, 7.3) f
 players, also with the reference's framing; 8-player games with every in-game baddie and
 every sign-up baddie end with the offenders removed (or never signed up) and the results
 printed; and hand-written clients that follow the reference client's state machine (5000
-spaces, trickled bytes) play on our server, while one that sends garbage and one that
-hangs up mid-game are removed with their reasons."""
+spaces, trickled bytes) play on our server, while one that sends garbage, one that
+hangs up mid-game and one that hangs up when asked to feed (mid-feeding) are removed with
+their reasons."""
 
 from __future__ import annotations
 
@@ -139,14 +140,21 @@ def _hang_up_after_choosing(peer: Peer, kind: str) -> bool:
     return False
 
 
+def _hang_up_mid_feeding(peer: Peer, kind: str) -> bool:
+    if kind == "feedNext":   # asked to feed, it closes the connection instead of answering
+        peer.sock.shutdown(2)
+        return True
+    return False
+
+
 def _reference_clients_game() -> tuple[subprocess.CompletedProcess, list[list[Any]]]:
     port = free_port()
     server = subprocess.Popen(GAMEROOM + ["serve", "evolution", "--port", str(port)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     server.stdin.write(_config(FAST))
     server.stdin.close()
-    logs: list[list[Any]] = [[] for _ in range(5)]
-    behaviours = [None, None, None, _garbage, _hang_up_after_choosing]
+    behaviours = [None, None, None, _garbage, _hang_up_after_choosing, _hang_up_mid_feeding]
+    logs: list[list[Any]] = [[] for _ in behaviours]
     threads = []
     for i, misbehave in enumerate(behaviours):
         threads.append(reference_client(port, f"peer {i}", logs[i], misbehave))
@@ -165,10 +173,13 @@ def test_reference_style_clients_play_and_offenders_are_removed() -> None:
     lines = _lines(run.stdout)
     assert lines[:2] == ["results", "-" * 24] and len(lines) == 5
     ranked = {re.match(r"\d+ player id: (.*#\d+) score", line).group(1) for line in lines[2:]}
-    # newest first: peer 4 is #1, ..., peer 0 is #5
-    assert ranked == {"peer 0#5", "peer 1#4", "peer 2#3"}
-    assert re.search(r"peer 3#2 dropped out on choose: .*", run.stderr), run.stderr
-    assert re.search(r"peer 4#1 dropped out on \w+: .*", run.stderr), run.stderr
+    # newest first: peer 5 is #1, ..., peer 0 is #6
+    assert ranked == {"peer 0#6", "peer 1#5", "peer 2#4"}
+    assert re.search(r"peer 3#3 dropped out on choose: .*", run.stderr), run.stderr
+    assert re.search(r"peer 4#2 dropped out on \w+: .*", run.stderr), run.stderr
+    # peer 5 was asked to feed and hung up: removed in the middle of the feeding cycle
+    assert ("feedNext",) in logs[5]
+    assert re.search(r"peer 5#1 dropped out on feedNext: .*", run.stderr), run.stderr
     for log in logs[:3]:
         assert log[0] == ("ack", "ok") and log[1] == ("start",) and log[2] == ("choose",)
         assert log[-1] == ("closed",)
