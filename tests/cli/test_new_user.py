@@ -104,8 +104,9 @@ def test_version_and_help_that_lists_the_choices() -> None:
 
 def test_serve_without_standard_input_uses_the_spec_defaults_and_says_so() -> None:
     """`gameroom serve q --port P` with nothing piped in: not an error but the spec's defaults
-    (and where the example configuration is); likewise Bazaar and Fish."""
-    for game, what in (("q", "2 periods of 20 s"), ("bazaar", "game from scratch"), ("fish", "5..10 players")):
+    (and where the example configuration is); likewise Bazaar, Fish and Evolution."""
+    for game, what in (("q", "2 periods of 20 s"), ("bazaar", "game from scratch"), ("fish", "5..10 players"),
+                       ("evolution", "3..8 players")):
         server = spawn(["serve", game, "--port", str(free_port())], stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gameroom.cli.common import UsageError, add_standard_play_arguments, print_json, stderr_log
+from gameroom.cli.common import example_configuration, UsageError, add_standard_play_arguments, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import guarded_seat, trusted_seat
@@ -68,6 +68,10 @@ def _config(values: list[Any]) -> Config:
 
 def server_plan(values: list[Any], _args: argparse.Namespace) -> ServerPlan:
     """``gameroom serve evolution``: the configuration (spec 8.2) on standard input, optional."""
+    if not values:
+        stderr_log("no configuration on standard input: the spec's defaults (3..8 players, 10 s per extra "
+                   "player, 1 s per call, the sorted deck); an example configuration: "
+                   f"{example_configuration('evolution')}")
     return hosting.server_plan(_config(values), stderr_log)
 
 
