@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any, Sequence
 
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
@@ -65,10 +66,13 @@ def test_bad_names_are_refused_and_the_rest_play():
 
 
 def test_silent_and_name_only_clients():
-    # the silent client never becomes a player; the name-only one does and times out
+    # the silent client never becomes a player; the name-only one does and times out. The
+    # period is long enough for the silent one's name time-out and the mute one's sign-up
+    # to both fall inside it on a loaded machine (a 1 s period left 0.15 s to spare).
+    rules = replace(RULES, period_seconds=3.0)
     result, _ = session([player("a"), player("b"),
                          ClientSpec(name="quiet", behaviour="silent", delay=0.05),
-                         ClientSpec(name="mute", behaviour="name-only", delay=0.7)])
+                         ClientSpec(name="mute", behaviour="name-only", delay=0.1)], replace(PLAN, rules=rules))
     assert result == [["b"], ["mute"]]
 
 
