@@ -1,0 +1,80 @@
+"""Many games of one kind in one server process: the target of the robustness runs.
+
+``python -m gameroom.server.arena GAME PORT [PORT ...] [--seed S] [--period SECONDS]``
+hosts one game per port, all at once on one asyncio loop, each exactly as ``gameroom
+serve GAME`` hosts its one game: the game's own server plan (built from no configuration,
+as the command line builds it, found through the registry) and the server's own
+``host_game``. Only the waiting periods are shortened (``--period``), so a game whose
+sign-up is not full starts after seconds instead of the spec's half minute.
+
+It prints one JSON line per finished game, ``{"port": P, "result": R, "lost": false}``,
+in the order the games end (``lost`` when the game printed the plan's no-game or error
+result), then ``{"done": N}``. Whatever a client sends, the process must reach that last
+line: the fuzz and slow-client tests and benchmarks read it to prove that no input
+crashes a server and no game's result is lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+from typing import Any, Sequence
+
+from gameroom.core.hosting import PeriodPolicy, ServerPlan
+
+__all__ = ["plan_for", "main"]
+
+
+def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPlan:
+    """The server plan ``gameroom serve GAME --seed SEED`` builds without a configuration;
+    with ``period``, waiting periods of that many seconds (a quorum policy becomes one
+    period, so a half-full game starts too)."""
+    from gameroom.cli.common import GameCommands
+    from gameroom.games import registry
+
+    commands = GameCommands.from_descriptor(registry.game(game_name))
+    if commands.server_plan is None:
+        raise SystemExit(f"{game_name} has no referee server")
+    plan = commands.server_plan([], argparse.Namespace(seed=seed, quiet=True, host="127.0.0.1", port=0))
+    if period is not None:
+        rules = dataclasses.replace(plan.rules, periods=1, period_seconds=period,
+                                    policy=PeriodPolicy(1, period))
+        plan = dataclasses.replace(plan, rules=rules)
+    return plan
+
+
+async def _host(plan: ServerPlan, port: int) -> Any:
+    from gameroom.cli.common import stderr_log
+    from gameroom.server.host import host_game
+
+    result = await host_game(plan, port, "127.0.0.1", log=stderr_log)
+    lost = result is not None and result in (plan.no_game_result, plan.error_result)
+    print(json.dumps({"port": port, "result": result, "lost": bool(lost)}), flush=True)
+    return result
+
+
+async def _serve(game_name: str, ports: Sequence[int], seed: int, period: float | None) -> int:
+    plans = [plan_for(game_name, seed + i, period) for i in range(len(ports))]
+    await asyncio.gather(*(_host(plan, port) for plan, port in zip(plans, ports)))
+    return len(ports)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gameroom.server.arena",
+                                     description="Host one game per port in one server process.")
+    parser.add_argument("game")
+    parser.add_argument("ports", nargs="+", type=int)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--period", type=float, default=None, help="seconds of one waiting period")
+    args = parser.parse_args(argv)
+    done = asyncio.run(_serve(args.game, args.ports, args.seed, args.period))
+    print(json.dumps({"done": done}), flush=True)
+    sys.stderr.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
