@@ -30,7 +30,6 @@ import io
 import json
 import random
 import re
-import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -45,10 +44,10 @@ from gameroom.remote.proxy_referee import serve_referee
 from gameroom.server.signup import SIGNUP_MAX_VALUE_BYTES
 
 __all__ = ["GameCase", "RoundReport", "run_round", "served_games", "reply_methods", "bad_reply",
-           "bad_signup", "free_ports", "run"]
+           "bad_signup", "start_arena", "run"]
 
 ROUND_SECONDS = 180.0   # a round that takes longer than this counts as a hung server
-PERIOD = 1.0            # the arena's waiting period: a sign-up that is not full starts after it
+PERIOD = 10.0           # the arena's waiting period (every table fills up, so it starts sooner)
 
 
 @dataclass
@@ -133,17 +132,28 @@ def bad_signup(game_name: str, value_bytes: bytes) -> bool:
     return not _rules(game_name).valid_name(name)
 
 
-def free_ports(count: int) -> list[int]:
-    """Ports the system has just handed out (free unless another process grabs them)."""
-    sockets = []
-    for _ in range(count):
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        sockets.append(sock)
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
+async def start_arena(game_name: str, games: int, seed: int, period: float) -> tuple[Any, list[int]]:
+    """Start an arena server process (``gameroom.server.arena``); it and its ports."""
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "gameroom.server.arena", game_name, "--games", str(games), "--seed", str(seed),
+        "--period", str(period), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, limit=2**24)
+    assert server.stdout is not None and server.stderr is not None
+    errors = asyncio.ensure_future(server.stderr.read())   # read while it runs: a full pipe would block it
+    server.errors = errors   # type: ignore[attr-defined]
+    line = await server.stdout.readline()
+    try:
+        ports = json.loads(line)["ports"]
+    except (ValueError, KeyError, TypeError):
+        server.kill()
+        raise RuntimeError(f"the arena did not start: {line[:200]!r} {(await errors)[-600:]!r}") from None
+    return server, ports
+
+
+async def _rest_of_output(server: Any) -> tuple[bytes, bytes]:
+    stdout = await server.stdout.read()
+    stderr = await server.errors
+    await server.wait()
+    return stdout, stderr
 
 
 def _letters(number: int) -> str:
@@ -189,13 +199,19 @@ async def _play(game_name: str, port: int, case: GameCase, seat_of_fuzzer: int, 
     seats = _rules(game_name).max_players
     pending = []
     for payload in case.signups:
-        reader, writer = await _connect(port)
+        try:
+            reader, writer = await _connect(port)
+        except OSError:   # the server stopped listening: the round reports what went wrong
+            break
         pending.append(asyncio.ensure_future(_bad_signup(reader, writer, payload)))
     sessions = []
     for at in range(seats):
         is_fuzzer = case.method is not None and at == seat_of_fuzzer % seats
         name = fuzzer if is_fuzzer else "p" + _letters(at)
-        reader, writer = await _connect(port)
+        try:
+            reader, writer = await _connect(port)
+        except OSError:
+            break
         connection = Connection(reader, writer)
         deviations = {}
         if is_fuzzer:
@@ -229,12 +245,9 @@ async def _session(connection: Connection, protocol: Protocol, name: str, player
 async def run_round(game_name: str, cases: Sequence[GameCase], seed: int = 0) -> RoundReport:
     """Serve ``cases`` (one game each) in one server process and check it (see the module)."""
     report = RoundReport(game_name, len(cases))
-    ports = free_ports(len(cases))
     started = time.perf_counter()
-    server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gameroom.server.arena", game_name, *map(str, ports), "--seed", str(seed),
-        "--period", str(PERIOD), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    output = asyncio.ensure_future(server.communicate())
+    server, ports = await start_arena(game_name, len(cases), seed, PERIOD)
+    output = asyncio.ensure_future(_rest_of_output(server))
     rng = random.Random(seed)
     fired: set[str] = set()
     fuzzers = [f"fz{_letters(i)}" for i in range(len(cases))]
