@@ -47,7 +47,8 @@ __all__ = ["GameCase", "RoundReport", "run_round", "served_games", "reply_method
            "bad_signup", "start_arena", "run"]
 
 ROUND_SECONDS = 180.0   # a round that takes longer than this counts as a hung server
-PERIOD = 10.0           # the arena's waiting period (every table fills up, so it starts sooner)
+PERIOD = 60.0           # the arena's waiting period: every table fills up and starts at once; a short
+                        # period ends sign-up early on a loaded machine (a "no game", not a server fault)
 
 
 @dataclass
