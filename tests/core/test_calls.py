@@ -98,7 +98,7 @@ def test_isolated_caller_kills_a_cpu_bound_loop():
     caller = IsolatedCaller(Spinner)
     assert caller("ask", (), 10) == 7
     started = time.monotonic()
-    with pytest.raises(CallFailed, match="process killed"):
+    with pytest.raises(CallFailed, match="process group killed"):
         caller("spin", (), 0.5)
     assert not caller.alive
     # the spinning process is gone: later calls fail at once
@@ -107,12 +107,15 @@ def test_isolated_caller_kills_a_cpu_bound_loop():
     assert time.monotonic() - started < 10
 
 
-def test_isolated_caller_reports_exceptions():
+def test_isolated_caller_reports_exceptions_and_ends_the_player():
     caller = IsolatedCaller(Toy)
+    assert caller("divide", (6, 3), 10) == 2
     with pytest.raises(CallFailed, match="ZeroDivisionError"):
         caller("divide", (1, 0), 10)
-    assert caller("divide", (6, 3), 10) == 2
-    caller.close()
+    # a failed call ejects the player: nothing of it keeps running
+    assert not caller.alive
+    with pytest.raises(CallFailed):
+        caller("divide", (6, 3), 10)
 
 
 class Sleeps(Good):

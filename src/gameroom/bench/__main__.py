@@ -12,12 +12,26 @@ from gameroom.games import registry
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", "league", *games],
-                        help="a game, all games, lobby (the lobby server under load) or league")
+    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", "league", "fuzz", "slowloris", *games],
+                        help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
+                             "messages at every server) or slowloris (silent and slow clients beside games)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per in-process measurement (default 200; league: 10000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
+    parser.add_argument("--messages", type=int, default=100_000, help="fuzz: bad messages to send (default 100000)")
+    parser.add_argument("--connections", type=int, default=500,
+                        help="slowloris: silent, trickling and non-reading connections (default 500)")
     args = parser.parse_args()
+    if args.game == "fuzz":
+        from gameroom.bench import fuzz
+
+        fuzz.run(args.messages)
+        return 0
+    if args.game == "slowloris":
+        from gameroom.bench import slowloris
+
+        slowloris.run(args.connections, args.games or 20)
+        return 0
     if args.game == "lobby":
         from gameroom.bench import lobby
 

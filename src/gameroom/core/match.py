@@ -23,7 +23,8 @@ from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_calle
 from gameroom.core.protocol import Codec, Method, Protocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
-__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "observe_every_match", "local_seat"]
+__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "isolated_seat", "observe_every_match",
+           "local_seat"]
 
 
 class _Failed:
@@ -64,6 +65,16 @@ def trusted_seat(name: str, player: Any) -> Seat:
 def guarded_seat(name: str, player: Any) -> Seat:
     """A seat for a local player that may misbehave: calls on a worker thread, timed."""
     return Seat(name, ThreadedCaller(player), trusted=False, player=player)
+
+
+def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None) -> Seat:
+    """A seat for untrusted code (any bot that is not a built-in): the player is made by
+    ``factory`` (picklable) in a child process group with resource limits
+    (``core.sandbox.ResourceLimits``, the defaults when None), killed when a call fails."""
+    from gameroom.core.isolation import IsolatedCaller, ResourceLimits
+
+    return Seat(name, IsolatedCaller(factory, limits=limits if limits is not None else ResourceLimits()),
+                trusted=False)
 
 
 def local_seat(name: str, player: Any, trusted: bool) -> Seat:

@@ -5,8 +5,9 @@ A bot is one of three kinds (a TOML table ``[[bots]]`` with ``name`` and one of 
 * ``builtin = "dag"`` — a built-in strategy (trusted seat) or misbehaving player (guarded
   seat) of the game, from its registry descriptor;
 * ``python = "module:Class"`` — a factory on the path called as ``Class(name, seed)``, the
-  same signature as the descriptor's player factories; it runs on a guarded seat (its own
-  worker thread, the game's time limit);
+  same signature as the descriptor's player factories; it is not trusted, so it runs in a
+  process group of its own with the bot's resource limits (``core.isolation``), killed at
+  its time limit or when a call fails;
 * ``command = ["prog", "arg", ...]`` — a program in any language that connects to a local
   port and speaks the game's TCP protocol, like any remote client (``league.programs``).
 
@@ -15,6 +16,7 @@ Game-agnostic: everything about a game comes from its descriptor.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import tomllib
 from dataclasses import dataclass, field
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gameroom.core.game import GameDescriptor
-from gameroom.core.match import Seat, guarded_seat, trusted_seat
+from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
+from gameroom.core.sandbox import ResourceLimits
 
 __all__ = ["Bot", "BotError", "read_bots", "parse_bots", "load_factory"]
 
@@ -62,8 +65,16 @@ class Bot:
                 return trusted_seat(seat_name, game.strategies[self.value](seat_name, seed))
             return guarded_seat(seat_name, game.misbehaviours[self.value](seat_name, seed))
         if self.kind == "python":
-            return guarded_seat(seat_name, load_factory(self.value, self.name)(seat_name, seed))
+            # Not a built-in, so not trusted: its own process group, resource-limited, killed
+            # when a call fails (core.isolation); the factory is loaded there, not here.
+            return isolated_seat(seat_name, functools.partial(make_python_bot, self.value, self.name, seat_name, seed),
+                                 ResourceLimits.of(self.limits))
         raise ValueError(f"bot {self.name!r} is a program; seat it through league.programs")
+
+
+def make_python_bot(target: str, bot: str, seat_name: str, seed: int) -> Any:
+    """The player of a ``python`` bot (called inside its isolated process)."""
+    return load_factory(target, bot)(seat_name, seed)
 
 
 def load_factory(target: str, bot: str = "?") -> Any:
@@ -117,6 +128,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
             value = list(value)
         elif not isinstance(value, str) or not value:
             raise BotError(f"{where} ({name}): {kind} must be a non-empty string")
+        # Resource limits of a python or command bot (core.sandbox.ResourceLimits).
         limits = {key: entry[key] for key in ("cpu_seconds", "memory_mb", "processes") if key in entry}
         for key, number in limits.items():
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:

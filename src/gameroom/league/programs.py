@@ -6,7 +6,7 @@ that port, signs up like any remote client and is seated through the server's pr
 (``remote.proxy_player``), so a program bot is held to exactly the wire remote clients are.
 
 The program runs in its own session and process group with resource limits set in the
-child before ``exec`` (``resource.setrlimit``: CPU seconds, address space, processes).
+child before ``exec`` (``core.sandbox``: CPU seconds, address space, processes).
 When a call to it fails (time-out, garbage, disconnect) or the game ends, the whole group
 is killed with SIGKILL and reaped, so nothing it forked outlives its game.
 
@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
-import signal
 import subprocess
 import threading
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from gameroom.core.calls import CallFailed
@@ -30,61 +27,19 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import PeriodPolicy, SignupRules
 from gameroom.core.match import Seat
 from gameroom.core.record import FailureKind
+from gameroom.core.sandbox import ResourceLimits as ProgramLimits
+from gameroom.core.sandbox import kill_group as kill_process_group
+from gameroom.core.sandbox import limiter, user_processes
 
 __all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_group"]
 
 START_SECONDS = 15.0   # for a program to start and send its sign-up
 
 
-@dataclass(frozen=True)
-class ProgramLimits:
-    """Resource limits of one program (its whole process group shares the process count)."""
-
-    cpu_seconds: int = 120
-    memory_mb: int = 1024
-    processes: int = 32     # beyond what its user already runs (the limit is per user)
-
-    @classmethod
-    def of(cls, limits: dict[str, Any]) -> "ProgramLimits":
-        return cls(**{key: int(value) for key, value in limits.items()})
-
-
-def _user_processes() -> int:
-    """How many processes (threads count too) the current user runs: RLIMIT_NPROC is per
-    user, so a program's allowance is added on top of them."""
-    uid, count = os.getuid(), 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    with open(f"/proc/{entry}/status", "rb") as status:
-                        for line in status:
-                            if line.startswith(b"Threads:"):
-                                count += int(line.split()[1])
-                                break
-            except OSError:
-                continue
-    return count
-
-
-def _limit_child(limits: ProgramLimits, processes: int) -> Callable[[], None]:
-    def apply() -> None:   # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        memory = limits.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
-
-
 def kill_group(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL the program's whole process group and reap the program."""
     _live.discard(process)
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_process_group(process.pid)
     try:
         process.wait(5)
     except subprocess.TimeoutExpired:
@@ -170,7 +125,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
 
     loop = network_loop()
     out = ProgramSeats()
-    allowance = _user_processes() if programs else 0
+    allowance = user_processes() if programs else 0
     rules = SignupRules(min_players=1, max_players=1, periods=1, period_seconds=START_SECONDS,
                         name_first_byte=START_SECONDS, name_complete=game.limits.signup_complete or 5.0,
                         valid_name=lambda name: isinstance(name, str) and 1 <= len(name) <= 64, backlog=2,
@@ -186,7 +141,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
         try:
             process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=_limit_child(limits, allowance + limits.processes))
+                                       preexec_fn=limiter(limits, allowance + limits.processes))
         except (OSError, ValueError) as exc:
             signup.stop_listening()
             return Seat(seat_name, _failed_caller(f"program could not start: {exc}"))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.record import MatchRecord
 from gameroom.league.bots import Bot, bots_from_specs
 from gameroom.league.programs import ProgramLimits, seat_programs
@@ -66,7 +67,7 @@ def record_table(task: TableTask) -> MatchRecord:
         try:
             game.play(task.seed, seats, observers=[recorder])
         finally:
-            for seat in seats:
-                if isinstance(seat.caller, ThreadedCaller):
+            for seat in seats:   # worker threads and isolated process groups end with the game
+                if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):
                     seat.caller.close()
     return recorder.record
