@@ -32,7 +32,6 @@ def test_the_games_are_every_registered_game(web_server: WebServer) -> None:
     ({"game": "q", "seats": "dag"}, "seats: expected a list"),
     ({"game": "q", "seats": ["dag"]}, "seats: q takes 2 to 4 players, got 1"),
     ({"game": "q", "seats": ["dag", "smart"]}, "seats[1]: 'smart' is not a q player"),
-    ({"game": "bazaar", "seats": ["purchase-points", "human"]}, "seats[1]: bazaar cannot be played by a person"),
     ({"game": "q", "seats": ["dag", "dag"], "seed": -1}, "seed: expected a natural number"),
     ({"game": "q", "seats": ["dag", "dag"], "seed": "7"}, "seed: expected a natural number"),
     ({"game": "q", "seats": ["dag", "dag"], "time_limit": 0}, "time_limit: expected seconds"),

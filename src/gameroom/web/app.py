@@ -82,7 +82,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
-                              "strategies": list(g.strategies), "human": g.moves is not None,
+                              "strategies": list(g.strategies), "human": g.playable_by_people,
                               "time_limit": g.limits.call} for g in games.values()])
 
     async def start_match(request: Request) -> Response:
