@@ -6,7 +6,7 @@ prompts and its refusals, never another seat's secrets.
 
 A person is a player whose decisions wait for the browser (:class:`HumanPlayer`); it sits
 in a guarded seat, so the referee's time limit, the ejections and the result are the same
-as for any other player. Its legal answers come from the descriptor's ``moves``.
+as for any other player. Its legal answers come from the descriptor's ``person_moves()``.
 """
 
 from __future__ import annotations
