@@ -4,6 +4,7 @@ playwright. Screenshots go to ``artifacts/screenshots`` (ignored by git)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -60,10 +61,11 @@ class WebServer:
         raise AssertionError(f"match {match_id} not over: {summary}")
 
 
-@pytest.fixture(scope="module")
-def web_server() -> Iterator[WebServer]:
+@contextlib.contextmanager
+def running_web(*options: str) -> Iterator[WebServer]:
+    """``gameroom web`` with these options on a free port, until the block ends."""
     port = free_port()
-    process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port)], stdout=subprocess.PIPE,
+    process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port), *options], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     try:
         line = process.stdout.readline().decode()   # type: ignore[union-attr]
@@ -85,6 +87,12 @@ def web_server() -> Iterator[WebServer]:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[WebServer]:
+    with running_web() as server:
+        yield server
 
 
 def chromium_path() -> str | None:

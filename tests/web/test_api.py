@@ -32,7 +32,6 @@ def test_the_games_are_every_registered_game(web_server: WebServer) -> None:
     ({"game": "q", "seats": "dag"}, "seats: expected a list"),
     ({"game": "q", "seats": ["dag"]}, "seats: q takes 2 to 4 players, got 1"),
     ({"game": "q", "seats": ["dag", "smart"]}, "seats[1]: 'smart' is not a q player"),
-    ({"game": "bazaar", "seats": ["purchase-points", "human"]}, "seats[1]: bazaar cannot be played by a person"),
     ({"game": "q", "seats": ["dag", "dag"], "seed": -1}, "seed: expected a natural number"),
     ({"game": "q", "seats": ["dag", "dag"], "seed": "7"}, "seed: expected a natural number"),
     ({"game": "q", "seats": ["dag", "dag"], "time_limit": 0}, "time_limit: expected seconds"),
@@ -87,3 +86,11 @@ def test_a_taken_port_is_one_error_line() -> None:
 def test_a_bad_port_is_one_error_line() -> None:
     run = subprocess.run([*GAMEROOM, "web", "--port", "99999"], capture_output=True, timeout=120)
     assert run.returncode == 2 and "port must lie in 1..65535" in run.stderr.decode()
+
+
+def test_without_a_database_the_results_say_so(web_server: WebServer) -> None:
+    overview = web_server.get("/api/results")
+    assert overview["database"] is None and "gameroom web --db URL" in overview["message"]
+    for path in ("/api/results/games", "/api/results/games/1", "/api/results/games/1/replay", "/api/results/ratings/q"):
+        status, answer = web_server.request("GET", path)
+        assert status == 404 and "no results database" in answer["error"], (path, answer)

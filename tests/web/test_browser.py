@@ -1,8 +1,8 @@
 """The web room in a real browser (playwright driving Debian's Chromium), one server and
 one browser for the module, tests in order: the lobby lists every game; a bot match of
 every game is started from the lobby's form and watched to its end with the winners
-shown; a person plays a whole Q game and a whole Eriantys game by clicking (one illegal
-action refused with a message on the way); a finished match's replay is scrubbed to its
+shown; a person plays a whole game of Q, Eriantys, Bazaar and Evolution by clicking (one
+illegal action refused with a message on the way); a finished match's replay is scrubbed to its
 first and last step. Screenshots of each game's page go to ``artifacts/screenshots``."""
 
 from __future__ import annotations
@@ -90,10 +90,13 @@ def play_by_clicking(page: Any, name: str, illegal: str) -> None:
 @pytest.mark.parametrize("name, bot, illegal", [
     ("q", "dag", '[{"coordinate": {"row": 50, "column": 50}, "1tile": {"color": "red", "shape": "star"}}]'),
     ("eriantys", "greedy", '{"eventType": "MOVE_MOTHER_NATURE", "amount": 9}'),
+    ("bazaar", "purchase-points", '[[["red"], ["blue"]]]'),
+    ("evolution", "silly", '[99, [], [], [], []]'),
 ])
 def test_a_person_plays_a_whole_game_by_clicking(web_server: WebServer, page: Any, name: str, bot: str,
                                                  illegal: str) -> None:
-    start_from_lobby(page, web_server.url, name, ["human", bot], time_limit=300, pace=0)
+    game = registry.game(name)
+    start_from_lobby(page, web_server.url, name, ["human", *[bot] * (game.min_players - 1)], time_limit=300, pace=0)
     assert "seat=P1" in page.url
     play_by_clicking(page, name, illegal)
     match_id = page.url.split("?")[0].rstrip("/").split("/")[-1]

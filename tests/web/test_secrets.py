@@ -1,5 +1,6 @@
-"""Hidden information in the web room: over a real websocket, a person at a Q seat plays a
-whole game against a bot (and has one illegal action refused) while a spectator watches.
+"""Hidden information in the web room: over a real websocket, a person at a seat of every
+game with secrets (Q's hands, Bazaar's wallets, Evolution's hands and bags) plays a whole
+game against bots (and has one illegal action refused) while a spectator watches.
 Every message each of them receives is checked: a state message is exactly what the game
 allows that viewer (its own view, the picture of the concealed state) and stays the same
 when any other seat's secret is redrawn (``vary_secret``), so no other hand can leak."""
@@ -39,15 +40,29 @@ def room() -> Iterator[tuple[MatchBook, int]]:
     thread.join(timeout=30)
 
 
-class States:
-    """Every full referee state of the match, decoded from its snapshot at the time."""
+class Expected:
+    """For every state of the match, as it happens (a live state may change later): the
+    frame each viewer may get, and whether it stays the same when another seat's secret
+    is redrawn (``vary_secret``) — else that secret would leak to the viewer."""
 
-    def __init__(self, game: Any) -> None:
-        self.game, self.states = game, []
+    def __init__(self, game: Any, viewers: list[str | None], names: list[str]) -> None:
+        self.game, self.viewers, self.names = game, viewers, names
+        self.frames: dict[str | None, list[dict[str, Any]]] = {v: [] for v in viewers}
+        self.leaks: list[str] = []
+        self.rng = random.Random(3)
 
     def __call__(self, event: Event) -> None:
-        if event.kind == "state" and event.subject is not None:
-            self.states.append(self.game.state_codec.decode(event.data["state"]))
+        if event.kind != "state" or event.subject is None:
+            return
+        state, step = event.subject, len(self.frames[None]) + 1
+        caption = event.get("caption") or f"step {step}"
+        for viewer in self.viewers:
+            expected = state_frame(self.game, state, viewer, step, caption)
+            self.frames[viewer].append(expected)
+            for other in self.names:
+                varied = self.game.views.vary_secret(state, other, self.rng)
+                if other != viewer and state_frame(self.game, varied, viewer, step, caption) != expected:
+                    self.leaks.append(f"{viewer or 'a spectator'} would see {other}'s secret at step {step}")
 
 
 def read_all(socket: Any, until_end: bool = True) -> list[dict[str, Any]]:
@@ -59,11 +74,21 @@ def read_all(socket: Any, until_end: bool = True) -> list[dict[str, Any]]:
             return frames
 
 
-def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[MatchBook, int]) -> None:
+SECRET_KEEPERS = [n for n, g in registry.games().items() if g.views.vary_secret is not None and g.playable_by_people]
+
+
+def test_every_game_with_secrets_is_checked() -> None:
+    assert {"q", "bazaar", "evolution"} <= set(SECRET_KEEPERS)
+
+
+@pytest.mark.parametrize("name", SECRET_KEEPERS)
+def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[MatchBook, int], name: str) -> None:
     book, port = room
-    q = registry.game("q")
-    states = States(q)
-    request = MatchRequest.from_json({"game": "q", "seats": ["human", "dag"], "seed": 11, "time_limit": 120},
+    q = registry.game(name)
+    names = [f"P{i + 1}" for i in range(q.min_players)]
+    states = Expected(q, ["P1", None], names)
+    seats = ["human", *[next(iter(q.strategies))] * (q.min_players - 1)]
+    request = MatchRequest.from_json({"game": name, "seats": seats, "seed": 11, "time_limit": 120},
                                      registry.games())
     match = book.start(request, observers=[states])
     base = f"ws://127.0.0.1:{port}/api/matches/{match.id}/ws"
@@ -85,8 +110,7 @@ def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[Matc
                     break
                 if frame["type"] == "prompt" and frame["choices"]:
                     if not refused_once:
-                        person.send(json.dumps({"action": [{"coordinate": {"row": 999, "column": 999},
-                                                            "1tile": {"color": "red", "shape": "star"}}]}))
+                        person.send(json.dumps({"action": "no such action"}))
                         answer = json.loads(person.recv(timeout=300))
                         mine.append(answer)
                         assert answer["type"] == "refused" and "illegal action" in answer["message"]
@@ -97,23 +121,15 @@ def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[Matc
     assert refused_once and match.result is not None and "error" not in match.result
     assert not match.result["ejected"], match.result
     assert {f["type"] for f in mine} <= FRAME_TYPES and {f["type"] for f in spectator_frames} <= FRAME_TYPES
-    rng = random.Random(3)
-    names = ["P1", "P2"]
+    assert not states.leaks, states.leaks[:5]
     for viewer, frames in (("P1", mine), (None, spectator_frames)):
-        shown = [f for f in frames if f["type"] == "state"]
-        assert [f["step"] for f in shown] == list(range(1, len(states.states) + 1))
-        for frame, state in zip(shown, states.states):
-            expected = state_frame(q, state, viewer, frame["step"], frame["caption"])
-            assert {k: v for k, v in frame.items() if k != "turn"} == expected
-            for other in names:
-                if other == viewer:
-                    continue
-                varied = q.views.vary_secret(state, other, rng)
-                assert state_frame(q, varied, viewer, frame["step"], frame["caption"]) == expected, \
-                    f"{viewer or 'a spectator'} would see {other}'s secret at step {frame['step']}"
+        shown = [{k: v for k, v in f.items() if k != "turn"} for f in frames if f["type"] == "state"]
+        assert len(shown) > 1 and shown == states.frames[viewer]
         # prompts only ever reach the person at the seat, and offer its own tiles only
         prompts = [f for f in frames if f["type"] == "prompt" and f["choices"]]
         assert (viewer == "P1") == bool(prompts)
+    if name != "q":
+        return
     # every tile a prompt offers to place is in the person's own hand (its JPub's first player)
     hand: list[Any] = []
     for frame in mine:
@@ -124,7 +140,7 @@ def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[Matc
             assert placed and all(tile in hand for tile in placed)
 
 
-@pytest.mark.parametrize("name", [n for n, g in registry.games().items() if g.moves is not None])
+@pytest.mark.parametrize("name", [n for n, g in registry.games().items() if g.playable_by_people])
 def test_a_person_plays_a_whole_game_of_every_game_people_can_play(room: tuple[MatchBook, int], name: str) -> None:
     """Over the websocket, taking the first legal action offered at every prompt: the game
     ends with no ejection, every prompt offers at least one action."""

@@ -69,6 +69,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     web.add_argument("--lobby", default=None, metavar="HOST:PORT",
                      help="a lobby server whose public rooms the lobby page shows")
+    web.add_argument("--db", default=None, metavar="URL",
+                     help="a results database (gameroom league --db) whose games and leaderboards to show")
     connect = commands.add_parser("connect", help="play in a lobby from this terminal")
     connect.add_argument("game", choices=game_choices, help="a game served by a lobby")
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
@@ -131,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "web":
             from gameroom.web.serve import serve_web
 
-            return serve_web(args.host, args.port, args.lobby)
+            return serve_web(args.host, args.port, args.lobby, args.db)
         if args.command in ("league", "ratings", "replay"):
             return getattr(league_commands, args.command)(args)
         game = load_game(args.game)

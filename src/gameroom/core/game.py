@@ -83,6 +83,10 @@ game from a seed and seats. ``state_codec`` encodes
     args)`` offers a person at a seat (the web room) the legal answers to the call
     ``method`` (protocol name) with ``args``: ``(label, answer as JSON)`` pairs (the
     method's result codec decodes them), or None for a call that asks no decision.
+    ``seat_moves()`` instead makes a fresh such function for one person's seat, for games
+    whose legal answers depend on what earlier calls told the player (Evolution's
+    ``choose`` needs the hand ``start`` dealt; Bazaar's trades the equations of
+    ``setup``): it sees every call of its seat in order, notifications included.
     """
 
     name: str
@@ -106,10 +110,20 @@ game from a seed and seats. ``state_codec`` encodes
     commands: str | None = None
     benchmark: str | None = None
     moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
+    seat_moves: Callable[[], Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]] | None = None
     lobby: Any = None
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
     sign-up-and-referee server; ``gameroom serve/clients/connect`` then use the lobby."""
+
+    @property
+    def playable_by_people(self) -> bool:
+        """Whether a person can take a seat (the web room): the game offers legal answers."""
+        return self.moves is not None or self.seat_moves is not None
+
+    def person_moves(self) -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None:
+        """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
+        return self.seat_moves() if self.seat_moves is not None else self.moves
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""

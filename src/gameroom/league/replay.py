@@ -106,9 +106,10 @@ class _Script:
         return call
 
 
-def verify(record: MatchRecord) -> Divergence | None:
+def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | None:
     """Re-run ``record`` through the real rules; None when every event and the result
-    match, else the first step that differs."""
+    match, else the first step that differs. ``observers`` also see the re-run's events,
+    state snapshots included (the web room draws a stored game's steps from them)."""
     from gameroom.games import registry
 
     try:
@@ -125,7 +126,7 @@ def verify(record: MatchRecord) -> Divergence | None:
     seats = [Seat(s["name"], script.caller(s["name"]), trusted=bool(s.get("trusted", False))) for s in seat_config]
     again = ReplayRecorder(record.game, record.seed, record.config, record.seats)
     try:
-        game.play(record.seed, seats, observers=[again])
+        game.play(record.seed, seats, observers=[again, *observers])
     except _Diverged as exc:
         earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
         return earlier or exc.divergence

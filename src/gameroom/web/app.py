@@ -11,6 +11,18 @@ through its registry descriptor; nothing here knows a game.
     GET  /api/matches/{id}/replay   JSON Lines, one line per state change
     GET  /api/lobby                 the lobby server's rooms (when one is configured)
     WS   /api/matches/{id}/ws       ?seat=NAME&token=T for a person's seat, else a spectator
+
+With a results database (``gameroom web --db URL``; without one the API answers 404 and
+the pages say so):
+
+    GET  /results                           the stored games page (per game, newest first, paged)
+    GET  /results/games/{id}                a stored game on the match page (its replay scrubbed)
+    GET  /results/ratings/{game}            the leaderboard page of a game
+    GET  /api/results                       {"database", "games": [{"name", "stored"}]}
+    GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
+    GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step
+    GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
 from __future__ import annotations
@@ -40,9 +52,23 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = None) -> Starlette:
+NO_DATABASE = "no results database: start the web room with gameroom web --db URL"
+
+
+def _natural_param(request: Request, name: str, default: int, high: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or not 1 <= int(text) <= high:
+        raise BadRequest(f"{name}: expected a whole number in 1..{high}, got {text!r}")
+    return int(text)
+
+
+def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = None,
+               results: Any = None) -> Starlette:
     """The application over ``book`` (a new one by default); ``lobby()`` lists the lobby
-    server's rooms for the lobby page."""
+    server's rooms for the lobby page; ``results`` (a ``web.results.Results``) is the
+    results database whose games and leaderboards the results pages show."""
     book = book if book is not None else MatchBook()
     games = registry.games()
 
@@ -56,7 +82,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
-                              "strategies": list(g.strategies), "human": g.moves is not None,
+                              "strategies": list(g.strategies), "human": g.playable_by_people,
                               "time_limit": g.limits.call} for g in games.values()])
 
     async def start_match(request: Request) -> Response:
@@ -92,6 +118,74 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         if lobby is None:
             return JSONResponse({"server": None, "rooms": []})
         return JSONResponse(await asyncio.to_thread(lobby))
+
+    # -- the results database ------------------------------------------------------------
+
+    async def results_page(_: Request) -> Response:
+        return FileResponse(STATIC / "results.html")
+
+    async def stored_page(_: Request) -> Response:
+        return FileResponse(STATIC / "match.html")
+
+    async def ratings_page(request: Request) -> Response:
+        if request.path_params["game"] not in games:
+            return _error(404, f"no game {request.path_params['game']!r}")
+        return FileResponse(STATIC / "ratings.html")
+
+    async def results_overview(_: Request) -> Response:
+        if results is None:
+            return JSONResponse({"database": None, "games": [], "message": NO_DATABASE})
+        return JSONResponse(await asyncio.to_thread(results.overview))
+
+    def game_named(name: str | None) -> str | None:
+        if name is not None and name not in games:
+            raise BadRequest(f"game: {name!r} is not a game; choose from {', '.join(games)}")
+        return name
+
+    async def stored_games(request: Request) -> Response:
+        if results is None:
+            return _error(404, NO_DATABASE)
+        from gameroom.web.results import MAX_PER_PAGE
+
+        try:
+            game = game_named(request.query_params.get("game"))
+            page = _natural_param(request, "page", 1, 10 ** 9)
+            per_page = _natural_param(request, "per_page", 20, MAX_PER_PAGE)
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        return JSONResponse(await asyncio.to_thread(results.games, game, page, per_page))
+
+    def stored_id(request: Request) -> int | None:
+        text = request.path_params["id"]
+        return int(text) if text.isdigit() and len(text) < 19 else None
+
+    async def stored_game(request: Request) -> Response:
+        if results is None:
+            return _error(404, NO_DATABASE)
+        game_id = stored_id(request)
+        found = None if game_id is None else await asyncio.to_thread(results.game, game_id)
+        return _error(404, f"no stored game {request.path_params['id']!r}") if found is None else JSONResponse(found)
+
+    async def stored_replay(request: Request) -> Response:
+        if results is None:
+            return _error(404, NO_DATABASE)
+        game_id = stored_id(request)
+        drawn = None if game_id is None else await asyncio.to_thread(results.replay, game_id)
+        if drawn is None:
+            return _error(404, f"no stored game {request.path_params['id']!r}")
+        frames, check = drawn
+        text = "".join(json.dumps(frame) + "\n" for frame in frames)
+        return Response(text, media_type="application/x-ndjson",
+                        headers={"x-replay-verified": "yes" if check["verified"] else "no"})
+
+    async def stored_ratings(request: Request) -> Response:
+        if results is None:
+            return _error(404, NO_DATABASE)
+        try:
+            game = game_named(request.path_params["game"])
+        except BadRequest as exc:
+            return _error(404, str(exc))
+        return JSONResponse(await asyncio.to_thread(results.leaderboard, game))
 
     async def socket(websocket: WebSocket) -> None:
         match = book.get(websocket.path_params["id"])
@@ -153,6 +247,14 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         Route("/api/matches/{id}", show_match),
         Route("/api/matches/{id}/replay", replay),
         Route("/api/lobby", lobby_rooms),
+        Route("/results", results_page),
+        Route("/results/games/{id}", stored_page),
+        Route("/results/ratings/{game}", ratings_page),
+        Route("/api/results", results_overview),
+        Route("/api/results/games", stored_games),
+        Route("/api/results/games/{id}", stored_game),
+        Route("/api/results/games/{id}/replay", stored_replay),
+        Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -6,7 +6,7 @@ prompts and its refusals, never another seat's secrets.
 
 A person is a player whose decisions wait for the browser (:class:`HumanPlayer`); it sits
 in a guarded seat, so the referee's time limit, the ejections and the result are the same
-as for any other player. Its legal answers come from the descriptor's ``moves``.
+as for any other player. Its legal answers come from the descriptor's ``person_moves()``.
 """
 
 from __future__ import annotations
@@ -71,11 +71,11 @@ class MatchRequest:
                              f"got {len(seats)}")
         for i, seat in enumerate(seats):
             if seat == HUMAN:
-                if game.moves is None:
+                if not game.playable_by_people:
                     raise BadRequest(f"seats[{i}]: {game.name} cannot be played by a person yet")
             elif seat not in game.strategies:
                 raise BadRequest(f"seats[{i}]: {seat!r} is not a {game.name} player; choose from "
-                                 f"{', '.join([*game.strategies, HUMAN] if game.moves else game.strategies)}")
+                                 f"{', '.join([*game.strategies, HUMAN] if game.playable_by_people else game.strategies)}")
         seed = body.get("seed", random.randrange(1 << 31))
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 63:
             raise BadRequest(f"seed: expected a natural number, got {seed!r}")
@@ -127,6 +127,7 @@ class HumanPlayer:
         self.prompt: Prompt | None = None
         self.lock = threading.Lock()
         self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
+        self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
 
     def name(self) -> str:
         return self._name
@@ -138,7 +139,7 @@ class HumanPlayer:
         return lambda *args: self._decide(spec, args)
 
     def _decide(self, spec: Method, args: tuple[Any, ...]) -> Any:
-        offered = self.game.moves(spec.name, args) if self.game.moves is not None else None
+        offered = self._moves(spec.name, args) if self._moves is not None else None
         if offered is None or spec.result is VOID:
             return None
         deadline = None if self.limit is None else time.time() + self.limit

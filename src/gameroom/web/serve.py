@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import socket
+from typing import TYPE_CHECKING
 
 from gameroom.cli.common import UsageError
+
+if TYPE_CHECKING:
+    from gameroom.web.results import Results
 
 __all__ = ["serve_web"]
 
 
-def serve_web(host: str, port: int, lobby: str | None = None) -> int:
+def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = None) -> int:
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
-    a lobby server whose public rooms the lobby page shows."""
+    a lobby server whose public rooms the lobby page shows, ``db`` the URL of a results
+    database whose games and leaderboards the results pages show."""
     try:
         import uvicorn
 
@@ -26,6 +31,7 @@ def serve_web(host: str, port: int, lobby: str | None = None) -> int:
         if not colon or not lobby_host or not lobby_port.isdigit() or not 1 <= int(lobby_port) <= 65535:
             raise UsageError(f"--lobby must be HOST:PORT, got {lobby!r}")
         rooms = LobbyRooms(lobby_host, int(lobby_port))
+    results = None if db is None else _results(db)
     try:   # bind first, so a taken port or a bad address is one error line
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -34,7 +40,23 @@ def serve_web(host: str, port: int, lobby: str | None = None) -> int:
         sock.listen(128)   # connections wait from now on, before the server loop runs
     except OSError as exc:
         raise UsageError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
-    config = uvicorn.Config(create_app(lobby=rooms), log_level="warning", lifespan="on")
-    print(f"gameroom web: serving on http://{host}:{port}/", flush=True)
+    config = uvicorn.Config(create_app(lobby=rooms, results=results), log_level="warning", lifespan="on")
+    print(f"gameroom web: serving on http://{host}:{port}/"
+          + (f" (results database {results.url})" if results is not None else ""), flush=True)
     uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def _results(url: str) -> "Results":
+    """The results database at ``url``, opened (and migrated) as ``gameroom ratings`` opens
+    it; a bad URL or an unreachable database is a usage error (one line, exit 2)."""
+    try:
+        from gameroom.league.db import DatabaseError, open_database
+        from gameroom.web.results import Results
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"--db needs the league extra ({exc.name} is missing): "
+                         "pip install 'gameroom[web,league]'") from None
+    try:
+        return Results(open_database(url), url)
+    except DatabaseError as exc:
+        raise UsageError(str(exc)) from None

@@ -93,6 +93,12 @@ def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     return table
 
 
+def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]:
+    from gameroom.games.bazaar.moves import PersonMoves
+
+    return PersonMoves()
+
+
 def _harnesses() -> Mapping[str, Any]:
     from gameroom.games.bazaar import games_harness, harness
 
@@ -123,4 +129,5 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     commands="gameroom.cli.bazaar",
     benchmark="gameroom.bench.bazaar",
+    seat_moves=_person_moves,
 )

@@ -93,6 +93,12 @@ def _render(state: Any, caption: str) -> str:
     return render_svg(state if isinstance(state, list) else encode_configuration(state), caption)
 
 
+def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]:
+    from gameroom.games.evolution.moves import PersonMoves
+
+    return PersonMoves()
+
+
 def _harnesses() -> Mapping[str, Any]:
     from gameroom.games.evolution import harness
 
@@ -118,4 +124,5 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     commands="gameroom.cli.evolution",
     benchmark="gameroom.bench.evolution",
+    seat_moves=_person_moves,
 )

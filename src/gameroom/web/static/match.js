@@ -1,7 +1,11 @@
 // The match page: live pictures over the match's websocket, whose turn, the events, a
 // person's choices with the time left, the result, and a replay scrubber at the end.
+// Under /results/games/{id} the same page shows a game stored in the results database:
+// its seats, result and ejections, and its replay to scrub.
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
+const stored = location.pathname.startsWith("/results/games/");
+const replayUrl = stored ? `/api/results/games/${id}/replay` : `/api/matches/${id}/replay`;
 const params = new URLSearchParams(location.search);
 const seat = params.get("seat");
 let states = [];
@@ -99,9 +103,12 @@ function finish(result) {
 }
 
 async function startReplay() {
-  const text = await (await fetch(`/api/matches/${id}/replay`)).text();
+  const reply = await fetch(replayUrl);
+  const text = await reply.text();
+  if (!reply.ok) { logEvent(`no replay: ${text}`); return; }
+  if (reply.headers.get("x-replay-verified") === "no") logEvent("the replay differs from the rules' re-run");
   states = text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
-  if (!states.length) return;
+  if (!states.length) { $("picture").textContent = "no steps to show"; return; }
   $("replay").classList.remove("hidden");
   $("scrub").max = String(states.length - 1);
   goTo(states.length - 1);
@@ -125,31 +132,63 @@ $("send").addEventListener("click", () => {
   move({ action });
 });
 
-const query = seat ? `?seat=${encodeURIComponent(seat)}&token=${encodeURIComponent(params.get("token") || "")}` : "";
-socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${id}/ws${query}`);
-socket.addEventListener("message", (message) => {
-  const frame = JSON.parse(message.data);
-  switch (frame.type) {
-    case "hello":
-      $("title").textContent = `${frame.match.game} match ${frame.match.id} (seed ${frame.match.seed})`;
-      $("you").textContent = seat ? `you are ${seat}` : "spectator";
-      status(frame.match.status);
-      seats(frame.match);
-      if (frame.match.status === "waiting") $("turn").textContent = "waiting for every person to sit down";
-      break;
-    case "status": status(frame.status); break;
-    case "state":
-      if (!frame.caption.startsWith("step ")) logEvent(frame.caption);
-      if (!states.length) show(frame);
-      break;
-    case "turn":
-      if (frame.seat !== seat) $("turn").textContent = `to play: ${frame.seat} (${frame.method})`;
-      break;
-    case "prompt": prompt(frame); break;
-    case "refused": $("refused").textContent = `refused: ${frame.message}`; break;
-    case "event": logEvent(frame.text); break;
-    case "end": status("over"); finish(frame.result); break;
-    case "error": $("turn").textContent = frame.message; break;
+async function showStored() {
+  const reply = await fetch(`/api/results/games/${id}`);
+  const game = await reply.json();
+  if (!reply.ok) { $("picture").textContent = ""; $("turn").textContent = game.error; return; }
+  const where = game.league ? `league ${game.league} #${game.index}` : (game.tournament || "");
+  $("title").textContent = `stored ${game.game} game #${game.id} (${where}${game.seed !== null ? `, seed ${game.seed}` : ""})`;
+  $("you").textContent = `finished ${game.finished_at.replace("T", " ").slice(0, 19)}`;
+  status("over");
+  $("seats").replaceChildren();
+  const head = document.createElement("tr");
+  for (const h of ["seat", "bot", "rank", "score", ""]) head.append(el("th", h));
+  $("seats").append(head);
+  for (const s of game.seats) {
+    const row = document.createElement("tr");
+    row.append(el("td", `P${s.position + 1}`), el("td", s.bot), el("td", String(s.rank)),
+               el("td", s.score === null ? "" : (typeof s.score === "object" ? JSON.stringify(s.score) : String(s.score))),
+               el("td", s.winner ? "winner" : (s.ejected ? "ejected" : "")));
+    $("seats").append(row);
   }
-});
-socket.addEventListener("close", () => { if ($("status").dataset.status !== "over") logEvent("connection closed"); });
+  $("winners").textContent = `winners: ${game.winners.join(", ") || "none"}`;
+  for (const e of game.ejected) logEvent(`ejected: ${e.seat} on ${e.method} [${e.kind}] (${e.reason})`);
+  await startReplay();
+}
+
+if (stored) {
+  await showStored();
+} else {
+  connect();
+}
+
+function connect() {
+  const query = seat ? `?seat=${encodeURIComponent(seat)}&token=${encodeURIComponent(params.get("token") || "")}` : "";
+  socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${id}/ws${query}`);
+  socket.addEventListener("message", (message) => {
+    const frame = JSON.parse(message.data);
+    switch (frame.type) {
+      case "hello":
+        $("title").textContent = `${frame.match.game} match ${frame.match.id} (seed ${frame.match.seed})`;
+        $("you").textContent = seat ? `you are ${seat}` : "spectator";
+        status(frame.match.status);
+        seats(frame.match);
+        if (frame.match.status === "waiting") $("turn").textContent = "waiting for every person to sit down";
+        break;
+      case "status": status(frame.status); break;
+      case "state":
+        if (!frame.caption.startsWith("step ")) logEvent(frame.caption);
+        if (!states.length) show(frame);
+        break;
+      case "turn":
+        if (frame.seat !== seat) $("turn").textContent = `to play: ${frame.seat} (${frame.method})`;
+        break;
+      case "prompt": prompt(frame); break;
+      case "refused": $("refused").textContent = `refused: ${frame.message}`; break;
+      case "event": logEvent(frame.text); break;
+      case "end": status("over"); finish(frame.result); break;
+      case "error": $("turn").textContent = frame.message; break;
+    }
+  });
+  socket.addEventListener("close", () => { if ($("status").dataset.status !== "over") logEvent("connection closed"); });
+}

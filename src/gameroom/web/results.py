@@ -1,0 +1,154 @@
+"""The results database in the web room (``gameroom web --db URL``): the games a league or
+tournament stored, one stored game with its seats, result and ejections, its replay as
+pictures step by step, and each game's leaderboard.
+
+Everything is read through the league's own pieces: the SQLAlchemy models of
+``league.db`` (rows, ``replay_of``), ``league.ratings.RatingBook`` for the leaderboard
+(the very figures ``gameroom ratings`` prints) and ``league.replay.verify`` to re-run a
+stored game through the real rules — a replay keeps calls, not states, so the states to
+draw are those of the re-run. A stored game is drawn as a spectator sees it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import Session, selectinload
+
+from gameroom.core.record import CALL, EJECT, STATE, Event, MatchRecord
+from gameroom.games import registry
+from gameroom.league.db import EjectionRow, GameRow, LeagueRow, SeatRow, replay_of
+from gameroom.league.ratings import RatingBook
+from gameroom.league.replay import verify
+from gameroom.web.matches import Frame, state_frame
+
+__all__ = ["Results", "MAX_PER_PAGE"]
+
+MAX_PER_PAGE = 100
+CACHED_REPLAYS = 16
+"""Replays drawn lately, kept: scrubbing a page asks once, but a game is re-run per ask."""
+
+
+class Results:
+    """Read-only questions to one results database (thread-safe: a session per question)."""
+
+    def __init__(self, engine: Engine, url: str) -> None:
+        self.engine = engine
+        self.url = make_url(url).render_as_string(hide_password=True)
+        self._drawn: OrderedDict[int, tuple[list[Frame], dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def overview(self) -> dict[str, Any]:
+        """The database (its URL without password) and how many games of each game it holds."""
+        with Session(self.engine) as session:
+            counts = dict(session.execute(select(GameRow.game, func.count()).group_by(GameRow.game)).all())
+        return {"database": self.url,
+                "games": [{"name": name, "stored": counts.get(name, 0)} for name in registry.names()]}
+
+    def games(self, game: str | None, page: int, per_page: int) -> dict[str, Any]:
+        """One page of stored games (of ``game``, or of all), newest first."""
+        where = [] if game is None else [GameRow.game == game]
+        with Session(self.engine) as session:
+            total = session.scalar(select(func.count()).select_from(GameRow).where(*where)) or 0
+            rows = session.scalars(select(GameRow).where(*where)
+                                   .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+                                   .offset((page - 1) * per_page).limit(per_page)
+                                   .options(*_loads())).all()
+            games = [self._summary(session, row) for row in rows]
+        return {"game": game, "page": page, "per_page": per_page, "total": total,
+                "pages": max(1, -(-total // per_page)), "games": games}
+
+    def game(self, game_id: int) -> dict[str, Any] | None:
+        """One stored game: seats with bot, rank, score, win and ejection; winners; ejections."""
+        with Session(self.engine) as session:
+            row = session.scalar(select(GameRow).where(GameRow.id == game_id).options(*_loads()))
+            return None if row is None else self._summary(session, row)
+
+    def replay(self, game_id: int) -> tuple[list[Frame], dict[str, Any]] | None:
+        """The stored game's steps as spectators' state frames (pictures of the re-run's
+        states) and whether the replay verified; None when there is no such game."""
+        with self._lock:
+            if game_id in self._drawn:
+                self._drawn.move_to_end(game_id)
+                return self._drawn[game_id]
+        with Session(self.engine) as session:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                return None
+            record = MatchRecord.from_jsonl(replay_of(row))
+        drawn = draw(record)
+        with self._lock:
+            self._drawn[game_id] = drawn
+            while len(self._drawn) > CACHED_REPLAYS:
+                self._drawn.popitem(last=False)
+        return drawn
+
+    def leaderboard(self, game: str) -> list[dict[str, Any]]:
+        """``gameroom ratings``' table as JSON: best rating (mu - 3 sigma) first."""
+        table = RatingBook.load(self.engine, game).table(game)
+        return [{"rank": place, "bot": s.name, "rating": round(s.ordinal, 2), "mu": round(s.mu, 2),
+                 "sigma": round(s.sigma, 2), "games": s.games, "wins": s.wins, "ejections": s.ejections}
+                for place, s in enumerate(table, 1)]
+
+    @staticmethod
+    def _summary(session: Session, row: GameRow) -> dict[str, Any]:
+        results = {r.bot_id: r for r in row.results}
+        seats = []
+        for seat in row.seats:
+            result = results.get(seat.bot_id)
+            seats.append({"position": seat.position, "bot": seat.bot.name,
+                          "rank": result.rank if result else None, "score": result.score if result else None,
+                          "winner": bool(result and result.winner), "ejected": bool(result and result.ejected)})
+        names = {seat.bot_id: seat.bot.name for seat in row.seats}
+        ejections = session.scalars(select(EjectionRow).where(EjectionRow.game_id == row.id)
+                                    .order_by(EjectionRow.position)).all()
+        league = session.get(LeagueRow, row.league_id) if row.league_id is not None else None
+        return {"id": row.id, "game": row.game, "league": league.name if league else None, "index": row.index,
+                "tournament": row.tournament, "seed": row.seed, "finished_at": row.finished_at.isoformat(),
+                "status": "over", "seats": seats, "winners": [s["bot"] for s in seats if s["winner"]],
+                "ejected": [{"seat": names.get(e.bot_id, "?"), "method": e.method, "kind": e.kind,
+                             "reason": e.reason} for e in ejections]}
+
+
+def _loads() -> list[Any]:
+    return [selectinload(GameRow.seats).selectinload(SeatRow.bot), selectinload(GameRow.results)]
+
+
+def draw(record: MatchRecord) -> tuple[list[Frame], dict[str, Any]]:
+    """Spectators' state frames of a recorded game, re-run from its seed through the real
+    rules (``verify`` with an observer), and what the verification found. A game the
+    registry cannot re-deal (served or tournament games have no seed) is shown as its
+    calls and ejections, without arguments, which may hold a seat's secrets."""
+    try:
+        game = registry.game(record.game)
+    except registry.UnknownGame as exc:
+        return [], {"verified": False, "message": str(exc)}
+    states: list[tuple[Any, str | None]] = []
+
+    def observe(event: Event) -> None:
+        if event.kind == STATE and event.subject is not None:
+            states.append((event.subject, event.get("caption")))
+
+    divergence = verify(record, observers=[observe])
+    check = {"verified": divergence is None, "message": None if divergence is None else str(divergence)}
+    if divergence is not None and divergence.unverifiable:
+        return _calls(record), check
+    return [state_frame(game, state, None, step, caption or f"step {step}")
+            for step, (state, caption) in enumerate(states, 1)], check
+
+
+def _calls(record: MatchRecord) -> list[Frame]:
+    frames: list[Frame] = []
+    for event in record.events:
+        if event.kind == CALL:
+            text = f"{event.get('seat')}: {event.get('method')}" + (" (failed)" if event.get("reply") is None else "")
+        elif event.kind == EJECT:
+            text = f"{event.get('seat')} ejected on {event.get('method')}: {event.get('reason')}"
+        else:
+            continue
+        frames.append({"type": "state", "step": len(frames) + 1, "caption": text, "view": None, "svg": None})
+    return frames
