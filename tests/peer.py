@@ -19,8 +19,9 @@ class Peer:
         self.pad, self.trickle = pad, trickle
 
     @classmethod
-    def connect(cls, port: int, pad: int = 5000, trickle: bool = True, tries: int = 100) -> "Peer":
-        """Connect to 127.0.0.1:port, retrying every 0.1 s while the server is not up yet."""
+    def connect(cls, port: int, pad: int = 5000, trickle: bool = True, tries: int = 600) -> "Peer":
+        """Connect to 127.0.0.1:port, retrying every 0.1 s while the server is not up yet (up to
+        a minute: a server process starting on a loaded 2-core machine took over 10 s)."""
         for _ in range(tries - 1):
             try:
                 return cls(socket.create_connection(("127.0.0.1", port)), pad, trickle)

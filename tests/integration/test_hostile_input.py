@@ -30,7 +30,7 @@ def example(game: str, name: str) -> bytes:
     return (files(f"gameroom.games.{game}") / "configs" / name).read_bytes()
 
 
-def connect(port: int, tries: int = 200) -> socket.socket:
+def connect(port: int, tries: int = 1200) -> socket.socket:
     for _ in range(tries):
         try:
             connection = socket.create_connection(("127.0.0.1", port), timeout=10)
