@@ -55,6 +55,9 @@ def test_league_of_example_clients_and_builtins(game: str, tmp_path: Path) -> No
     for bot in _example_bots(game):
         assert bot["name"] in board.stdout
     assert _count(db, "select count(*) from results") == [(GAMES * min(4, registry.game(game).max_players),)]
+    # The example clients play every game legally: never ejected.
+    assert _count(db, "select count(*) from ejections e join bots b on b.id = e.bot_id "
+                      "where b.name in ('py-example', 'perl-example')") == [(0,)]
     verify = gameroom("replay", "verify", "--db", url)
     assert verify.returncode == 0, verify.stderr
     assert f"{GAMES} of {GAMES} replays verified" in verify.stdout
