@@ -17,12 +17,22 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=None,
                         help="games per in-process measurement (default 200; league: 10000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
+    parser.add_argument("--acceptance", action="store_true",
+                        help="league: the acceptance run (example programs and built-ins, every game; "
+                             "default 200 games each)")
+    parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
     args = parser.parse_args()
     if args.game == "lobby":
         from gameroom.bench import lobby
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
         return 0
+    if args.game == "league" and args.acceptance:
+        from gameroom.bench import acceptance
+
+        return acceptance.run(args.games, args.workers)
+    if args.acceptance:
+        parser.error("--acceptance belongs to the league benchmark")
     if args.game == "league":
         from gameroom.bench import league
 
