@@ -54,6 +54,8 @@ def test_served_game_replay_verifies(game: str, players: int, method: str, bad: 
     header = json.loads(replay.read_text().splitlines()[0])
     assert header["seed"] is None and header["config"]["session"]["mode"] == "serve"
     assert isinstance(header["config"]["session"]["options"]["seed"], int)
+    shown = gameroom("replay", "show", str(replay))
+    assert shown.returncode == 0 and f"call {method}" in shown.stdout and "winners:" in shown.stdout
     verify = gameroom("replay", "verify", str(replay))
     assert verify.returncode == 0 and "verified" in verify.stdout, verify.stderr
     _altered(replay, method, bad, tmp_path / "altered.jsonl")
