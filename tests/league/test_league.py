@@ -55,6 +55,9 @@ def test_league_of_example_clients_and_builtins(game: str, tmp_path: Path) -> No
     for bot in _example_bots(game):
         assert bot["name"] in board.stdout
     assert _count(db, "select count(*) from results") == [(GAMES * min(4, registry.game(game).max_players),)]
+    # The example clients play every game legally: never ejected.
+    assert _count(db, "select count(*) from ejections e join bots b on b.id = e.bot_id "
+                      "where b.name in ('py-example', 'perl-example')") == [(0,)]
     verify = gameroom("replay", "verify", "--db", url)
     assert verify.returncode == 0, verify.stderr
     assert f"{GAMES} of {GAMES} replays verified" in verify.stdout
@@ -274,23 +277,24 @@ def test_fish_tournament_writes_to_the_database(tmp_path: Path) -> None:
     assert "Bad0" in board.stdout
 
 
-def test_serve_writes_replays(tmp_path: Path) -> None:
-    """``serve --replay`` records the served game (the example clients as remote players)."""
-    from tests.league.conftest import free_port
+def test_ray_and_local_agree_for_every_game(tmp_path: Path) -> None:
+    """For each of the five games, a short league (the Python example program and two
+    built-ins) gives the same games, results and ratings on one local Ray instance as on
+    the process pool."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'gameroom[ray]')")
+    from gameroom.league.bots import bots_from_specs
+    from gameroom.league.db import open_database
+    from gameroom.league.runner import LeaguePlan, LocalBackend, RayBackend, run_league
 
-    game = "bazaar"
-    port, replay = free_port(), tmp_path / "served.jsonl"
-    server = subprocess.Popen([*GAMEROOM, "serve", game, "--port", str(port), "--seed", "2", "--replay", str(replay)],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    env = {**os.environ, "GAMEROOM_GAME": game}
-    clients = [subprocess.Popen([sys.executable, str(EXAMPLES / "python_bot.py"), str(port), "Ann"], env=env),
-               subprocess.Popen(["perl", str(EXAMPLES / "perl_bot.pl"), str(port), "Bob"], env=env)]
-    out, err = server.communicate(timeout=120)
-    for client in clients:
-        client.wait(30)
-    assert server.returncode == 0, err
-    assert "1 replay written" in err
-    shown = gameroom("replay", "show", str(replay))
-    assert shown.returncode == 0 and "call request-cards" in shown.stdout
-    assert json.loads(replay.read_text().splitlines()[-1])["result"]["winners"] == json.loads(out)[0]
+    ray_backend, local_backend = RayBackend(2), LocalBackend(2)
+    try:
+        for game in registry.names():
+            bots = bots_from_specs(_example_bots(game)[:1] + _example_bots(game)[2:])
+            plan = LeaguePlan(registry.game(game), bots, 4, seed=11)
+            for name, runner in (("local", local_backend), ("ray", ray_backend)):
+                run_league(plan, open_database(f"sqlite:///{tmp_path / f'{game}-{name}.db'}"), runner)
+            assert _league_rows(tmp_path / f"{game}-local.db") == _league_rows(tmp_path / f"{game}-ray.db"), game
+            assert len(_league_rows(tmp_path / f"{game}-ray.db")) == 4 * min(3, registry.game(game).max_players)
+    finally:
+        local_backend.close()
+        ray_backend.close()

@@ -21,6 +21,10 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=100_000, help="fuzz: bad messages to send (default 100000)")
     parser.add_argument("--connections", type=int, default=500,
                         help="slowloris: silent, trickling and non-reading connections (default 500)")
+    parser.add_argument("--acceptance", action="store_true",
+                        help="league: the acceptance run (example programs and built-ins, every game; "
+                             "default 200 games each)")
+    parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
     args = parser.parse_args()
     if args.game == "fuzz":
         from gameroom.bench import fuzz
@@ -37,6 +41,12 @@ def main() -> int:
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
         return 0
+    if args.game == "league" and args.acceptance:
+        from gameroom.bench import acceptance
+
+        return acceptance.run(args.games, args.workers)
+    if args.acceptance:
+        parser.error("--acceptance belongs to the league benchmark")
     if args.game == "league":
         from gameroom.bench import league
 

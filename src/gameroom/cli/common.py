@@ -204,7 +204,9 @@ def run_harness(game: GameCommands, name: str, flags: Sequence[str] = ()) -> int
     return 0
 
 
-def serve(game: GameCommands, args: Any) -> int:
+def serve(game: GameCommands, args: Any, plan_hook: Callable[[list[Any], ServerPlan], ServerPlan] | None = None) -> int:
+    """``gameroom serve GAME``; ``plan_hook(values, plan)`` may wrap the plan made from the
+    configuration (``--replay`` records how to run each game again)."""
     if game.server_plan is None:
         raise UsageError(f"{game.name} has no server")
     values = read_stdin_values()
@@ -214,6 +216,8 @@ def serve(game: GameCommands, args: Any) -> int:
         if game.server_config_error is not None:
             game.server_config_error(exc)
         raise UsageError(f"bad server configuration: {exc}") from None
+    if plan_hook is not None:
+        plan = plan_hook(values, plan)
     import asyncio
 
     from gameroom.server.host import host_game

@@ -7,6 +7,7 @@ and ``play --replay``, which use only the standard library and the games.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,7 @@ def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from gameroom.league.replay import describe, verify
+    from gameroom.league.replay import describe
 
     replays = _replays(args)
     if args.action == "show":
@@ -212,8 +213,8 @@ def replay(args: argparse.Namespace) -> int:
                 print(line)
         return 0
     bad = unverifiable = 0
-    for label, record in replays:
-        divergence = verify(record)
+    outcomes = _verify_all(replays)
+    for (label, record), divergence in zip(replays, outcomes):
         if divergence is None:
             if len(replays) == 1:
                 print(f"{label}: verified ({sum(1 for e in record.events if e.kind == 'call')} calls)")
@@ -227,6 +228,27 @@ def replay(args: argparse.Namespace) -> int:
         print(f"{len(replays) - bad - unverifiable} of {len(replays)} replays verified"
               + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else ""))
     return 1 if bad else 0
+
+
+def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
+    """Each replay's first difference from the rules (or None): registry games one by one,
+    served and tournament games by running each session once."""
+    from gameroom.league.replay import verify, verify_session
+
+    outcomes: list[Any] = [None] * len(replays)
+    sessions: dict[tuple[str, str], list[int]] = {}
+    for at, (_label, record) in enumerate(replays):
+        session = record.config.get("session") if isinstance(record.config, dict) else None
+        if record.seed is None and isinstance(session, dict):
+            key = (record.game, json.dumps(session, sort_keys=True))
+            sessions.setdefault(key, []).append(at)
+        else:
+            outcomes[at] = verify(record)
+    for (game, session), members in sessions.items():
+        found = verify_session([replays[at][1] for at in members], rerun_session(json.loads(session), game))
+        for at, divergence in zip(members, found):
+            outcomes[at] = divergence
+    return outcomes
 
 
 def play_recorded(game: Any, args: argparse.Namespace) -> int:
@@ -254,19 +276,94 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+_NOT_RECORDED = ("replay", "db", "observe", "command", "game")
+"""Options a re-run never uses: where this run wrote (replays, database, pictures)."""
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The command's options as JSON, for running its session again."""
+    out: dict[str, Any] = {}
+    for key, value in vars(args).items():
+        if key in _NOT_RECORDED or callable(value):
+            continue
+        out[key] = str(value) if isinstance(value, Path) else value
+    return out
+
+
 def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:
     """``gameroom serve|tournament GAME --replay FILE``: run the command as usual, with the
-    replay of every game it plays written to FILE."""
+    replay of every game it plays written to FILE. Each header carries the session: the
+    options, the server's configuration and the seats as the plan received them, so
+    ``replay verify`` can run it again (a seed the server would take from the clock is
+    drawn here and recorded)."""
+    import dataclasses
+    import time
+
     from gameroom.core.match import observe_every_match
     from gameroom.league.replay import ReplayFile
 
+    if mode == "serve" and getattr(args, "seed", None) is None:
+        args.seed = int(time.time())
     try:
         replays = ReplayFile(args.replay, {"mode": mode, "command_seed": getattr(args, "seed", None)})
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
+
+    def hook(values: list[Any], plan: Any) -> Any:
+        def play(seats: Any) -> Any:
+            replays.begin({"mode": "serve", "options": _options(args), "values": values,
+                           "order": [{"name": seat.name, "trusted": seat.trusted} for seat in seats]})
+            try:
+                return plan.play(seats)
+            finally:
+                replays.close()
+
+        return dataclasses.replace(plan, play=play)
+
+    if mode == "tournament":
+        replays.begin({"mode": "tournament", "options": _options(args)})
     stop = observe_every_match(replays.observer)
     try:
-        return command(game, args)
+        return command(game, args, plan_hook=hook) if mode == "serve" else command(game, args)
     finally:
         stop()
+        replays.close()
         stderr_log(f"{replays.written} replay{'s' * (replays.written != 1)} written to {args.replay}")
+
+
+def rerun_session(session: dict[str, Any], game_name: str) -> Any:
+    """``rerun(factory)`` for :func:`gameroom.league.replay.verify_session`: the session's
+    command run again (quietly, writing nothing) with ``factory`` given every match."""
+    import contextlib
+    import io
+
+    from gameroom.cli.main import load_game
+    from gameroom.core.match import Seat, observe_every_match
+
+    commands = load_game(game_name)
+    options = argparse.Namespace(**{**session.get("options", {}), "replay": None, "db": None, "observe": None,
+                                    "quiet": True})
+
+    def unanswered(method: str, _args: Any, _limit: Any) -> Any:
+        raise RuntimeError(f"{method} was called before the replay's answers were in place")
+
+    def run(factory: Any) -> None:
+        stop = observe_every_match(factory)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                if session.get("mode") == "serve":
+                    if commands.server_plan is None:
+                        raise UsageError(f"{game_name} has no server")
+                    plan = commands.server_plan(session.get("values", []), options)
+                    plan.play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
+                               for s in session.get("order", [])])
+                elif session.get("mode") == "tournament":
+                    if commands.tournament is None:
+                        raise UsageError(f"{game_name} has no tournament mode")
+                    commands.tournament(options)
+                else:
+                    raise UsageError(f"unknown session mode {session.get('mode')!r}")
+        finally:
+            stop()
+
+    return run

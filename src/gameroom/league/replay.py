@@ -7,19 +7,28 @@ snapshots, which the rules recompute. :func:`verify` re-runs the game from the h
 seed through the registry's ``play`` with *scripted* seats that give back the recorded
 replies (and fail where the recorded call failed), then compares every event and the
 result: an altered file names the first step that differs.
+
+Games a server plan or a tournament deals (``gameroom serve|tournament --replay``) have
+no registry seed: their headers carry the *session* instead (the command's options, the
+server's configuration and the seats in the order the plan received them), and every
+match the session ran is in the file, the tournament's own start and end calls
+included. :func:`verify_session` re-runs the whole session through the same command
+with every seat answered from the file (a queue per seat and method, so concurrent
+games of a round replay the same whatever the threads do) and compares each match.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
 from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, Recorder
 
-__all__ = ["ReplayRecorder", "Divergence", "verify", "describe", "read_replays"]
+__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile"]
 
 
 class ReplayRecorder(Recorder):
@@ -222,8 +231,11 @@ def _record(lines: list[str], source: str) -> MatchRecord:
 
 class ReplayFile:
     """Records every match this process runs into one JSON Lines file, a replay after the
-    other as each game ends (``gameroom serve --replay FILE``). Such games are dealt by the
-    server's configuration, not from a registry seed, so their header has no seed."""
+    other as each game ends (``gameroom serve|tournament --replay FILE``). Such games are
+    dealt by the server's configuration or the tournament, not from a registry seed: their
+    header has no seed but the ``session`` set by :meth:`begin` (how to run them again).
+    Matches that never end (a tournament's start and end calls) are written when the
+    session closes."""
 
     def __init__(self, path: Any, config: dict[str, Any] | None = None) -> None:
         import threading
@@ -231,20 +243,147 @@ class ReplayFile:
         self.path = path
         self.config = dict(config or {})
         self.written = 0
+        self.session: dict[str, Any] | None = None
+        self._sessions = 0
+        self._open: list[ReplayRecorder] = []
         self._lock = threading.Lock()
         with open(path, "w", encoding="utf-8"):
             pass   # start empty; fail now, not after the game, when it cannot be written
 
+    def begin(self, session: dict[str, Any]) -> None:
+        """The matches made from now on belong to this session (a served game, a tournament)."""
+        self.close()
+        self._sessions += 1
+        self.session = {"id": self._sessions, **session}
+
     def observer(self, match: Any) -> Any:
         names = [seat.name for seat in match.seats]
-        recorder = ReplayRecorder(match.protocol.game, None, {**self.config, "seats": [{"name": n} for n in names]},
-                                  names)
+        config = {**self.config, "seats": [{"name": n} for n in names]}
+        if self.session is not None:
+            config["session"] = self.session
+        recorder = ReplayRecorder(match.protocol.game, None, config, names)
+        with self._lock:
+            self._open.append(recorder)
 
         def observe(event: Event) -> None:
             recorder(event)
             if event.kind == END:
-                with self._lock, open(self.path, "a", encoding="utf-8") as out:
-                    out.write(recorder.record.to_jsonl())
-                    self.written += 1
+                self._write(recorder)
 
         return observe
+
+    def _write(self, recorder: ReplayRecorder) -> None:
+        with self._lock, open(self.path, "a", encoding="utf-8") as out:
+            if recorder in self._open:
+                self._open.remove(recorder)
+            out.write(recorder.record.to_jsonl())
+            self.written += 1
+
+    def close(self) -> None:
+        """Write the session's matches that never ended but called someone."""
+        with self._lock:
+            unfinished = [r for r in self._open if any(e.kind == CALL for e in r.record.events)]
+            self._open.clear()
+        for recorder in unfinished:
+            self._write(recorder)
+
+
+class _SessionScript:
+    """A whole session's recorded calls as a queue per (seat, method): each seat plays its
+    games one after the other, so its calls of one method come in the same order however
+    a round's concurrent games interleave."""
+
+    def __init__(self, records: Sequence[MatchRecord], protocol: Any) -> None:
+        self.protocol = protocol
+        self.queues: dict[tuple[str, str], deque[tuple[Any, tuple[str, str] | None]]] = {}
+        for record in records:
+            events = [e for e in record.events if e.kind != STATE]
+            for at, event in enumerate(events):
+                if event.kind != CALL:
+                    continue
+                failure = None
+                if event.get("reply") is None:
+                    ejection = next((e for e in events[at + 1:] if e.kind == EJECT and e.get("seat") == event.get("seat")),
+                                    None)
+                    if ejection is not None:
+                        failure = (str(ejection.get("reason")), str(ejection.get("kind")))
+                key = (str(event.get("seat")), str(event.get("method")))
+                self.queues.setdefault(key, deque()).append((event.get("reply"), failure))
+
+    def caller(self, seat_name: str) -> Callable[[str, tuple[Any, ...], float | None], Any]:
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+            spec = self.protocol.by_name[method]
+            queue = self.queues.get((seat_name, spec.wire))
+            if not queue:
+                raise _Diverged(Divergence(0, f"the session calls {spec.wire} of {seat_name} once more than "
+                                              "the replay holds"))
+            reply, failure = queue.popleft()
+            if failure is not None:
+                try:
+                    kind = FailureKind(failure[1])
+                except ValueError:
+                    raise _Diverged(Divergence(0, f"unknown failure kind {failure[1]!r}")) from None
+                raise CallFailed(failure[0], kind)
+            if spec.one_way:
+                return None
+            if reply is None:
+                raise _Diverged(Divergence(0, f"a call {spec.wire} of {seat_name} has no reply and no ejection"))
+            try:
+                return spec.result.decode(reply)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise _Diverged(Divergence(0, f"a reply to {spec.wire} of {seat_name} is not a valid "
+                                              f"{spec.result.name}: {exc}")) from None
+
+        return call
+
+
+def _keyed(records: Iterable[MatchRecord]) -> dict[tuple[Any, ...], MatchRecord]:
+    """Records by (seats, occurrence): the same line-up's games in order."""
+    out: dict[tuple[Any, ...], MatchRecord] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    for record in records:
+        seats = tuple(record.seats)
+        seen[seats] = seen.get(seats, 0) + 1
+        out[(*seats, seen[seats])] = record
+    return out
+
+
+def verify_session(records: Sequence[MatchRecord],
+                   rerun: Callable[[Callable[[Any], Any]], None]) -> list[Divergence | None]:
+    """Re-run one session (``rerun(factory)`` runs the command with ``factory`` given every
+    match it makes, as ``core.match.observe_every_match`` does) with every seat answered
+    from ``records``; per record (in order), None when it matches, else the first
+    difference."""
+    from gameroom.games import registry
+
+    try:
+        game = registry.game(records[0].game)
+    except registry.UnknownGame as exc:
+        return [Divergence(0, str(exc))] * len(records)
+    script = _SessionScript(records, game.protocol)
+    replayed: list[ReplayRecorder] = []
+
+    def factory(match: Any) -> Any:
+        for seat in match.seats:      # every call is answered from the file
+            seat.caller = script.caller(seat.name)
+        recorder = ReplayRecorder(records[0].game, None, {}, [seat.name for seat in match.seats])
+        replayed.append(recorder)
+        return recorder
+
+    try:
+        rerun(factory)
+    except _Diverged as exc:
+        return [exc.divergence] * len(records)
+    except Exception as exc:   # a file can make the command fail only by being altered
+        return [Divergence(0, f"the session could not be run again: {type(exc).__name__}: {exc}")] * len(records)
+    again = _keyed(r.record for r in replayed if r.record.events)
+    ours = _keyed(records)
+    out: list[Divergence | None] = []
+    for key, record in ours.items():
+        twin = again.get(key)
+        if twin is None:
+            out.append(Divergence(0, f"the session played no game of {', '.join(record.seats)} (#{key[-1]})"))
+            continue
+        recorded = [e for e in record.events if e.kind != STATE]
+        out.append(_first_difference([e for e in twin.events if e.kind != STATE], recorded))
+    return out

@@ -1,0 +1,98 @@
+"""Replays of games a server plan or a tournament deals (``serve|tournament --replay``):
+``replay verify`` runs each recorded session again through the same command, with every
+seat answered from the file, and names a difference in an altered file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.league.conftest import EXAMPLES, GAMEROOM, free_port, gameroom
+
+
+def _altered(replay: Path, method: str, reply: object, out: Path) -> None:
+    """A copy of ``replay`` with the first answered ``method`` call's reply replaced."""
+    rows = [json.loads(line) for line in replay.read_text().splitlines()]
+    at = next(i for i, row in enumerate(rows) if row.get("method") == method and row.get("reply") not in (None, reply))
+    rows[at]["reply"] = reply
+    out.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def _serve(game: str, clients: list[list[str]], replay: Path, stdin: str = "") -> str:
+    port = free_port()
+    server = subprocess.Popen([*GAMEROOM, "serve", game, "--port", str(port), "--replay", str(replay)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server.stdin.write(stdin)
+    server.stdin.close()
+    time.sleep(1.5)
+    env = {**os.environ, "GAMEROOM_GAME": game}
+    started = [subprocess.Popen([arg.replace("{port}", str(port)) for arg in argv], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for argv in clients]
+    err = server.stderr.read()
+    server.wait(120)
+    for client in started:
+        client.wait(60)
+    assert server.returncode == 0, err
+    return err
+
+
+@pytest.mark.parametrize("game, players, method, bad", [("bazaar", 2, "request-cards", [["red"]]),
+                                                        ("evolution", 3, "choose", [9, [], [], [], []])])
+def test_served_game_replay_verifies(game: str, players: int, method: str, bad: object, tmp_path: Path) -> None:
+    """``serve --replay`` (the example clients as remote players; no --seed: the server's
+    clock seed is recorded) verifies; an altered reply is found."""
+    replay = tmp_path / "served.jsonl"
+    clients = [[sys.executable, str(EXAMPLES / "python_bot.py"), "{port}", f"C{i}"] for i in range(players - 1)]
+    clients.append(["perl", str(EXAMPLES / "perl_bot.pl"), "{port}", "Perl"])
+    assert "1 replay written" in _serve(game, clients, replay)
+    header = json.loads(replay.read_text().splitlines()[0])
+    assert header["seed"] is None and header["config"]["session"]["mode"] == "serve"
+    assert isinstance(header["config"]["session"]["options"]["seed"], int)
+    shown = gameroom("replay", "show", str(replay))
+    assert shown.returncode == 0 and f"call {method}" in shown.stdout and "winners:" in shown.stdout
+    verify = gameroom("replay", "verify", str(replay))
+    assert verify.returncode == 0 and "verified" in verify.stdout, verify.stderr
+    _altered(replay, method, bad, tmp_path / "altered.jsonl")
+    bad_run = gameroom("replay", "verify", str(tmp_path / "altered.jsonl"))
+    assert bad_run.returncode == 1 and "differs from the rules" in bad_run.stderr
+
+
+def test_fish_tournament_replays_verify(tmp_path: Path) -> None:
+    """``tournament fish --replay`` writes every game and the tournament's own start and
+    end calls; the whole file verifies, an altered move is found."""
+    replay = tmp_path / "cup.jsonl"
+    run = gameroom("tournament", "fish", "--players", "7", "--baddie", "bad-turn-choice", "--seed", "3",
+                   "--replay", str(replay))
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in replay.read_text().splitlines() if '"config"' in line]
+    assert len(records) >= 4 and {r["config"]["session"]["mode"] for r in records} == {"tournament"}
+    assert any(len(r["seats"]) == 8 for r in records)   # the start and end of the tournament
+    verify = gameroom("replay", "verify", str(replay))
+    assert verify.returncode == 0, verify.stderr
+    assert f"{len(records)} of {len(records)} replays verified" in verify.stdout
+    _altered(replay, "take-turn", False, tmp_path / "altered.jsonl")
+    assert gameroom("replay", "verify", str(tmp_path / "altered.jsonl")).returncode == 1
+
+
+def test_fish_served_tournament_replays_verify(tmp_path: Path) -> None:
+    """``serve fish --replay``: the server's knock-out tournament between remote clients."""
+    replay = tmp_path / "served-cup.jsonl"
+    port = free_port()
+    config = json.dumps({"min-players": 5, "max-players": 5, "server-tries": 1})
+    server = subprocess.Popen([*GAMEROOM, "serve", "fish", "--port", str(port), "--replay", str(replay)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server.stdin.write(config)
+    server.stdin.close()
+    time.sleep(1.5)
+    clients = gameroom("clients", "fish", "--port", str(port), "--count", "5", "--hiccup", "0")
+    assert clients.returncode == 0, clients.stderr
+    server.wait(120)
+    assert server.returncode == 0, server.stderr.read()
+    verify = gameroom("replay", "verify", str(replay))
+    assert verify.returncode == 0 and "replays verified" in verify.stdout, verify.stderr
