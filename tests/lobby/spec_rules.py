@@ -83,7 +83,8 @@ class Predictor:
         self.first = board.current
         self.planning = [(board.current + i) % n for i in range(n)]
         self.plays: list[int] = []
-        self.action: list[int] = []
+        self.action: list[int] = []   # 6.5: [] in round 1's planning, later the previous round's
+        self.round = 1
         self.round_emptied = board.bag == 0
         self._new_turn()
         self._pending: dict[str, Any] = {}
@@ -355,14 +356,16 @@ class Predictor:
             first = self._pending["round"]
             self.planning = [(first + i) % self.board.n for i in range(self.board.n)]
             self.plays = []
+            self.round += 1
             self.round_emptied = bool(self._pending.get("emptied"))
 
     def check_state(self, state: dict[str, Any]) -> None:
         """The turn items of GAME_STATE (6.5) agree with this reading of the rules."""
         turn = state["turn"]
-        assert state["planningOrder"] == self.planning
+        assert state["planningOrder"] == self.planning and state["actionOrder"] == self.action
+        assert state["round"] == self.round and not state["finished"] and state["winners"] == []
         if state["phase"] != "PLANNING_PHASE":
-            assert state["actionOrder"] == self.action
+            assert state["lastRound"] == (self.round_emptied or any(not h for h in self.board.hand))
             seat = state["currentPlayer"]
             played = self.board.played[seat]
             limit = (played + 1) // 2 + (2 if self.activated == 1 else 0)

@@ -9,6 +9,8 @@ reading of the rules and whose board is compared with GAME_STATE before every de
 
 from __future__ import annotations
 
+import json
+import os
 import random
 from collections import Counter
 import time
@@ -568,6 +570,8 @@ GAMES = [  # players, expert, seed, character cards (None: random)
     (3, True, 28, [8, 5, 3]), (2, True, 29, None), (2, True, 30, [11, 8, 5]), (4, True, 31, [8, 11, 10]),
     (3, True, 32, [5, 11, 8]),
 ]
+# SPEC_EXTRA_GAMES=N adds N more games of every shape with random cards (a longer sweep by hand)
+GAMES += [(2 + k % 3, k % 2 == 1, 1000 + k, None) for k in range(int(os.environ.get("SPEC_EXTRA_GAMES", "0")))]
 
 
 @pytest.mark.parametrize("players, expert, seed, cards", GAMES)
@@ -612,7 +616,6 @@ def test_whole_game(fresh, players: int, expert: bool, seed: int, cards: list[in
                     [m["type"] for m in got])
         assert events < 3000
     assert board.winners == board.expected_winners()
-    import os
     if os.environ.get("SPEC_DEBUG"):
         print("\nGAME", players, expert, seed, len(board.islands), board.towers, [len(h) for h in board.hand],
               board.bag, board.winners, sorted(seen.items()))
@@ -625,3 +628,76 @@ def test_whole_game(fresh, players: int, expert: bool, seed: int, cards: list[in
                                "isPrivate": False})[1]["id"]
     got, reply = clients[1].request({"type": "ACCESS_ROOM", "id": room})
     assert reply == ACK and got[2:] == expected_setup(seed + 1, [c.name for c in clients[:2]], False)[0]
+
+
+# -- 4.4 / 7.5 / 7.8: the limits of the lobby policy ------------------------------------------------
+def test_nack_limit_counts_per_turn_and_ignores_races(fresh) -> None:
+    # Reading of 7.8: maxNacksPerTurn is how many invalid events are *tolerated* in one turn
+    # (one planning decision in the planning phase); the next one is handled as a time-out.
+    server = fresh({"seed": 5, "maxNacksPerTurn": 1, "testHooks": {"firstPlayer": 1}})
+    (a, b), _room = room_of(server, 2)
+    ev = lambda **kw: {"type": "GAME_EVENT", **kw}   # noqa: E731
+    for _ in range(3):   # out of turn: a race, never counted (4.4)
+        a.nack(ev(eventType="PLAY_ASSISTANT_CARD", assistantCard=1), "It's not your turn")
+    b.nack(ev(eventType="PLAY_ASSISTANT_CARD", assistantCard=11), "Invalid event")
+    assert b.request(ev(eventType="PLAY_ASSISTANT_CARD", assistantCard=4))[1] == ACK
+    a.barrier()
+    a.nack(ev(eventType="PLAY_ASSISTANT_CARD", assistantCard=4), "You can't play this Assistant Card.")
+    assert a.request(ev(eventType="PLAY_ASSISTANT_CARD", assistantCard=2))[1] == ACK
+    b.barrier()
+    # a planned last and acts first: a new turn, a new count
+    a.nack(ev(eventType="MOVE_MOTHER_NATURE", amount=1), "this move is not allowed at this stage of the game")
+    a.send(ev(eventType="MOVE_MOTHER_NATURE", amount=1))
+    assert a.recv() == nack("this move is not allowed at this stage of the game")
+    assert a.is_closed()
+    b.expect({"type": "PLAYER_DISCONNECT", "username": a.name, "roomClosed": True, "reason": "TIMEOUT"})
+    assert b.barrier() == []
+    server.connect().login(a.name)
+
+
+def test_turn_time_out(fresh) -> None:
+    server = fresh({"seed": 6, "turnTimeoutSeconds": 0.5, "testHooks": {"firstPlayer": 0}})
+    (a, b, c), _room = room_of(server, 3)
+    for other in (b, c):
+        other.expect({"type": "PLAYER_DISCONNECT", "username": a.name, "roomClosed": True, "reason": "TIMEOUT"})
+        assert other.barrier() == []
+    assert a.is_closed()
+
+
+# -- 6.1: what the server writes --------------------------------------------------------------------
+def test_server_writes_one_line_per_message(fresh) -> None:
+    server = fresh({"seed": 8})
+    (a, b), _room = room_of(server, 2, expert=True)
+    for c in (a, b):
+        c.sock.settimeout(5)
+        c.send({"type": "GET_GAME_STATE"})
+        c.send({"type": "GET_PUBLIC_ROOMS"})
+        data = b""
+        while data.count(b"\n") < 2:
+            data += c.sock.recv(65536)
+        lines = data.split(b"\n")
+        assert lines[2] == b"" and len(lines) == 3   # each message is one line ended by a single \n
+        assert [json.loads(line)["type"] for line in lines[:2]] == ["GAME_STATE", "PUBLIC_ROOMS"]
+
+
+def test_game_state_object(fresh) -> None:
+    server = fresh({"seed": 12, "testHooks": {"firstPlayer": 1}})
+    (a, b), room = room_of(server, 2)
+    state = a.request({"type": "GET_GAME_STATE"})[1]["state"]
+    assert state["roomId"] == room and state["round"] == 1 and state["phase"] == "PLANNING_PHASE"
+    assert state["currentPlayer"] == 1 and state["planningOrder"] == [1, 0] and state["actionOrder"] == []
+    assert state["bank"] is None and state["characterCards"] == [] and state["bag"] == 120 - 14 - 6
+    assert [p["coins"] for p in state["players"]] == [None, None]
+    assert [(p["connected"], p["ejected"], p["playedAssistant"]) for p in state["players"]] == [(True, False, None)] * 2
+    assert (state["lastRound"], state["suspended"], state["finished"], state["winners"]) == (False, False, False, [])
+    assert state["turn"] == {"studentsToMove": 0, "motherNatureLimit": None, "activatedCard": None,
+                             "pendingInput": None, "mushroomColor": None}
+    assert b.request({"type": "GET_GAME_STATE"})[1] == {"type": "GAME_STATE", "state": state}
+    b.request({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 7})
+    a.barrier()
+    a.request({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 3})
+    state = b.request({"type": "GET_GAME_STATE"})[1]["state"]
+    assert state["actionOrder"] == [0, 1] and state["phase"] == "ACTION_PHASE_ONE" and state["currentPlayer"] == 0
+    assert [p["playedAssistant"] for p in state["players"]] == [3, 7]
+    assert state["turn"]["studentsToMove"] == 3 and state["turn"]["motherNatureLimit"] == 2
+    assert state["players"][0]["hand"] == [1, 2, 4, 5, 6, 7, 8, 9, 10]

@@ -160,6 +160,7 @@ class Room:
         self.game: Any = None
         self.current: int | None = None
         self.nacks = 0
+        self.turn: Any = None
         self.turn_timer: asyncio.TimerHandle | None = None
         self.solo_timer: asyncio.TimerHandle | None = None
 
@@ -448,7 +449,10 @@ class Lobby:
             self._eject(room, client.seat, "EJECTED")
         elif self.config.max_nacks_per_turn:
             room.nacks += 1
-            if room.nacks >= self.config.max_nacks_per_turn:
+            # 7.8: maxNacksPerTurn is the number of invalid events *tolerated* per turn (the
+            # referee policy, which tolerates none, could not be written as a count since 0
+            # means unlimited), so the one beyond it is what ends the player's game.
+            if room.nacks > self.config.max_nacks_per_turn:
                 self.lost(client, "TIMEOUT", f"{room.nacks} invalid events this turn")
 
     # -- rooms ------------------------------------------------------------------------
@@ -460,8 +464,10 @@ class Lobby:
             self._dissolve(room)
             return
         current = self.game.current(room.game)
-        if current != room.current:
+        turn = self.game.turn(room.game) if self.game.turn is not None else current
+        if current != room.current or turn != room.turn:
             room.nacks = 0
+        room.turn = turn
         restart = current != room.current or accepted or room.turn_timer is None
         room.current = current
         waiting = current is not None and not self.game.suspended(room.game)
