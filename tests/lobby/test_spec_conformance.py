@@ -701,3 +701,34 @@ def test_game_state_object(fresh) -> None:
     assert [p["playedAssistant"] for p in state["players"]] == [3, 7]
     assert state["turn"]["studentsToMove"] == 3 and state["turn"]["motherNatureLimit"] == 2
     assert state["players"][0]["hand"] == [1, 2, 4, 5, 6, 7, 8, 9, 10]
+
+
+def test_lone_surrogates_are_not_characters(fresh, tmp_path: Path) -> None:
+    server = fresh({"debug": True, "logFile": str(tmp_path / "debug.txt")})
+    c = server.connect()
+    c.send_raw(b'{"type": "LOGIN", "username": "a\\ud800"}\n')   # valid JSON, not a character
+    assert c.recv() == nack("Invalid username")
+    c.login(unique("s"))
+    c.send_raw(b'{"type": "GET_PUBLIC_ROOMS", "note": "\\udfff"}\n')   # an unknown field: ignored
+    assert c.recv() == {"type": "PUBLIC_ROOMS", "rooms": []}
+    got, reply = c.request({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": False, "isPrivate": True})
+    assert reply["type"] == "ROOM_ID"
+
+
+def test_unknown_fields_are_ignored(fresh) -> None:
+    server = fresh({"seed": 13, "testHooks": {"firstPlayer": 0}})
+    (a, b), _room = room_of(server, 2)
+    got, reply = a.request({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 5,
+                            "islandIndex": "x", "color": 7, "playerNumber": None, "extra": {"deep": [1]}})
+    assert reply == ACK and got[0] == {"type": "PLAY_ASSISTANT_CARD", "assistantCard": 5, "player": 0}
+    assert b.barrier() == got
+
+
+def test_message_size_limit_is_inclusive(lobby) -> None:
+    base = len(json.dumps({"type": "GET_PUBLIC_ROOMS", "p": ""}))
+    c = logged(lobby)
+    c.send_raw(json.dumps({"type": "GET_PUBLIC_ROOMS", "p": "x" * (65536 - base)}).encode() + b"\n")
+    assert c.recv()["type"] == "PUBLIC_ROOMS"   # exactly maxMessageBytes: accepted
+    c.send_raw(json.dumps({"type": "GET_PUBLIC_ROOMS", "p": "x" * (65537 - base)}).encode() + b"\n")
+    assert c.recv() == nack("Not a message")
+    assert c.is_closed()
