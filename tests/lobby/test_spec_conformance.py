@@ -732,3 +732,58 @@ def test_message_size_limit_is_inclusive(lobby) -> None:
     c.send_raw(json.dumps({"type": "GET_PUBLIC_ROOMS", "p": "x" * (65537 - base)}).encode() + b"\n")
     assert c.recv() == nack("Not a message")
     assert c.is_closed()
+
+
+# -- 7.6 resilience and 7.7 ejection ---------------------------------------------------------------
+def test_resilience_skips_suspends_and_resumes(fresh) -> None:
+    server = fresh({"seed": 3, "resilience": True, "reconnectGraceSeconds": 30, "soloTimeoutSeconds": 30,
+                    "testHooks": {"firstPlayer": 1}})
+    (a, b, c), _room = room_of(server, 3)
+    b.close()   # b is the current player: skipped at once
+    lost_b = [{"type": "PLAYER_DISCONNECT", "username": b.name, "roomClosed": False, "reason": "CONNECTION_LOST"},
+              {"type": "CHANGE_TURN", "playingPlayer": 2}]
+    assert a.barrier() == lost_b and c.barrier() == lost_b
+    c.close()   # only a is connected: suspended
+    assert a.barrier() == [{"type": "PLAYER_DISCONNECT", "username": c.name, "roomClosed": False,
+                            "reason": "CONNECTION_LOST"}, {"type": "CHANGE_TURN", "playingPlayer": 0},
+                           {"type": "GAME_SUSPENDED", "timeoutSeconds": 30}]
+    a.nack({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 3}, "The game is suspended")
+    back = server.connect()
+    back.send({"type": "LOGIN", "username": b.name})   # within the grace period: back in the seat
+    assert back.recv() == ACK
+    state = back.recv()
+    assert state["type"] == "GAME_STATE" and state["state"]["players"][1]["connected"] is True
+    assert state["state"]["players"][2]["connected"] is False
+    assert a.barrier() == [{"type": "PLAYER_RECONNECT", "username": b.name}, {"type": "GAME_RESUMED"}]
+    assert a.request({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 3})[1] == ACK
+    # b played no card this round (skipped), c is disconnected: a alone acts
+    assert back.barrier() == [{"type": "PLAY_ASSISTANT_CARD", "assistantCard": 3, "player": 0},
+                              {"type": "CHANGE_TURN", "playingPlayer": 0},
+                              {"type": "CHANGE_PHASE", "gamePhase": "ACTION_PHASE_ONE"}]
+
+
+def test_resilience_solo_time_out(fresh) -> None:
+    server = fresh({"seed": 3, "resilience": True, "soloTimeoutSeconds": 1, "testHooks": {"firstPlayer": 0}})
+    (a, b), _room = room_of(server, 2)
+    b.close()
+    a.expect({"type": "PLAYER_DISCONNECT", "username": b.name, "roomClosed": False, "reason": "CONNECTION_LOST"},
+             {"type": "GAME_SUSPENDED", "timeoutSeconds": 1}, {"type": "END_GAME", "winners": [a.name]})
+    a.nack({"type": "LEAVE_ROOM"}, "Not yet in a room!")
+
+
+def test_referee_policy_ejects_an_impostor(fresh) -> None:
+    server = fresh({"seed": 4, "policy": "referee", "testHooks": {"firstPlayer": 0}})
+    (a, b, c), _room = room_of(server, 3)
+    a.send({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 3, "playerNumber": 1})
+    assert a.recv() == nack("Player number does not match your seat")
+    assert a.is_closed()
+    ejected = [{"type": "PLAYER_DISCONNECT", "username": a.name, "roomClosed": False, "reason": "EJECTED"},
+               {"type": "CHANGE_TURN", "playingPlayer": 1}]
+    assert b.barrier() == ejected and c.barrier() == ejected
+    c.nack({"type": "GAME_EVENT", "eventType": "PLAY_ASSISTANT_CARD", "assistantCard": 3}, "It's not your turn")
+    b.send({"type": "GAME_EVENT", "eventType": "MOVE_MOTHER_NATURE", "amount": 1})
+    assert b.recv() == nack("this move is not allowed at this stage of the game")
+    assert b.is_closed()
+    c.expect({"type": "PLAYER_DISCONNECT", "username": b.name, "roomClosed": False, "reason": "EJECTED"},
+             {"type": "END_GAME", "winners": [c.name]})
+    assert c.barrier() == []
