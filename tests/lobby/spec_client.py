@@ -396,3 +396,108 @@ def _card_input(state: dict[str, Any], pending: dict[str, Any], me: dict[str, An
             e, t = rng.choice(pairs)
             return {"eventType": "SWAP_STUDENT_ENTRANCE_TABLE", "studentFromEntrance": e, "studentFromTable": t}
     return {"eventType": "END_SELECTION"}
+
+
+def refusals(state: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    """Events the current player may not send now, with the NACK text of 4.2/4.3 each must get."""
+    seat = state["currentPlayer"]
+    me = state["players"][seat]
+    turn, phase = state["turn"], state["phase"]
+    islands, clouds = len(state["islands"]), len(state["clouds"])
+    stage = "this move is not allowed at this stage of the game"
+    cards = {c["id"]: c for c in state["characterCards"]}
+    out: list[tuple[dict[str, Any], str]] = []
+    absent = [c for c in COLORS if me["entrance"][c] == 0]
+    present = [c for c in COLORS if me["entrance"][c] > 0]
+    pending = turn["pendingInput"]
+    if pending is not None:
+        card = cards[pending["card"]]
+        out.append(({"eventType": "MOVE_MOTHER_NATURE", "amount": 1}, stage))
+        out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": card["id"]}, stage))
+        students = card["students"] or {}
+        not_on_card = [c for c in COLORS if not students.get(c)]
+        on_card = [c for c in COLORS if students.get(c)]
+        if card["id"] == 0 and not_on_card:
+            out.append(({"eventType": "MOVE_STUDENT_FROM_CARD_TO_ISLAND", "color": not_on_card[0], "islandIndex": 0},
+                        "the card doesn't have this student"))
+        if card["id"] == 0 and on_card:
+            out.append(({"eventType": "MOVE_STUDENT_FROM_CARD_TO_ISLAND", "color": on_card[0],
+                         "islandIndex": islands}, f"there is no island number {islands}"))
+        if card["id"] == 7 and not_on_card:
+            out.append(({"eventType": "MOVE_STUDENT_FROM_CARD_TO_TABLE", "color": not_on_card[0]},
+                        "the card doesn't have this student"))
+        if card["id"] == 5:
+            out.append(({"eventType": "CHOOSE_ISLAND", "islandIndex": islands}, f"there is no island number {islands}"))
+        if card["id"] == 8:
+            out.append(({"eventType": "CHOOSE_ISLAND", "islandIndex": islands}, "this island doesn't exist"))
+        if card["id"] in (10, 11):
+            out.append(({"eventType": "CHOOSE_COLOR", "color": "PURPLE"}, "Invalid event"))
+            out.append(({"eventType": "CHOOSE_ISLAND", "islandIndex": 0}, stage))
+        if card["id"] == 2 and not_on_card and present:
+            out.append(({"eventType": "SWAP_STUDENT_CARD_ENTRANCE", "studentFromCard": not_on_card[0],
+                         "studentFromEntrance": present[0]}, "the card doesn't have this student"))
+        if card["id"] == 2 and absent:
+            out.append(({"eventType": "SWAP_STUDENT_CARD_ENTRANCE", "studentFromCard": on_card[0],
+                         "studentFromEntrance": absent[0]}, "the player doesn't have this student in the entrance"))
+        if card["id"] == 3 and absent:
+            out.append(({"eventType": "SWAP_STUDENT_ENTRANCE_TABLE", "studentFromEntrance": absent[0],
+                         "studentFromTable": "RED"}, "the player doesn't have this student in the entrance"))
+        empty_tables = [c for c in COLORS if me["diningRoom"][c] == 0]
+        if card["id"] == 3 and present and empty_tables:
+            out.append(({"eventType": "SWAP_STUDENT_ENTRANCE_TABLE", "studentFromEntrance": present[0],
+                         "studentFromTable": empty_tables[0]}, "the player doesn't have this student in the table"))
+        return out
+    out.append(({"eventType": "END_SELECTION"}, stage))
+    if phase == "PLANNING_PHASE":
+        used = [v for v in range(1, 11) if v not in me["hand"]]
+        if used:
+            out.append(({"eventType": "PLAY_ASSISTANT_CARD", "assistantCard": used[0]}, "you already played this card"))
+        taken = {p["playedAssistant"] for p in state["players"] if p["seat"] != seat and p["playedAssistant"]}
+        if any(v not in taken for v in me["hand"]):
+            for v in sorted(taken & set(me["hand"])):
+                out.append(({"eventType": "PLAY_ASSISTANT_CARD", "assistantCard": v},
+                            "You can't play this Assistant Card."))
+        out.append(({"eventType": "MOVE_MOTHER_NATURE", "amount": 1}, stage))
+        if state["expert"]:
+            out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": state["characterCards"][0]["id"]}, stage))
+        return out
+    if state["expert"]:
+        missing = next(i for i in range(12) if i not in cards)
+        out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": missing}, "This card is not present in the game"))
+        for card in cards.values():
+            if turn["activatedCard"] is not None:
+                out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": card["id"]},
+                            "You already activated a card"))
+            elif card["price"] > me["coins"]:
+                out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": card["id"]},
+                            "You don't have enough coins"))
+            elif card["id"] == 5 and card["noEntryTiles"] == 0:
+                out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": 5}, "No more no entry tiles on this card"))
+    else:
+        out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": 0},
+                    "you cannot activate character cards in simple mode"))
+    if phase == "ACTION_PHASE_ONE":
+        out.append(({"eventType": "MOVE_MOTHER_NATURE", "amount": 1}, stage))
+        out.append(({"eventType": "PLAY_ASSISTANT_CARD", "assistantCard": me["hand"][0] if me["hand"] else 1}, stage))
+        for c in absent:
+            out.append(({"eventType": "MOVE_STUDENT_FROM_ENTRANCE_TO_TABLE", "color": c},
+                        "No student of this color are present"))
+        full = [c for c in present if me["diningRoom"][c] == 10]
+        for c in full:
+            out.append(({"eventType": "MOVE_STUDENT_FROM_ENTRANCE_TO_TABLE", "color": c},
+                        "No more students of this color can be added to this holder"))
+        out.append(({"eventType": "MOVE_STUDENT_FROM_ENTRANCE_TO_ISLAND", "color": present[0], "islandIndex": islands},
+                    f"there is no island number {islands}"))
+    if phase == "ACTION_PHASE_TWO":
+        limit = turn["motherNatureLimit"]
+        out.append(({"eventType": "MOVE_MOTHER_NATURE", "amount": limit + 1},
+                    f"you cannot move mother nature more than {limit}"))
+        out.append(({"eventType": "MOVE_MOTHER_NATURE", "amount": 0}, "Mother nature can only be moved forward"))
+        out.append(({"eventType": "CHOOSE_CLOUD", "cloudIndex": 0}, stage))
+    if phase == "ACTION_PHASE_THREE":
+        out.append(({"eventType": "CHOOSE_CLOUD", "cloudIndex": clouds}, f"there is no cloud number {clouds}"))
+        for i, cloud in enumerate(state["clouds"]):
+            if not sum(cloud.values()):
+                out.append(({"eventType": "CHOOSE_CLOUD", "cloudIndex": i}, "This cloud was already empty"))
+        out.append(({"eventType": "MOVE_STUDENT_FROM_ENTRANCE_TO_ISLAND", "color": "RED", "islandIndex": 0}, stage))
+    return out

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from .spec_client import COLORS, Board, SpecClient, SpecServer, choose
+from .spec_client import COLORS, Board, SpecClient, SpecServer, choose, refusals
 from .spec_rules import Predictor, expected_setup
 
 ACK = {"type": "ACK"}
@@ -597,6 +597,14 @@ class Match:
         state = clients[seat].request({"type": "GET_GAME_STATE"})[1]["state"]
         board.compare(state)
         self.predictor.check_state(state)
+        wrong = refusals(state)
+        # a refused event changes nothing and is told to its sender only; a refused card
+        # input stays pending (4.3): all of them while an input is pending, else one now and then
+        if state["turn"]["pendingInput"] is None:
+            wrong = rng.sample(wrong, 1) if wrong and rng.random() < 0.3 else []
+        for event, text in wrong:
+            clients[seat].nack({"type": "GAME_EVENT", **event}, text)
+            self.seen["NACK " + text] += 1
         body = choose(state, rng)
         if rng.random() < 0.1:   # somebody else plays out of turn, or for the current seat
             other = (seat + 1) % len(clients)
