@@ -466,6 +466,7 @@ def test_leaving_closes_the_room(lobby, started: bool, how: str) -> None:
 
 def test_ping_pong(fresh) -> None:
     server = fresh({"pingIntervalSeconds": 0.2, "pingTimeoutSeconds": 5})
+    stranger = server.connect()   # PING goes to logged-in connections only (7.8)
     c = logged(server)
     c.send({"type": "PONG"})   # an unasked PONG gets no reply
     assert c.recv() == {"type": "PING"}
@@ -474,6 +475,22 @@ def test_ping_pong(fresh) -> None:
     c.send({"type": "PONG"})
     got, reply = c.request({"type": "GET_PUBLIC_ROOMS"})   # until_reply answers PINGs on the way
     assert got == [] and reply["type"] == "PUBLIC_ROOMS"
+    with pytest.raises(TimeoutError):
+        stranger.recv(timeout=0.5)
+
+
+def test_two_newcomers_race_for_the_last_seat(lobby) -> None:
+    creator, x, y = logged(lobby), logged(lobby), logged(lobby)
+    room = creator.request({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": False, "isPrivate": True})[1]["id"]
+    x.send({"type": "ACCESS_ROOM", "id": room})
+    y.send({"type": "ACCESS_ROOM", "id": room})
+    replies = [x.until_reply(), y.until_reply()]
+    winners = [got for got, reply in replies if reply == ACK]
+    losers = [(got, reply) for got, reply in replies if reply != ACK]
+    assert len(winners) == 1 and len(losers) == 1
+    got, reply = losers[0]
+    assert got == [] and reply in (nack("Not an initializing room"), nack("Unable to access room"))
+    assert winners[0][2]["type"] == "START_GAME" and creator.barrier() == winners[0][1:]
 
 
 # -- 4.2 / 4.3: checks of GAME_EVENT --------------------------------------------------------------
