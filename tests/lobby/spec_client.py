@@ -463,7 +463,8 @@ def refusals(state: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
         return out
     if state["expert"]:
         missing = next(i for i in range(12) if i not in cards)
-        out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": missing}, "This card is not present in the game"))
+        out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": missing},
+                    "This card is not present in the game"))
         for card in cards.values():
             if turn["activatedCard"] is not None:
                 out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": card["id"]},
@@ -472,7 +473,8 @@ def refusals(state: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
                 out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": card["id"]},
                             "You don't have enough coins"))
             elif card["id"] == 5 and card["noEntryTiles"] == 0:
-                out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": 5}, "No more no entry tiles on this card"))
+                out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": 5},
+                            "No more no entry tiles on this card"))
     else:
         out.append(({"eventType": "ACTIVATE_CHARACTER_CARD", "cardId": 0},
                     "you cannot activate character cards in simple mode"))
