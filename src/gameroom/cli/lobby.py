@@ -65,7 +65,8 @@ def serve(game: Any, args: argparse.Namespace) -> int:
     debug_log = None
     if config.debug:
         try:
-            handle = open(config.log_file, "a", encoding="utf-8", buffering=1)
+            # a client may send lone surrogates (valid JSON escapes, not UTF-8): log them escaped
+            handle = open(config.log_file, "a", encoding="utf-8", errors="backslashreplace", buffering=1)
         except OSError as exc:
             raise UsageError(f"cannot open the log file {config.log_file}: {exc.strerror}") from None
         debug_log = lambda text: handle.write(text + "\n")   # noqa: E731

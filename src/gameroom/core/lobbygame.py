@@ -70,6 +70,9 @@ class LobbyGame:
     """The game's words for a person at a terminal: ``board(snapshot, seat)`` (styled
     text fragments), ``expected(snapshot, seat)``, ``parse_command(words, snapshot)`` ->
     event (ValueError), ``command_of(event)``, ``GAME_COMMANDS`` and ``HELP``."""
+    turn: Callable[[Any], Any] | None = None
+    """An identifier of the turn (or decision) the game waits for; the lobby's per-turn NACK
+    count starts again when it changes. None: the seat of ``current`` is the turn."""
     event_type: str = "GAME_EVENT"
     server_types: frozenset[str] = frozenset()
     """Message types only the server sends (a client sending one is dropped, §4.5)."""

@@ -41,8 +41,10 @@ def nack(text: str) -> dict[str, Any]:
 
 def valid_username(name: Any) -> bool:
     """4.5 and 11 #42: a string of 1 to 32 characters without control characters."""
+    # Lone surrogates (JSON "\ud800") are not characters: such a name could not even be
+    # written back to the clients in UTF-8.
     return (isinstance(name, str) and 1 <= len(name) <= 32
-            and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name))
+            and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 or 0xD800 <= ord(ch) < 0xE000 for ch in name))
 
 
 def _is_int(value: Any) -> bool:
@@ -50,7 +52,11 @@ def _is_int(value: Any) -> bool:
 
 
 def _encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:   # a lone surrogate from a client: escaped, still valid JSON
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 class Client:
@@ -138,7 +144,13 @@ class Client:
                         return
                     if value is NEED_MORE:
                         break
-                    self.lobby.handle(self, value)
+                    try:
+                        self.lobby.handle(self, value)
+                    except Exception as exc:   # a server bug must not leave the client hanging
+                        self.lobby.log(f"{self.label()}: internal error on {str(value)[:200]}: "
+                                       f"{type(exc).__name__}: {exc}")
+                        self.lobby.lost(self, "CONNECTION_LOST", "internal error")
+                        return
         except (ConnectionError, OSError):
             pass
         except asyncio.CancelledError:
@@ -160,6 +172,7 @@ class Room:
         self.game: Any = None
         self.current: int | None = None
         self.nacks = 0
+        self.turn: Any = None
         self.turn_timer: asyncio.TimerHandle | None = None
         self.solo_timer: asyncio.TimerHandle | None = None
 
@@ -448,7 +461,10 @@ class Lobby:
             self._eject(room, client.seat, "EJECTED")
         elif self.config.max_nacks_per_turn:
             room.nacks += 1
-            if room.nacks >= self.config.max_nacks_per_turn:
+            # 7.8: maxNacksPerTurn is the number of invalid events *tolerated* per turn (the
+            # referee policy, which tolerates none, could not be written as a count since 0
+            # means unlimited), so the one beyond it is what ends the player's game.
+            if room.nacks > self.config.max_nacks_per_turn:
                 self.lost(client, "TIMEOUT", f"{room.nacks} invalid events this turn")
 
     # -- rooms ------------------------------------------------------------------------
@@ -460,8 +476,10 @@ class Lobby:
             self._dissolve(room)
             return
         current = self.game.current(room.game)
-        if current != room.current:
+        turn = self.game.turn(room.game) if self.game.turn is not None else current
+        if current != room.current or turn != room.turn:
             room.nacks = 0
+        room.turn = turn
         restart = current != room.current or accepted or room.turn_timer is None
         room.current = current
         waiting = current is not None and not self.game.suspended(room.game)

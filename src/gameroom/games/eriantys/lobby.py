@@ -128,6 +128,9 @@ LOBBY = LobbyGame(
     step=rules.step,
     snapshot=snapshot,
     current=lambda s: None if s.finished else s.current,
+    # 7.8: NACKs are counted per turn, per planning decision in the planning phase; the
+    # last to plan is often the first to act, so the phase is part of the turn.
+    turn=lambda s: (s.round, s.phase == PLANNING, s.current),
     finished=lambda s: s.finished,
     eject=_eject,
     disconnect=_disconnect,
