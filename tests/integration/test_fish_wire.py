@@ -214,7 +214,9 @@ def test_server_survives_a_misbehaving_peer(case: str) -> None:
 def tournament_around_trouble() -> tuple[Any, str]:
     """Five signed-up players: four of our greedy clients, a peer that goes silent in its
     first turn and one that vanishes during placement; plus a bad sign-up."""
-    config = {"server-wait": 4, "server-tries": 1, "min-players": 5, "max-players": 10, "time-per-turn": 1,
+    # 12 s of sign-up: the clients process must start and sign up four players inside it,
+    # which took over 4 s on a loaded 2-core machine
+    config = {"server-wait": 12, "server-tries": 1, "min-players": 5, "max-players": 10, "time-per-turn": 1,
               "ready-time": 1, "name-timeout": 1}
     server, port = start_server(config)
     bad_name = Peer(port, "no digits 4 me")
