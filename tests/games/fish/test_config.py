@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gameroom.core.wire import WireError
-from gameroom.games.fish.baddies import BADDIES, SCENARIO_KINDS, Misbehaviour, bad_answer, decode_scenarios
+from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, bad_answer, decode_scenarios
 from gameroom.games.fish.config import (ClientConfig, ObserverConfig, RefereeConfig, ScriptConfig,
                                         ServerConfig, decode_client_config, decode_observer_config,
                                         decode_referee_config, decode_script_config,

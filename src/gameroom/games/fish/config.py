@@ -19,12 +19,12 @@ from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
 from gameroom.core.wire import WireError, describe, expect_bool, expect_choice, expect_str
-from gameroom.games.fish.baddies import BADDIES
+from gameroom.games.fish.actors import BADDIES
 from gameroom.games.fish.protocol import (DEFAULT_PORT, NAME_TIMEOUT, READY_TIME, SERVER_BOARD, SIGNUP_MAX_PLAYERS,
                                           SIGNUP_MIN_PLAYERS, SIGNUP_PERIODS, SIGNUP_WAIT, START_TIMEOUT,
                                           TIME_PER_CALL_SERVER)
 from gameroom.games.fish.strategies import STRATEGY_NAMES
-from gameroom.games.fish.wire import decode_name
+from gameroom.games.fish.codec import decode_name
 
 
 def _number(value: Any, where: str, low: float, high: float, integral: bool = True) -> Any:
@@ -210,7 +210,7 @@ def encode_server_config(config: ServerConfig) -> dict[str, Any]:
 class ClientConfig:
     """One client player (spec 8.2). ``strategy``: greedy, random or maximin (with
     ``depth``); ``seed`` seeds the random strategy; ``baddie`` names a misbehaviour of
-    :data:`gameroom.games.fish.baddies.BADDIES` (an extension, for tests)."""
+    :data:`gameroom.games.fish.actors.BADDIES` (an extension, for tests)."""
 
     host: str = "127.0.0.1"
     port: int = 45678

@@ -22,9 +22,9 @@ from typing import Any, Callable, Sequence
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import hang
-from gameroom.games.fish.baddies import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
+from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
 from gameroom.games.fish.config import ServerConfig
-from gameroom.games.fish.player import BaddiePlayer, QueryingPlayer, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, PROTOCOL
 from gameroom.games.fish.queries import WireQueries
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy

@@ -34,17 +34,22 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
 from gameroom.core.tournament import GameRecord
-from gameroom.games.fish.protocol import (PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
+from gameroom.games.fish.protocol import (NAME_TIMEOUT, PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
                                           actions_since_last_turn, ready_time_applies)
 from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, answer_query
 from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
-from gameroom.games.fish.wire import decode_state, encode_state
+from gameroom.games.fish.codec import decode_state, encode_state
 
-__all__ = ["RefereeResult", "referee_game", "new_state", "STATE_CODEC"]
+__all__ = ["LIMITS", "RefereeResult", "run_game", "new_state", "STATE_CODEC"]
+
+LIMITS = Limits(call=TIME_PER_CALL_REFEREE, ready=READY_TIME, signup_first_byte=NAME_TIMEOUT,
+                signup_complete=NAME_TIMEOUT)
+"""Fish's limits (spec 7, 8.2): per call, the first playing round, a sign-up name."""
 
 STATE_CODEC = Codec(encode_state, decode_state, "State")
 
@@ -110,18 +115,16 @@ def _offer_queries(seats: Sequence[Seat], view: Callable[[], GameView]) -> GameV
     return made
 
 
-def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
-                 rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
-                 rng: random.Random | None = None, time_limit: float | None = TIME_PER_CALL_REFEREE,
-                 ready_time: float | None = READY_TIME, observers: Iterable[Any] = (),
-                 log: Callable[[str], None] | None = None,
-                 tournament: TournamentView | None = None,
-                 cancel: threading.Event | None = None) -> RefereeResult:
+def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
+             rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
+             rng: random.Random | None = None, limits: Limits = LIMITS, observers: Iterable[Any] = (),
+             log: Callable[[str], None] | None = None, tournament: TournamentView | None = None,
+             cancel: threading.Event | None = None) -> RefereeResult:
     """Run one game for 2..4 seats (in turn order) and return its result.
 
     ``state`` is a prepared state without penguins whose players match the seats by position
     (default: a new ``rows`` x ``columns`` board with ``fish`` per tile or random fish from
-    ``rng``). ``time_limit`` bounds each call (None: no limit), ``ready_time`` the
+    ``rng``). ``limits.call`` bounds each call (None: no limit), ``limits.ready`` the
     ``take-turn`` calls of the first playing round. ``tournament`` lets players' queries
     see the tournament's rounds.
     """
@@ -129,7 +132,7 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
         state = new_state(len(seats), rows, columns, fish, rng)
     if len(state.players) != len(seats):
         raise ValueError(f"{len(seats)} seats for {len(state.players)} players in the state")
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
+    match = Match(PROTOCOL, seats, limits.call, observers, log, STATE_CODEC, cancel)
     seat_of: dict[Color, Seat] = {p.color: seat for p, seat in zip(state.players, seats)}
     initial_colors = state.colors()
     view = _offer_queries(seats, lambda: GameView(state, tournament))
@@ -206,8 +209,8 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
             player = state.players[0]
             seat = seat_of[player.color]
             n = len(state.players)
-            ready = time_limit is not None and ready_time_applies(len(history), n, first_round_over)
-            limit = ready_time if ready else None
+            ready = limits.call is not None and ready_time_applies(len(history), n, first_round_over)
+            limit = limits.ready if ready else None
             publish("playing")
             move = match.call(seat, "take_turn", given(seat), actions_since_last_turn(history, n), limit=limit)
             turns += 1

@@ -22,7 +22,8 @@ from gameroom.core.match import Seat
 from gameroom.core.tournament import GameRecord, TournamentResult, run_tournament
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, READY_TIME, START_TIMEOUT, TIME_PER_CALL_MANAGER
 from gameroom.games.fish.queries import TournamentView
-from gameroom.games.fish.referee import RefereeResult, referee_game
+from gameroom.core.limits import Limits
+from gameroom.games.fish.referee import RefereeResult, run_game
 
 __all__ = ["fish_game", "run_fish_tournament"]
 
@@ -45,8 +46,9 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
             occurrence = played.get(names, 0)
             played[names] = occurrence + 1
         rng = None if fish is not None else random.Random(f"{seed}:{','.join(names)}:{occurrence}")
-        result = referee_game(seats, rows=rows, columns=columns, fish=fish, rng=rng, time_limit=time_limit,
-                              ready_time=ready_time, observers=game_observers(seats), log=log, tournament=view)
+        result = run_game(seats, rows=rows, columns=columns, fish=fish, rng=rng,
+                          limits=Limits(call=time_limit, ready=ready_time), observers=game_observers(seats), log=log,
+                          tournament=view)
         if on_result is not None:
             on_result(result)
         return result.record()
