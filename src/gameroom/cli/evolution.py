@@ -19,7 +19,7 @@ from gameroom.games.evolution.descriptor import GAME
 from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.silly import BADDIES, FAT_REQUESTS, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.players import BADDIES, FAT_REQUESTS, BaddiePlayer, SillyPlayer
 
 
 

@@ -13,9 +13,11 @@ every call and ejection, and the ``end`` with the result.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
@@ -23,9 +25,12 @@ from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CALL_TIME_LIMIT, EXTINCTION_CARDS, Card, sorted_deck
 from gameroom.games.evolution.protocol import PROTOCOL
 from gameroom.games.evolution.rules import PlayerState, Table
-from gameroom.games.evolution.wire import decode_configuration, encode_configuration
+from gameroom.games.evolution.codec import decode_configuration, encode_configuration
 
-__all__ = ["GameResult", "run_game", "player_ids", "snapshot", "STATE_CODEC"]
+__all__ = ["GameResult", "LIMITS", "run_game", "player_ids", "snapshot", "STATE_CODEC"]
+
+LIMITS = Limits(call=CALL_TIME_LIMIT, signup_first_byte=5.0, signup_complete=5.0)
+"""Evolution's limits (spec 8.2): per call, and for a sign-up name."""
 
 
 def _decode_table(value: Any) -> Table:
@@ -65,11 +70,12 @@ def player_ids(seats: Sequence[Seat]) -> list[str]:
     return [f"{seat.name}#{i + 1}" for i, seat in enumerate(seats)]
 
 
-def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, time_limit: float | None = CALL_TIME_LIMIT,
-             observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-             extinction_cards: int = EXTINCTION_CARDS, cancel: Any = None) -> GameResult:
+def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, *, extinction_cards: int = EXTINCTION_CARDS,
+             limits: Limits = LIMITS, observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
+             cancel: threading.Event | None = None) -> GameResult:
     """Play one game between the seats (turn order = their order) with the deck (default:
-    the sorted deck)."""
+    the sorted deck): the deck is Evolution's starting state."""
+    time_limit = limits.call
     # The match records ejections by seat name; the log and ``failures`` name player ids,
     # since remote players' names need not be distinct.
     match = Match(PROTOCOL, seats, time_limit, observers, state_codec=STATE_CODEC, cancel=cancel)
