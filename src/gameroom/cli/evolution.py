@@ -55,8 +55,7 @@ def play(args: Any) -> int:
     print("\n".join(result_lines(result.results)))
     if args.observe is not None:
         print(f"pictures: {observers[1].count} SVG files in {args.observe}")
-    assert result.result is not None
-    print_json(result.result.to_json())   # the last line of every game's play: [winners, misbehaved]
+    print_json(result.to_json())   # the last line of every game's play: [winners, misbehaved]
     return 0
 
 

@@ -124,8 +124,8 @@ def play(args: argparse.Namespace) -> int:
                      for i, (p, s) in enumerate(zip(state.players, seats))))
     result = run_game(seats, state, limits=Limits(), observers=observers, log=stderr_log)
     if args.observe is not None:
-        observers[2].final(story.ending(result.result))
-    print_outcome(result.result, observers[2] if args.observe is not None else None, args.observe, "removed")
+        observers[2].final(story.ending(result))
+    print_outcome(result, observers[2] if args.observe is not None else None, args.observe, "removed")
     return 0
 
 

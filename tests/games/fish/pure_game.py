@@ -69,7 +69,7 @@ def play_strategies(state: GameState, strategies: Mapping[Color, Strategy]) -> G
     seats = [trusted_seat(p.color.value, StrategyPlayer(strategies[p.color], p.color.value)) for p in state.players]
     result = run_game(seats, state, limits=Limits(), observers=[record])
     color_of = {id(seat): color for color, seat in result.colors.items()}
-    ranking = [[color_of[id(seat)] for seat in group] for group in result.ranking]
+    ranking = [[color_of[id(seat)] for seat in group] for group in result.seat_ranking]
     return GameOutcome(ranking, [color_of[id(seat)] for seat in result.removed], state, placements, turns)
 
 

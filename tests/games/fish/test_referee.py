@@ -97,7 +97,7 @@ def test_same_game_as_the_pure_game_loop(seed: int) -> None:
     seats = [trusted_seat(c.value, StrategyPlayer(GreedyStrategy(), c.value)) for c in COLORS[:players]]
     result = run_game(seats, state)
     assert result.state == pure.state
-    assert [[s.name for s in g] for g in result.ranking] == [[c.value for c in g] for g in pure.ranking]
+    assert [[s.name for s in g] for g in result.seat_ranking] == [[c.value for c in g] for g in pure.ranking]
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -177,7 +177,7 @@ def test_removed_penguins_vanish_tiles_stay_and_removal_order() -> None:
              trusted_seat("good", StrategyPlayer())]
     result = run_game(seats, rows=5, columns=5, fish=3)
     assert [s.name for s in result.removed] == ["turn", "init", "as"]
-    assert [s.name for s in result.winners] == ["good"]
+    assert result.winners == ["good"]
     assert result.state.colors() == [Color.BLACK]
     assert [f.method for f in result.failures] == ["playing-as", "setup", "take-turn"]
 
@@ -185,14 +185,14 @@ def test_removed_penguins_vanish_tiles_stay_and_removal_order() -> None:
 def test_everybody_removed_means_no_winners() -> None:
     seats = [guarded_seat(n, BaddiePlayer("bad-turn-choice", n)) for n in "AB"]
     result = run_game(seats, rows=4, columns=4, fish=1)
-    assert result.ranking == [] and {s.name for s in result.removed} == {"A", "B"}
+    assert result.seat_ranking == [] and {s.name for s in result.removed} == {"A", "B"}
 
 
 def test_hanging_player_is_removed_after_its_limit() -> None:
     seats = [guarded_seat("hang", BaddiePlayer("bad-init-time", "hang", hang=hang)),
              trusted_seat("ok", StrategyPlayer())]
     result = run_game(seats, rows=3, columns=3, fish=1, limits=replace(LIMITS, call=0.2))
-    assert result.names() == [["ok"], ["hang"]]
+    assert result.to_json() == [["ok"], ["hang"]]
 
 
 def test_untrusted_players_get_their_own_copy() -> None:
@@ -246,7 +246,7 @@ def test_observers_see_turns_and_messages_and_a_broken_one_is_dropped() -> None:
     assert isinstance(after, GameState) and after.players[-1].places[0] == move[1]
     assert turn_events[1][1] == Color.WHITE and turn_events[1][2].startswith("white attempted to cheat")
     assert len(turn_events) == result.turns
-    assert result.names() == [["A"], ["B", "C"]]
+    assert result.to_json() == [["A"], ["B", "C"]]
 
 
 def test_maximin_game_through_the_referee_matches_xref_model() -> None:
@@ -254,7 +254,7 @@ def test_maximin_game_through_the_referee_matches_xref_model() -> None:
     names = [("zed", 1), ("amy", 2)]
     seats = [trusted_seat(n, StrategyPlayer(MaximinStrategy(d), n)) for n, d in names]
     result = run_game(seats, GameState.create(3, 4, 2, fish=2), limits=Limits())
-    assert sorted(s.name for s in result.winners) == play_local_game(3, 4, 2, names) == ["amy", "zed"]
+    assert sorted(result.winners) == play_local_game(3, 4, 2, names) == ["amy", "zed"]
 
 
 def test_querying_player_gets_a_desk_in_process() -> None:

@@ -38,8 +38,7 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
     limits = limits or LIMITS
     result = run_game(seats, shuffled_deck(seed), limits=limits, observers=observers, log=log,
                       cancel=cancel)
-    assert result.result is not None
-    return result.result
+    return result
 
 
 def _player_of(state: Table, name: str) -> PlayerState | None:

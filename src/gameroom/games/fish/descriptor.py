@@ -37,7 +37,7 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
     limits = limits or LIMITS
     state = deal(seed, [seat.name for seat in seats])
     result = run_game(seats, state, limits=limits, observers=observers, log=log, cancel=cancel)
-    return result.result
+    return result
 
 
 def _whole_state(state: GameState, _name: str | None = None) -> Any:

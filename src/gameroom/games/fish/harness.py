@@ -109,7 +109,7 @@ def xref(value: Any) -> list[str]:
     seats = [trusted_seat(name, StrategyPlayer(MaximinStrategy(depth), name)) for name, depth in players]
     state = GameState.create(rows, columns, len(players), fish=fish)
     result = run_game(seats, state, limits=Limits())
-    return sorted(seat.name for seat in result.winners)
+    return sorted(result.winners)
 
 
 def _each(harness: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:

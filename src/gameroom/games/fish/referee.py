@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed
@@ -45,7 +45,7 @@ from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, ans
 from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
 from gameroom.games.fish.codec import decode_state, encode_state
 
-__all__ = ["LIMITS", "RefereeResult", "run_game", "new_state", "STATE_CODEC"]
+__all__ = ["LIMITS", "FishResult", "run_game", "new_state", "STATE_CODEC"]
 
 LIMITS = Limits(call=TIME_PER_CALL_REFEREE, ready=READY_TIME, signup_first_byte=NAME_TIMEOUT,
                 signup_complete=NAME_TIMEOUT)
@@ -55,35 +55,22 @@ STATE_CODEC = Codec(encode_state, decode_state, "State")
 
 
 @dataclass
-class RefereeResult:
-    """A finished game: the surviving seats grouped by score (best first) and the removed
+class FishResult(MatchResult):
+    """The match's result (by seat name) plus what is Fish's, by seat (names need not be
+    distinct, spec 7): the surviving seats grouped by score (best first), the removed
     seats in the reference's order (during play, most recent first; then during placement,
-    most recent first; then while being informed, in player order)."""
+    most recent first; then while being informed, in player order), the final state, the
+    seat of each color and the number of turns."""
 
-    ranking: list[list[Seat]]
-    removed: list[Seat]
-    state: GameState
-    colors: dict[Color, Seat]
-    result: MatchResult
+    seat_ranking: list[list[Seat]] = field(default_factory=list)
+    removed: list[Seat] = field(default_factory=list)
+    state: GameState | None = None
+    colors: dict[Color, Seat] = field(default_factory=dict)
     turns: int = 0
 
-    @property
-    def failures(self) -> list[Ejection]:
-        """The ejections, in the order they happened."""
-        return self.result.ejections
-
-    @property
-    def winners(self) -> list[Seat]:
-        """The first ranking group (empty if everybody was removed)."""
-        return self.ranking[0] if self.ranking else []
-
     def record(self) -> GameRecord:
-        """What the tournament manager needs from this game."""
-        return GameRecord(list(self.winners), list(self.removed), self)
-
-    def names(self) -> list[list[str]]:
-        """``[winner names, removed names]``."""
-        return [[s.name for s in self.winners], [s.name for s in self.removed]]
+        """What the tournament manager needs from this game: seats, not names."""
+        return GameRecord(list(self.seat_ranking[0] if self.seat_ranking else []), list(self.removed), self)
 
 
 def new_state(players: int, rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1],
@@ -119,7 +106,7 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
              rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
              rng: random.Random | None = None, limits: Limits = LIMITS, observers: Iterable[Any] = (),
              log: Callable[[str], None] | None = None, tournament: TournamentView | None = None,
-             cancel: threading.Event | None = None) -> RefereeResult:
+             cancel: threading.Event | None = None) -> FishResult:
     """Run one game for 2..4 seats (in turn order) and return its result.
 
     ``state`` is a prepared state without penguins whose players match the seats by position
@@ -244,5 +231,5 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
     result = match.result(sorted(s.name for s in ranking[0]) if ranking else [], [s.name for s in out],
                           [[s.name for s in group] for group in ranking],
                           {seat_of[p.color].name: p.score for p in state.players})
-    return RefereeResult(ranking, out, state, seat_of, result, turns)
+    return FishResult(**vars(result), seat_ranking=ranking, removed=out, state=state, colors=seat_of, turns=turns)
 

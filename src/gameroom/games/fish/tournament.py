@@ -23,7 +23,7 @@ from gameroom.core.tournament import GameRecord, TournamentResult, run_tournamen
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, READY_TIME, START_TIMEOUT, TIME_PER_CALL_MANAGER
 from gameroom.games.fish.queries import TournamentView
 from gameroom.core.limits import Limits
-from gameroom.games.fish.referee import RefereeResult, run_game
+from gameroom.games.fish.referee import FishResult, run_game
 
 __all__ = ["fish_game", "run_fish_tournament"]
 
@@ -33,7 +33,7 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
               ready_time: float | None = READY_TIME,
               game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
               log: Callable[[str], None] | None = None, view: TournamentView | None = None,
-              on_result: Callable[[RefereeResult], None] | None = None) -> Callable[[list[Seat]], GameRecord]:
+              on_result: Callable[[FishResult], None] | None = None) -> Callable[[list[Seat]], GameRecord]:
     """A ``play_game(seats) -> GameRecord`` for the manager: one Fish game per call.
     ``game_observers(seats)`` makes the observers of each game; ``on_result`` hears each
     finished game (called from the game's thread)."""
@@ -62,7 +62,7 @@ def run_fish_tournament(seats: Sequence[Seat], *, rows: int = MANAGER_BOARD[0], 
                         start_limit: float | None = START_TIMEOUT, observers: Iterable[Any] = (),
                         game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
                         log: Callable[[str], None] | None = None, concurrent: bool = True,
-                        on_result: Callable[[RefereeResult], None] | None = None) -> TournamentResult:
+                        on_result: Callable[[FishResult], None] | None = None) -> TournamentResult:
     """A knock-out tournament of Fish games between `seats` (sign-up order)."""
     view = TournamentView()
     play = fish_game(rows=rows, columns=columns, fish=fish, seed=seed, time_limit=time_limit,
