@@ -90,3 +90,18 @@ def test_client_config() -> None:
         qc.decode_client_config({k: v for k, v in CLIENT.items() if k != "wait"})
     assert json.loads(json.dumps(qc.encode_client_config(qc.ClientConfig()))) == {
         "port": 45678, "host": "127.0.0.1", "wait": 2, "quiet": True, "players": []}
+
+
+def test_observe_in_the_ref_spec_only_earns_a_warning() -> None:
+    """q.md 8.2: the JSON flag cannot switch an observer on; true produces a warning."""
+    from dataclasses import replace
+
+    from gameroom.games.q.config import RefereeConfig, ServerConfig
+    from gameroom.games.q.hosting import server_plan
+
+    warned: list[str] = []
+    server_plan(ServerConfig(ref_spec=replace(RefereeConfig(), observe=True)), warned.append)
+    assert len(warned) == 1 and "observe" in warned[0]
+    silent: list[str] = []
+    server_plan(ServerConfig(), silent.append)
+    assert silent == []

@@ -43,6 +43,10 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
     rules = SignupRules(min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, periods=config.server_tries,
                         period_seconds=config.server_wait, name_first_byte=config.wait_for_signup,
                         name_complete=config.wait_for_signup, valid_name=codec.valid_name)
+    if config.ref_spec is not None and config.ref_spec.observe and log is not None:
+        # q.md 8.2: the flag cannot switch an observer on; it only earns this warning.
+        log('ref-spec "observe": true cannot attach an observer (q.md 8.2); observers are attached by '
+            "`gameroom play q --observe DIR` or the xgames-with-observer harness")
 
     def play(seats: Sequence[Seat]) -> Any:
         referee = config.ref_spec
