@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
+from gameroom.core.limits import Limits
 from gameroom.core.tournament import GameRecord, allocate, run_tournament
 from gameroom.games.q.players import RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
@@ -39,7 +40,7 @@ def test_allocation_keeps_everyone_in_bounds(n: int) -> None:
 def q_game(seed: int):
     def play(seats: list[Seat]) -> GameRecord:
         rng = random.Random(f"{seed}:{','.join(s.name for s in seats)}")
-        outcome = run_game(new_game([s.name for s in seats], rng), seats, QRules(), 1.0)
+        outcome = run_game(seats, new_game([s.name for s in seats], rng), rules=QRules(), limits=Limits(call=1.0))
         by_name = {s.name: s for s in seats}
         return GameRecord([by_name[n] for n in outcome.winners], [by_name[n] for n in outcome.misbehaved])
     return play

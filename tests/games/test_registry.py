@@ -137,3 +137,38 @@ def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
             game.play(2, seats, observers=[watcher], cancel=cancel)
             cancel.wait(1.0)
     assert all(seat.ejected is None for seat in seats)
+
+
+ROLE_MODULES = ("descriptor", "referee", "harness", "render")
+
+
+def test_every_game_names_its_modules_and_referee_the_same_way(game: GameDescriptor) -> None:
+    """One module name per role, and one referee entry point: ``run_game(seats, state, *,
+    limits, observers, log, cancel, ...)`` with the game's own LIMITS as the default."""
+    import importlib
+    from pathlib import Path
+
+    package = importlib.import_module(f"gameroom.games.{game.name}")
+    modules = {p.stem for p in Path(package.__file__).parent.glob("*.py")}
+    assert set(ROLE_MODULES) <= modules
+    assert not modules & {"wire", "player", "strategy", "games_harness", "game", "silly", "baddies", "lobby",
+                          "tiles"}, "a module under a name another game uses differently"
+    referee = importlib.import_module(f"gameroom.games.{game.name}.referee")
+    parameters = inspect.signature(referee.run_game).parameters
+    positional = [p.name for p in parameters.values() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    assert positional[0] == "seats" and len(positional) == 2
+    keywords = {p.name for p in parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert {"limits", "observers", "log", "cancel"} <= keywords
+    assert parameters["limits"].default is referee.LIMITS == game.limits
+
+
+def test_codec_functions_are_named_encode_and_decode(game: GameDescriptor) -> None:
+    """One naming scheme for codecs in every game: ``encode_X`` / ``decode_X``."""
+    import importlib
+    import re
+    from pathlib import Path
+
+    package = importlib.import_module(f"gameroom.games.{game.name}")
+    for path in Path(package.__file__).parent.glob("*.py"):
+        odd = re.findall(r"^def (\w+_(?:to|from)_json)\(", path.read_text(), re.M)
+        assert not odd, f"{path.name}: {odd}"

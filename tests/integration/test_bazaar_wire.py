@@ -33,11 +33,11 @@ from peer import Peer
 from gameroom.core.match import trusted_seat
 from gameroom.games.bazaar import codec
 from gameroom.games.bazaar.actors import ActorSpec, Method
-from gameroom.games.bazaar.player import ReferencePlayer, make_player
+from gameroom.games.bazaar.players import ReferencePlayer, make_player
 from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.rules import WANT_PEBBLE
 from gameroom.games.bazaar.state import GameState, scratch_state
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 NAMES = ["A", "B", "C", "D", "E", "F"]
 ODD = "B"   # the misbehaving peer
@@ -156,7 +156,7 @@ class Twin(ReferencePlayer):
 def local_result(call: str, effect: str) -> list[Any]:
     seats = [trusted_seat(n, Twin(n, call, effect) if n == ODD else ReferencePlayer(n, Policy.PURCHASE_POINTS))
              for n in NAMES]
-    return run_game(game(), seats).to_json()
+    return run_game(seats, game()).to_json()
 
 
 def _card_with_extra_key(reply: Any) -> bytes:
@@ -260,7 +260,7 @@ class IllTwin(ReferencePlayer):
 def expected_bonus(odd: str, local: Any) -> list[Any]:
     names = [odd, "goodie0", "goodie1", "goodie2", "goodie3", "goodie4"]
     seats = [trusted_seat(n, local if n == odd else ReferencePlayer(n, Policy.PURCHASE_SIZE)) for n in names]
-    return run_game(bonus_game(names), seats).to_json()
+    return run_game(seats, bonus_game(names)).to_json()
 
 
 BONUS_CASES: dict[str, Callable[[], Any]] = {  # the local equivalent of each broken client
@@ -300,7 +300,7 @@ def test_special_clients_and_invalid_names() -> None:
     run = result_of(("bazaar-special",))
     seats = [trusted_seat(n, make_player(ActorSpec(n, Policy.PURCHASE_SIZE, Method.SETUP)) if n == "AAsendnameloop"
                           else ReferencePlayer(n, Policy.PURCHASE_SIZE)) for n in names]
-    assert read_json_values(run.stdout) == [run_game(bonus_game(names), seats).to_json()], run.stderr[-2000:]
+    assert read_json_values(run.stdout) == [run_game(seats, bonus_game(names)).to_json()], run.stderr[-2000:]
     assert 'invalid name "ouch ouch"' in run.stderr and "nothing arrived" in run.stderr
 
 

@@ -20,8 +20,8 @@ import pytest
 from driver import GAMEROOM, free_port, run_gameroom, run_server_and_clients, submit
 from peer import Peer
 
-from gameroom.games.evolution.silly import SillyFailed, silly_choice, silly_feeding
-from gameroom.games.evolution.wire import decode_boards, decode_cards, decode_lob, encode_feeding_choice
+from gameroom.games.evolution.players import SillyFailed, silly_choice, silly_feeding
+from gameroom.games.evolution.codec import decode_boards, decode_cards, decode_lob, encode_feeding_choice
 
 FAST = {"server": {"extra_player_wait_s": 1, "signup_first_byte_s": 1, "signup_complete_s": 1}}
 

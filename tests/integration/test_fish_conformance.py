@@ -19,7 +19,7 @@ import pytest
 from conftest import fixture_cases, fixtures_root, game_fixtures, read_json_values
 from driver import run_gameroom, run_server_and_clients, selected_params, submit, submit_all
 
-from gameroom.games.fish.baddies import decode_scenarios
+from gameroom.games.fish.actors import decode_scenarios
 
 HARNESSES = ["xboard", "xstate", "xtree", "xstrategy", "xref"]
 HARNESS_CASES = [pytest.param(h, *case.values, id=f"{h}/{case.id}", marks=case.marks)

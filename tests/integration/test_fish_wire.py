@@ -28,7 +28,7 @@ from driver import free_port, spawn, submit
 
 from gameroom.games.fish.protocol import decode_call
 from gameroom.games.fish.strategies import GreedyStrategy
-from gameroom.games.fish.wire import decode_state, encode_move, encode_position
+from gameroom.games.fish.codec import decode_state, encode_move, encode_position
 
 GREEDY = GreedyStrategy()
 FAST = {"server-wait": 4, "server-tries": 1, "min-players": 2, "max-players": 2, "time-per-turn": 1,

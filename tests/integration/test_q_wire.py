@@ -51,8 +51,8 @@ def reference_style_player(name: str, misbehave: Callable[[Peer, Any], bool] | N
             if method == "take-turn":
                 if misbehave is not None and misbehave(peer, call):
                     continue
-                pub = codec.pub_from_json(args[0])
-                peer.send(codec.choice_to_json(iterate(STRATEGIES["dag"], pub)))
+                pub = codec.decode_pub(args[0])
+                peer.send(codec.encode_choice(iterate(STRATEGIES["dag"], pub)))
             else:
                 peer.send("void")
                 if method == "win":
@@ -88,8 +88,8 @@ def _send_raw(data: bytes) -> Callable[[Peer, Any], bool]:
 
 
 def _wrong_keys(peer: Peer, call: Any) -> bool:
-    pub = codec.pub_from_json(call[1][0])
-    reply = codec.choice_to_json(iterate(STRATEGIES["dag"], pub))
+    pub = codec.decode_pub(call[1][0])
+    reply = codec.encode_choice(iterate(STRATEGIES["dag"], pub))
     if isinstance(reply, list):
         reply[0]["extra"] = 1
     peer.send(reply)

@@ -16,11 +16,12 @@ import time
 import tracemalloc
 from typing import Any, Callable
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
-from gameroom.games.bazaar.player import ReferencePlayer
+from gameroom.games.bazaar.players import ReferencePlayer
 from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.state import TurnState, scratch_state
-from gameroom.games.bazaar.strategy import Policy, trade_then_purchase, wants_pebble
+from gameroom.games.bazaar.strategies import Policy, trade_then_purchase, wants_pebble
 
 REFERENCE_GAMES_PER_SECOND = 14.8
 NAMES = ("Ann", "Bob", "Cy", "Di")
@@ -33,7 +34,7 @@ def play_games(games: int, seat: Callable[[str, ReferencePlayer], Seat] = truste
     start = time.perf_counter()
     for g in range(games):
         seats = [seat(n, ReferencePlayer(n, POLICIES[i % 2])) for i, n in enumerate(NAMES)]
-        run_game(scratch_state(random.Random(seed + g), NAMES), seats, time_limit=time_limit,
+        run_game(seats, scratch_state(random.Random(seed + g), NAMES), limits=Limits(call=time_limit),
                  observers=observers or ())
     return games / (time.perf_counter() - start)
 
@@ -61,7 +62,7 @@ def strategy_calls(games: int = 20) -> None:
 
     for g in range(games):
         seats = [trusted_seat(n, Spy(n, POLICIES[i % 2])) for i, n in enumerate(NAMES)]
-        run_game(scratch_state(random.Random(g), NAMES), seats, time_limit=None)
+        run_game(seats, scratch_state(random.Random(g), NAMES), limits=Limits())
     times = []
     for equations, turn, policy in seen:
         best = float("inf")

@@ -12,10 +12,11 @@ import resource
 import time
 import tracemalloc
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.games.evolution.pieces import shuffled_deck, sorted_deck
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.silly import SillyPlayer
+from gameroom.games.evolution.players import SillyPlayer
 
 REFERENCE_GAMES_PER_SECOND = {3: 11.6, 5: 19.9, 8: 12.3}
 
@@ -27,7 +28,7 @@ def play_games(games: int, players: int, shuffled: bool, seed: int = 0) -> tuple
     for g in range(games):
         seats = [trusted_seat(str(i), SillyPlayer()) for i in range(players)]
         deck = shuffled_deck(seed + g) if shuffled else sorted_deck()
-        turns += run_game(seats, deck, time_limit=None).turns
+        turns += run_game(seats, deck, limits=Limits()).turns
     elapsed = time.perf_counter() - start
     return games / elapsed, turns / elapsed
 

@@ -12,9 +12,10 @@ import statistics
 import time
 from typing import Callable
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
-from gameroom.games.fish.player import StrategyPlayer
-from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.players import StrategyPlayer
+from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.strategies import GreedyStrategy, MaximinStrategy, Strategy
 from gameroom.games.fish.tournament import run_fish_tournament
 
@@ -31,7 +32,7 @@ def referee_games(games: int, players: int, make: Callable[[], Strategy], seed: 
     turns = 0
     start = time.perf_counter()
     for g in range(games):
-        result = referee_game(_seats(players, make), rows=5, columns=5, rng=random.Random(seed + g), time_limit=None)
+        result = run_game(_seats(players, make), rows=5, columns=5, rng=random.Random(seed + g), limits=Limits())
         turns += result.turns
     elapsed = time.perf_counter() - start
     return games / elapsed, turns / games

@@ -10,6 +10,7 @@ import time
 import tracemalloc
 from typing import Any, Callable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 
 
@@ -40,14 +41,18 @@ def q_games(strategies: Sequence[str], games: int, seed: int = 0) -> tuple[int, 
     names = ["A", "B", "C", "D"][: len(strategies)]
     turns = 0
 
-    def count(_name: str, _action: Any, _state: Any) -> None:
-        nonlocal turns
-        turns += 1
+    class Counted(StrategyPlayer):
+        # Counting take_turn calls costs one call per turn, and no observer (which would
+        # make the referee copy a snapshot after every turn).
+        def take_turn(self, pub: Any) -> Any:
+            nonlocal turns
+            turns += 1
+            return super().take_turn(pub)
 
     for g in range(games):
         state = new_game(names, random.Random(seed + g))
-        seats = [trusted_seat(n, StrategyPlayer(n, s)) for n, s in zip(names, strategies)]
-        run_game(state, seats, QRules(), None, on_turn=count)
+        seats = [trusted_seat(n, Counted(n, s)) for n, s in zip(names, strategies)]
+        run_game(seats, state, rules=QRules(), limits=Limits())
     return games, turns
 
 
@@ -72,13 +77,13 @@ def bench_q_strategies(calls: int = 2000) -> None:
 
     snapshots: list[Any] = []
 
-    def keep(_name: str, _action: Any, state: Any) -> None:
-        if len(snapshots) < 40:
-            snapshots.append(state.copy())
+    def keep(event: Any) -> None:
+        if event.detail is not None and event.subject is not None and len(snapshots) < 40:
+            snapshots.append(event.subject)
 
     names = ["A", "B", "C", "D"]
     seats = [trusted_seat(n, StrategyPlayer(n, "dag")) for n in names]
-    run_game(new_game(names, random.Random(3)), seats, QRules(), None, on_turn=keep)
+    run_game(seats, new_game(names, random.Random(3)), rules=QRules(), limits=Limits(), observers=[keep])
     pub = snapshots[-1].public_for_active()
     for name, step in STRATEGIES.items():
         start = time.perf_counter()
@@ -124,7 +129,7 @@ def bench_q_remote(games: int = 5) -> None:
 
     def play(seats: Sequence[Seat], seed: int) -> Any:
         state = new_game([s.name for s in seats], random.Random(seed))
-        return run_game(state, [timed(s) for s in seats], QRules(), 6.0).to_json()
+        return run_game([timed(s) for s in seats], state, rules=QRules(), limits=Limits(call=6.0)).to_json()
 
     rules = SignupRules(4, 4, 1, 30.0, 2.0, 2.0, name_rule(r"[A-Za-z0-9]+", 20))
 

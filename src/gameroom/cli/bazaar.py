@@ -7,6 +7,7 @@ import random
 import time
 from typing import Any
 
+from gameroom.core.limits import Limits
 from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
                                  add_standard_play_arguments, answer_like_reference_server, example_configuration,
                                  print_outcome, stderr_log)
@@ -15,11 +16,11 @@ from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import trusted_seat
 from gameroom.games.bazaar import config
 from gameroom.games.bazaar import hosting
-from gameroom.games.bazaar.player import PLAYERS
+from gameroom.games.bazaar.players import PLAYERS
 from gameroom.games.bazaar.referee import Step, run_game
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import scratch_state
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 NAMES = ["Ada", "Bo", "Cy", "Di", "Eve", "Fay"]
 
@@ -78,7 +79,7 @@ def play(args: argparse.Namespace) -> int:
           f"seed {args.seed}; "
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
           + (f"; bonus {bonus.value}" if bonus else ""))
-    outcome = run_game(state, seats, bonus=bonus, time_limit=None, observers=observers, log=stderr_log)
+    outcome = run_game(seats, state, bonus=bonus, limits=Limits(), observers=observers, log=stderr_log)
     if args.strategy == "reference" and not any(outcome.scores.values()):
         print("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
               "no exchange helps it buy, which burns a card every turn until none are left; "

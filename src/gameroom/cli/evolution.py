@@ -19,7 +19,7 @@ from gameroom.games.evolution.descriptor import GAME
 from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.silly import BADDIES, FAT_REQUESTS, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.players import BADDIES, FAT_REQUESTS, BaddiePlayer, SillyPlayer
 
 
 
@@ -55,8 +55,7 @@ def play(args: Any) -> int:
     print("\n".join(result_lines(result.results)))
     if args.observe is not None:
         print(f"pictures: {observers[1].count} SVG files in {args.observe}")
-    assert result.result is not None
-    print_json(result.result.to_json())   # the last line of every game's play: [winners, misbehaved]
+    print_json(result.to_json())   # the last line of every game's play: [winners, misbehaved]
     return 0
 
 

@@ -7,18 +7,19 @@ import random
 from pathlib import Path
 from typing import Any
 
+from gameroom.core.limits import Limits
 from gameroom.cli.common import UsageError, example_configuration, print_json, print_outcome, stderr_log, winners_caption
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
-from gameroom.games.fish.baddies import BADDIES
+from gameroom.games.fish.actors import BADDIES
 from gameroom.games.fish.config import ServerConfig, decode_server_config
 from gameroom.games.fish import hosting
 from gameroom.games.fish.hosting import client_kinds
-from gameroom.games.fish.player import BaddiePlayer, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, MANAGER_BOARD
-from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.state import Color, GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.tournament import run_fish_tournament
@@ -121,10 +122,10 @@ def play(args: argparse.Namespace) -> int:
     print(f"Fish on a {args.rows} x {args.columns} board ({board}), seed {args.seed}: "
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
                      for i, (p, s) in enumerate(zip(state.players, seats))))
-    result = referee_game(seats, state, time_limit=None, observers=observers, log=stderr_log)
+    result = run_game(seats, state, limits=Limits(), observers=observers, log=stderr_log)
     if args.observe is not None:
-        observers[2].final(story.ending(result.result))
-    print_outcome(result.result, observers[2] if args.observe is not None else None, args.observe, "removed")
+        observers[2].final(story.ending(result))
+    print_outcome(result, observers[2] if args.observe is not None else None, args.observe, "removed")
     return 0
 
 

@@ -13,7 +13,9 @@ from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
                                  print_outcome, stderr_log, winners_caption)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.hosting import ClientSpec, ServerPlan
+from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
+from gameroom.core.record import STATE
 from gameroom.core.wire import WireError
 from gameroom.games.q import config as qconfig
 from gameroom.games.q.actions import PASS, REPLACE
@@ -78,14 +80,22 @@ def play(args: argparse.Namespace) -> int:
           f"{len(state.pile)} tiles in the pile")
     turn = 0
 
-    def on_turn(name: str, action: Any, now: RefereeState) -> None:
+    def narrate(event: Any) -> None:
+        # A turn's snapshot carries (name, action) as its detail; the story is told before
+        # the picture observer (after this one) draws the snapshot with its caption.
         nonlocal turn
+        if event.kind != STATE or event.detail is None:
+            return
+        name, action = event.detail
+        now = event.subject
         turn += 1
-        scores = ", ".join(f"{r.name} {r.score}" for r in now.players)
-        print(f"turn {turn:3}: {name} {_describe(action)}  [{scores}; pile {len(now.pile)}]")
+        scores = ", ".join(f"{r.name} {r.score}" for r in now.players) if now is not None else ""
+        pile = len(now.pile) if now is not None else 0
+        print(f"turn {turn:3}: {name} {_describe(action)}  [{scores}; pile {pile}]")
         story.turn(turn, name, action)
 
-    outcome = run_game(state, seats, QRules(args.q_bonus, args.finish_bonus), None, observers, stderr_log, on_turn)
+    outcome = run_game(seats, state, rules=QRules(args.q_bonus, args.finish_bonus), limits=Limits(),
+                       observers=[narrate, *observers], log=stderr_log)
     if observers:
         observers[0].final(story.ending(outcome))
     print_outcome(outcome, observers[0] if args.observe is not None else None, args.observe)
@@ -126,7 +136,7 @@ def server_plan(values: list[Any], args: argparse.Namespace) -> ServerPlan:
         return hosting.server_plan(qconfig.ServerConfig(), stderr_log, deal_seed=seed)
     if len(values) != 1:
         raise UsageError(f"expected one server configuration on standard input, got {len(values)} JSON values")
-    config = qconfig.server_config_from_json(values[0])
+    config = qconfig.decode_server_config(values[0])
     return hosting.server_plan(config, stderr_log)
 
 
@@ -134,7 +144,7 @@ def client_specs(values: list[Any], args: argparse.Namespace) -> tuple[list[Clie
     if not values or len(values) > (2 if args.bonus else 1):
         raise UsageError(f"expected a client configuration{' and an optional special client' if args.bonus else ''}"
                          f" on standard input, got {len(values)} JSON values")
-    config = qconfig.client_config_from_json(values[0], lax_names=args.bonus)
+    config = qconfig.decode_client_config(values[0], lax_names=args.bonus)
     special = None
     if len(values) == 2:
         special = values[1]

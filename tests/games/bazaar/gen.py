@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import Bag, Card, Equation, Pebble
 from gameroom.games.bazaar.state import GameState, PlayerRecord, TurnState
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 pebbles = st.sampled_from(list(Pebble))
 

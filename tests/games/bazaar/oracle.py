@@ -9,7 +9,7 @@ from functools import cmp_to_key
 from typing import Any, Callable, Sequence
 
 from gameroom.games.bazaar.pieces import Bag, Card, Equation, bag_less, points
-from gameroom.games.bazaar.strategy import (
+from gameroom.games.bazaar.strategies import (
     Plan, Policy, Purchase, StrategyError, cards_less, racket_sort, trades_less,
 )
 

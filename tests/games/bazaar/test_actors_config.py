@@ -14,7 +14,7 @@ from gameroom.games.bazaar.config import (
     decode_server_input, encode_server_input,
 )
 from gameroom.games.bazaar.rules import Bonus
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 GAME = {"bank": ["red"], "visibles": [], "cards": [],
         "players": [{"cards": [], "score": 0, "wallet": []}, {"cards": [], "score": 0, "wallet": []}]}

@@ -21,7 +21,7 @@ from gameroom.games.bazaar.rules import (
     apply_exchanges, buy, directed_equations, purchase_problem, request_pebble, trade,
 )
 from gameroom.games.bazaar.state import GameState, PlayerRecord, turn_state
-from gameroom.games.bazaar.strategy import StrategyError, buy_cards, trade_then_purchase
+from gameroom.games.bazaar.strategies import StrategyError, buy_cards, trade_then_purchase
 
 from . import gen, oracle
 

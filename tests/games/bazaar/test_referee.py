@@ -16,18 +16,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import fixture_cases, fixtures_root, read_json_values
+from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.match import local_seat
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method, decode_actors
 from gameroom.games.bazaar.codec import (decode_bonus, decode_equations, decode_game, encode_cards,
                                          encode_exchanges, encode_game)
 from gameroom.games.bazaar.pieces import Card, Equation
-from gameroom.games.bazaar.player import ReferencePlayer, make_player
+from gameroom.games.bazaar.players import ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import GameRefused, Step, run_game
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import GameState, PlayerRecord, TurnState, scratch_state, turn_state
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 
 class Hung(Exception):
@@ -86,7 +87,7 @@ def test_referee_matches_reference_trace(trace: Path) -> None:
     included), and the Result equals the expected server output (§10.2)."""
     actors, state, bonus, expected = integration_test(trace.name.removesuffix("-trace.jsonl"))
     recorder = Recorder()
-    outcome = run_game(state, fast_seats(actors), bonus=bonus, observers=[recorder])
+    outcome = run_game(fast_seats(actors), state, bonus=bonus, observers=[recorder])
 
     assert outcome.to_json() == expected
     reference = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
@@ -113,7 +114,7 @@ def test_xgames_through_the_referee(path: Path) -> None:
     actors_json, equations_json, game_json = read_json_values(path.read_text())
     expected = read_json_values(path.with_name(path.name.replace("-in.json", "-out.json")).read_text())
     state = decode_game(game_json, equations=decode_equations(equations_json))
-    outcome = run_game(state, fast_seats(decode_actors(actors_json)))
+    outcome = run_game(fast_seats(decode_actors(actors_json)), state)
     assert [outcome.winners, outcome.misbehaved] == expected
 
 
@@ -130,21 +131,21 @@ def two_player_game() -> GameState:
 def test_the_referee_refuses_what_the_reference_refuses(names: list[str], why: str) -> None:
     seats = [trusted_seat(n, ReferencePlayer(n)) for n in names]
     with pytest.raises(GameRefused, match=why):
-        run_game(two_player_game(), seats)
+        run_game(seats, two_player_game())
 
 
 def test_more_than_six_players_are_refused() -> None:
     names = [f"P{i}" for i in range(7)]
     state = GameState(two_player_game().bank, players=tuple(PlayerRecord(name=n) for n in names))
     with pytest.raises(GameRefused, match="at most 6"):
-        run_game(state, [trusted_seat(n, ReferencePlayer(n)) for n in names])
+        run_game([trusted_seat(n, ReferencePlayer(n)) for n in names], state)
 
 
 def test_a_looping_player_is_cut_off_by_the_time_limit() -> None:
     looper = ActorSpec("Loop", Policy.PURCHASE_POINTS, Method.REQUEST_PEBBLE_OR_TRADES, 1)
     seats = [guarded_seat("Loop", make_player(looper)), trusted_seat("B", ReferencePlayer("B"))]
     start = time.perf_counter()
-    outcome = run_game(two_player_game(), seats, time_limit=0.3)
+    outcome = run_game(seats, two_player_game(), limits=Limits(call=0.3))
     assert outcome.to_json() == [["B"], ["Loop"]]
     assert time.perf_counter() - start < 5
     assert "time limit" in outcome.failures[0].reason and outcome.failures[0].method == "request-pebble-or-trades"
@@ -156,7 +157,7 @@ def test_a_local_player_returning_the_wrong_type_is_kicked() -> None:
             return "a pebble, please"
 
     seats = [guarded_seat("C", Confused("C")), trusted_seat("B", ReferencePlayer("B"))]
-    outcome = run_game(two_player_game(), seats)
+    outcome = run_game(seats, two_player_game())
     assert outcome.to_json() == [["B"], ["C"]]
     assert "invalid reply" in outcome.failures[0].reason
 
@@ -166,7 +167,7 @@ def test_an_unaffordable_purchase_keeps_the_first_action() -> None:
     cheater = ActorSpec("Cheat", Policy.PURCHASE_POINTS, cheat=Cheat.WALLET_CANNOT_BUY_CARD)
     recorder = Recorder()
     state = two_player_game()
-    run_game(state, [trusted_seat("Cheat", make_player(cheater)), trusted_seat("B", ReferencePlayer("B"))],
+    run_game([trusted_seat("Cheat", make_player(cheater)), trusted_seat("B", ReferencePlayer("B"))], state,
              observers=[recorder])
     first, purchase = [s for s in recorder.steps if s.name == "Cheat" and s.kind != "setup"][:2]
     assert first.action is False and not first.kicked
@@ -184,7 +185,7 @@ def test_observers_hear_every_step_and_a_failing_one_is_dropped() -> None:
 
     recorder = Recorder()
     logged: list[str] = []
-    outcome = run_game(two_player_game(), [trusted_seat(n, ReferencePlayer(n)) for n in "AB"],
+    outcome = run_game([trusted_seat(n, ReferencePlayer(n)) for n in "AB"], two_player_game(),
                        observers=[Broken(), recorder], log=logged.append)
     assert Broken.calls == 1 and any("observer Broken dropped" in line for line in logged)
     kinds = [s.kind for s in recorder.steps]
@@ -197,8 +198,8 @@ def test_bonus_is_added_before_ranking() -> None:
     state = GameState(two_player_game().bank, (), (),
                       (PlayerRecord(score=5, cards=(rwb,)), PlayerRecord(score=9)))
     seats = [trusted_seat(n, ReferencePlayer(n)) for n in "AB"]
-    assert run_game(state, seats).to_json() == [["B"], []]
-    assert run_game(state, seats, bonus=Bonus.RWB).to_json() == [["A"], []]
+    assert run_game(seats, state).to_json() == [["B"], []]
+    assert run_game(seats, state, bonus=Bonus.RWB).to_json() == [["A"], []]
 
 
 # -- hidden information ---------------------------------------------------------------------
@@ -281,7 +282,7 @@ def test_no_view_the_referee_sends_contains_another_players_wallet(seed: int, pl
             spec = ActorSpec(name, policy, data.draw(st.sampled_from(list(Method))))
         seats.append(local_seat(name, Spy(make_player(spec), views), False))
     before = Before(views)
-    run_game(state, seats, observers=[before])
+    run_game(seats, state, observers=[before])
 
     turn_codec = PROTOCOL.by_name["request_pebble_or_trades"].args[0]
     for index, (name, method, view) in enumerate(views):
@@ -307,5 +308,5 @@ def test_equations_are_handed_over_as_immutable_values() -> None:
             received.append(equations)
             super().setup(equations)
 
-    run_game(two_player_game(), [guarded_seat(n, Keeper(n)) for n in "AB"])
+    run_game([guarded_seat(n, Keeper(n)) for n in "AB"], two_player_game())
     assert all(isinstance(eqs, tuple) and all(isinstance(e, Equation) for e in eqs) for eqs in received)

@@ -34,7 +34,7 @@ def test_render_svg_without_players_or_cards() -> None:
 
 
 def test_harness_table() -> None:
-    assert set(HARNESSES) == {"xeq", "xturn", "xstrategy", "xrules"}
+    assert set(HARNESSES) == {"xeq", "xturn", "xstrategy", "xrules", "xgames", "xgames-blogic", "xgames-resources"}
 
 
 @pytest.mark.parametrize("name, inputs, where", [

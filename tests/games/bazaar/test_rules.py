@@ -206,8 +206,8 @@ def test_setup_problems_and_state_validity() -> None:
 
 def test_appendix_a_worked_example() -> None:
     """Integration test 2 (spec Appendix A), Zeina already dropped at set-up."""
-    from gameroom.games.bazaar.player import ReferencePlayer
-    from gameroom.games.bazaar.strategy import Policy
+    from gameroom.games.bazaar.players import ReferencePlayer
+    from gameroom.games.bazaar.strategies import Policy
 
     state = game(wallets=("r g b r g", "w y r b b"), visibles=(C1, C2))
     adam, eve = ReferencePlayer("A", Policy.PURCHASE_POINTS), ReferencePlayer("B", Policy.PURCHASE_SIZE)

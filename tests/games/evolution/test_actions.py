@@ -7,7 +7,7 @@ import pytest
 from gameroom.core.wire import WireError
 from gameroom.games.evolution.actions import Action4, apply_action, validate
 from gameroom.games.evolution.pieces import Species
-from gameroom.games.evolution.wire import as_action4, decode_action4
+from gameroom.games.evolution.codec import as_action4, decode_action4
 
 HAND = [(-3, "ambush"), (0, "horns"), (1, "climbing"), (2, "horns"), (3, "fertile"), (-1, "carnivore"),
         (0, "scavenger"), (1, "burrowing")]

@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, guarded_seat, trusted_seat
 from gameroom.core.record import EJECT, END, STATE, Event
 from gameroom.games.evolution.dealer import Dealer
@@ -18,7 +19,7 @@ from gameroom.games.evolution.pieces import shuffled_deck
 from gameroom.games.evolution.protocol import PROTOCOL
 from gameroom.games.evolution.referee import run_game
 from gameroom.games.evolution.rules import PlayerState
-from gameroom.games.evolution.silly import BADDIES, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 
 
 def silly_seats(n: int) -> list:
@@ -29,15 +30,15 @@ def test_the_first_sorted_game_of_the_spec() -> None:
     result = run_game(silly_seats(3))
     assert result.turns == 6
     assert result.results == [(1, "2#3", 7), (2, "1#2", 7), (3, "0#1", 5)]
-    assert result.failures == []
+    assert result.removals == []
 
 
 def test_choose_baddies_are_removed_at_their_first_bad_call() -> None:
     seats = silly_seats(3) + [guarded_seat(name, BaddiePlayer(name, 0)) for name in ("over", "no-fc", "cinf")]
-    result = run_game(seats, time_limit=0.3)
-    removed = {f.name: f for f in result.failures}
+    result = run_game(seats, limits=Limits(call=0.3))
+    removed = {f.name: f for f in result.removals}
     assert set(removed) == {"over#4", "no-fc#5", "cinf#6"}
-    assert all(f.method == "choose" for f in result.failures)
+    assert all(f.method == "choose" for f in result.removals)
     assert "invalid action" in removed["over#4"].reason
     assert "invalid reply" in removed["no-fc#5"].reason
     assert "time limit" in removed["cinf#6"].reason
@@ -54,7 +55,7 @@ def _first_feed_question(seed: int) -> bool:
             asked.append(1)
             return super().feed_next(*args)
 
-    run_game([trusted_seat(str(i), Asked()) for i in range(4)], shuffled_deck(seed), time_limit=None)
+    run_game([trusted_seat(str(i), Asked()) for i in range(4)], shuffled_deck(seed), limits=Limits())
     return bool(asked)
 
 
@@ -63,13 +64,13 @@ def test_feeding_baddies_are_removed_in_the_middle_of_feeding() -> None:
     for name in ("feed", "finf"):
         seats = [guarded_seat(name, BaddiePlayer(name, 0))] + [guarded_seat(f"s{i}", BaddiePlayer(name, 0))
                                                                for i in range(3)]
-        result = run_game(seats, shuffled_deck(seed), time_limit=0.3)
-        assert result.failures, name
-        assert all(f.method == "feedNext" for f in result.failures)
+        result = run_game(seats, shuffled_deck(seed), limits=Limits(call=0.3))
+        assert result.removals, name
+        assert all(f.method == "feedNext" for f in result.removals)
         expected = "not possible" if name == "feed" else "time limit"
-        assert all(expected in f.reason for f in result.failures)
+        assert all(expected in f.reason for f in result.removals)
         ranked = {pid for _rank, pid, _score in result.results}
-        assert not ranked & {f.name for f in result.failures}
+        assert not ranked & {f.name for f in result.removals}
 
 
 class Watcher:
@@ -95,7 +96,7 @@ def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
     assert watcher.states[0][0] == "turn 1"
     first = watcher.states[0][1]
     assert [p[0][1] for p in first[0]] == ["0#1", "1#2", "2#3", "3#4"] and first[1] == 0
-    assert watcher.over is result.result
+    assert watcher.over.to_record() == result.to_record()
     assert watcher.over.scores == {pid.split("#")[0]: score for _rank, pid, score in result.results}
     assert [group for group in watcher.over.ranking] == [[pid.split("#")[0]] for _r, pid, _s in result.results]
 
@@ -103,12 +104,12 @@ def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
 def test_removals_are_told_by_player_id_and_ejections_by_seat_name() -> None:
     watcher: list[Event] = []
     seats = silly_seats(3) + [guarded_seat("over", BaddiePlayer("over", 0))]
-    result = run_game(seats, time_limit=0.3, observers=[watcher.append])
+    result = run_game(seats, limits=Limits(call=0.3), observers=[watcher.append])
     removals = [e for e in watcher if e.kind == STATE and e.get("event") == "removed"]
     assert [(e.get("player"), e.subject) for e in removals] == [("over#4", None)]
     assert [e.get("seat") for e in watcher if e.kind == EJECT] == ["over"]
-    assert result.result is not None and result.result.misbehaved == ["over"]
-    assert [f.name for f in result.failures] == ["over#4"]
+    assert result.misbehaved == ["over"]
+    assert [f.name for f in result.removals] == ["over#4"]
 
 
 def _cards_in(value: Any) -> list[tuple]:

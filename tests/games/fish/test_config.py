@@ -11,14 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gameroom.core.wire import WireError
-from gameroom.games.fish.baddies import BADDIES, SCENARIO_KINDS, Misbehaviour, bad_answer, decode_scenarios
-from gameroom.games.fish.config import (ClientConfig, ObserverConfig, RefereeConfig, ScriptConfig,
-                                        ServerConfig, decode_client_config, decode_observer_config,
-                                        decode_referee_config, decode_script_config,
-                                        decode_server_config, encode_client_config,
-                                        encode_observer_config, encode_referee_config,
-                                        encode_script_config, encode_server_config,
-                                        parse_script_words)
+from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, bad_answer, decode_scenarios
+from gameroom.games.fish.config import (ScriptConfig, ServerConfig, decode_script_config, decode_server_config,
+                                        encode_script_config, encode_server_config, parse_script_words)
 from tests.conftest import game_fixtures
 from tests.games.fish.helpers import example_state
 
@@ -65,9 +60,6 @@ def test_script_config_round_trip() -> None:
 def test_gameroom_configs_defaults_round_trips_and_typos() -> None:
     cases: list[tuple[Any, Any, Any]] = [
         (ServerConfig(), decode_server_config, encode_server_config),
-        (ClientConfig(), decode_client_config, encode_client_config),
-        (RefereeConfig(), decode_referee_config, encode_referee_config),
-        (ObserverConfig(), decode_observer_config, encode_observer_config),
     ]
     for default, decode, encode in cases:
         assert decode({}) == default
@@ -84,17 +76,6 @@ def test_server_defaults_follow_section_7_1() -> None:
     assert decode_server_config({"fish": None}).fish is None
     with pytest.raises(WireError):
         decode_server_config({"min-players": 6, "max-players": 5})
-
-
-def test_client_and_referee_configs() -> None:
-    c = decode_client_config({"name": "Bob", "strategy": "maximin", "depth": 2, "baddie": "bad-turn-choice"})
-    assert (c.name, c.strategy, c.depth, c.baddie) == ("Bob", "maximin", 2, "bad-turn-choice")
-    for bad in [{"name": "B0b"}, {"strategy": "smart"}, {"baddie": "evil"}, {"port": -1}]:
-        with pytest.raises(WireError):
-            decode_client_config(bad)
-    r = RefereeConfig()
-    assert (r.rows, r.cols, r.fish, r.time_per_turn, r.ready_time) == (2, 9, None, 0.6, 30)
-    assert encode_referee_config(r)["fish"] is None
 
 
 @given(st.integers(2, 9), st.integers(2, 9), st.one_of(st.none(), st.integers(1, 5)),
@@ -130,3 +111,19 @@ def test_scenarios_file() -> None:
         decode_scenarios({"description": "", "xserver-test": [
             {"name": "x", "players": ["wizard"], "expected": [[1, 0]]}], "xclients-test": []})
     assert info.value.where == "$.xserver-test[0].players[0]"
+
+
+def test_observe_logs_the_tournament_on_the_servers_log() -> None:
+    from gameroom.core.match import trusted_seat
+    from gameroom.games.fish.hosting import server_plan
+    from gameroom.games.fish.players import StrategyPlayer
+    from gameroom.games.fish.strategies import GreedyStrategy
+
+    seats = [trusted_seat(f"P{i}", StrategyPlayer(GreedyStrategy(), f"P{i}")) for i in range(5)]
+    lines: list[str] = []
+    server_plan(decode_server_config({"observe": True}), lines.append).play(seats)
+    assert lines[0].startswith("round 1: ") and lines[-1].startswith("tournament over: winners ")
+    quiet: list[str] = []
+    server_plan(decode_server_config({}), quiet.append).play(
+        [trusted_seat(f"P{i}", StrategyPlayer(GreedyStrategy(), f"P{i}")) for i in range(5)])
+    assert not any(line.startswith("round ") for line in quiet)

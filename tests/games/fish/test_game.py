@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from gameroom.games.fish.board import Position
-from gameroom.games.fish.game import play_local_game, run_game
 from gameroom.games.fish.harness import decode_xref_input
 from gameroom.games.fish.state import COLORS, SKIP, Color, GameState, Move
 from gameroom.games.fish.strategies import GreedyStrategy, MaximinStrategy, NoPlacement, RandomStrategy
 from tests.conftest import fixture_cases, read_json_values
+from tests.games.fish.pure_game import play_local_game, play_strategies
 
 
 def test_spec_10_6_examples() -> None:
@@ -31,7 +31,7 @@ def test_xref_fixture(path: Path) -> None:
 
 def test_a_greedy_game_places_all_penguins_and_ends_final() -> None:
     state = GameState.create(5, 5, 4, rng=random.Random(11))
-    outcome = run_game(state, {c: GreedyStrategy() for c in COLORS})
+    outcome = play_strategies(state, {c: GreedyStrategy() for c in COLORS})
     assert len(outcome.placements) == 4 * 2
     assert outcome.removed == []
     assert outcome.state.is_over()
@@ -50,7 +50,7 @@ def test_games_are_deterministic_for_a_seed() -> None:
     def play(seed: int) -> list[tuple[Color, object]]:
         state = GameState.create(4, 4, 3, rng=random.Random(seed))
         strategies = {c: RandomStrategy(random.Random(seed + i)) for i, c in enumerate(COLORS[:3])}
-        return run_game(state, strategies).turns
+        return play_strategies(state, strategies).turns
     assert play(3) == play(3)
 
 
@@ -61,7 +61,7 @@ def test_placement_failure_removes_the_player_and_still_rotates() -> None:
     # happens, moving brown behind red -- so red is called again and takes white's old
     # tile. Round 3 (two calls): brown cannot place; red takes brown's old tile.
     state = GameState.create(2, 2, 3, fish=1)
-    outcome = run_game(state, {c: MaximinStrategy(1) for c in COLORS[:3]})
+    outcome = play_strategies(state, {c: MaximinStrategy(1) for c in COLORS[:3]})
     assert outcome.placements == [(Color.RED, (0, 0)), (Color.WHITE, (0, 1)),
                                   (Color.BROWN, (1, 0)), (Color.RED, (1, 1)),
                                   (Color.RED, (0, 1)), (Color.RED, (1, 0))]
@@ -79,7 +79,7 @@ def test_a_player_that_cannot_move_is_skipped_without_being_asked() -> None:
             return super().move(state)
 
     state = GameState.create(2, 5, 3, fish=1)
-    outcome = run_game(state, {c: Recording(1) for c in COLORS[:3]})
+    outcome = play_strategies(state, {c: Recording(1) for c in COLORS[:3]})
     assert outcome.turns == [(Color.RED, SKIP), (Color.WHITE, ((0, 4), (1, 4)))]
     assert asked == [Color.WHITE]
     assert outcome.ranking == [[Color.WHITE], [Color.BROWN, Color.RED]]
@@ -106,7 +106,7 @@ class Stuck:
 
 def test_illegal_moves_remove_the_player_and_its_penguins() -> None:
     state = GameState.create(3, 3, 2, fish=2)
-    outcome = run_game(state, {Color.RED: Cheater(), Color.WHITE: GreedyStrategy()})
+    outcome = play_strategies(state, {Color.RED: Cheater(), Color.WHITE: GreedyStrategy()})
     assert outcome.removed == [Color.RED]
     assert outcome.ranking == [[Color.WHITE]] and outcome.winners == [Color.WHITE]
     assert outcome.state.colors() == [Color.WHITE]
@@ -114,7 +114,7 @@ def test_illegal_moves_remove_the_player_and_its_penguins() -> None:
 
 def test_everybody_removed_gives_no_winners() -> None:
     state = GameState.create(3, 3, 2, fish=2)
-    outcome = run_game(state, {Color.RED: Stuck(), Color.WHITE: Stuck()})
+    outcome = play_strategies(state, {Color.RED: Stuck(), Color.WHITE: Stuck()})
     assert outcome.ranking == [] and outcome.winners == []
     assert outcome.removed == [Color.WHITE, Color.RED]  # most recent removal first
     # 1x1 board: b places, a cannot; in round 2 b cannot place its second penguin

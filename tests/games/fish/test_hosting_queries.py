@@ -10,10 +10,10 @@ import pytest
 from gameroom.games.fish.config import ServerConfig
 from gameroom.games.fish.hosting import (NO_TOURNAMENT, canonical_kind, client_kinds, client_name, client_specs,
                                          house_seats, server_plan, signup_rules)
-from gameroom.games.fish.player import BaddiePlayer, QueryingPlayer, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, WireQueries, answer_query
 from gameroom.games.fish.state import Color, GameState
-from gameroom.games.fish.wire import encode_state
+from gameroom.games.fish.codec import encode_state
 
 
 def test_signup_rules_of_7_1() -> None:

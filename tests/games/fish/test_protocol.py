@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gameroom.core.wire import WireError
-from gameroom.games.fish.player import BaddiePlayer, CannotMove, Misbehaved, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, CannotMove, Misbehaved, StrategyPlayer
 from gameroom.core.protocol import TAGGED
 from gameroom.games.fish.protocol import (PROTOCOL, WIRE_NAMES, actions_since_last_turn,
                                           check_move, check_position, decode_call, ready_time_applies)

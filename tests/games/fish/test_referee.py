@@ -5,21 +5,23 @@ players, and the query desk."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from gameroom.core.calls import direct_caller
+from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
 from gameroom.games.fish.board import Board
-from gameroom.games.fish.game import run_game
-from gameroom.games.fish.player import BaddiePlayer, QueryingPlayer, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.protocol import actions_since_last_turn
-from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.referee import LIMITS, run_game
 from gameroom.games.fish.state import COLORS, SKIP, Color, GameState, Player
 from gameroom.games.fish.strategies import GreedyStrategy, MaximinStrategy
 from gameroom.games.fish.tournament import run_fish_tournament
+from tests.games.fish.pure_game import play_local_game, play_strategies
 
 
 class Recording(StrategyPlayer):
@@ -79,7 +81,7 @@ def limit_recorder(player: Any, limits: list[Any]) -> Seat:
 def test_inform_interleaves_as_and_with_per_player() -> None:
     log: list[Any] = []
     seats = [trusted_seat(n, Recording(n, log)) for n in "ABC"]
-    referee_game(seats, rows=4, columns=4, fish=2)
+    run_game(seats, rows=4, columns=4, fish=2)
     assert log[:6] == [("A", "playing-as", Color.RED), ("A", "playing-with", [Color.WHITE, Color.BROWN]),
                        ("B", "playing-as", Color.WHITE), ("B", "playing-with", [Color.RED, Color.BROWN]),
                        ("C", "playing-as", Color.BROWN), ("C", "playing-with", [Color.RED, Color.WHITE])]
@@ -91,18 +93,18 @@ def test_inform_interleaves_as_and_with_per_player() -> None:
 def test_same_game_as_the_pure_game_loop(seed: int) -> None:
     players = 2 + seed % 3
     state = GameState.create(5, 5, players, rng=random.Random(seed))
-    pure = run_game(state.copy(), {c: GreedyStrategy() for c in COLORS[:players]})
+    pure = play_strategies(state.copy(), {c: GreedyStrategy() for c in COLORS[:players]})
     seats = [trusted_seat(c.value, StrategyPlayer(GreedyStrategy(), c.value)) for c in COLORS[:players]]
-    result = referee_game(seats, state)
+    result = run_game(seats, state)
     assert result.state == pure.state
-    assert [[s.name for s in g] for g in result.ranking] == [[c.value for c in g] for g in pure.ranking]
+    assert [[s.name for s in g] for g in result.seat_ranking] == [[c.value for c in g] for g in pure.ranking]
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_action_lists_replay_to_the_current_state(seed: int) -> None:
     log: list[Any] = []
     players = [Recording(n, log) for n in "ABCD"[: 2 + seed % 3]]
-    referee_game([trusted_seat(p.name, p) for p in players], rows=5, columns=5, rng=random.Random(seed))
+    run_game([trusted_seat(p.name, p) for p in players], rows=5, columns=5, rng=random.Random(seed))
     assert sum(p.checked for p in players) > 0
     first = [entry for entry in log if entry[1] == "take-turn"][: len(players) + 1]
     assert all(entry[2] == [] for entry in first)   # first round and the first player's second turn
@@ -120,7 +122,7 @@ def test_skipped_player_is_not_called_and_skip_is_reported() -> None:
     seats = [trusted_seat("A", Islander("A", log)), trusted_seat("B", Recording("B", log)),
              trusted_seat("C", Recording("C", log))]
     state = GameState(board, [Player(c) for c in COLORS[:3]])
-    result = referee_game(seats, state)
+    result = run_game(seats, state)
     assert not result.removed
     assert not [e for e in log if e[0] == "A" and e[1] == "take-turn"]
     told = [e[2] for e in log if e[1] == "take-turn"]
@@ -131,7 +133,7 @@ def test_skipped_player_is_not_called_and_skip_is_reported() -> None:
 def test_ready_time_for_the_first_round_only() -> None:
     limits: list[Any] = []
     seats = [limit_recorder(StrategyPlayer(GreedyStrategy(), n), limits) for n in "AB"]
-    referee_game(seats, rows=5, columns=5, fish=2, time_limit=0.5, ready_time=7.0)
+    run_game(seats, rows=5, columns=5, fish=2, limits=Limits(call=0.5, ready=7.0))
     turns = [lim for (_n, m, lim) in limits if m == "take_turn"]
     assert turns[:2] == [7.0, 7.0] and set(turns[2:]) == {0.5}
     assert {lim for (_n, m, lim) in limits if m != "take_turn"} == {0.5}
@@ -141,13 +143,13 @@ def test_removal_in_the_first_round_prolongs_it_and_later_ones_do_not_restart_it
     limits: list[Any] = []
     log: list[Any] = []
     players = [Recording("A", log, cheat_on_turn=1), Recording("B", log), Recording("C", log)]
-    referee_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, ready_time=7.0)
+    run_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, limits=replace(LIMITS, ready=7.0))
     turns = [(n, lim) for (n, m, lim) in limits if m == "take_turn"]
     assert turns[:3] == [("A", 7.0), ("B", 7.0), ("C", 7.0)] and turns[3][1] == 0.6
 
     limits.clear()
     players = [Recording("A", log, cheat_on_turn=2), Recording("B", log), Recording("C", log)]
-    referee_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, ready_time=7.0)
+    run_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, limits=replace(LIMITS, ready=7.0))
     turns = [(n, lim) for (n, m, lim) in limits if m == "take_turn"]
     assert [lim for _n, lim in turns[:3]] == [7.0] * 3 and all(lim == 0.6 for _n, lim in turns[3:])
     assert ("A", 0.6) in turns   # its second turn, on which it cheats
@@ -162,7 +164,7 @@ def test_ready_time_lets_a_slow_first_move_through() -> None:
             return super().take_turn(state, actions)
 
     seats = [guarded_seat("slow", Slow(GreedyStrategy(), "slow")), trusted_seat("fast", StrategyPlayer())]
-    result = referee_game(seats, rows=5, columns=5, fish=2, time_limit=0.1, ready_time=2.0)
+    result = run_game(seats, rows=5, columns=5, fish=2, limits=Limits(call=0.1, ready=2.0))
     assert [s.name for s in result.removed] == ["slow"]
     assert result.failures[0].method == "take-turn" and "time limit of 0.1" in result.failures[0].reason
     assert result.turns > 2   # its first move was accepted
@@ -173,24 +175,24 @@ def test_removed_penguins_vanish_tiles_stay_and_removal_order() -> None:
              guarded_seat("init", BaddiePlayer("bad-init-choice", "init")),
              guarded_seat("turn", BaddiePlayer("bad-turn-choice", "turn")),
              trusted_seat("good", StrategyPlayer())]
-    result = referee_game(seats, rows=5, columns=5, fish=3)
+    result = run_game(seats, rows=5, columns=5, fish=3)
     assert [s.name for s in result.removed] == ["turn", "init", "as"]
-    assert [s.name for s in result.winners] == ["good"]
+    assert result.winners == ["good"]
     assert result.state.colors() == [Color.BLACK]
     assert [f.method for f in result.failures] == ["playing-as", "setup", "take-turn"]
 
 
 def test_everybody_removed_means_no_winners() -> None:
     seats = [guarded_seat(n, BaddiePlayer("bad-turn-choice", n)) for n in "AB"]
-    result = referee_game(seats, rows=4, columns=4, fish=1)
-    assert result.ranking == [] and {s.name for s in result.removed} == {"A", "B"}
+    result = run_game(seats, rows=4, columns=4, fish=1)
+    assert result.seat_ranking == [] and {s.name for s in result.removed} == {"A", "B"}
 
 
 def test_hanging_player_is_removed_after_its_limit() -> None:
     seats = [guarded_seat("hang", BaddiePlayer("bad-init-time", "hang", hang=hang)),
              trusted_seat("ok", StrategyPlayer())]
-    result = referee_game(seats, rows=3, columns=3, fish=1, time_limit=0.2)
-    assert result.names() == [["ok"], ["hang"]]
+    result = run_game(seats, rows=3, columns=3, fish=1, limits=replace(LIMITS, call=0.2))
+    assert result.to_json() == [["ok"], ["hang"]]
 
 
 def test_untrusted_players_get_their_own_copy() -> None:
@@ -208,8 +210,8 @@ def test_untrusted_players_get_their_own_copy() -> None:
 
     seats = [guarded_seat("vandal", Vandal(GreedyStrategy(), "vandal")), trusted_seat("ok", StrategyPlayer())]
     state = GameState.create(4, 4, 2, fish=2)
-    reference = run_game(state.copy(), {Color.RED: GreedyStrategy(), Color.WHITE: GreedyStrategy()})
-    result = referee_game(seats, state)
+    reference = play_strategies(state.copy(), {Color.RED: GreedyStrategy(), Color.WHITE: GreedyStrategy()})
+    result = run_game(seats, state)
     assert result.state == reference.state and not result.removed
 
 
@@ -236,7 +238,7 @@ def test_observers_see_turns_and_messages_and_a_broken_one_is_dropped() -> None:
     watcher = Watcher()
     seats = [trusted_seat("A", StrategyPlayer()), guarded_seat("B", BaddiePlayer("bad-turn-choice", "B")),
              guarded_seat("C", BaddiePlayer("bad-playing-with", "C"))]
-    result = referee_game(seats, rows=4, columns=4, fish=2, observers=[Broken(), watcher])
+    result = run_game(seats, rows=4, columns=4, fish=2, observers=[Broken(), watcher])
     assert watcher.events[0] == ("placed", 2 * 4)   # two players left after inform: 4 penguins each
     turn_events = [e for e in watcher.events if e[0] == "turn"]
     assert turn_events[0][1] == Color.RED and isinstance(turn_events[0][2], list)
@@ -244,22 +246,21 @@ def test_observers_see_turns_and_messages_and_a_broken_one_is_dropped() -> None:
     assert isinstance(after, GameState) and after.players[-1].places[0] == move[1]
     assert turn_events[1][1] == Color.WHITE and turn_events[1][2].startswith("white attempted to cheat")
     assert len(turn_events) == result.turns
-    assert result.names() == [["A"], ["B", "C"]]
+    assert result.to_json() == [["A"], ["B", "C"]]
 
 
 def test_maximin_game_through_the_referee_matches_xref_model() -> None:
-    from gameroom.games.fish.game import play_local_game
 
     names = [("zed", 1), ("amy", 2)]
     seats = [trusted_seat(n, StrategyPlayer(MaximinStrategy(d), n)) for n, d in names]
-    result = referee_game(seats, GameState.create(3, 4, 2, fish=2), time_limit=None)
-    assert sorted(s.name for s in result.winners) == play_local_game(3, 4, 2, names) == ["amy", "zed"]
+    result = run_game(seats, GameState.create(3, 4, 2, fish=2), limits=Limits())
+    assert sorted(result.winners) == play_local_game(3, 4, 2, names) == ["amy", "zed"]
 
 
 def test_querying_player_gets_a_desk_in_process() -> None:
     asker = QueryingPlayer("asker")
     seats = [guarded_seat("asker", asker), trusted_seat("plain", StrategyPlayer())]
-    result = referee_game(seats, rows=5, columns=5, fish=2)
+    result = run_game(seats, rows=5, columns=5, fish=2)
     assert asker.desk is not None and asker.asked > 0 and not result.removed
     phases = {seen[0] for seen in asker.seen}
     assert phases == {"playing"} and all(seen[1] == Color.RED for seen in asker.seen)

@@ -10,7 +10,7 @@ import pytest
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
 from gameroom.core.tournament import allocate
-from gameroom.games.fish.player import BaddiePlayer, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.strategies import GreedyStrategy, MaximinStrategy
 from gameroom.games.fish.tournament import fish_game, run_fish_tournament
 from tests.core.test_tournament import Recorder

@@ -9,7 +9,7 @@ from typing import Mapping
 from hypothesis import strategies as st
 
 from gameroom.games.q.qmap import QMap
-from gameroom.games.q.tiles import ALL_KINDS, Coord, Tile, tile
+from gameroom.games.q.pieces import ALL_KINDS, Coord, Tile, tile
 
 
 def T(text: str) -> Tile:

@@ -5,23 +5,23 @@ from __future__ import annotations
 import pytest
 
 from gameroom.core.wire import WireError
-from gameroom.games.q.actors import ActorSpec, actor_from_json, actors_from_json, actors_to_json
+from gameroom.games.q.actors import ActorSpec, decode_actor, decode_actors, encode_actors
 
 
 def test_the_four_forms() -> None:
-    assert actor_from_json(["A", "dag"]) == ActorSpec("A", "dag")
-    assert actor_from_json(["xnX", "ldasg", "setup"]) == ActorSpec("xnX", "ldasg", exn="setup")
-    assert actor_from_json(["chnonad", "ldasg", "a cheat", "non-adjacent-coordinate"]) == ActorSpec(
+    assert decode_actor(["A", "dag"]) == ActorSpec("A", "dag")
+    assert decode_actor(["xnX", "ldasg", "setup"]) == ActorSpec("xnX", "ldasg", exn="setup")
+    assert decode_actor(["chnonad", "ldasg", "a cheat", "non-adjacent-coordinate"]) == ActorSpec(
         "chnonad", "ldasg", cheat="non-adjacent-coordinate")
-    assert actor_from_json(["infL2", "ldasg", "take-turn", 2]) == ActorSpec(
+    assert decode_actor(["infL2", "ldasg", "take-turn", 2]) == ActorSpec(
         "infL2", "ldasg", exn="take-turn", loop_count=2)
 
 
 def test_round_trip() -> None:
     specs = [["A", "dag"], ["B", "ldasg", "win"], ["C", "dag", "a cheat", "no-fit"],
              ["D", "dag", "new-tiles", 7]]
-    assert actors_to_json(actors_from_json(specs)) == specs
-    assert actors_from_json([]) == []
+    assert encode_actors(decode_actors(specs)) == specs
+    assert decode_actors([]) == []
 
 
 @pytest.mark.parametrize("spec, where", [
@@ -41,25 +41,25 @@ def test_round_trip() -> None:
 ])
 def test_invalid_shapes(spec, where) -> None:
     with pytest.raises(WireError) as info:
-        actor_from_json(spec)
+        decode_actor(spec)
     assert info.value.where == where
 
 
 def test_allowed_forms_depend_on_the_harness() -> None:
     plain_and_exn = ("exn",)
-    assert actor_from_json(["A", "dag", "win"], allow=plain_and_exn).exn == "win"
+    assert decode_actor(["A", "dag", "win"], allow=plain_and_exn).exn == "win"
     for spec in (["A", "dag", "a cheat", "no-fit"], ["A", "dag", "win", 1]):
         with pytest.raises(WireError, match="not allowed"):
-            actor_from_json(spec, allow=plain_and_exn)
+            decode_actor(spec, allow=plain_and_exn)
     with pytest.raises(WireError, match="not allowed"):
-        actor_from_json(["A", "dag", "win"], allow=())
+        decode_actor(["A", "dag", "win"], allow=())
 
 
 def test_lax_names_and_paths_in_lists() -> None:
-    assert actor_from_json(["ouch ouch", "dag"], lax_names=True).name == "ouch ouch"
-    assert actor_from_json(["λ", "dag"], lax_names=True).name == "λ"
+    assert decode_actor(["ouch ouch", "dag"], lax_names=True).name == "ouch ouch"
+    assert decode_actor(["λ", "dag"], lax_names=True).name == "λ"
     with pytest.raises(WireError) as info:
-        actors_from_json([["A", "dag"], ["B", "dag", "oops"]], where="$.players")
+        decode_actors([["A", "dag"], ["B", "dag", "oops"]], where="$.players")
     assert info.value.where == "$.players[1][2]"
     with pytest.raises(WireError):
-        actor_from_json([None, "dag"], lax_names=True)
+        decode_actor([None, "dag"], lax_names=True)

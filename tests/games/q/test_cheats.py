@@ -11,7 +11,7 @@ from gameroom.games.q.cheats import (CHEATS, bad_ask_for_tiles, no_fit, non_adja
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.rules import check_placements, in_one_line
 from gameroom.games.q.state import PublicState
-from gameroom.games.q.tiles import ALL_KINDS
+from gameroom.games.q.pieces import ALL_KINDS
 from tests.games.q.helpers import T, bookkeeping, few_tiles_st, grown_maps, qmap_of
 
 

@@ -10,7 +10,7 @@ import pytest
 from gameroom.core.wire import WireError
 from gameroom.games.q import config as qc
 from gameroom.games.q.actors import ActorSpec
-from gameroom.games.q.tiles import full_set
+from gameroom.games.q.pieces import full_set
 from tests.games.q.helpers import T
 from tests.games.q.test_codec import SPEC_STATE
 
@@ -39,54 +39,69 @@ def test_defaults() -> None:
 
 
 def test_server_config() -> None:
-    s = qc.server_config_from_json(SERVER)
+    s = qc.decode_server_config(SERVER)
     assert s.ref_spec is not None and s.ref_spec_error is None
     assert s.ref_spec.config_s == qc.RefereeStateConfig(8, 4)
     assert [p.name for p in s.ref_spec.state0.players] == ["A", "B"]
-    assert qc.server_config_to_json(s) == SERVER
+    assert qc.encode_server_config(s) == SERVER
     with pytest.raises(WireError, match="unexpected key"):
-        qc.server_config_from_json({**SERVER, "extra": 1})
+        qc.decode_server_config({**SERVER, "extra": 1})
     with pytest.raises(WireError) as info:
-        qc.server_config_from_json({**SERVER, "server-wait": "20"})
+        qc.decode_server_config({**SERVER, "server-wait": "20"})
     assert info.value.where == "$.server-wait"
 
 
 def test_an_invalid_ref_spec_alone_is_recorded_not_raised() -> None:
     bad = {**SERVER, "ref-spec": {**REF_SPEC, "per-turn": 0}}
-    s = qc.server_config_from_json(bad)
+    s = qc.decode_server_config(bad)
     assert s.ref_spec is None and "$.ref-spec.per-turn" in (s.ref_spec_error or "")
     with pytest.raises(WireError):
-        qc.server_config_from_json(bad, strict_ref_spec=True)
+        qc.decode_server_config(bad, strict_ref_spec=True)
     no_players = {**SERVER, "ref-spec": {**REF_SPEC, "state0": {**SPEC_STATE, "players": []}}}
-    assert qc.server_config_from_json(no_players).ref_spec is None
+    assert qc.decode_server_config(no_players).ref_spec is None
 
 
 def test_referee_config() -> None:
-    r = qc.referee_config_from_json(REF_SPEC)
+    r = qc.decode_referee_config(REF_SPEC)
     assert r.per_turn == 6 and r.quiet and not r.observe
-    assert qc.referee_config_to_json(r) == REF_SPEC
-    assert qc.referee_config_from_json({**REF_SPEC, "per-turn": 0.5}).per_turn == 0.5
+    assert qc.encode_referee_config(r) == REF_SPEC
+    assert qc.decode_referee_config({**REF_SPEC, "per-turn": 0.5}).per_turn == 0.5
     for key, value, where in [("config-s", {"qbo": 8}, "$.config-s"),
                               ("config-s", {"qbo": -1, "fbo": 4}, "$.config-s.qbo"),
                               ("quiet", "yes", "$.quiet"), ("observe", 1, "$.observe"),
                               ("per-turn", -6, "$.per-turn")]:
         with pytest.raises(WireError) as info:
-            qc.referee_config_from_json({**REF_SPEC, key: value})
+            qc.decode_referee_config({**REF_SPEC, key: value})
         assert info.value.where == where
 
 
 def test_client_config() -> None:
-    c = qc.client_config_from_json(CLIENT)
+    c = qc.decode_client_config(CLIENT)
     assert c.players == (ActorSpec("A", "dag"), ActorSpec("xnW", "ldasg", exn="win"),
                          ActorSpec("infO", "ldasg", exn="win", loop_count=1))
-    assert qc.client_config_to_json(c) == CLIENT
+    assert qc.encode_client_config(c) == CLIENT
     lax = {**CLIENT, "players": [["ouch ouch", "dag"], ["λ", "dag"]]}
     with pytest.raises(WireError) as info:
-        qc.client_config_from_json(lax)
+        qc.decode_client_config(lax)
     assert info.value.where == "$.players[0][0]"
-    assert [p.name for p in qc.client_config_from_json(lax, lax_names=True).players] == [
+    assert [p.name for p in qc.decode_client_config(lax, lax_names=True).players] == [
         "ouch ouch", "λ"]
     with pytest.raises(WireError, match="missing key"):
-        qc.client_config_from_json({k: v for k, v in CLIENT.items() if k != "wait"})
-    assert json.loads(json.dumps(qc.client_config_to_json(qc.ClientConfig()))) == {
+        qc.decode_client_config({k: v for k, v in CLIENT.items() if k != "wait"})
+    assert json.loads(json.dumps(qc.encode_client_config(qc.ClientConfig()))) == {
         "port": 45678, "host": "127.0.0.1", "wait": 2, "quiet": True, "players": []}
+
+
+def test_observe_in_the_ref_spec_only_earns_a_warning() -> None:
+    """q.md 8.2: the JSON flag cannot switch an observer on; true produces a warning."""
+    from dataclasses import replace
+
+    from gameroom.games.q.config import RefereeConfig, ServerConfig
+    from gameroom.games.q.hosting import server_plan
+
+    warned: list[str] = []
+    server_plan(ServerConfig(ref_spec=replace(RefereeConfig(), observe=True)), warned.append)
+    assert len(warned) == 1 and "observe" in warned[0]
+    silent: list[str] = []
+    server_plan(ServerConfig(), silent.append)
+    assert silent == []

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gameroom.games.q import qmap as qmap_module
 from gameroom.games.q.qmap import Extension, QMap
-from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS
+from gameroom.games.q.pieces import ALL_KINDS, KIND_INDEX, NKINDS
 from tests.games.q.helpers import (T, bookkeeping, coords_st, grown_maps, naive_candidates, naive_count,
                                    naive_fits, naive_free, naive_line_ok, qmap_of,
                                    scattered_maps, tiles_st)

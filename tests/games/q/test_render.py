@@ -10,7 +10,7 @@ from gameroom.games.q.qmap import QMap
 from gameroom.games.q.render import render_svg, render_tile_svg, tile_svg
 from gameroom.games.q.state import PlayerRecord, RefereeState, new_game
 from gameroom.games.q.strategies import dag, iterate
-from gameroom.games.q.tiles import ALL_KINDS
+from gameroom.games.q.pieces import ALL_KINDS
 from tests.games.q.helpers import T, qmap_of
 
 SVG = "{http://www.w3.org/2000/svg}"

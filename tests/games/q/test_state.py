@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PlayerRecord, RefereeState, new_game, shuffle
-from gameroom.games.q.tiles import full_set
+from gameroom.games.q.pieces import full_set
 from tests.games.q.helpers import T, qmap_of
 
 

@@ -7,19 +7,19 @@ The pure game - no I/O; every module's docstring says what it holds:
 ``state``      PlayerRecord, GameState (referee), TurnState (player view), scratch set-up
 ``rules``      pebble requests, exchanges, purchases, burning, end of game, bonus, ranking,
                the referee's kick conditions
-``strategy``   the reference strategy (useful equations, exchange search, purchase search)
-``player``     the reference player mechanism and its misbehaving variants (raise, loop,
+``strategies`` the reference strategy (useful equations, exchange search, purchase search)
+``players``    the reference player mechanism and its misbehaving variants (raise, loop,
                cheat)
 ``actors``     actor specifications (plain, Method, cheat, Method+Count) and their codecs
 ``codec``      JSON codecs of every wire shape, remote calls, and the reference's reading
                of replies
 ``config``     server / client configurations, server and client program inputs, constants
 ``render``     an SVG picture of a game state
-``harness``    the milestone test harnesses xeq, xturn, xstrategy, xrules
+``harness``    the test harnesses: xeq, xturn, xstrategy, xrules, and the game-running
+               xgames, xgames-blogic, xgames-resources
 ``protocol``   the player interface as a declared ``core.protocol.Protocol`` (both proxies)
 ``referee``    the referee on ``core.match``: turns, kicks, end, bonus, result, observers
 ``hosting``    the server plan and sign-up rules, the clients (incl. the bonus clients)
-``games_harness`` the game-running harnesses xgames, xgames-blogic, xgames-resources
 ============== ==============================================================================
 
 ``PROTOCOL.md`` beside this file summarises the player interface, remote protocol, turn
@@ -32,7 +32,7 @@ from gameroom.games.bazaar.rules import (
     game_over, purchase_problem,
 )
 from gameroom.games.bazaar.state import GameState, PlayerRecord, TurnState, turn_state
-from gameroom.games.bazaar.strategy import Policy, buy_cards, trade_then_purchase
+from gameroom.games.bazaar.strategies import Policy, buy_cards, trade_then_purchase
 
 __all__ = [
     "ALL_CARDS", "Bag", "Card", "Equation", "Pebble", "points", "WANT_PEBBLE", "Bonus",

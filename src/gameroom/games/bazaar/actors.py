@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from gameroom.core.wire import (
     WireError, describe, expect_choice, expect_int, expect_list, expect_str,
 )
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 A_CHEAT = "a cheat"
 MAX_ACTORS = 6

@@ -15,17 +15,13 @@ from gameroom.core.protocol import Codec
 from gameroom.games.bazaar import codec, config
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
-from gameroom.games.bazaar.player import ReferencePlayer, make_player
+from gameroom.games.bazaar.players import ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
-from gameroom.games.bazaar.referee import STATE_CODEC, run_game
+from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 __all__ = ["GAME"]
-
-LIMITS = Limits(call=config.PER_CALL_SECONDS, signup_first_byte=config.WAIT_FOR_SIGNUP,
-                signup_complete=config.WAIT_FOR_SIGNUP)
-
 
 def deal(seed: int, names: Sequence[str]) -> GameState:
     """A game from scratch: random equations from ``seed``, all cards, the standard bank."""
@@ -36,7 +32,8 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
          log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game from scratch dealt from ``seed`` (random equations, all cards, the standard bank)."""
     state = deal(seed, [seat.name for seat in seats])
-    return run_game(state, seats, time_limit=(limits or LIMITS).call, observers=observers, log=log, cancel=cancel)
+    return run_game(seats, state, limits=limits or LIMITS, observers=observers, log=log,
+                    cancel=cancel)
 
 
 def seat_view(state: GameState, name: str) -> Any:
@@ -100,9 +97,9 @@ def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | 
 
 
 def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.bazaar import games_harness, harness
+    from gameroom.games.bazaar import harness
 
-    return {**harness.HARNESSES, **games_harness.HARNESSES}
+    return harness.HARNESSES
 
 
 def _render(state: GameState, caption: str) -> str:

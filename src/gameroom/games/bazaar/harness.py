@@ -9,7 +9,14 @@ xturn       Game                                         the TurnState of the fi
 xstrategy   *Equations, TurnState, Policy                exchanges, cards, points, wallet of
                                                          ``trade_then_purchase`` (§9.3)
 xrules      *Equations, *Exchanges, TurnState            ``false``, or the new wallet and bank
+xgames      *Actors, *Equations, Game                    the sorted winners, the sorted
+(-blogic,                                                drop-outs
+-resources)
 =========== ============================================ =====================================
+
+The game-running harnesses run the real referee locally without a bonus; plain actors are
+trusted (direct calls), every misbehaving actor sits on a guarded seat whose calls are cut
+off after :data:`TIME_LIMIT` seconds (a looper costs that much once).
 
 Bad input raises :class:`~gameroom.core.wire.WireError`; its path names the input value by
 position, e.g. ``$[1].active.wallet`` is the wallet inside the second value read.
@@ -19,15 +26,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.limits import Limits
+from gameroom.core.match import local_seat
 from gameroom.core.wire import WireError
-from gameroom.games.bazaar.actors import decode_policy
+from gameroom.games.bazaar.actors import decode_actors, decode_policy
 from gameroom.games.bazaar.codec import (
     decode_equations, decode_exchanges, decode_game, decode_pebbles, decode_turn_state,
     encode_cards, encode_equation, encode_exchanges, encode_pebbles, encode_turn_state,
 )
+from gameroom.games.bazaar.players import make_player
+from gameroom.games.bazaar.referee import GameRefused, run_game
 from gameroom.games.bazaar.rules import apply_exchanges
 from gameroom.games.bazaar.state import turn_state
-from gameroom.games.bazaar.strategy import trade_then_purchase, useful_equations
+from gameroom.games.bazaar.strategies import trade_then_purchase, useful_equations
 
 
 def _expect_count(inputs: list[Any], count: int, what: str) -> None:
@@ -81,9 +92,34 @@ def xrules(inputs: list[Any]) -> list[Any]:
     return [encode_pebbles(wallet), encode_pebbles(bank)]
 
 
+# -- the game-running harnesses (§10.3) ------------------------------------------------------
+
+TIME_LIMIT = 3.0
+"""Seconds per call in the local harnesses: the reference strategy needs milliseconds."""
+
+def play_actors(inputs: list[Any], time_limit: float = TIME_LIMIT) -> list[Any]:
+    """Run the game the inputs describe; the sorted winners and the sorted drop-outs.
+    Every actor kind is accepted by all three harnesses (the milestones differ only in
+    which kinds their fixtures use)."""
+    if len(inputs) != 3:
+        raise WireError(f"expected *Actors, *Equations and a Game, got {len(inputs)} value(s)")
+    specs = decode_actors(inputs[0], "$[0]")
+    equations = decode_equations(inputs[1], "$[1]")
+    state = decode_game(inputs[2], "$[2]", equations=equations)
+    seats = [local_seat(spec.name, make_player(spec), spec.kind == "plain") for spec in specs]
+    try:
+        outcome = run_game(seats, state, limits=Limits(call=time_limit))
+    except GameRefused as exc:
+        raise WireError(f"the referee refuses the game: {exc}") from None
+    return [outcome.winners, outcome.misbehaved]
+
+
 HARNESSES: dict[str, Callable[[list[Any]], list[Any]]] = {
     "xeq": xeq,
     "xturn": xturn,
     "xstrategy": xstrategy,
     "xrules": xrules,
+    "xgames": play_actors,
+    "xgames-blogic": play_actors,
+    "xgames-resources": play_actors,
 }

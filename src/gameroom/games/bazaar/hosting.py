@@ -11,13 +11,14 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
 from gameroom.core.match import Seat
 from gameroom.core.misbehaviour import bare_text, truncated
 from gameroom.games.bazaar import config
 from gameroom.games.bazaar.actors import Special, WireBehaviour, valid_name
 from gameroom.games.bazaar.config import ClientsInput, ServerConfig, ServerInput
-from gameroom.games.bazaar.player import make_player
+from gameroom.games.bazaar.players import make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.state import scratch_state
@@ -42,7 +43,7 @@ def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, see
     def play(seats: Sequence[Seat]) -> Any:
         names = [seat.name for seat in seats]
         state = spec.game if spec.game is not None else scratch_state(random.Random(seed), names)
-        outcome = run_game(state, seats, bonus=spec.bonus, time_limit=time_limit, log=log)
+        outcome = run_game(seats, state, bonus=spec.bonus, limits=Limits(call=time_limit), log=log)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(server), play=play,

@@ -20,18 +20,22 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import MatchResult
 from gameroom.core.wire import expect_object
 from gameroom.games.bazaar import codec, rules
-from gameroom.games.bazaar.config import PER_CALL_SECONDS
+from gameroom.games.bazaar.config import PER_CALL_SECONDS, WAIT_FOR_SIGNUP
 from gameroom.games.bazaar.pieces import Card, Equation
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import GameState, bind_names, turn_state
 
-__all__ = ["GameRefused", "Step", "run_game", "describe_first_action", "describe_purchase"]
+__all__ = ["GameRefused", "LIMITS", "Step", "run_game", "describe_first_action", "describe_purchase"]
+
+LIMITS = Limits(call=PER_CALL_SECONDS, signup_first_byte=WAIT_FOR_SIGNUP, signup_complete=WAIT_FOR_SIGNUP)
+"""Bazaar's limits (§8): seconds per call, and for a sign-up name."""
 
 
 class GameRefused(ValueError):
@@ -89,8 +93,8 @@ def describe_purchase(cards: Sequence[Card]) -> str:
     return "buys " + ", ".join(f"{c.pebbles.letters()}{' (face)' if c.face else ''}" for c in cards)
 
 
-def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equation] | None = None,
-             bonus: Bonus | None = None, time_limit: float | None = PER_CALL_SECONDS,
+def run_game(seats: Sequence[Seat], state: GameState, *, equations: Sequence[Equation] | None = None,
+             bonus: Bonus | None = None, limits: Limits = LIMITS,
              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
              check_visible: bool = True, cancel: threading.Event | None = None) -> MatchResult:
     """Play ``state`` with ``seats`` (the i-th seat takes the i-th player record) and
@@ -108,7 +112,7 @@ def run_game(state: GameState, seats: Sequence[Seat], *, equations: Sequence[Equ
         state = replace(state, equations=tuple(equations))
     game = bind_names(state, names)
     seat_of = dict(zip(names, seats))
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
+    match = Match(PROTOCOL, seats, limits.call, observers, log, STATE_CODEC, cancel)
 
     def tell(kind: str, name: str | None, action: Any, message: str, kicked: bool = False,
              shown: GameState | None = None) -> None:

@@ -15,6 +15,7 @@ Pure game package (no I/O; may import only the standard library and ``gameroom.c
 | ``config`` | the referee configuration of §8.3 and its test hooks |
 | ``referee`` | in-process matches on ``gameroom.core.match`` under the referee policy |
 | ``render`` | SVG picture of a snapshot |
+| ``hosting`` | the lobby game (``LOBBY``): how the lobby server plays Eriantys rooms |
 | ``harness`` | the xgame harness of §10.2 |
 | ``descriptor`` | ``GAME``, what the registry, the command line and the benchmarks use |
 """

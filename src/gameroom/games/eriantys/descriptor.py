@@ -17,17 +17,15 @@ from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
-from gameroom.games.eriantys.config import DECISION_TIMEOUT
-from gameroom.games.eriantys.lobby import LOBBY
+from gameroom.games.eriantys.hosting import LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
-from gameroom.games.eriantys.referee import PROTOCOL, STATE_CODEC, EriantysResult, run_match
+from gameroom.games.eriantys.referee import LIMITS, PROTOCOL, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
 
 __all__ = ["GAME", "LIMITS"]
 
-LIMITS = Limits(call=DECISION_TIMEOUT, signup_first_byte=10.0, signup_complete=10.0)
 MISBEHAVING_AT = 3
 """The decision at which the registry's misbehaving players misbehave (``illegal@3`` ...)."""
 
@@ -41,9 +39,8 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
          log: Callable[[str], None] | None = None, expert: bool = False,
          hooks: TestHooks | None = None, cancel: threading.Event | None = None) -> EriantysResult:
     """A game from ``seed`` between ``seats`` (seat order) under the referee policy."""
-    limits = limits or LIMITS
-    return run_match(seats, expert, seed, hooks=hooks, time_limit=limits.call, observers=observers, log=log,
-                     cancel=cancel)
+    return run_game(seats, seed, expert=expert, hooks=hooks, limits=limits or LIMITS, observers=observers,
+                    log=log, cancel=cancel)
 
 
 def decode_state(value: Any) -> GameState:

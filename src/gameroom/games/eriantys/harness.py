@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
+from gameroom.core.limits import Limits
 from gameroom.core.wire import WireError
 from gameroom.games.eriantys.config import RefereeConfig, decode_referee_config
 from gameroom.games.eriantys.players import EriantysPlayer
-from gameroom.games.eriantys.referee import run_match
+from gameroom.games.eriantys.referee import run_game
 from gameroom.games.eriantys.strategies import STRATEGIES
 
 __all__ = ["HARNESSES", "xgame", "seats_for", "BroadcastLog"]
@@ -48,8 +49,8 @@ def xgame(inputs: list[Any], log: bool = False, observers: list[Any] | None = No
         raise WireError(f"expected one referee configuration, got {len(inputs)} JSON values", "$")
     config = decode_referee_config(inputs[0])
     record = BroadcastLog()
-    outcome = run_match(seats_for(config), config.expert, config.seed, hooks=config.hooks,
-                        time_limit=config.decision_timeout, observers=[record, *(observers or [])])
+    outcome = run_game(seats_for(config), config.seed, expert=config.expert, hooks=config.hooks,
+                       limits=Limits(call=config.decision_timeout), observers=[record, *(observers or [])])
     return [*(record.messages if log else []), outcome.winners]
 
 

@@ -21,14 +21,19 @@ from typing import Any, Callable, Iterable, Sequence
 
 from dataclasses import dataclass, field
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.record import Event, MatchResult
 from gameroom.core.protocol import JSON, Codec, Method, Protocol
 from gameroom.core.wire import WireError, describe
+from gameroom.games.eriantys.config import DECISION_TIMEOUT
 from gameroom.games.eriantys.rules import apply_event, eject
 from gameroom.games.eriantys.state import TestHooks, from_snapshot, new_game, snapshot
 
-__all__ = ["PROTOCOL", "STATE_CODEC", "EriantysResult", "run_match"]
+__all__ = ["LIMITS", "PROTOCOL", "STATE_CODEC", "EriantysResult", "run_game"]
+
+LIMITS = Limits(call=DECISION_TIMEOUT, signup_first_byte=10.0, signup_complete=10.0)
+"""Eriantys's limits (7.8): a decision, and a sign-up."""
 
 STATE_CODEC = Codec(snapshot, from_snapshot, "GameState")
 """States travel as the §6.5 snapshot."""
@@ -56,14 +61,14 @@ PROTOCOL = Protocol("eriantys", (
 ))
 
 
-def run_match(seats: Sequence[Seat], expert: bool, seed: int | random.Random, *,
-              hooks: TestHooks | None = None, time_limit: float | None = None,
-              observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-              cancel: threading.Event | None = None) -> EriantysResult:
+def run_game(seats: Sequence[Seat], seed: int | random.Random, *, expert: bool = False,
+             hooks: TestHooks | None = None, limits: Limits = LIMITS,
+             observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
+             cancel: threading.Event | None = None) -> EriantysResult:
     """Play one game between ``seats`` (seat order) and return its result; the scores are
     the towers each player's team built, ``extra`` holds the final ``snapshot`` (§6.5) and
     the number of accepted ``events``."""
-    match = Match(PROTOCOL, seats, time_limit, observers, log, state_codec=STATE_CODEC, cancel=cancel)
+    match = Match(PROTOCOL, seats, limits.call, observers, log, state_codec=STATE_CODEC, cancel=cancel)
     names = [seat.name for seat in seats]
     state, setup = new_game(names, expert, seed, hooks)
     watched = bool(match.observers)

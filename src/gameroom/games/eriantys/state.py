@@ -25,7 +25,7 @@ from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CAR
                                             constants, steps_of, team_of)
 
 __all__ = ["Island", "Card", "TestHooks", "GameState", "HookError", "new_game", "snapshot", "from_snapshot",
-           "counts_json", "counts_from_json"]
+           "encode_counts", "decode_counts"]
 
 
 class HookError(WireError):
@@ -280,14 +280,14 @@ def refill_clouds(s: GameState) -> list[dict[str, Any]]:
 
 # -- the §6.5 snapshot ------------------------------------------------------------------
 
-def counts_json(counts: Sequence[int]) -> dict[str, int]:
+def encode_counts(counts: Sequence[int]) -> dict[str, int]:
     return dict(zip(COLORS, counts))
 
 
 _BY_COLOR = operator.itemgetter(*COLORS)
 
 
-def counts_from_json(value: dict[str, int]) -> list[int]:
+def decode_counts(value: dict[str, int]) -> list[int]:
     return list(_BY_COLOR(value))
 
 
@@ -313,20 +313,20 @@ def snapshot(s: GameState) -> dict[str, Any]:
         "players": [
             {"seat": seat, "username": s.usernames[seat], "towerColor": TOWER_COLORS[s.team(seat)],
              "connected": s.connected[seat], "ejected": s.ejected[seat],
-             "entrance": counts_json(s.entrance[seat]), "diningRoom": counts_json(s.dining[seat]),
+             "entrance": encode_counts(s.entrance[seat]), "diningRoom": encode_counts(s.dining[seat]),
              "hand": list(s.hands[seat]), "playedAssistant": s.played[seat], "coins": s.coins[seat]}
             for seat in range(s.n)],
         "towers": {TOWER_COLORS[t]: s.supply[t] for t in range(s.c.teams)},
         "professors": {COLORS[i]: s.professors[i] for i in range(5)},
-        "islands": [{"students": counts_json(i.students), "towers": i.towers,
+        "islands": [{"students": encode_counts(i.students), "towers": i.towers,
                      "towerColor": None if i.team is None else TOWER_COLORS[i.team], "noEntry": i.no_entry}
                     for i in s.islands],
         "motherNature": s.mother_nature,
-        "clouds": [counts_json(cloud) for cloud in s.clouds],
+        "clouds": [encode_counts(cloud) for cloud in s.clouds],
         "bag": s.bag_size(),
         "bank": s.bank,
         "characterCards": [{"id": card.id, "price": card.price, "used": card.used,
-                            "students": None if card.students is None else counts_json(card.students),
+                            "students": None if card.students is None else encode_counts(card.students),
                             "noEntryTiles": card.no_entry} for card in s.cards],
         "turn": {
             "studentsToMove": s.moves_left if s.phase == ACTION_ONE and not s.finished else 0,
@@ -354,21 +354,21 @@ def from_snapshot(snap: dict[str, Any]) -> GameState:
     s.round, s.phase = snap["round"], PHASES.index(snap["phase"])
     s.current = snap["currentPlayer"]
     s.planning_order, s.action_order = list(snap["planningOrder"]), list(snap["actionOrder"])
-    s.entrance = [counts_from_json(p["entrance"]) for p in players]
-    s.dining = [counts_from_json(p["diningRoom"]) for p in players]
+    s.entrance = [decode_counts(p["entrance"]) for p in players]
+    s.dining = [decode_counts(p["diningRoom"]) for p in players]
     s.hands = [list(p["hand"]) for p in players]
     s.played = [p["playedAssistant"] for p in players]
     s.coins = [p["coins"] for p in players]
     s.supply = [snap["towers"][TOWER_COLORS[t]] for t in range(s.c.teams)]
     s.professors = [snap["professors"][name] for name in COLORS]
-    s.islands = [Island(counts_from_json(i["students"]), i["towers"],
+    s.islands = [Island(decode_counts(i["students"]), i["towers"],
                         None if i["towerColor"] is None else TOWER_COLORS.index(i["towerColor"]), i["noEntry"])
                  for i in snap["islands"]]
     s.mother_nature = snap["motherNature"]
-    s.clouds = [counts_from_json(cloud) for cloud in snap["clouds"]]
+    s.clouds = [decode_counts(cloud) for cloud in snap["clouds"]]
     s.bag = [snap["bag"], 0, 0, 0, 0]   # the colours in the bag are not public: only the count is kept
     s.bank = snap["bank"]
-    s.cards = [Card(c["id"], c["price"], c["used"], None if c["students"] is None else counts_from_json(c["students"]),
+    s.cards = [Card(c["id"], c["price"], c["used"], None if c["students"] is None else decode_counts(c["students"]),
                     c["noEntryTiles"]) for c in snap["characterCards"]]
     turn = snap["turn"]
     s.moves_left = turn["studentsToMove"]

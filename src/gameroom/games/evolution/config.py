@@ -15,8 +15,8 @@ from typing import Any
 from gameroom.core.wire import WireError, describe, expect_bool, expect_str
 from gameroom.games.evolution.pieces import (CALL_TIME_LIMIT, CARD_SET, EXTINCTION_CARDS, MAX_PLAYERS,
                                              MIN_PLAYERS, Card, shuffled_deck, sorted_deck)
-from gameroom.games.evolution.silly import FAT_REQUESTS
-from gameroom.games.evolution.wire import decode_cards
+from gameroom.games.evolution.players import FAT_REQUESTS
+from gameroom.games.evolution.codec import decode_cards
 
 __all__ = ["ServerConfig", "ClientConfig", "RefereeConfig", "ObserverConfig", "Config", "decode_config",
            "DEFAULT_PORT"]

@@ -20,7 +20,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.evolution.actions import Action4, apply_action, validate
 from gameroom.games.evolution.pieces import CARDS_PER_BOARD, CARDS_PER_PLAYER, Species
 from gameroom.games.evolution.rules import Choice, PlayerState, Table, ranking
-from gameroom.games.evolution.wire import as_action4, as_feeding_choice
+from gameroom.games.evolution.codec import as_action4, as_feeding_choice
 
 __all__ = ["Dealer", "Call", "Reject", "direct_call"]
 

@@ -15,16 +15,15 @@ from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
-from gameroom.games.evolution.pieces import CALL_TIME_LIMIT, MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
+from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
 from gameroom.games.evolution.rules import PlayerState, Table
-from gameroom.games.evolution.referee import STATE_CODEC, run_game, snapshot
-from gameroom.games.evolution.silly import BADDIES, BaddiePlayer, SillyPlayer
-from gameroom.games.evolution.wire import encode_configuration, encode_player
+from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
+from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.codec import encode_configuration, encode_player
 
 __all__ = ["GAME"]
 
-LIMITS = Limits(call=CALL_TIME_LIMIT, signup_first_byte=5.0, signup_complete=5.0)
 
 
 def deal(seed: int, names: Sequence[str]) -> Table:
@@ -37,10 +36,9 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
          log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game on the deck shuffled by ``seed``; winners are the seat names of the top score."""
     limits = limits or LIMITS
-    result = run_game(seats, shuffled_deck(seed), time_limit=limits.call, observers=observers, log=log,
+    result = run_game(seats, shuffled_deck(seed), limits=limits, observers=observers, log=log,
                       cancel=cancel)
-    assert result.result is not None
-    return result.result
+    return result
 
 
 def _player_of(state: Table, name: str) -> PlayerState | None:

@@ -18,8 +18,8 @@ from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CARD_SET, MAX_PLAYERS, MIN_PLAYERS, sorted_deck
 from gameroom.games.evolution.referee import STATE_CODEC, snapshot
 from gameroom.games.evolution.rules import PlayerState, attackable
-from gameroom.games.evolution.silly import XGAME_KINDS, BaddiePlayer, SillyFailed, SillyPlayer, silly_choice, silly_feeding
-from gameroom.games.evolution.wire import (decode_action4, decode_cards, decode_configuration,
+from gameroom.games.evolution.players import XGAME_KINDS, BaddiePlayer, SillyFailed, SillyPlayer, silly_choice, silly_feeding
+from gameroom.games.evolution.codec import (decode_action4, decode_cards, decode_configuration,
                                            decode_lob, decode_natural, decode_player, decode_players,
                                            decode_species, encode_action4, encode_configuration,
                                            encode_feeding_choice, encode_harness_action4)

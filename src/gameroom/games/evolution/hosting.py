@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules
 from gameroom.core.match import Seat
 from gameroom.core.record import STATE, Event
@@ -27,7 +28,7 @@ from gameroom.games.evolution.config import Config
 from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.protocol import PROTOCOL
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.silly import BADDIES, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.players import BADDIES, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
 
 __all__ = ["signup_rules", "server_plan", "client_specs", "CLIENT_BADDIES", "REFERENCE_PAD"]
 
@@ -56,7 +57,7 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
     def play(seats: Sequence[Seat]) -> Any:
         observers = [_LogObserver(log)] if config.observer.enabled and log is not None else []
-        result = run_game(seats, referee.cards(), time_limit=referee.call_timeout_s, log=log,
+        result = run_game(seats, referee.cards(), limits=Limits(call=referee.call_timeout_s), log=log,
                           extinction_cards=referee.extinction_cards, observers=observers)
         return PlainText("\n".join(result_lines(result.results)))
 

@@ -14,7 +14,7 @@ from gameroom.core.protocol import Protocol as CoreProtocol
 from gameroom.core.wire import WireError, describe
 from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.pieces import Card, Species
-from gameroom.games.evolution.wire import (as_action4, as_feeding_choice, decode_action4, decode_boards,
+from gameroom.games.evolution.codec import (as_action4, as_feeding_choice, decode_action4, decode_boards,
                                            decode_cards, decode_feeding_choice, decode_lob, decode_natural,
                                            encode_action4, encode_boards, encode_cards, encode_feeding_choice)
 

@@ -13,9 +13,11 @@ every call and ejection, and the ``end`` with the result.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
@@ -23,9 +25,12 @@ from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CALL_TIME_LIMIT, EXTINCTION_CARDS, Card, sorted_deck
 from gameroom.games.evolution.protocol import PROTOCOL
 from gameroom.games.evolution.rules import PlayerState, Table
-from gameroom.games.evolution.wire import decode_configuration, encode_configuration
+from gameroom.games.evolution.codec import decode_configuration, encode_configuration
 
-__all__ = ["GameResult", "run_game", "player_ids", "snapshot", "STATE_CODEC"]
+__all__ = ["EvolutionResult", "LIMITS", "run_game", "player_ids", "snapshot", "STATE_CODEC"]
+
+LIMITS = Limits(call=CALL_TIME_LIMIT, signup_first_byte=5.0, signup_complete=5.0)
+"""Evolution's limits (spec 8.2): per call, and for a sign-up name."""
 
 
 def _decode_table(value: Any) -> Table:
@@ -45,19 +50,16 @@ def snapshot(table: Table) -> Table:
 
 
 @dataclass
-class GameResult:
-    """A finished game: ``(rank, id, score)`` per remaining player, the removed players'
-    ejections by player id in order, the number of turns started, and the match's result
-    (by seat name)."""
+class EvolutionResult(MatchResult):
+    """The match's result (by seat name) plus what is Evolution's: ``(rank, id, score)``
+    per remaining player (the spec's result lines), the removed players' ejections by
+    player id in order (names need not be distinct, ids are), the number of turns started
+    and the seat of each player id."""
 
-    results: list[tuple[int, str, int]]
-    failures: list[Ejection] = field(default_factory=list)
+    results: list[tuple[int, str, int]] = field(default_factory=list)
+    removals: list[Ejection] = field(default_factory=list)
     turns: int = 0
     ids: dict[str, Seat] = field(default_factory=dict)
-    result: MatchResult | None = None
-
-    def to_json(self) -> list[list[Any]]:
-        return [list(r) for r in self.results]
 
 
 def player_ids(seats: Sequence[Seat]) -> list[str]:
@@ -65,11 +67,12 @@ def player_ids(seats: Sequence[Seat]) -> list[str]:
     return [f"{seat.name}#{i + 1}" for i, seat in enumerate(seats)]
 
 
-def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, time_limit: float | None = CALL_TIME_LIMIT,
-             observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-             extinction_cards: int = EXTINCTION_CARDS, cancel: Any = None) -> GameResult:
+def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, *, extinction_cards: int = EXTINCTION_CARDS,
+             limits: Limits = LIMITS, observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
+             cancel: threading.Event | None = None) -> EvolutionResult:
     """Play one game between the seats (turn order = their order) with the deck (default:
-    the sorted deck)."""
+    the sorted deck): the deck is Evolution's starting state."""
+    time_limit = limits.call
     # The match records ejections by seat name; the log and ``failures`` name player ids,
     # since remote players' names need not be distinct.
     match = Match(PROTOCOL, seats, time_limit, observers, state_codec=STATE_CODEC, cancel=cancel)
@@ -111,4 +114,4 @@ def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, time_limit: 
     outcome = match.result(sorted(by_id[pid].name for _rank, pid, points in results if points == top),
                            ranking=[ranks[r] for r in sorted(ranks)],
                            scores={by_id[pid].name: points for _rank, pid, points in results})
-    return GameResult(results, failures, dealer.turn, by_id, outcome)
+    return EvolutionResult(**vars(outcome), results=results, removals=failures, turns=dealer.turn, ids=by_id)

@@ -8,11 +8,10 @@ Pure game package (no I/O; may import only the standard library and ``gameroom.c
 | ``state`` | colors, players, the game state and its rules (moves, skips, ranking) |
 | ``tree`` | the lazily generated game tree |
 | ``strategies`` | greedy, random (seeded), N-turn maximin; tie-breaking |
-| ``game`` | a complete game between trusted strategies; ``play_local_game`` (xref) |
-| ``wire`` | JSON codecs of the data definitions |
+| ``codec`` | JSON codecs of the data definitions |
 | ``protocol`` | player interface, the six remote calls and their codecs, constants |
-| ``player`` | in-process strategy players and misbehaving players |
-| ``baddies`` | misbehaving players and integration scenarios as data |
+| ``players`` | in-process strategy players and misbehaving players |
+| ``actors`` | misbehaving players (baddies) and integration scenarios as data |
 | ``config`` | configuration files (scripts, server, client, referee, observers) |
 | ``referee`` | the referee on ``gameroom.core.match``: safe calls, time limits, removals, observers |
 | ``tournament`` | Fish games for the core tournament manager (``gameroom.core.tournament``) |
@@ -30,12 +29,10 @@ from gameroom.games.fish.state import (COLORS, SKIP, Action, Color, GameState, I
 from gameroom.games.fish.tree import GameTree
 from gameroom.games.fish.strategies import (GreedyStrategy, MaximinStrategy, NoPlacement, RandomStrategy,
                                             Strategy, make_strategy, maximin_move, tie_break)
-from gameroom.games.fish.game import GameOutcome, play_local_game, run_game
 
 __all__ = [
     "DIRECTIONS", "MAX_FISH", "Board", "Direction", "Position", "make_board", "step",
     "COLORS", "SKIP", "Action", "Color", "GameState", "IllegalAction", "Move", "Player", "Skip",
     "penguins_per_player", "GameTree", "GreedyStrategy", "MaximinStrategy", "NoPlacement",
     "RandomStrategy", "Strategy", "make_strategy", "maximin_move", "tie_break",
-    "GameOutcome", "play_local_game", "run_game",
 ]

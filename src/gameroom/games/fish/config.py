@@ -4,9 +4,13 @@
   (``--file``) or from ``key = value`` command-line words (:func:`parse_script_words`).
   Unknown keys are ignored, present keys are range-checked, ``columns`` is accepted as an
   alias of ``cols``. Examples: ``fixtures/fish/configs``.
-* :class:`ServerConfig`, :class:`ClientConfig`, :class:`RefereeConfig`,
-  :class:`ObserverConfig` -- gameroom's own shapes (8.2). Every key is optional; an
-  unknown key is an error (it is most likely a typo).
+* :class:`ServerConfig` -- gameroom's server configuration (8.2). Every key is optional;
+  an unknown key is an error (it is most likely a typo). ``observe`` logs the
+  tournament's rounds, winners and end on standard error.
+
+Spec 8.2 also recommends shapes for a client, a referee and observers; no gameroom program
+reads them (``gameroom clients fish`` takes its options on the command line and refuses
+standard input), so they are not decoded here: a key nobody reads would be silently ignored.
 
 Decoders raise :class:`gameroom.core.wire.WireError` with the path of the bad value.
 """
@@ -19,12 +23,12 @@ from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
 from gameroom.core.wire import WireError, describe, expect_bool, expect_choice, expect_str
-from gameroom.games.fish.baddies import BADDIES
+from gameroom.games.fish.actors import BADDIES
 from gameroom.games.fish.protocol import (DEFAULT_PORT, NAME_TIMEOUT, READY_TIME, SERVER_BOARD, SIGNUP_MAX_PLAYERS,
                                           SIGNUP_MIN_PLAYERS, SIGNUP_PERIODS, SIGNUP_WAIT, START_TIMEOUT,
                                           TIME_PER_CALL_SERVER)
 from gameroom.games.fish.strategies import STRATEGY_NAMES
-from gameroom.games.fish.wire import decode_name
+from gameroom.games.fish.codec import decode_name
 
 
 def _number(value: Any, where: str, low: float, high: float, integral: bool = True) -> Any:
@@ -175,6 +179,7 @@ class ServerConfig:
     fish: int | None = SERVER_BOARD[2]
     house_players: int = 0
     observe: bool = False
+    """Log the tournament's rounds, each round's winners and the end (standard error)."""
 
 
 def decode_server_config(value: Any, where: str = "$") -> ServerConfig:
@@ -203,96 +208,4 @@ def decode_server_config(value: Any, where: str = "$") -> ServerConfig:
 
 def encode_server_config(config: ServerConfig) -> dict[str, Any]:
     """A server configuration as a JSON object."""
-    return _encode(config)
-
-
-@dataclass(frozen=True)
-class ClientConfig:
-    """One client player (spec 8.2). ``strategy``: greedy, random or maximin (with
-    ``depth``); ``seed`` seeds the random strategy; ``baddie`` names a misbehaviour of
-    :data:`gameroom.games.fish.baddies.BADDIES` (an extension, for tests)."""
-
-    host: str = "127.0.0.1"
-    port: int = 45678
-    name: str = "Penny"
-    strategy: str = "greedy"
-    depth: int = 1
-    seed: int | None = None
-    baddie: str | None = None
-
-
-def decode_client_config(value: Any, where: str = "$") -> ClientConfig:
-    """A client configuration object; every key optional, unknown keys rejected."""
-    obj = _check_keys(value, [_json_key(f.name) for f in fields(ClientConfig)], where)
-    kw: dict[str, Any] = {}
-    if "host" in obj:
-        kw["host"] = expect_str(obj["host"], f"{where}.host")
-    if "port" in obj:
-        kw["port"] = _number(obj["port"], f"{where}.port", 0, 65535)
-    if "name" in obj:
-        kw["name"] = decode_name(obj["name"], f"{where}.name")
-    if "strategy" in obj:
-        kw["strategy"] = expect_choice(obj["strategy"], STRATEGY_NAMES, f"{where}.strategy")
-    if "depth" in obj:
-        kw["depth"] = _number(obj["depth"], f"{where}.depth", 1, 10)
-    if "seed" in obj and obj["seed"] is not None:
-        kw["seed"] = _number(obj["seed"], f"{where}.seed", 0, 2 ** 63)
-    if "baddie" in obj and obj["baddie"] is not None:
-        kw["baddie"] = expect_choice(obj["baddie"], list(BADDIES), f"{where}.baddie")
-    return ClientConfig(**kw)
-
-
-def encode_client_config(config: ClientConfig) -> dict[str, Any]:
-    """A client configuration as a JSON object."""
-    return _encode(config)
-
-
-@dataclass(frozen=True)
-class RefereeConfig:
-    """A referee used alone (spec 8.2); ``fish`` None means random fish 1..5."""
-
-    rows: int = 2
-    cols: int = 9
-    fish: int | None = None
-    time_per_turn: float = 0.6
-    ready_time: float = 30
-
-
-def decode_referee_config(value: Any, where: str = "$") -> RefereeConfig:
-    """A referee configuration object; every key optional, unknown keys rejected."""
-    obj = _check_keys(value, [_json_key(f.name) for f in fields(RefereeConfig)], where)
-    kw: dict[str, Any] = {}
-    for key in ("rows", "cols"):
-        if key in obj:
-            kw[key] = _number(obj[key], f"{where}.{key}", 1, 25)
-    if "fish" in obj:
-        kw["fish"] = _fish(obj["fish"], f"{where}.fish")
-    for key in ("time-per-turn", "ready-time"):
-        if key in obj:
-            kw[key.replace("-", "_")] = _number(obj[key], f"{where}.{key}", 0, 3600, integral=False)
-    return RefereeConfig(**kw)
-
-
-def encode_referee_config(config: RefereeConfig) -> dict[str, Any]:
-    """A referee configuration as a JSON object (random fish as ``null``)."""
-    return _encode(config)
-
-
-@dataclass(frozen=True)
-class ObserverConfig:
-    """Which observers to attach (spec 8.2)."""
-
-    game_observer: bool = False
-    tournament_observer: bool = False
-
-
-def decode_observer_config(value: Any, where: str = "$") -> ObserverConfig:
-    """An observer configuration object; every key optional, unknown keys rejected."""
-    obj = _check_keys(value, ["game-observer", "tournament-observer"], where)
-    kw = {key.replace("-", "_"): expect_bool(obj[key], f"{where}.{key}") for key in obj}
-    return ObserverConfig(**kw)
-
-
-def encode_observer_config(config: ObserverConfig) -> dict[str, Any]:
-    """An observer configuration as a JSON object."""
     return _encode(config)

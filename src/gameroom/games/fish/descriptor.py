@@ -12,19 +12,16 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Codec
-from gameroom.games.fish import wire
-from gameroom.games.fish.baddies import BADDIES
-from gameroom.games.fish.player import BaddiePlayer, StrategyPlayer
-from gameroom.games.fish.protocol import (MANAGER_BOARD, NAME_TIMEOUT, PROTOCOL, READY_TIME,
-                                          TIME_PER_CALL_REFEREE)
-from gameroom.games.fish.referee import STATE_CODEC, referee_game
+from gameroom.games.fish import codec
+from gameroom.games.fish.actors import BADDIES
+from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
+from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
+from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 
 __all__ = ["GAME"]
 
-LIMITS = Limits(call=TIME_PER_CALL_REFEREE, ready=READY_TIME, signup_first_byte=NAME_TIMEOUT,
-                signup_complete=NAME_TIMEOUT)
 LOOK_AHEAD = 2
 """The depth of the built-in maximin player."""
 
@@ -39,13 +36,12 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
     """A game on the manager's 5 x 5 board with random fish from ``seed``."""
     limits = limits or LIMITS
     state = deal(seed, [seat.name for seat in seats])
-    result = referee_game(seats, state, time_limit=limits.call, ready_time=limits.ready,
-                          observers=observers, log=log, cancel=cancel)
-    return result.result
+    result = run_game(seats, state, limits=limits, observers=observers, log=log, cancel=cancel)
+    return result
 
 
 def _whole_state(state: GameState, _name: str | None = None) -> Any:
-    return wire.encode_state(state)   # Fish has no hidden information
+    return codec.encode_state(state)   # Fish has no hidden information
 
 
 def _strategy(kind: str) -> Callable[[str, int], StrategyPlayer]:
@@ -74,9 +70,9 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     its penguins (in the spec's canonical order), as the protocol's wire values."""
     state: GameState = args[0]
     if method == "initial":
-        return [(f"place a penguin on row {r}, column {c}", wire.encode_position((r, c))) for r, c in state.free_tiles()]
+        return [(f"place a penguin on row {r}, column {c}", codec.encode_position((r, c))) for r, c in state.free_tiles()]
     if method == "take_turn":
-        return [(f"move from row {a[0]}, column {a[1]} to row {b[0]}, column {b[1]}", wire.encode_move((a, b)))
+        return [(f"move from row {a[0]}, column {a[1]} to row {b[0]}, column {b[1]}", codec.encode_move((a, b)))
                 for a, b in state.legal_moves()]
     return None
 
@@ -93,7 +89,7 @@ GAME = GameDescriptor(
     play=play,
     limits=LIMITS,
     state_codec=STATE_CODEC,
-    action_codec=Codec(wire.encode_action, wire.decode_action, "Action"),
+    action_codec=Codec(codec.encode_action, codec.decode_action, "Action"),
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,
     harnesses=_harnesses,

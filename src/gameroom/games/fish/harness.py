@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.core.wire import WireError, expect_int, expect_list, expect_object, expect_str
-from gameroom.games.fish.player import StrategyPlayer
-from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.players import StrategyPlayer
+from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.state import GameState, Move
 from gameroom.games.fish.strategies import MaximinStrategy, maximin_move, tie_break
-from gameroom.games.fish.wire import decode_board, decode_position, decode_state, encode_move, encode_state
+from gameroom.games.fish.codec import decode_board, decode_position, decode_state, encode_move, encode_state
 
 
 def xboard(value: Any) -> int:
@@ -107,8 +108,8 @@ def xref(value: Any) -> list[str]:
     rows, columns, fish, players = decode_xref_input(value)
     seats = [trusted_seat(name, StrategyPlayer(MaximinStrategy(depth), name)) for name, depth in players]
     state = GameState.create(rows, columns, len(players), fish=fish)
-    result = referee_game(seats, state, time_limit=None)
-    return sorted(seat.name for seat in result.winners)
+    result = run_game(seats, state, limits=Limits())
+    return sorted(result.winners)
 
 
 def _each(harness: Callable[[Any], Any]) -> Callable[[list[Any]], list[Any]]:

@@ -22,9 +22,9 @@ from typing import Any, Callable, Sequence
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import hang
-from gameroom.games.fish.baddies import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
+from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
 from gameroom.games.fish.config import ServerConfig
-from gameroom.games.fish.player import BaddiePlayer, QueryingPlayer, StrategyPlayer
+from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, PROTOCOL
 from gameroom.games.fish.queries import WireQueries
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
@@ -58,13 +58,33 @@ def house_seats(config: ServerConfig) -> list[Seat]:
     return [trusted_seat(name, StrategyPlayer(make_strategy("greedy"), name)) for name in names]
 
 
+class RoundLog:
+    """The tournament observer of ``"observe": true``: each round's games, their winners
+    and the end, as lines for the server's log."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.round = 0
+
+    def show_next_round(self, games: list[list[str]]) -> None:
+        self.round += 1
+        self.log(f"round {self.round}: " + "  |  ".join(", ".join(game) for game in games))
+
+    def show_winners(self, winners: list[list[str]]) -> None:
+        self.log(f"round {self.round} winners: " + "  |  ".join(", ".join(w) or "none" for w in winners))
+
+    def show_end(self, winners: list[str], failures: list[str]) -> None:
+        self.log(f"tournament over: winners {', '.join(winners) or 'none'}; failed {', '.join(failures) or 'none'}")
+
+
 def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None) -> ServerPlan:
     """How to sign players up and run the tournament; the result is ``[W, F]``."""
 
     def play(seats: Sequence[Seat]) -> Any:
+        observers = [RoundLog(log)] if config.observe and log is not None else []
         result = run_fish_tournament(seats, rows=config.rows, columns=config.cols, fish=config.fish,
                                      time_limit=config.time_per_turn, ready_time=config.ready_time,
-                                     start_limit=config.start_timeout, log=log)
+                                     start_limit=config.start_timeout, observers=observers, log=log)
         return result.counts()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(config), play=play, no_game_result=NO_TOURNAMENT,

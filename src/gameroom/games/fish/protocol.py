@@ -19,7 +19,7 @@ from gameroom.core.protocol import Protocol as CoreProtocol
 from gameroom.core.wire import WireError, describe, expect_list
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.state import Action, Color, GameState, Move
-from gameroom.games.fish.wire import (decode_actions, decode_color, decode_colors, decode_flag,
+from gameroom.games.fish.codec import (decode_actions, decode_color, decode_colors, decode_flag,
                                       decode_move, decode_position, decode_state, encode_actions,
                                       encode_color, encode_colors, encode_move, encode_position,
                                       encode_state)

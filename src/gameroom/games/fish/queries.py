@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from gameroom.core.wire import WireError, describe
 from gameroom.games.fish.state import Color, GameState, Move
-from gameroom.games.fish.wire import decode_move, decode_state, encode_move, encode_state
+from gameroom.games.fish.codec import decode_move, decode_state, encode_move, encode_state
 
 __all__ = ["PHASES", "GameView", "TournamentView", "QueryDesk", "answer_query", "WireQueries",
            "QUERY_NAMES", "MAX_QUERIES_PER_CALL"]

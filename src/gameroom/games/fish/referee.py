@@ -30,55 +30,47 @@ from __future__ import annotations
 
 import random
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
 from gameroom.core.tournament import GameRecord
-from gameroom.games.fish.protocol import (PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
+from gameroom.games.fish.protocol import (NAME_TIMEOUT, PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
                                           actions_since_last_turn, ready_time_applies)
 from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, answer_query
 from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
-from gameroom.games.fish.wire import decode_state, encode_state
+from gameroom.games.fish.codec import decode_state, encode_state
 
-__all__ = ["RefereeResult", "referee_game", "new_state", "STATE_CODEC"]
+__all__ = ["LIMITS", "FishResult", "run_game", "new_state", "STATE_CODEC"]
+
+LIMITS = Limits(call=TIME_PER_CALL_REFEREE, ready=READY_TIME, signup_first_byte=NAME_TIMEOUT,
+                signup_complete=NAME_TIMEOUT)
+"""Fish's limits (spec 7, 8.2): per call, the first playing round, a sign-up name."""
 
 STATE_CODEC = Codec(encode_state, decode_state, "State")
 
 
 @dataclass
-class RefereeResult:
-    """A finished game: the surviving seats grouped by score (best first) and the removed
+class FishResult(MatchResult):
+    """The match's result (by seat name) plus what is Fish's, by seat (names need not be
+    distinct, spec 7): the surviving seats grouped by score (best first), the removed
     seats in the reference's order (during play, most recent first; then during placement,
-    most recent first; then while being informed, in player order)."""
+    most recent first; then while being informed, in player order), the final state, the
+    seat of each color and the number of turns."""
 
-    ranking: list[list[Seat]]
-    removed: list[Seat]
-    state: GameState
-    colors: dict[Color, Seat]
-    result: MatchResult
+    seat_ranking: list[list[Seat]] = field(default_factory=list)
+    removed: list[Seat] = field(default_factory=list)
+    state: GameState | None = None
+    colors: dict[Color, Seat] = field(default_factory=dict)
     turns: int = 0
 
-    @property
-    def failures(self) -> list[Ejection]:
-        """The ejections, in the order they happened."""
-        return self.result.ejections
-
-    @property
-    def winners(self) -> list[Seat]:
-        """The first ranking group (empty if everybody was removed)."""
-        return self.ranking[0] if self.ranking else []
-
     def record(self) -> GameRecord:
-        """What the tournament manager needs from this game."""
-        return GameRecord(list(self.winners), list(self.removed), self)
-
-    def names(self) -> list[list[str]]:
-        """``[winner names, removed names]``."""
-        return [[s.name for s in self.winners], [s.name for s in self.removed]]
+        """What the tournament manager needs from this game: seats, not names."""
+        return GameRecord(list(self.seat_ranking[0] if self.seat_ranking else []), list(self.removed), self)
 
 
 def new_state(players: int, rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1],
@@ -110,18 +102,16 @@ def _offer_queries(seats: Sequence[Seat], view: Callable[[], GameView]) -> GameV
     return made
 
 
-def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
-                 rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
-                 rng: random.Random | None = None, time_limit: float | None = TIME_PER_CALL_REFEREE,
-                 ready_time: float | None = READY_TIME, observers: Iterable[Any] = (),
-                 log: Callable[[str], None] | None = None,
-                 tournament: TournamentView | None = None,
-                 cancel: threading.Event | None = None) -> RefereeResult:
+def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
+             rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
+             rng: random.Random | None = None, limits: Limits = LIMITS, observers: Iterable[Any] = (),
+             log: Callable[[str], None] | None = None, tournament: TournamentView | None = None,
+             cancel: threading.Event | None = None) -> FishResult:
     """Run one game for 2..4 seats (in turn order) and return its result.
 
     ``state`` is a prepared state without penguins whose players match the seats by position
     (default: a new ``rows`` x ``columns`` board with ``fish`` per tile or random fish from
-    ``rng``). ``time_limit`` bounds each call (None: no limit), ``ready_time`` the
+    ``rng``). ``limits.call`` bounds each call (None: no limit), ``limits.ready`` the
     ``take-turn`` calls of the first playing round. ``tournament`` lets players' queries
     see the tournament's rounds.
     """
@@ -129,7 +119,7 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
         state = new_state(len(seats), rows, columns, fish, rng)
     if len(state.players) != len(seats):
         raise ValueError(f"{len(seats)} seats for {len(state.players)} players in the state")
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
+    match = Match(PROTOCOL, seats, limits.call, observers, log, STATE_CODEC, cancel)
     seat_of: dict[Color, Seat] = {p.color: seat for p, seat in zip(state.players, seats)}
     initial_colors = state.colors()
     view = _offer_queries(seats, lambda: GameView(state, tournament))
@@ -206,8 +196,8 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
             player = state.players[0]
             seat = seat_of[player.color]
             n = len(state.players)
-            ready = time_limit is not None and ready_time_applies(len(history), n, first_round_over)
-            limit = ready_time if ready else None
+            ready = limits.call is not None and ready_time_applies(len(history), n, first_round_over)
+            limit = limits.ready if ready else None
             publish("playing")
             move = match.call(seat, "take_turn", given(seat), actions_since_last_turn(history, n), limit=limit)
             turns += 1
@@ -241,5 +231,5 @@ def referee_game(seats: Sequence[Seat], state: GameState | None = None, *,
     result = match.result(sorted(s.name for s in ranking[0]) if ranking else [], [s.name for s in out],
                           [[s.name for s in group] for group in ranking],
                           {seat_of[p.color].name: p.score for p in state.players})
-    return RefereeResult(ranking, out, state, seat_of, result, turns)
+    return FishResult(**vars(result), seat_ranking=ranking, removed=out, state=state, colors=seat_of, turns=turns)
 

@@ -22,7 +22,8 @@ from gameroom.core.match import Seat
 from gameroom.core.tournament import GameRecord, TournamentResult, run_tournament
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, READY_TIME, START_TIMEOUT, TIME_PER_CALL_MANAGER
 from gameroom.games.fish.queries import TournamentView
-from gameroom.games.fish.referee import RefereeResult, referee_game
+from gameroom.core.limits import Limits
+from gameroom.games.fish.referee import FishResult, run_game
 
 __all__ = ["fish_game", "run_fish_tournament"]
 
@@ -32,7 +33,7 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
               ready_time: float | None = READY_TIME,
               game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
               log: Callable[[str], None] | None = None, view: TournamentView | None = None,
-              on_result: Callable[[RefereeResult], None] | None = None) -> Callable[[list[Seat]], GameRecord]:
+              on_result: Callable[[FishResult], None] | None = None) -> Callable[[list[Seat]], GameRecord]:
     """A ``play_game(seats) -> GameRecord`` for the manager: one Fish game per call.
     ``game_observers(seats)`` makes the observers of each game; ``on_result`` hears each
     finished game (called from the game's thread)."""
@@ -45,8 +46,9 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
             occurrence = played.get(names, 0)
             played[names] = occurrence + 1
         rng = None if fish is not None else random.Random(f"{seed}:{','.join(names)}:{occurrence}")
-        result = referee_game(seats, rows=rows, columns=columns, fish=fish, rng=rng, time_limit=time_limit,
-                              ready_time=ready_time, observers=game_observers(seats), log=log, tournament=view)
+        result = run_game(seats, rows=rows, columns=columns, fish=fish, rng=rng,
+                          limits=Limits(call=time_limit, ready=ready_time), observers=game_observers(seats), log=log,
+                          tournament=view)
         if on_result is not None:
             on_result(result)
         return result.record()
@@ -60,7 +62,7 @@ def run_fish_tournament(seats: Sequence[Seat], *, rows: int = MANAGER_BOARD[0], 
                         start_limit: float | None = START_TIMEOUT, observers: Iterable[Any] = (),
                         game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
                         log: Callable[[str], None] | None = None, concurrent: bool = True,
-                        on_result: Callable[[RefereeResult], None] | None = None) -> TournamentResult:
+                        on_result: Callable[[FishResult], None] | None = None) -> TournamentResult:
     """A knock-out tournament of Fish games between `seats` (sign-up order)."""
     view = TournamentView()
     play = fish_game(rows=rows, columns=columns, fish=fish, seed=seed, time_limit=time_limit,

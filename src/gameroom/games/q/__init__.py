@@ -15,7 +15,7 @@ from gameroom.games.q.rules import apply_placements, can_exchange, check_placeme
 from gameroom.games.q.scoring import score_placements
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES, dag, iterate, ldasg
-from gameroom.games.q.tiles import ALL_KINDS, Color, Coord, Shape, Tile, full_set
+from gameroom.games.q.pieces import ALL_KINDS, Color, Coord, Shape, Tile, full_set
 
 __all__ = [
     "PASS", "REPLACE", "Action", "Pass", "Placement", "Replace", "Step", "QMap",

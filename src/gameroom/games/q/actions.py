@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import NamedTuple, Union
 
-from gameroom.games.q.tiles import Coord, Tile
+from gameroom.games.q.pieces import Coord, Tile
 
 
 class Placement(NamedTuple):

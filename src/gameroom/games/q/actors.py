@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from gameroom.core.wire import WireError, describe, expect_choice, expect_int, expect_list
-from gameroom.games.q.codec import name_from_json
+from gameroom.games.q.codec import decode_name
 
 STRATEGY_NAMES: tuple[str, ...] = ("dag", "ldasg")
 EXN_METHODS: tuple[str, ...] = ("setup", "take-turn", "new-tiles", "win")
@@ -39,10 +39,10 @@ class ActorSpec:
 
     def to_json(self) -> list[Any]:
         """The JActorSpec form of this spec."""
-        return actor_to_json(self)
+        return encode_actor(self)
 
 
-def actor_to_json(spec: ActorSpec) -> list[Any]:
+def encode_actor(spec: ActorSpec) -> list[Any]:
     """JActorSpec."""
     out: list[Any] = [spec.name, spec.strategy]
     if spec.cheat is not None:
@@ -54,7 +54,7 @@ def actor_to_json(spec: ActorSpec) -> list[Any]:
     return out
 
 
-def actor_from_json(value: Any, allow: Iterable[str] = ALL_FORMS, lax_names: bool = False,
+def decode_actor(value: Any, allow: Iterable[str] = ALL_FORMS, lax_names: bool = False,
                     where: str = "$") -> ActorSpec:
     """JActorSpec -> ActorSpec. `allow` lists the permitted misbehaving forms among
     "exn", "cheat", "loop"; `lax_names` accepts any string as a name (10.9)."""
@@ -62,7 +62,7 @@ def actor_from_json(value: Any, allow: Iterable[str] = ALL_FORMS, lax_names: boo
     spec = expect_list(value, where)
     if not 2 <= len(spec) <= 4:
         raise WireError(f"expected an actor spec of 2 to 4 elements, got {describe(value)}", where)
-    name = name_from_json(spec[0], f"{where}[0]", lax=lax_names)
+    name = decode_name(spec[0], f"{where}[0]", lax=lax_names)
     strategy = expect_choice(spec[1], STRATEGY_NAMES, f"{where}[1]")
     if len(spec) == 2:
         return ActorSpec(name, strategy)
@@ -81,14 +81,14 @@ def actor_from_json(value: Any, allow: Iterable[str] = ALL_FORMS, lax_names: boo
     return ActorSpec(name, strategy, exn=exn, loop_count=count)
 
 
-def actors_to_json(specs: Iterable[ActorSpec]) -> list[list[Any]]:
+def encode_actors(specs: Iterable[ActorSpec]) -> list[list[Any]]:
     """JActors."""
-    return [actor_to_json(s) for s in specs]
+    return [encode_actor(s) for s in specs]
 
 
-def actors_from_json(value: Any, allow: Iterable[str] = ALL_FORMS, lax_names: bool = False,
+def decode_actors(value: Any, allow: Iterable[str] = ALL_FORMS, lax_names: bool = False,
                      where: str = "$") -> list[ActorSpec]:
     """JActors -> list of ActorSpec (possibly empty), in turn order."""
     allow = tuple(allow)
     items = expect_list(value, where)
-    return [actor_from_json(v, allow, lax_names, f"{where}[{i}]") for i, v in enumerate(items)]
+    return [decode_actor(v, allow, lax_names, f"{where}[{i}]") for i, v in enumerate(items)]

@@ -12,7 +12,7 @@ from typing import Callable
 from gameroom.games.q.actions import REPLACE, Action, Placement
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PublicState
-from gameroom.games.q.tiles import ALL_KINDS, Color, Coord, Shape, Tile
+from gameroom.games.q.pieces import ALL_KINDS, Color, Coord, Shape, Tile
 
 Cheat = Callable[[PublicState], "Action | None"]
 

@@ -18,7 +18,7 @@ from gameroom.core.wire import (WireError, describe, expect_choice, expect_int, 
 from gameroom.games.q.actions import PASS, REPLACE, Action, Placement, Step
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState
-from gameroom.games.q.tiles import (ALL_KINDS, COLOR_BY_NAME, COLOR_NAMES, SHAPE_BY_NAME,
+from gameroom.games.q.pieces import (ALL_KINDS, COLOR_BY_NAME, COLOR_NAMES, SHAPE_BY_NAME,
                                     SHAPE_NAMES, Coord, Tile)
 
 MAX_NATURAL = 1_000_000
@@ -46,7 +46,7 @@ def valid_name(s: object) -> bool:
     return isinstance(s, str) and NAME_PATTERN.fullmatch(s) is not None
 
 
-def name_from_json(value: Any, where: str = "$", lax: bool = False) -> str:
+def decode_name(value: Any, where: str = "$", lax: bool = False) -> str:
     """A player name; with `lax` any string is accepted (the bonus client, 10.9)."""
     name = expect_str(value, where)
     if not lax and not valid_name(name):
@@ -57,12 +57,12 @@ def name_from_json(value: Any, where: str = "$", lax: bool = False) -> str:
 
 # -- tiles, coordinates, placements ------------------------------------------------------
 
-def tile_to_json(tile: Tile) -> dict[str, str]:
+def encode_tile(tile: Tile) -> dict[str, str]:
     """JTile."""
     return {"color": COLOR_NAMES[tile[1]], "shape": SHAPE_NAMES[tile[0]]}
 
 
-def tile_from_json(value: Any, where: str = "$") -> Tile:
+def decode_tile(value: Any, where: str = "$") -> Tile:
     """JTile -> Tile."""
     if type(value) is dict and len(value) == 2:
         shape, color = value.get("shape"), value.get("color")
@@ -76,56 +76,56 @@ def tile_from_json(value: Any, where: str = "$") -> Tile:
     return ALL_KINDS[shape * 6 + color]
 
 
-def tiles_to_json(tiles: Iterable[Tile]) -> list[dict[str, str]]:
+def encode_tiles(tiles: Iterable[Tile]) -> list[dict[str, str]]:
     """[JTile, ...]."""
-    return [tile_to_json(t) for t in tiles]
+    return [encode_tile(t) for t in tiles]
 
 
-def tiles_from_json(value: Any, where: str = "$") -> list[Tile]:
+def decode_tiles(value: Any, where: str = "$") -> list[Tile]:
     """[JTile, ...] -> list of tiles (possibly empty)."""
     items = expect_list(value, where)
-    return [tile_from_json(v, f"{where}[{i}]") for i, v in enumerate(items)]
+    return [decode_tile(v, f"{where}[{i}]") for i, v in enumerate(items)]
 
 
-def coord_to_json(coord: Coord) -> dict[str, int]:
+def encode_coord(coord: Coord) -> dict[str, int]:
     """JCoordinate."""
     return {"row": coord[0], "column": coord[1]}
 
 
-def coord_from_json(value: Any, where: str = "$") -> Coord:
+def decode_coord(value: Any, where: str = "$") -> Coord:
     """JCoordinate -> (row, column); integral numbers such as 1.0 are accepted (11 #19)."""
     obj = expect_object(value, _COORD_KEYS, where)
     return (expect_int(obj["row"], f"{where}.row"), expect_int(obj["column"], f"{where}.column"))
 
 
-def placement_to_json(placement: Placement) -> dict[str, Any]:
+def encode_placement(placement: Placement) -> dict[str, Any]:
     """J1Placement."""
-    return {"coordinate": coord_to_json(placement[0]), "1tile": tile_to_json(placement[1])}
+    return {"coordinate": encode_coord(placement[0]), "1tile": encode_tile(placement[1])}
 
 
-def placement_from_json(value: Any, where: str = "$") -> Placement:
+def decode_placement(value: Any, where: str = "$") -> Placement:
     """J1Placement -> Placement."""
     obj = expect_object(value, _PLACEMENT_KEYS, where)
-    return Placement(coord_from_json(obj["coordinate"], f"{where}.coordinate"),
-                     tile_from_json(obj["1tile"], f"{where}.1tile"))
+    return Placement(decode_coord(obj["coordinate"], f"{where}.coordinate"),
+                     decode_tile(obj["1tile"], f"{where}.1tile"))
 
 
-def placements_to_json(placements: Iterable[Placement]) -> list[dict[str, Any]]:
+def encode_placements(placements: Iterable[Placement]) -> list[dict[str, Any]]:
     """JPlacements."""
-    return [placement_to_json(p) for p in placements]
+    return [encode_placement(p) for p in placements]
 
 
-def placements_from_json(value: Any, where: str = "$") -> tuple[Placement, ...]:
+def decode_placements(value: Any, where: str = "$") -> tuple[Placement, ...]:
     """JPlacements -> tuple of placements; the empty array is rejected (spec 11 #3)."""
     items = expect_list(value, where)
     if not items:
         raise WireError("expected a non-empty array of placements, got []", where)
-    return tuple(placement_from_json(v, f"{where}[{i}]") for i, v in enumerate(items))
+    return tuple(decode_placement(v, f"{where}[{i}]") for i, v in enumerate(items))
 
 
 # -- choices ------------------------------------------------------------------------------
 
-def choice_to_json(action: Action | Step) -> Any:
+def encode_choice(action: Action | Step) -> Any:
     """JChoice: "pass", "replace" or JPlacements. A single Placement (an atomic strategy
     step) becomes a bare J1Placement object, as the xstrategy harness prints it."""
     if action is PASS:
@@ -133,25 +133,25 @@ def choice_to_json(action: Action | Step) -> Any:
     if action is REPLACE:
         return "replace"
     if isinstance(action, Placement):
-        return placement_to_json(action)
-    return placements_to_json(action)
+        return encode_placement(action)
+    return encode_placements(action)
 
 
-def choice_from_json(value: Any, where: str = "$") -> Action:
+def decode_choice(value: Any, where: str = "$") -> Action:
     """JChoice -> PASS, REPLACE or a non-empty tuple of placements."""
     if value == "pass":
         return PASS
     if value == "replace":
         return REPLACE
     if isinstance(value, list):
-        return placements_from_json(value, where)
+        return decode_placements(value, where)
     raise WireError(f'expected "pass", "replace" or an array of placements, got {describe(value)}',
                     where)
 
 
 # -- maps -----------------------------------------------------------------------------------
 
-def map_to_json(qmap: QMap) -> list[list[Any]]:
+def encode_map(qmap: QMap) -> list[list[Any]]:
     """JMap in canonical order: rows ascending, cells within a row ascending."""
     rows: list[list[Any]] = []
     current: list[Any] | None = None
@@ -159,11 +159,11 @@ def map_to_json(qmap: QMap) -> list[list[Any]]:
         if current is None or current[0] != r:
             current = [r]
             rows.append(current)
-        current.append([c, tile_to_json(t)])
+        current.append([c, encode_tile(t)])
     return rows
 
 
-def map_from_json(value: Any, where: str = "$") -> QMap:
+def decode_map(value: Any, where: str = "$") -> QMap:
     """JMap -> QMap. Rows in any order; a row needs at least one cell and no repeated
     column; a repeated row adds to / overrides the earlier one; ``[]`` is the empty map.
     (The reference's odd row-count check, 6.3, is not reproduced: every well-formed map
@@ -184,7 +184,7 @@ def map_from_json(value: Any, where: str = "$") -> QMap:
             if c in seen:
                 raise WireError(f"column {c} appears twice in row {r}", cw)
             seen.add(c)
-            cells[(r, c)] = tile_from_json(cell[1], f"{cw}[1]")
+            cells[(r, c)] = decode_tile(cell[1], f"{cw}[1]")
     return QMap(cells)
 
 
@@ -194,16 +194,16 @@ def _record_json(name: str | None, score: int, hand: Iterable[Tile]) -> dict[str
     """A JPlayer object; the "name" key is left out when there is no name."""
     out: dict[str, Any] = {} if name is None else {"name": name}
     out["score"] = score
-    out["tile*"] = tiles_to_json(hand)
+    out["tile*"] = encode_tiles(hand)
     return out
 
 
-def player_to_json(record: PlayerRecord) -> dict[str, Any]:
+def encode_player(record: PlayerRecord) -> dict[str, Any]:
     """JPlayer; the "name" key is left out when the record has no name."""
     return _record_json(record.name, record.score, record.hand)
 
 
-def player_from_json(value: Any, where: str = "$", require_name: bool = True,
+def decode_player(value: Any, where: str = "$", require_name: bool = True,
                      max_natural: int | None = MAX_NATURAL) -> PlayerRecord:
     """JPlayer -> PlayerRecord. Unless `require_name`, the nameless form
     ``{"score", "tile*"}`` of the early harness fixtures is accepted too (name None).
@@ -214,29 +214,29 @@ def player_from_json(value: Any, where: str = "$", require_name: bool = True,
         name = None
     else:
         obj = expect_object(value, _PLAYER_KEYS, where)
-        name = name_from_json(obj["name"], f"{where}.name")
+        name = decode_name(obj["name"], f"{where}.name")
     score = expect_natural(obj["score"], f"{where}.score", max_natural)
-    return PlayerRecord(name, score, tiles_from_json(obj["tile*"], f"{where}.tile*"))
+    return PlayerRecord(name, score, decode_tiles(obj["tile*"], f"{where}.tile*"))
 
 
-def pub_to_json(pub: PublicState) -> dict[str, Any]:
+def encode_pub(pub: PublicState) -> dict[str, Any]:
     """JPub."""
     me = _record_json(pub.name, pub.score, pub.hand)
-    return {"map": map_to_json(pub.qmap), "tile*": pub.pile_size,
+    return {"map": encode_map(pub.qmap), "tile*": pub.pile_size,
             "players": [me, *pub.other_scores]}
 
 
-def pub_from_json(value: Any, where: str = "$", require_name: bool = True,
+def decode_pub(value: Any, where: str = "$", require_name: bool = True,
                   max_natural: int | None = MAX_NATURAL) -> PublicState:
     """JPub -> PublicState (the active record may lack "name" unless `require_name`;
     scores and the pile count are capped by `max_natural`, None for no cap)."""
     obj = expect_object(value, _PUB_KEYS, where)
     players = expect_list(obj["players"], f"{where}.players", 1)
-    me = player_from_json(players[0], f"{where}.players[0]", require_name, max_natural)
+    me = decode_player(players[0], f"{where}.players[0]", require_name, max_natural)
     others = tuple(expect_natural(s, f"{where}.players[{i}]", max_natural)
                    for i, s in enumerate(players) if i > 0)
     return PublicState(
-        qmap=map_from_json(obj["map"], f"{where}.map"),
+        qmap=decode_map(obj["map"], f"{where}.map"),
         name=me.name,
         score=me.score,
         hand=tuple(me.hand),
@@ -245,13 +245,13 @@ def pub_from_json(value: Any, where: str = "$", require_name: bool = True,
     )
 
 
-def state_to_json(state: RefereeState) -> dict[str, Any]:
+def encode_state(state: RefereeState) -> dict[str, Any]:
     """JState."""
-    return {"map": map_to_json(state.qmap), "tile*": tiles_to_json(state.pile),
-            "players": [player_to_json(p) for p in state.players]}
+    return {"map": encode_map(state.qmap), "tile*": encode_tiles(state.pile),
+            "players": [encode_player(p) for p in state.players]}
 
 
-def state_from_json(value: Any, where: str = "$", require_name: bool = True,
+def decode_state(value: Any, where: str = "$", require_name: bool = True,
                     max_natural: int | None = None) -> RefereeState:
     """JState -> RefereeState; `players` must be non-empty (6.3).
 
@@ -260,20 +260,20 @@ def state_from_json(value: Any, where: str = "$", require_name: bool = True,
     pass `max_natural` to cap them."""
     obj = expect_object(value, _STATE_KEYS, where)
     items = expect_list(obj["players"], f"{where}.players", 1)
-    players = [player_from_json(v, f"{where}.players[{i}]", require_name, max_natural)
+    players = [decode_player(v, f"{where}.players[{i}]", require_name, max_natural)
                for i, v in enumerate(items)]
-    return RefereeState(map_from_json(obj["map"], f"{where}.map"), players,
-                        deque(tiles_from_json(obj["tile*"], f"{where}.tile*")))
+    return RefereeState(decode_map(obj["map"], f"{where}.map"), players,
+                        deque(decode_tiles(obj["tile*"], f"{where}.tile*")))
 
 
 # -- results ----------------------------------------------------------------------------------
 
-def result_to_json(winners: Iterable[str], misbehaving: Sequence[str]) -> list[list[str]]:
+def encode_result(winners: Iterable[str], misbehaving: Sequence[str]) -> list[list[str]]:
     """JResult: winner names sorted by code points, misbehaving names as given."""
     return [sorted(winners), list(misbehaving)]
 
 
-def result_from_json(value: Any, where: str = "$") -> tuple[list[str], list[str]]:
+def decode_result(value: Any, where: str = "$") -> tuple[list[str], list[str]]:
     """JResult -> (winners, misbehaving)."""
     pair = expect_list(value, where, 2, 2)
     out: list[list[str]] = []
@@ -284,11 +284,11 @@ def result_from_json(value: Any, where: str = "$") -> tuple[list[str], list[str]
 
 
 __all__ = [
-    "MAX_NATURAL", "valid_name", "name_from_json",
-    "tile_to_json", "tile_from_json", "tiles_to_json", "tiles_from_json",
-    "coord_to_json", "coord_from_json", "placement_to_json", "placement_from_json",
-    "placements_to_json", "placements_from_json", "choice_to_json", "choice_from_json",
-    "map_to_json", "map_from_json", "player_to_json", "player_from_json",
-    "pub_to_json", "pub_from_json", "state_to_json", "state_from_json",
-    "result_to_json", "result_from_json",
+    "MAX_NATURAL", "valid_name", "decode_name",
+    "encode_tile", "decode_tile", "encode_tiles", "decode_tiles",
+    "encode_coord", "decode_coord", "encode_placement", "decode_placement",
+    "encode_placements", "decode_placements", "encode_choice", "decode_choice",
+    "encode_map", "decode_map", "encode_player", "decode_player",
+    "encode_pub", "decode_pub", "encode_state", "decode_state",
+    "encode_result", "decode_result",
 ]

@@ -14,11 +14,11 @@ from typing import Any
 
 from gameroom.core.wire import (WireError, describe, expect_bool, expect_int, expect_natural,
                                 expect_object, expect_str)
-from gameroom.games.q.actors import ActorSpec, actors_from_json, actors_to_json
-from gameroom.games.q.codec import state_from_json, state_to_json
+from gameroom.games.q.actors import ActorSpec, decode_actors, encode_actors
+from gameroom.games.q.codec import decode_state, encode_state
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import RefereeState
-from gameroom.games.q.tiles import Color, Shape, Tile, full_set
+from gameroom.games.q.pieces import Color, Shape, Tile, full_set
 
 DEFAULT_PORT = 45678
 DEFAULT_HOST = "127.0.0.1"
@@ -102,27 +102,27 @@ def _port(value: Any, where: str) -> int:
 
 # -- decoders ----------------------------------------------------------------------------------
 
-def state_config_from_json(value: Any, where: str = "$") -> RefereeStateConfig:
+def decode_state_config(value: Any, where: str = "$") -> RefereeStateConfig:
     """``config-s`` -> RefereeStateConfig."""
     obj = expect_object(value, _STATE_CONFIG_KEYS, where)
     return RefereeStateConfig(qbo=expect_natural(obj["qbo"], f"{where}.qbo"),
                               fbo=expect_natural(obj["fbo"], f"{where}.fbo"))
 
 
-def referee_config_from_json(value: Any, where: str = "$",
+def decode_referee_config(value: Any, where: str = "$",
                              require_names: bool = True) -> RefereeConfig:
     """``ref-spec`` -> RefereeConfig (state0 records need names unless told otherwise)."""
     obj = expect_object(value, _REFEREE_KEYS, where)
     return RefereeConfig(
-        state0=state_from_json(obj["state0"], f"{where}.state0", require_names),
+        state0=decode_state(obj["state0"], f"{where}.state0", require_names),
         quiet=expect_bool(obj["quiet"], f"{where}.quiet"),
-        config_s=state_config_from_json(obj["config-s"], f"{where}.config-s"),
+        config_s=decode_state_config(obj["config-s"], f"{where}.config-s"),
         per_turn=_positive_number(obj["per-turn"], f"{where}.per-turn"),
         observe=expect_bool(obj["observe"], f"{where}.observe"),
     )
 
 
-def server_config_from_json(value: Any, where: str = "$",
+def decode_server_config(value: Any, where: str = "$",
                             strict_ref_spec: bool = False) -> ServerConfig:
     """Server configuration -> ServerConfig.
 
@@ -138,7 +138,7 @@ def server_config_from_json(value: Any, where: str = "$",
     ref_spec: RefereeConfig | None = None
     error: str | None = None
     try:
-        ref_spec = referee_config_from_json(obj["ref-spec"], f"{where}.ref-spec")
+        ref_spec = decode_referee_config(obj["ref-spec"], f"{where}.ref-spec")
     except WireError as exc:
         if strict_ref_spec:
             raise
@@ -146,7 +146,7 @@ def server_config_from_json(value: Any, where: str = "$",
     return ServerConfig(port, tries, wait, signup, quiet, ref_spec, error)
 
 
-def client_config_from_json(value: Any, where: str = "$", lax_names: bool = False) -> ClientConfig:
+def decode_client_config(value: Any, where: str = "$", lax_names: bool = False) -> ClientConfig:
     """Client configuration -> ClientConfig; all actor forms are allowed; `lax_names`
     lets any string through as a player name (the bonus client, 10.9)."""
     obj = expect_object(value, _CLIENT_KEYS, where)
@@ -155,42 +155,42 @@ def client_config_from_json(value: Any, where: str = "$", lax_names: bool = Fals
         host=expect_str(obj["host"], f"{where}.host"),
         wait=expect_natural(obj["wait"], f"{where}.wait"),
         quiet=expect_bool(obj["quiet"], f"{where}.quiet"),
-        players=tuple(actors_from_json(obj["players"], lax_names=lax_names,
+        players=tuple(decode_actors(obj["players"], lax_names=lax_names,
                                        where=f"{where}.players")),
     )
 
 
 # -- encoders ------------------------------------------------------------------------------------
 
-def state_config_to_json(config: RefereeStateConfig) -> dict[str, Any]:
+def encode_state_config(config: RefereeStateConfig) -> dict[str, Any]:
     """RefereeStateConfig -> ``config-s``."""
     return {"qbo": config.qbo, "fbo": config.fbo}
 
 
-def referee_config_to_json(config: RefereeConfig) -> dict[str, Any]:
+def encode_referee_config(config: RefereeConfig) -> dict[str, Any]:
     """RefereeConfig -> ``ref-spec``."""
-    return {"state0": state_to_json(config.state0), "quiet": config.quiet,
-            "config-s": state_config_to_json(config.config_s), "per-turn": config.per_turn,
+    return {"state0": encode_state(config.state0), "quiet": config.quiet,
+            "config-s": encode_state_config(config.config_s), "per-turn": config.per_turn,
             "observe": config.observe}
 
 
-def server_config_to_json(config: ServerConfig) -> dict[str, Any]:
+def encode_server_config(config: ServerConfig) -> dict[str, Any]:
     """ServerConfig -> server configuration (a missing ref-spec becomes the default one)."""
     ref_spec = config.ref_spec if config.ref_spec is not None else RefereeConfig()
     return {"port": config.port, "server-tries": config.server_tries,
             "server-wait": config.server_wait, "wait-for-signup": config.wait_for_signup,
-            "quiet": config.quiet, "ref-spec": referee_config_to_json(ref_spec)}
+            "quiet": config.quiet, "ref-spec": encode_referee_config(ref_spec)}
 
 
-def client_config_to_json(config: ClientConfig) -> dict[str, Any]:
+def encode_client_config(config: ClientConfig) -> dict[str, Any]:
     """ClientConfig -> client configuration."""
     return {"port": config.port, "host": config.host, "wait": config.wait,
-            "quiet": config.quiet, "players": actors_to_json(config.players)}
+            "quiet": config.quiet, "players": encode_actors(config.players)}
 
 
 __all__ = [
     "DEFAULT_PORT", "default_state0", "RefereeStateConfig", "RefereeConfig", "ServerConfig",
-    "ClientConfig", "state_config_from_json", "referee_config_from_json",
-    "server_config_from_json", "client_config_from_json", "state_config_to_json",
-    "referee_config_to_json", "server_config_to_json", "client_config_to_json",
+    "ClientConfig", "decode_state_config", "decode_referee_config",
+    "decode_server_config", "decode_client_config", "encode_state_config",
+    "encode_referee_config", "encode_server_config", "encode_client_config",
 ]

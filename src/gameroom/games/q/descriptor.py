@@ -16,16 +16,13 @@ from gameroom.games.q import codec
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
-from gameroom.games.q.referee import DEFAULT_TIME_LIMIT, STATE_CODEC, QRules, run_game
+from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
 from gameroom.games.q.actions import Placement
 from gameroom.games.q.rules import can_exchange
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
 
 __all__ = ["GAME"]
-
-LIMITS = Limits(call=DEFAULT_TIME_LIMIT, signup_first_byte=2.0, signup_complete=2.0)
-
 
 def deal(seed: int, names: Sequence[str]) -> RefereeState:
     """The complete set shuffled by ``seed``, one tile on the map, six tiles per player."""
@@ -36,7 +33,8 @@ def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, obse
          log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
     """A game dealt from ``seed`` (the shuffled complete set), bonuses of q.md 8.3."""
     state = deal(seed, [seat.name for seat in seats])
-    return run_game(state, seats, QRules(), (limits or LIMITS).call, observers, log, cancel=cancel)
+    return run_game(seats, state, rules=QRules(), limits=limits or LIMITS, observers=observers, log=log,
+                    cancel=cancel)
 
 
 def _public_for(state: RefereeState, name: str) -> PublicState:
@@ -49,11 +47,11 @@ def _public_for(state: RefereeState, name: str) -> PublicState:
 
 
 def seat_view(state: RefereeState, name: str) -> Any:
-    return codec.pub_to_json(_public_for(state, name))
+    return codec.encode_pub(_public_for(state, name))
 
 
 def spectator_view(state: RefereeState) -> Any:
-    return {"map": codec.map_to_json(state.qmap), "tile*": len(state.pile),
+    return {"map": codec.encode_map(state.qmap), "tile*": len(state.pile),
             "players": [{"name": r.name, "score": r.score, "tile*": len(r.hand)} for r in state.players]}
 
 
@@ -99,7 +97,7 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     for tile in sorted(set(pub.hand)):
         for coord in sorted(pub.qmap.candidates(tile)):
             offered.append((f"place {tile} at row {coord[0]}, column {coord[1]}",
-                            codec.choice_to_json((Placement(coord, tile),))))
+                            codec.encode_choice((Placement(coord, tile),))))
     if can_exchange(pub.pile_size, len(pub.hand)):
         offered.append(("replace all my tiles", "replace"))
     offered.append(("pass", "pass"))
@@ -121,9 +119,9 @@ def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
 
 
 def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.q import games_harness, harness
+    from gameroom.games.q import harness
 
-    return {**harness.HARNESSES, **games_harness.HARNESSES}
+    return harness.HARNESSES
 
 
 def _render(state: RefereeState, caption: str) -> str:
@@ -144,7 +142,7 @@ GAME = GameDescriptor(
     play=play,
     limits=LIMITS,
     state_codec=STATE_CODEC,
-    action_codec=Codec(codec.choice_to_json, codec.choice_from_json, "JChoice"),
+    action_codec=Codec(codec.encode_choice, codec.decode_choice, "JChoice"),
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,

@@ -12,6 +12,7 @@ import random
 from typing import Any, Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
+from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.misbehaviour import bare_text, truncated
 from gameroom.games.q import codec
@@ -42,6 +43,10 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
     rules = SignupRules(min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, periods=config.server_tries,
                         period_seconds=config.server_wait, name_first_byte=config.wait_for_signup,
                         name_complete=config.wait_for_signup, valid_name=codec.valid_name)
+    if config.ref_spec is not None and config.ref_spec.observe and log is not None:
+        # q.md 8.2: the flag cannot switch an observer on; it only earns this warning.
+        log('ref-spec "observe": true cannot attach an observer (q.md 8.2); observers are attached by '
+            "`gameroom play q --observe DIR` or the xgames-with-observer harness")
 
     def play(seats: Sequence[Seat]) -> Any:
         referee = config.ref_spec
@@ -58,8 +63,8 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
             raise GameRefused(f"duplicate names among {names}")
         # The referee logs only ejections; their reasons reach standard error even when
         # the configuration says quiet (README: "ejected with its reason on standard error").
-        outcome = run_game(state0, seats, QRules(referee.config_s.qbo, referee.config_s.fbo),
-                           referee.per_turn, log=log)
+        outcome = run_game(seats, state0, rules=QRules(referee.config_s.qbo, referee.config_s.fbo),
+                           limits=Limits(call=referee.per_turn), log=log)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME)

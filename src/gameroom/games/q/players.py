@@ -18,7 +18,7 @@ from gameroom.games.q.cheats import CHEATS
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.state import PublicState
 from gameroom.games.q.strategies import STRATEGIES, iterate
-from gameroom.games.q.tiles import Tile
+from gameroom.games.q.pieces import Tile
 
 __all__ = ["QPlayer", "StrategyPlayer", "RaisingPlayer", "LoopingPlayer", "CheatingPlayer",
            "player_from_spec", "is_well_behaved"]

@@ -12,22 +12,22 @@ from gameroom.core.protocol import Codec, Method, Protocol, VOID
 from gameroom.core.wire import WireError, describe, expect_bool, expect_list
 from gameroom.games.q import codec
 from gameroom.games.q.actions import PASS, REPLACE, Placement
-from gameroom.games.q.tiles import Tile
+from gameroom.games.q.pieces import Tile
 
 __all__ = ["PROTOCOL", "check_action"]
 
 
-def _tiles_from_json(value: Any) -> list[Tile]:
-    return [codec.tile_from_json(t, f"$[{i}]") for i, t in enumerate(expect_list(value))]
+def _decode_tiles(value: Any) -> list[Tile]:
+    return [codec.decode_tile(t, f"$[{i}]") for i, t in enumerate(expect_list(value))]
 
 
-def _tiles_to_json(tiles: Any) -> list[Any]:
-    return [codec.tile_to_json(t) for t in tiles]
+def _encode_tiles(tiles: Any) -> list[Any]:
+    return [codec.encode_tile(t) for t in tiles]
 
 
-PUB = Codec(codec.pub_to_json, lambda v: codec.pub_from_json(v, require_name=True), "JPub")
-TILES = Codec(_tiles_to_json, _tiles_from_json, "tiles")
-CHOICE = Codec(codec.choice_to_json, codec.choice_from_json, "JChoice")
+PUB = Codec(codec.encode_pub, lambda v: codec.decode_pub(v, require_name=True), "JPub")
+TILES = Codec(_encode_tiles, _decode_tiles, "tiles")
+CHOICE = Codec(codec.encode_choice, codec.decode_choice, "JChoice")
 BOOLEAN = Codec(lambda b: bool(b), expect_bool, "boolean")
 
 

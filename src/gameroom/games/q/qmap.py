@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
+from gameroom.games.q.pieces import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
 
 _ABSENT = NKINDS  # "no tile here" in the tables below
 _W = NKINDS + 1
@@ -161,7 +161,7 @@ class QMap:
     is a key (see :func:`QMap.key_of`), which the strategies, the rules and the scoring use
     directly through the methods whose names say "key".
 
-    >>> from gameroom.games.q.tiles import tile
+    >>> from gameroom.games.q.pieces import tile
     >>> m = QMap({(0, 0): tile("star", "red")})
     >>> m.candidates(tile("circle", "red"))
     [(-1, 0), (0, -1), (0, 1), (1, 0)]

@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import MatchResult
@@ -22,10 +23,12 @@ from gameroom.games.q.rules import apply_placements, can_exchange, check_placeme
 from gameroom.games.q.scoring import score_placements
 from gameroom.games.q.state import RefereeState
 
-__all__ = ["QRules", "run_game", "DEFAULT_TIME_LIMIT"]
+__all__ = ["QRules", "run_game", "DEFAULT_TIME_LIMIT", "LIMITS"]
 
 DEFAULT_TIME_LIMIT = 6.0
-STATE_CODEC = Codec(codec.state_to_json, codec.state_from_json, "JState")
+LIMITS = Limits(call=DEFAULT_TIME_LIMIT, signup_first_byte=2.0, signup_complete=2.0)
+"""Q's limits (q.md 8.1): 6 s per call, 2 s for a sign-up name."""
+STATE_CODEC = Codec(codec.encode_state, codec.decode_state, "JState")
 
 
 @dataclass(frozen=True)
@@ -40,33 +43,36 @@ def _draw(pile: deque[Any], n: int) -> list[Any]:
     return [pile.popleft() for _ in range(min(n, len(pile)))]
 
 
-def run_game(state0: RefereeState, seats: Sequence[Seat], rules: QRules = QRules(),
-             time_limit: float | None = DEFAULT_TIME_LIMIT, observers: Iterable[Any] = (),
-             log: Callable[[str], None] | None = None,
-             on_turn: Callable[[str, Any, RefereeState], None] | None = None,
+def run_game(seats: Sequence[Seat], state: RefereeState, *, rules: QRules = QRules(),
+             limits: Limits = LIMITS, observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
              cancel: threading.Event | None = None) -> MatchResult:
-    """Play a game; ``seats`` are matched by position with the state's player records.
+    """Play a game from ``state``; ``seats`` are matched by position with its player records.
 
-    The records take the seats' names. ``on_turn(name, action, state)`` (optional) hears
-    every completed turn, for accounts of the game; it must not change the state. Setting
-    ``cancel`` stops the game at its next call (``MatchCancelled``).
+    The records take the seats' names; ``state`` itself is not changed. Observers hear a
+    snapshot before the first turn and after every turn: the event of a turn notes the
+    ``seat`` that took it and carries ``(name, action)`` as its detail. Setting ``cancel``
+    stops the game at its next call (``MatchCancelled``).
     """
-    if len(seats) != len(state0.players):
-        raise ValueError(f"{len(seats)} players for {len(state0.players)} player records")
-    state = state0.copy()
+    if len(seats) != len(state.players):
+        raise ValueError(f"{len(seats)} players for {len(state.players)} player records")
+    state = state.copy()
     seat_of: dict[int, Seat] = {}
     for seat, record in zip(seats, state.players):
         record.name = seat.name
         seat_of[id(record)] = seat
-    match = Match(PROTOCOL, seats, time_limit, observers, log, STATE_CODEC, cancel)
+    match = Match(PROTOCOL, seats, limits.call, observers, log, STATE_CODEC, cancel)
     _setup(match, state, seat_of)
-    _play_rounds(match, state, seat_of, rules, on_turn)
-    return _finish(match, state, seat_of)
+    turns = _play_rounds(match, state, seat_of, rules)
+    return _finish(match, state, seat_of, turns)
 
 
-def _observe(match: Match, state: RefereeState) -> None:
+def _observe(match: Match, state: RefereeState, turn: tuple[str, Any] | None = None) -> None:
     if match.watched:
-        match.state(state.copy() if state.players else None)
+        snapshot = state.copy() if state.players else None
+        if turn is None:
+            match.state(snapshot)
+        else:
+            match.state(snapshot, detail=turn, seat=turn[0])
 
 
 def _setup(match: Match, state: RefereeState, seat_of: dict[int, Seat]) -> None:
@@ -80,27 +86,29 @@ def _setup(match: Match, state: RefereeState, seat_of: dict[int, Seat]) -> None:
             state.rotate()
 
 
-def _play_rounds(match: Match, state: RefereeState, seat_of: dict[int, Seat], rules: QRules,
-                 on_turn: Callable[[str, Any, RefereeState], None] | None) -> None:
+def _play_rounds(match: Match, state: RefereeState, seat_of: dict[int, Seat], rules: QRules) -> int:
     """Rounds of turns until nobody is left, a player empties its hand, or a whole round
-    passes without a placement (3.3)."""
+    passes without a placement (3.3); the number of turns taken."""
     watched = match.watched
+    turns = 0
+    if watched and state.players:
+        _observe(match, state)
     while state.players:
         nobody_placed = True
         for _turn in range(len(state.players)):
             if not state.players:
                 break
-            if watched:
-                _observe(match, state)
             seat = seat_of[id(state.players[0])]
             action, placed, finished = _take_turn(match, state, seat, rules)
+            turns += 1
             nobody_placed = nobody_placed and not placed
-            if on_turn is not None:
-                on_turn(seat.name, action, state)
+            if watched:
+                _observe(match, state, (seat.name, action))
             if finished:
-                return
+                return turns
         if nobody_placed:
-            return
+            return turns
+    return turns
 
 
 def _take_turn(match: Match, state: RefereeState, seat: Seat, rules: QRules) -> tuple[Any, bool, bool]:
@@ -152,9 +160,11 @@ def _take_turn(match: Match, state: RefereeState, seat: Seat, rules: QRules) -> 
     return action, False, False
 
 
-def _finish(match: Match, state: RefereeState, seat_of: dict[int, Seat]) -> MatchResult:
-    """The final snapshot, the win calls (winners first) and the result (3.4)."""
-    _observe(match, state)
+def _finish(match: Match, state: RefereeState, seat_of: dict[int, Seat], turns: int) -> MatchResult:
+    """The win calls (winners first) and the result (3.4); the final snapshot is the one
+    after the last turn, or this one when no turn was taken."""
+    if not turns:
+        _observe(match, state)
     if not state.players:
         return match.result([])
     best = max(record.score for record in state.players)

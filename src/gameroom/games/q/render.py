@@ -16,7 +16,7 @@ from typing import Iterable
 from xml.sax.saxutils import escape
 
 from gameroom.games.q.state import RefereeState
-from gameroom.games.q.tiles import COLOR_NAMES, SHAPE_NAMES, Shape, Tile
+from gameroom.games.q.pieces import COLOR_NAMES, SHAPE_NAMES, Shape, Tile
 
 FILL: dict[int, str] = {
     0: "#d62728",  # red

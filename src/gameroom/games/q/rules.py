@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 from gameroom.games.q.actions import Placement
 from gameroom.games.q.qmap import QMap
-from gameroom.games.q.tiles import Coord, Tile
+from gameroom.games.q.pieces import Coord, Tile
 
 
 def owns(hand: Sequence[Tile], tiles: Iterable[Tile]) -> bool:

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from gameroom.games.q.actions import Placement
 from gameroom.games.q.qmap import QMap
-from gameroom.games.q.tiles import Coord, Tile
+from gameroom.games.q.pieces import Coord, Tile
 
 Q_LENGTH = 6
 

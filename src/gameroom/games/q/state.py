@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
 from gameroom.games.q.qmap import QMap
-from gameroom.games.q.tiles import Tile, full_set
+from gameroom.games.q.pieces import Tile, full_set
 
 HAND_SIZE = 6
 """The usual hand size (only used by :func:`new_game`; the referee never deals, 3.2)."""

@@ -21,7 +21,7 @@ from typing import Callable
 from gameroom.games.q.actions import PASS, REPLACE, Action, Pass, Placement, Replace, Step
 from gameroom.games.q.qmap import Extension, QMap
 from gameroom.games.q.state import PublicState
-from gameroom.games.q.tiles import ALL_KINDS, KIND_INDEX, Coord
+from gameroom.games.q.pieces import ALL_KINDS, KIND_INDEX, Coord
 
 StrategyStep = Callable[[PublicState], Step]
 

@@ -7,7 +7,7 @@ import pytest
 
 from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.pieces import Species
-from gameroom.games.evolution.silly import SillyFailed, SillyPlayer, silly_choice, silly_feeding
+from gameroom.games.evolution.players import SillyFailed, SillyPlayer, silly_choice, silly_feeding
 
 
 def sp(pop=1, body=0, food=0, traits=(), fat=0) -> Species:

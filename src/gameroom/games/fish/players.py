@@ -4,7 +4,7 @@
 by rebuilding its decision from the state argument of every call (the reference's
 "functional" player); the four notification calls only record what they were told.
 :class:`BaddiePlayer` is a greedy player with one method misbehaving as
-:data:`~gameroom.games.fish.baddies.BADDIES` describes. Both are pure: no I/O.
+:data:`~gameroom.games.fish.actors.BADDIES` describes. Both are pure: no I/O.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from gameroom.core.misbehaviour import PROCEED, misbehaves_through
-from gameroom.games.fish.baddies import BADDIES, Baddie, Misbehaviour, occupied_placement
+from gameroom.games.fish.actors import BADDIES, Baddie, Misbehaviour, occupied_placement
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.protocol import PROTOCOL
 from gameroom.games.fish.state import Action, Color, GameState, Move
@@ -113,7 +113,7 @@ class BaddiePlayer(StrategyPlayer):
     """The greedy player with one method misbehaving (spec 9.6).
 
     Only the in-process baddies are supported (not the wire-level ones, which a client
-    produces with :func:`gameroom.games.fish.baddies.bad_answer`). `hang` is what a
+    produces with :func:`gameroom.games.fish.actors.bad_answer`). `hang` is what a
     hanging method does (default: loop forever, as the reference does); pass something
     stoppable when the player runs in-process.
     """

@@ -1,10 +1,11 @@
-"""A complete Fish game between trusted in-process strategies, with no I/O (spec 3).
+"""Test helper: a complete Fish game between trusted in-process strategies (spec 3),
+reported by color, to check the referee against.
 
-:func:`run_game` plays a game between strategies (keyed by color) through the referee on
+:func:`play_strategies` plays a game between strategies (keyed by color) through the referee on
 trusted seats - one game loop for Fish, the referee's - and reports it by color, with the
 placements and turns it heard from the referee's events.
 
-:func:`play_local_game` is the pure core of the ``xref`` harness: build an R x C board with
+:func:`play_local_game` is the ``xref`` game (the harness runs the referee the same way): build an R x C board with
 F fish per tile, let players with the course strategy of the given look-ahead play, and
 return the sorted names of the winners.
 """
@@ -14,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.games.fish.board import Position
-from gameroom.games.fish.player import StrategyPlayer
-from gameroom.games.fish.referee import referee_game
+from gameroom.games.fish.players import StrategyPlayer
+from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.state import COLORS, SKIP, Action, Color, GameState
 from gameroom.games.fish.strategies import MaximinStrategy, Strategy
 
@@ -43,7 +45,7 @@ class GameOutcome:
         return self.ranking[0] if self.ranking else []
 
 
-def run_game(state: GameState, strategies: Mapping[Color, Strategy]) -> GameOutcome:
+def play_strategies(state: GameState, strategies: Mapping[Color, Strategy]) -> GameOutcome:
     """Play a game from a state without penguins to the end through the referee; `state`
     is modified.
 
@@ -65,9 +67,9 @@ def run_game(state: GameState, strategies: Mapping[Color, Strategy]) -> GameOutc
             turns.append((Color(event.get("color")), SKIP))
 
     seats = [trusted_seat(p.color.value, StrategyPlayer(strategies[p.color], p.color.value)) for p in state.players]
-    result = referee_game(seats, state, time_limit=None, observers=[record])
+    result = run_game(seats, state, limits=Limits(), observers=[record])
     color_of = {id(seat): color for color, seat in result.colors.items()}
-    ranking = [[color_of[id(seat)] for seat in group] for group in result.ranking]
+    ranking = [[color_of[id(seat)] for seat in group] for group in result.seat_ranking]
     return GameOutcome(ranking, [color_of[id(seat)] for seat in result.removed], state, placements, turns)
 
 
@@ -82,5 +84,5 @@ def play_local_game(rows: int, columns: int, fish: int,
     names = {c: name for c, (name, _) in zip(COLORS, players)}
     strategies: dict[Color, Strategy] = {
         c: MaximinStrategy(depth) for c, (_, depth) in zip(COLORS, players)}
-    outcome = run_game(state, strategies)
+    outcome = play_strategies(state, strategies)
     return sorted(names[c] for c in outcome.winners)

@@ -4,7 +4,7 @@ search and its tie-breakers, the exchange search, and the orders."""
 from __future__ import annotations
 
 from gameroom.games.bazaar.pieces import Bag, Card, Equation
-from gameroom.games.bazaar.strategy import (
+from gameroom.games.bazaar.strategies import (
     Policy, buy_cards, cards_less, racket_sort, seq_less, trade_then_purchase, trades_less,
     useful_equations, wants_pebble,
 )

@@ -25,7 +25,7 @@ from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.pieces import ALL_CARDS, COLOURS, Bag, Card, Equation
 from gameroom.games.bazaar.rules import WANT_PEBBLE, FirstAction
 from gameroom.games.bazaar.state import TurnState
-from gameroom.games.bazaar.strategy import Policy, buy_cards, trade_then_purchase, wants_pebble
+from gameroom.games.bazaar.strategies import Policy, buy_cards, trade_then_purchase, wants_pebble
 
 
 class BazaarPlayer(Protocol):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gameroom.core.wire import WireError
 from gameroom.games.fish.board import Board
 from gameroom.games.fish.state import COLORS, SKIP, Action, Color, GameState
-from gameroom.games.fish.wire import (decode_action, decode_actions, decode_board, decode_color,
+from gameroom.games.fish.codec import (decode_action, decode_actions, decode_board, decode_color,
                                       decode_colors, decode_move, decode_name, decode_position,
                                       decode_state, encode_action, encode_actions,
                                       encode_board, encode_colors, encode_move, encode_position,

@@ -7,10 +7,10 @@ import pytest
 from gameroom.core.misbehaviour import PlayerMisbehaved
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import ALL_CARDS, Bag, Card, Equation
-from gameroom.games.bazaar.player import MisbehavingPlayer, ReferencePlayer, cheat, make_player
+from gameroom.games.bazaar.players import MisbehavingPlayer, ReferencePlayer, cheat, make_player
 from gameroom.games.bazaar.rules import WANT_PEBBLE
 from gameroom.games.bazaar.state import PlayerRecord, TurnState
-from gameroom.games.bazaar.strategy import Policy
+from gameroom.games.bazaar.strategies import Policy
 
 EQ = Equation.of("r", "g g g")
 G5 = Card.of("g g g g g")
@@ -118,7 +118,7 @@ def test_make_player_kinds() -> None:
 def test_the_patient_player_asks_for_a_pebble_where_the_reference_burns_a_card() -> None:
     """Issue 8: the reference player answers "no exchange" when an equation is useful but
     no exchange leads to a purchase, which burns a card; the patient one asks for a pebble."""
-    from gameroom.games.bazaar.player import PatientPlayer
+    from gameroom.games.bazaar.players import PatientPlayer
 
     reference, patient = ReferencePlayer("Ann"), PatientPlayer("Bea")
     for player in (reference, patient):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from gameroom.games.q.tiles import (ALL_KINDS, COLOR_NAMES, SHAPE_NAMES, Color, Shape, Tile,
+from gameroom.games.q.pieces import (ALL_KINDS, COLOR_NAMES, SHAPE_NAMES, Color, Shape, Tile,
                                     full_set, kind_index, neighbours)
 
 
