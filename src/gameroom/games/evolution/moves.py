@@ -16,8 +16,8 @@ from typing import Any, Sequence
 from gameroom.games.evolution.actions import Action4, validate
 from gameroom.games.evolution.pieces import Card, Species
 from gameroom.games.evolution.rules import PlayerState, Table
-from gameroom.games.evolution.silly import SillyFailed, silly_choice
-from gameroom.games.evolution.wire import encode_action4, encode_feeding_choice
+from gameroom.games.evolution.players import SillyFailed, silly_choice
+from gameroom.games.evolution.codec import encode_action4, encode_feeding_choice
 
 __all__ = ["PersonMoves", "choices", "feedings", "MAX_CHOICES"]
 

@@ -1,9 +1,9 @@
 """Q's wire format (spec 6): JSON values <-> tiles, coordinates, placements, choices,
 maps, player records, public states, referee states and results.
 
-Every ``*_from_json`` checks the exact key set of each object and raises
+Every ``decode_*`` checks the exact key set of each object and raises
 :class:`~gameroom.core.wire.WireError` naming what was wrong and where (a JSON path such
-as ``$.players[0].tile*[2].color``). Every ``*_to_json`` produces plain JSON values; maps
+as ``$.players[0].tile*[2].color``). Every ``encode_*`` produces plain JSON values; maps
 come out in canonical order (rows ascending, cells ascending, 6.3).
 """
 
