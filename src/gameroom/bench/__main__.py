@@ -12,16 +12,24 @@ from gameroom.games import registry
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", "league", *games],
-                        help="a game, all games, lobby (the lobby server under load) or league")
+    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", "league", "capacity", *games],
+                        help="a game, all games, lobby (the lobby server under load), league, or capacity "
+                             "(one referee server holding many remote Q players)")
     parser.add_argument("--games", type=int, default=None,
-                        help="games per in-process measurement (default 200; league: 10000)")
+                        help="games per in-process measurement (default 200; league: 10000; "
+                             "capacity: games at once, default 250)")
+    parser.add_argument("--players", type=int, default=1000, help="capacity: client connections (default 1000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     args = parser.parse_args()
     if args.game == "lobby":
         from gameroom.bench import lobby
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
+        return 0
+    if args.game == "capacity":
+        from gameroom.bench import capacity
+
+        capacity.run(args.players, args.games or 250)
         return 0
     if args.game == "league":
         from gameroom.bench import league

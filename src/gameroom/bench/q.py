@@ -95,7 +95,7 @@ from gameroom.core.hosting import ClientSpec
 from gameroom.games.q.players import StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.server.clients import run_clients
-specs = [ClientSpec(n, StrategyPlayer(n, "dag"), PROTOCOL) for n in "ABCD"]
+specs = [ClientSpec(n, StrategyPlayer(n, "dag"), PROTOCOL, trusted=True) for n in "ABCD"]
 asyncio.run(run_clients(specs, "127.0.0.1", int(sys.argv[1])))
 """
 

@@ -214,14 +214,14 @@ def serve(game: GameCommands, args: Any) -> int:
         if game.server_config_error is not None:
             game.server_config_error(exc)
         raise UsageError(f"bad server configuration: {exc}") from None
-    import asyncio
 
+    from gameroom.remote import aio
     from gameroom.server.host import host_game
 
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
     while True:   # one game, or one after another with the plan's keep-alive
         try:
-            result = asyncio.run(host_game(plan, args.port, args.host, log=log))
+            result = aio.run(host_game(plan, args.port, args.host, log=log))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
         print_value(result)
@@ -231,12 +231,11 @@ def serve(game: GameCommands, args: Any) -> int:
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
                      done: str = "all done") -> int:
-    import asyncio
-
+    from gameroom.remote import aio
     from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
     log = (lambda _t: None) if quiet else stderr_log
-    sessions = asyncio.run(run_clients(specs, host, port, log))
+    sessions = aio.run(run_clients(specs, host, port, log))
     missed = [s.ended for s in sessions if s.ended.startswith(CANNOT_CONNECT)]
     if sessions and len(missed) == len(sessions):
         fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)

@@ -9,8 +9,11 @@ and trickled the way the reference client sends, which our tests use to prove to
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 from typing import Any, Callable
 
+from gameroom.remote.blocking import BlockingConnection
 from gameroom.remote.jsonstream import (DEFAULT_MAX_VALUE_BYTES, NEED_MORE, JSONStreamDecoder,
                                         JSONStreamError, encode)
 
@@ -38,6 +41,7 @@ class Connection:
         self._arrived = asyncio.Event()
         self._pump = asyncio.get_running_loop().create_task(self._read_forever())
         self.closed = False
+        self._detached: BlockingConnection | None = None
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
@@ -54,8 +58,9 @@ class Connection:
         except (ConnectionError, OSError):
             pass
         finally:
-            self._decoder.feed_eof()
-            self._arrived.set()
+            if self._detached is None:   # once detached, the stream goes on off the loop
+                self._decoder.feed_eof()
+                self._arrived.set()
 
     @property
     def max_value_bytes(self) -> int:
@@ -147,11 +152,37 @@ class Connection:
         except asyncio.TimeoutError:
             raise ReadTimeout(f"no complete reply within the time limit of {limit:g} s") from None
 
+    def detach(self) -> BlockingConnection:
+        """Take the socket out of the loop for blocking use on one other thread (a
+        referee's); call on the loop's thread. The bytes already read carry over; the loop
+        never reads this socket again, and :meth:`close` hangs up both."""
+        if self._detached is not None:
+            return self._detached
+        transport = self._writer.transport
+        self._pump.cancel()
+        sock: socket.socket | None = None
+        if not self.closed and not transport.is_closing():
+            transport.pause_reading()
+            # What the transport has read and the pump has not yet taken (StreamReader keeps
+            # it in a private buffer: asyncio offers no public way to take it back).
+            buffered = getattr(self._reader, "_buffer", None)
+            if buffered:
+                self._decoder.feed(bytes(buffered))
+                buffered.clear()
+            raw = transport.get_extra_info("socket")
+            if raw is not None:
+                # A duplicate descriptor: the (paused) transport keeps its own until close.
+                sock = socket.socket(fileno=os.dup(raw.fileno()))
+        self._detached = BlockingConnection(sock, self._decoder)
+        return self._detached
+
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         self._pump.cancel()
+        if self._detached is not None:
+            self._detached.close()
         try:
             self._writer.close()
         except (ConnectionError, OSError, RuntimeError):
