@@ -16,6 +16,8 @@ that covers sending the call and reading the whole reply.
 from __future__ import annotations
 
 import socket
+import struct
+import sys
 from time import monotonic, perf_counter
 from typing import Any, Callable
 
@@ -24,14 +26,19 @@ from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 __all__ = ["BlockingConnection"]
 
 _CHUNK = 65536
+# On Linux the kernel bounds each blocking send and receive itself (SO_SNDTIMEO and
+# SO_RCVTIMEO, a timeval): one system call per read and one release of the GIL, where a
+# Python socket timeout polls first (two of each). Elsewhere, Python's socket timeouts.
+_KERNEL_TIMEOUTS = sys.platform.startswith("linux")
+_NO_TIMEOUT = struct.pack("ll", 0, 0)   # a zero timeval: wait for ever
 
 
 class BlockingConnection:
     """A JSON message stream over a connected socket, used from one thread at a time.
 
     ``read_at`` and ``sent_at`` are the ``perf_counter`` times of the last complete value
-    read and of the last message handed to the system, for benchmarks that measure what
-    the server adds between a reply and its next call.
+    read and of the last message ready to be handed to the system, for benchmarks that
+    measure what the server adds between a reply and its next call.
     """
 
     def __init__(self, sock: socket.socket | None, decoder: JSONStreamDecoder) -> None:
@@ -46,11 +53,21 @@ class BlockingConnection:
         self.closed = sock is None
         if sock is None:
             decoder.feed_eof()
+        elif _KERNEL_TIMEOUTS:
+            sock.settimeout(None)   # blocking calls; the kernel applies the time limits
         self.read_at = 0.0
         self.sent_at = 0.0
 
-    def _set_timeout(self, seconds: float | None) -> None:
-        if seconds != self._timeout:
+    def _set_timeout(self, seconds: float | None, option: int = socket.SO_RCVTIMEO) -> None:
+        if _KERNEL_TIMEOUTS:
+            if seconds is None:
+                value = _NO_TIMEOUT
+            else:   # at least a microsecond: zero would mean no limit
+                whole = int(seconds)
+                micros = int((seconds - whole) * 1e6)
+                value = struct.pack("ll", whole, micros if whole or micros else 1)
+            self._sock.setsockopt(socket.SOL_SOCKET, option, value)  # type: ignore[union-attr]
+        elif seconds != self._timeout:
             self._sock.settimeout(seconds)  # type: ignore[union-attr]
             self._timeout = seconds
 
@@ -60,20 +77,24 @@ class BlockingConnection:
             raise self._closed_error("connection already closed")
         sock = self._sock
         assert sock is not None
-        if deadline is None:
-            self._set_timeout(None)
-        else:
-            remaining = deadline - monotonic()
-            if remaining <= 0:
-                raise self._timeout_error(timeout_text)
-            self._set_timeout(remaining)
-        try:
-            sock.sendall(data)
-        except socket.timeout:
-            raise self._timeout_error(timeout_text) from None
-        except (BrokenPipeError, ConnectionResetError):
-            raise self._closed_error("the peer closed the connection") from None
-        self.sent_at = perf_counter()
+        self.sent_at = perf_counter()   # the message is ready: the rest is the system's
+        view = memoryview(data)
+        while view:
+            # Each send is bounded by the time left, so a peer that reads slowly cannot
+            # stretch the call beyond its limit.
+            if deadline is None:
+                self._set_timeout(None, socket.SO_SNDTIMEO)
+            else:
+                remaining = deadline - monotonic()
+                if remaining <= 0:
+                    raise self._timeout_error(timeout_text)
+                self._set_timeout(remaining, socket.SO_SNDTIMEO)
+            try:
+                view = view[sock.send(view):]
+            except (socket.timeout, BlockingIOError):   # BlockingIOError: the kernel's time limit
+                raise self._timeout_error(timeout_text) from None
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._closed_error("the peer closed the connection") from None
 
     def read_value(self, deadline: float | None, timeout_text: str) -> Any:
         """The next JSON value, complete by ``deadline``. Raises ReadTimeout (with
@@ -97,7 +118,7 @@ class BlockingConnection:
                 self._set_timeout(remaining)
             try:
                 data = self._sock.recv(_CHUNK)  # type: ignore[union-attr]
-            except socket.timeout:
+            except (socket.timeout, BlockingIOError):
                 raise self._timeout_error(timeout_text) from None
             except OSError:
                 data = b""   # reset by the peer: as the asyncio reader, the stream simply ends
