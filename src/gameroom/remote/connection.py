@@ -30,6 +30,11 @@ class ReadTimeout(TimeoutError):
     """No complete value arrived within the limit."""
 
 
+def _expire(waiter: "asyncio.Future[bool]") -> None:
+    if not waiter.done():
+        waiter.set_result(False)
+
+
 class Connection:
     """A JSON message stream over an asyncio (reader, writer) pair."""
 
@@ -38,7 +43,10 @@ class Connection:
         self._reader = reader
         self._writer = writer
         self._decoder = JSONStreamDecoder(max_value_bytes)
-        self._arrived = asyncio.Event()
+        # Futures of the readers waiting for more bytes: settled by the pump (True) or by a
+        # timer (False). Cheaper than an Event awaited through wait_for, which starts a task
+        # per wait.
+        self._waiters: list[asyncio.Future[bool]] = []
         self._pump = asyncio.get_running_loop().create_task(self._read_forever())
         self.closed = False
         self._detached: BlockingConnection | None = None
@@ -52,7 +60,7 @@ class Connection:
                 if not data:
                     break
                 self._decoder.feed(data)
-                self._arrived.set()
+                self._wake()
                 if len(self._decoder._buf) > 2 * self._decoder.max_value_bytes:
                     break  # a flood: stop buffering; the reader will report the oversize value
         except (ConnectionError, OSError):
@@ -60,7 +68,28 @@ class Connection:
         finally:
             if self._detached is None:   # once detached, the stream goes on off the loop
                 self._decoder.feed_eof()
-                self._arrived.set()
+                self._wake()
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(True)
+
+    async def _arrival(self, seconds: float | None) -> bool:
+        """Wait until more bytes (or the end of the stream) arrive: True, or False when
+        ``seconds`` pass first."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiters.append(waiter)
+        timer = None if seconds is None else loop.call_later(seconds, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if not waiter.done() and waiter in self._waiters:   # cancelled from outside
+                self._waiters.remove(waiter)
 
     @property
     def max_value_bytes(self) -> int:
@@ -78,8 +107,7 @@ class Connection:
     async def wait_eof(self) -> None:
         """Return once the peer has closed its side (bytes that arrive meanwhile are kept)."""
         while not self._decoder.at_eof:
-            self._arrived.clear()
-            await self._arrived.wait()
+            await self._arrival(None)
 
     async def read_value(self, first_byte: float | None = None, complete: float | None = None) -> Any:
         """The next JSON value: the first byte within ``first_byte`` seconds, the rest within
@@ -98,15 +126,12 @@ class Connection:
             if not started and self._decoder.started():
                 started = True
                 deadline = None if complete is None else loop.time() + complete
-            self._arrived.clear()
             remaining = None if deadline is None else deadline - loop.time()
             if remaining is not None and remaining <= 0:
                 raise ReadTimeout("incomplete value" if started else "nothing arrived")
-            try:
-                await asyncio.wait_for(self._arrived.wait(), remaining)
-            except asyncio.TimeoutError:
+            if not await self._arrival(remaining):
                 what = "the value was not complete" if (started or self._decoder.started()) else "nothing arrived"
-                raise ReadTimeout(f"{what} within the time limit") from None
+                raise ReadTimeout(f"{what} within the time limit")
 
     async def send(self, value: Any, pad: int = 0, trickle: bool = False) -> None:
         """Send one JSON value and a newline; ``pad`` leading spaces, optionally in small
