@@ -183,11 +183,13 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
 
     calls: list[float] = []
     added: list[float] = []
+    away: list[float] = []   # from a call ready to be sent to its reply read
     lock = threading.Lock()
 
     def play(seats: Sequence[Seat], table: int) -> Any:
         own_calls: list[float] = []
         own_added: list[float] = []
+        own_away: list[float] = []
         last_read = 0.0
 
         def timed(seat: Seat) -> Seat:
@@ -204,6 +206,8 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
                     if stream is not None:
                         if last_read and stream.sent_at > last_read:
                             own_added.append(stream.sent_at - last_read)
+                        if stream.read_at > stream.sent_at:
+                            own_away.append(stream.read_at - stream.sent_at)
                         last_read = stream.read_at
 
             return Seat(seat.name, call, seat.trusted, seat.player)
@@ -213,6 +217,7 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
         with lock:
             calls.extend(own_calls)
             added.extend(own_added)
+            away.extend(own_away)
         return result
 
     gate = asyncio.Semaphore(games)
@@ -235,6 +240,7 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
     ejected = sum(len(r[1]) for r in results if isinstance(r, list))
     return {"tables": tables, "finished": finished, "ejected": ejected, "seconds": wall, "calls": len(calls),
             "call_ms": statistics.mean(calls) * 1e3 if calls else float("nan"),
+            "away_ms": statistics.mean(away) * 1e3 if away else float("nan"),
             "p50_added_ms": _percentile(added, 0.5) * 1e3, "p99_added_ms": _percentile(added, 0.99) * 1e3,
             "cpu_s": (after.ru_utime + after.ru_stime) - (usage.ru_utime + usage.ru_stime),
             "rss_mb": after.ru_maxrss / 1024, "loop": loop_name()}
@@ -284,7 +290,8 @@ def run(players: int = 1000, games: int = 250) -> dict[str, Any]:
     print(f"capacity: one remote call ({CALL_GAMES} games of 4 dag clients, one at a time, {one['calls']} calls): "
           f"mean {one['call_ms']:.3f} ms = {one['call_ms'] / floor:.2f}x the floor; of it, the client's own work "
           f"(Q's codecs and the dag turn, measured in process) {own:.3f} ms, the rest "
-          f"{one['call_ms'] - own:.3f} ms = {(one['call_ms'] - own) / floor:.2f}x the floor", flush=True)
+          f"{one['call_ms'] - own:.3f} ms = {(one['call_ms'] - own) / floor:.2f}x the floor; "
+          f"from the call ready to send to its reply read {one['away_ms']:.3f} ms", flush=True)
     big = measure(players, games)
     games_per_s = big["finished"] / big["seconds"]
     calls_per_s = big["calls"] / big["seconds"]
