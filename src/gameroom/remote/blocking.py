@@ -73,10 +73,11 @@ class BlockingConnection:
 
     def send_raw(self, data: bytes, deadline: float | None, timeout_text: str) -> None:
         """Write ``data`` completely by ``deadline`` (a ``monotonic`` time; None: no limit)."""
+        sock = self._sock
+        if sock is None:   # the peer was gone before the socket left the loop
+            raise self._closed_error("the peer closed the connection")
         if self.closed:
             raise self._closed_error("connection already closed")
-        sock = self._sock
-        assert sock is not None
         self.sent_at = perf_counter()   # the message is ready: the rest is the system's
         view = memoryview(data)
         while view:
@@ -146,7 +147,7 @@ class BlockingConnection:
 
     def close(self) -> None:
         """Hang up (both directions, so a thread blocked reading wakes at once)."""
-        if self._sock is None or self.closed and self._sock.fileno() < 0:
+        if self._sock is None or self._sock.fileno() < 0:
             return
         self.closed = True
         try:
