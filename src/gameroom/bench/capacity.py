@@ -223,6 +223,10 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
     gate = asyncio.Semaphore(games)
 
     async def table(index: int, players_: list[Any]) -> Any:
+        if len(players_) < TABLE:   # a client that could not sign up: nothing to measure here
+            for p in players_:
+                p.connection.close()
+            return None
         async with gate:
             seats = [remote_seat(q.protocol, p.connection, loop, p.name) for p in players_]
             try:
@@ -265,15 +269,25 @@ def measure(players: int, games: int, seed: int = 0) -> dict[str, Any]:
     server = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", str(players), str(games),
                                str(seed)], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
-    ports = json.loads(server.stdout.readline())["ports"]
-    shares = [ports[k::CLIENT_PROCESSES] for k in range(CLIENT_PROCESSES)]
-    clients = [subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "clients",
-                                 ",".join(map(str, share))], stdout=subprocess.DEVNULL)
-               for share in shares if share]
-    figures = json.loads(server.stdout.readline())
-    server.wait(60)
-    for client in clients:
-        client.wait(60)
+    clients: list[subprocess.Popen[bytes]] = []
+    try:
+        ports = json.loads(server.stdout.readline() or "null")["ports"]
+        shares = [ports[k::CLIENT_PROCESSES] for k in range(CLIENT_PROCESSES)]
+        clients = [subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "clients",
+                                     ",".join(map(str, share))], stdout=subprocess.DEVNULL)
+                   for share in shares if share]
+        figures = json.loads(server.stdout.readline() or "null")
+        if figures is None:
+            raise TypeError
+    except (TypeError, ValueError):
+        raise SystemExit("capacity: the server process ended without its figures (see above)") from None
+    finally:
+        for process in (server, *clients):
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
     return figures
 
 
