@@ -13,9 +13,9 @@ talking over loopback TCP:
 3. capacity: a server process signs up N players (``N/4`` tables, each a sign-up of the
    real server on its own port), then plays the tables with at most G games at once, the
    clients spread over two processes. Printed: games and calls per second, the server's
-   CPU seconds and peak memory over the run, and the p50/p99 of the time the server adds
-   to a call: from the moment a game's referee has read a reply to the moment its next
-   call is handed to the system.
+   CPU seconds while the games run and its peak memory, and the p50/p99 of the time the
+   server adds to a call: from the moment a game's referee has read a reply to the moment
+   its next call is ready to be handed to the system (``BlockingConnection`` stamps both).
 
 The last line is one JSON object (players, games, games_per_s, calls_per_s, p50_added_ms,
 p99_added_ms, call_ms, floor_ms, server_cpu_s, server_rss_mb). Figures only; nothing is
