@@ -212,3 +212,31 @@ def test_a_method_may_give_unreadable_replies_a_meaning():
 
     result, _ = run_session(raw_client(b"[[1,2]\n"), script)
     assert "time limit" in result[0]
+
+
+def test_bytes_read_before_the_proxy_took_the_socket_are_not_lost():
+    """A client that answers before it is asked: its reply is already on the loop's side
+    when the proxy takes the socket off the loop, and is still read as the reply."""
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        accepted: asyncio.Future[Connection] = loop.create_future()
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            accepted.set_result(Connection(reader, writer))
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"6\n14\n")
+        await writer.drain()
+        connection = await asyncio.wait_for(accepted, 10)
+        await asyncio.sleep(0.2)   # the bytes reach the loop's buffers first
+        proxy = ProxyPlayer(PROTOCOL, connection, loop, "P")
+        result = await run_in_thread(lambda: [proxy("double", (3,), 2.0), proxy("double", (7,), 2.0)])
+        connection.close()
+        writer.close()
+        server.close()
+        return result
+
+    assert asyncio.run(main()) == [6, 14]

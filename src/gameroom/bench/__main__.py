@@ -12,11 +12,15 @@ from gameroom.games import registry
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
-    parser.add_argument("game", nargs="?", default="all", choices=["all", "lobby", "league", "fuzz", "slowloris", *games],
+    parser.add_argument("game", nargs="?", default="all",
+                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
-                             "messages at every server) or slowloris (silent and slow clients beside games)")
+                             "messages at every server), slowloris (silent and slow clients beside games) "
+                             "or capacity (one referee server holding many remote Q players)")
     parser.add_argument("--games", type=int, default=None,
-                        help="games per in-process measurement (default 200; league: 10000)")
+                        help="games per in-process measurement (default 200; league: 10000; "
+                             "capacity: games at once, default 250)")
+    parser.add_argument("--players", type=int, default=1000, help="capacity: client connections (default 1000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     parser.add_argument("--messages", type=int, default=100_000, help="fuzz: bad messages to send (default 100000)")
     parser.add_argument("--connections", type=int, default=500,
@@ -40,6 +44,11 @@ def main() -> int:
         from gameroom.bench import lobby
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
+        return 0
+    if args.game == "capacity":
+        from gameroom.bench import capacity
+
+        capacity.run(args.players, args.games or 250)
         return 0
     if args.game == "league" and args.acceptance:
         from gameroom.bench import acceptance

@@ -99,9 +99,10 @@ import asyncio, sys
 from gameroom.core.hosting import ClientSpec
 from gameroom.games.q.players import StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
+from gameroom.remote import aio
 from gameroom.server.clients import run_clients
-specs = [ClientSpec(n, StrategyPlayer(n, "dag"), PROTOCOL) for n in "ABCD"]
-asyncio.run(run_clients(specs, "127.0.0.1", int(sys.argv[1])))
+specs = [ClientSpec(n, StrategyPlayer(n, "dag"), PROTOCOL, trusted=True) for n in "ABCD"]
+aio.run(run_clients(specs, "127.0.0.1", int(sys.argv[1])))
 """
 
 
@@ -145,12 +146,15 @@ def bench_q_remote(games: int = 5) -> None:
         await server
         await clients.wait()
 
+    from gameroom.remote import aio
+
     start = time.perf_counter()
     for g in range(games):
-        asyncio.run(one(g))
+        aio.run(one(g))
     elapsed = time.perf_counter() - start
     ordered = sorted(timings)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    print(f"Q remote (4 dag clients in another process, over loopback, {games} games, {len(timings)} calls): "
+    print(f"Q remote (4 dag clients in another process, over loopback, {aio.loop_name()}, {games} games, "
+          f"{len(timings)} calls): "
           f"{len(timings) / elapsed:.0f} calls/s overall, one remote call mean "
           f"{statistics.mean(timings) * 1e3:.3f} ms, p99 {p99 * 1e3:.3f} ms", flush=True)

@@ -218,14 +218,14 @@ def serve(game: GameCommands, args: Any, plan_hook: Callable[[list[Any], ServerP
         raise UsageError(f"bad server configuration: {exc}") from None
     if plan_hook is not None:
         plan = plan_hook(values, plan)
-    import asyncio
 
+    from gameroom.remote import aio
     from gameroom.server.host import host_game
 
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
     while True:   # one game, or one after another with the plan's keep-alive
         try:
-            result = asyncio.run(host_game(plan, args.port, args.host, log=log))
+            result = aio.run(host_game(plan, args.port, args.host, log=log))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
         print_value(result)
@@ -235,12 +235,11 @@ def serve(game: GameCommands, args: Any, plan_hook: Callable[[list[Any], ServerP
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
                      done: str = "all done") -> int:
-    import asyncio
-
+    from gameroom.remote import aio
     from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
     log = (lambda _t: None) if quiet else stderr_log
-    sessions = asyncio.run(run_clients(specs, host, port, log))
+    sessions = aio.run(run_clients(specs, host, port, log))
     missed = [s.ended for s in sessions if s.ended.startswith(CANNOT_CONNECT)]
     if sessions and len(missed) == len(sessions):
         fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)

@@ -1,6 +1,8 @@
 """Every hand-off of work between threads, and between threads and an asyncio loop, in one
 place: the referee's worker threads for players that may misbehave, the client's player
-thread, the server's referee threads, and referee threads waiting on the network loop.
+thread, the server's referee threads, and a client player's side channel waiting on the
+network loop. (A server's referee no longer waits on the loop per call: its proxies use
+their sockets directly, see ``gameroom.remote.blocking``.)
 
 All threads are daemon threads: Python cannot kill a thread, so a call that never returns
 is abandoned, and a daemon thread never keeps the process from exiting.

@@ -170,3 +170,5 @@ class ClientSpec:
     signup_bytes: bytes | None = None
     connect_retries: int = 10   # retries after a refused connection, ...
     retry_wait: float = 1.0     # ... this many seconds apart
+    # A built-in strategy that answers at once: called on the client's loop, not on a thread.
+    trusted: bool = False

@@ -9,8 +9,11 @@ and trickled the way the reference client sends, which our tests use to prove to
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 from typing import Any, Callable
 
+from gameroom.remote.blocking import BlockingConnection
 from gameroom.remote.jsonstream import (DEFAULT_MAX_VALUE_BYTES, NEED_MORE, JSONStreamDecoder,
                                         JSONStreamError, encode)
 
@@ -27,6 +30,11 @@ class ReadTimeout(TimeoutError):
     """No complete value arrived within the limit."""
 
 
+def _expire(waiter: "asyncio.Future[bool]") -> None:
+    if not waiter.done():
+        waiter.set_result(False)
+
+
 class Connection:
     """A JSON message stream over an asyncio (reader, writer) pair."""
 
@@ -35,9 +43,13 @@ class Connection:
         self._reader = reader
         self._writer = writer
         self._decoder = JSONStreamDecoder(max_value_bytes)
-        self._arrived = asyncio.Event()
+        # Futures of the readers waiting for more bytes: settled by the pump (True) or by a
+        # timer (False). Cheaper than an Event awaited through wait_for, which starts a task
+        # per wait.
+        self._waiters: list[asyncio.Future[bool]] = []
         self._pump = asyncio.get_running_loop().create_task(self._read_forever())
         self.closed = False
+        self._detached: BlockingConnection | None = None
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
@@ -48,14 +60,36 @@ class Connection:
                 if not data:
                     break
                 self._decoder.feed(data)
-                self._arrived.set()
+                self._wake()
                 if len(self._decoder._buf) > 2 * self._decoder.max_value_bytes:
                     break  # a flood: stop buffering; the reader will report the oversize value
         except (ConnectionError, OSError):
             pass
         finally:
-            self._decoder.feed_eof()
-            self._arrived.set()
+            if self._detached is None:   # once detached, the stream goes on off the loop
+                self._decoder.feed_eof()
+                self._wake()
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(True)
+
+    async def _arrival(self, seconds: float | None) -> bool:
+        """Wait until more bytes (or the end of the stream) arrive: True, or False when
+        ``seconds`` pass first."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiters.append(waiter)
+        timer = None if seconds is None else loop.call_later(seconds, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if not waiter.done() and waiter in self._waiters:   # cancelled from outside
+                self._waiters.remove(waiter)
 
     @property
     def max_value_bytes(self) -> int:
@@ -73,8 +107,7 @@ class Connection:
     async def wait_eof(self) -> None:
         """Return once the peer has closed its side (bytes that arrive meanwhile are kept)."""
         while not self._decoder.at_eof:
-            self._arrived.clear()
-            await self._arrived.wait()
+            await self._arrival(None)
 
     async def read_value(self, first_byte: float | None = None, complete: float | None = None) -> Any:
         """The next JSON value: the first byte within ``first_byte`` seconds, the rest within
@@ -93,15 +126,12 @@ class Connection:
             if not started and self._decoder.started():
                 started = True
                 deadline = None if complete is None else loop.time() + complete
-            self._arrived.clear()
             remaining = None if deadline is None else deadline - loop.time()
             if remaining is not None and remaining <= 0:
                 raise ReadTimeout("incomplete value" if started else "nothing arrived")
-            try:
-                await asyncio.wait_for(self._arrived.wait(), remaining)
-            except asyncio.TimeoutError:
+            if not await self._arrival(remaining):
                 what = "the value was not complete" if (started or self._decoder.started()) else "nothing arrived"
-                raise ReadTimeout(f"{what} within the time limit") from None
+                raise ReadTimeout(f"{what} within the time limit")
 
     async def send(self, value: Any, pad: int = 0, trickle: bool = False) -> None:
         """Send one JSON value and a newline; ``pad`` leading spaces, optionally in small
@@ -147,11 +177,37 @@ class Connection:
         except asyncio.TimeoutError:
             raise ReadTimeout(f"no complete reply within the time limit of {limit:g} s") from None
 
+    def detach(self) -> BlockingConnection:
+        """Take the socket out of the loop for blocking use on one other thread (a
+        referee's); call on the loop's thread. The bytes already read carry over; the loop
+        never reads this socket again, and :meth:`close` hangs up both."""
+        if self._detached is not None:
+            return self._detached
+        transport = self._writer.transport
+        self._pump.cancel()
+        sock: socket.socket | None = None
+        if not self.closed and not transport.is_closing():
+            transport.pause_reading()
+            # What the transport has read and the pump has not yet taken (StreamReader keeps
+            # it in a private buffer: asyncio offers no public way to take it back).
+            buffered = getattr(self._reader, "_buffer", None)
+            if buffered:
+                self._decoder.feed(bytes(buffered))
+                buffered.clear()
+            raw = transport.get_extra_info("socket")
+            if raw is not None:
+                # A duplicate descriptor: the (paused) transport keeps its own until close.
+                sock = socket.socket(fileno=os.dup(raw.fileno()))
+        self._detached = BlockingConnection(sock, self._decoder)
+        return self._detached
+
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         self._pump.cancel()
+        if self._detached is not None:
+            self._detached.close()
         try:
             self._writer.close()
         except (ConnectionError, OSError, RuntimeError):

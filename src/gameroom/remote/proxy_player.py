@@ -1,38 +1,42 @@
 """The server side of remote play: a proxy that looks like a local player to a referee.
 
-The referee runs synchronously on its own thread; the connection lives on the server's
-asyncio loop. :class:`ProxyPlayer` is a *caller* (see ``gameroom.core.calls``): it encodes
-the call with the game's protocol, hands the exchange to the loop, waits at most the call's
-time limit, and decodes the reply. Time-outs, disconnects, garbage and wrongly shaped
-replies all become ``CallFailed`` — the referee cannot tell a remote player from a local
-one. After a failed call the connection is never used again, so a late reply can never be
-mistaken for the answer to a later call.
+The referee runs synchronously on its own thread; the connection is signed up on the
+server's asyncio loop and then handed to the proxy, which takes it off the loop
+(``Connection.detach``) and talks to it with blocking socket calls on the referee's thread:
+no hand-off to the loop and back per call. :class:`ProxyPlayer` is a *caller* (see
+``gameroom.core.calls``): it encodes the call with the game's protocol, sends it and reads
+the reply within the call's time limit, and decodes the reply. Time-outs, disconnects,
+garbage and wrongly shaped replies all become ``CallFailed`` — the referee cannot tell a
+remote player from a local one. After a failed call the connection is never used again,
+so a late reply can never be mistaken for the answer to a later call.
 """
 
 from __future__ import annotations
 
 import asyncio
+from time import monotonic
 from typing import Any, Callable
 
 from gameroom.core.calls import CallFailed
-from gameroom.core.handoff import wait_on_loop
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Protocol
 from gameroom.core.record import FailureKind
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
-from gameroom.remote.jsonstream import ValueTooLarge
+from gameroom.remote.jsonstream import ValueTooLarge, encode
 
 __all__ = ["ProxyPlayer", "remote_seat"]
 
 
 class ProxyPlayer:
-    """A remote player, called from a referee thread, served by an asyncio loop."""
+    """A remote player, called from a referee thread. Make it on ``loop``'s thread (where
+    the connection was signed up); from then on only the referee's thread uses the socket."""
 
     def __init__(self, protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
                  name: str) -> None:
         self.protocol = protocol
         self.connection = connection
         self.loop = loop
+        self.stream = connection.detach()
         self.name = name
         self.broken: str | None = None
         # Optional: answers side messages (queries) the client sends during a call; gets a
@@ -47,9 +51,7 @@ class ProxyPlayer:
         if spec.one_way:
             return self._send_only(message, limit)
         try:
-            # The coroutine enforces the limit itself; the margin only guards a stalled loop.
-            reply = wait_on_loop(self.connection.request(message, limit, self.side), self.loop,
-                                 None if limit is None else limit + 5.0)
+            reply = self.stream.request(message, limit, self.side)
         except ReadTimeout as exc:
             self._break(str(exc), FailureKind.TIMEOUT)
         except ConnectionClosed as exc:
@@ -62,9 +64,7 @@ class ProxyPlayer:
             # The game gives such a reply a meaning; the garbage has left the stream, so the
             # connection goes on with the next call.
             return spec.unreadable()
-        except TimeoutError:
-            self._break(f"no reply within the time limit of {limit:g} s", FailureKind.TIMEOUT)
-        except (OSError, RuntimeError) as exc:
+        except OSError as exc:
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         try:
             return spec.result.decode(reply)
@@ -73,11 +73,12 @@ class ProxyPlayer:
 
     def _send_only(self, message: Any, limit: float | None) -> None:
         """A one-way call: the message is written (within the limit); no reply is read."""
+        text = "" if limit is None else f"could not send within the time limit of {limit:g} s"
         try:
-            wait_on_loop(self.connection.send(message), self.loop, limit)
-        except TimeoutError:
-            self._break(f"could not send within the time limit of {limit:g} s", FailureKind.TIMEOUT)
-        except (ConnectionError, OSError, RuntimeError) as exc:
+            self.stream.send_raw(encode(message), None if limit is None else monotonic() + limit, text)
+        except ReadTimeout:
+            self._break(text, FailureKind.TIMEOUT)
+        except OSError as exc:   # ConnectionClosed included
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         return None
 

@@ -64,7 +64,8 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         assert spec.protocol is not None and spec.player is not None
         return await serve_referee(connection, spec.player, spec.protocol, deviations=spec.deviations,
                                    pad=spec.pad, trickle=spec.trickle,
-                                   log=lambda text: log(f"{label}: {text}"), offer=spec.side_channel)
+                                   log=lambda text: log(f"{label}: {text}"), offer=spec.side_channel,
+                                   trusted=spec.trusted)
     except (asyncio.TimeoutError, ConnectionError, OSError, JSONStreamError) as exc:
         return Session(ended=f"connection ended: {exc!r}")
     except Exception as exc:   # this client ends; the others of the process play on

@@ -1,9 +1,11 @@
 """Running one game (or tournament) for remote players: sign up, play, report.
 
-The asyncio loop owns every connection; the game's referee runs on its own thread and
-reaches its remote players through proxies, so a slow or silent client costs its own call
-a time-out and never blocks the loop. :func:`host_many` runs several sign-ups and games in
-one process at once, which is how one server holds many games.
+The asyncio loop accepts every connection and signs players up; the game's referee runs on
+its own thread and reaches its remote players through proxies that take their sockets off
+the loop and use them directly from that thread (no hand-off per call), so a slow or silent
+client costs its own call a time-out and never blocks the loop or another game.
+:func:`host_game_on` may run many times at once in one process, which is how one server
+holds many games (``python -m gameroom.bench capacity``).
 """
 
 from __future__ import annotations

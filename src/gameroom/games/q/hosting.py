@@ -17,7 +17,7 @@ from gameroom.core.match import Seat
 from gameroom.core.misbehaviour import bare_text, truncated
 from gameroom.games.q import codec
 from gameroom.games.q.config import ClientConfig, ServerConfig
-from gameroom.games.q.players import player_from_spec
+from gameroom.games.q.players import is_well_behaved, player_from_spec
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.state import new_game
@@ -105,7 +105,7 @@ def client_specs(config: ClientConfig, bonus: bool = False, special: str | None 
         deviations = BROKEN_CLIENTS.get(actor.name, {}) if bonus else {}
         specs.append(ClientSpec(name=actor.name, player=player_from_spec(actor), protocol=PROTOCOL,
                                 deviations=dict(deviations), delay=CLIENT_SPACING, pad=pad,
-                                trickle=reference_framing))
+                                trickle=reference_framing, trusted=is_well_behaved(actor)))
     if special is not None:
         specs.append(ClientSpec(name=special, behaviour=SPECIAL_CLIENTS[special], delay=CLIENT_SPACING,
                                 pad=pad, trickle=reference_framing))

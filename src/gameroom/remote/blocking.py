@@ -1,0 +1,157 @@
+"""One peer's JSON stream read and written with blocking calls on the caller's own thread.
+
+A referee runs on its own thread; once a player has signed up, its proxy takes the socket
+out of the asyncio loop (:meth:`gameroom.remote.connection.Connection.detach`) and talks to
+it from the referee's thread directly: a call is one ``send`` and one or a few ``recv``
+system calls, with no hand-off to the loop and back (two thread switches and a loop
+wake-up per call, which cost more than the loopback round trip itself; see
+docs/ARCHITECTURE.md, "The remote path").
+
+Everything a reader of :class:`~gameroom.remote.connection.Connection` sees stays the same:
+the same :class:`~gameroom.remote.jsonstream.JSONStreamDecoder` (it carries over the bytes
+already read), the same bounds, the same exceptions with the same texts, and a time limit
+that covers sending the call and reading the whole reply.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import sys
+from time import monotonic, perf_counter
+from typing import Any, Callable
+
+from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
+
+__all__ = ["BlockingConnection"]
+
+_CHUNK = 65536
+# On Linux the kernel bounds each blocking send and receive itself (SO_SNDTIMEO and
+# SO_RCVTIMEO, a timeval): one system call per read and one release of the GIL, where a
+# Python socket timeout polls first (two of each). Elsewhere, Python's socket timeouts.
+_KERNEL_TIMEOUTS = sys.platform.startswith("linux")
+_NO_TIMEOUT = struct.pack("ll", 0, 0)   # a zero timeval: wait for ever
+
+
+class BlockingConnection:
+    """A JSON message stream over a connected socket, used from one thread at a time.
+
+    ``read_at`` and ``sent_at`` are the ``perf_counter`` times of the last complete value
+    read and of the last message ready to be handed to the system, for benchmarks that
+    measure what the server adds between a reply and its next call.
+    """
+
+    def __init__(self, sock: socket.socket | None, decoder: JSONStreamDecoder) -> None:
+        # Errors are imported late: connection.py imports this module.
+        from gameroom.remote.connection import ConnectionClosed, ReadTimeout
+
+        self._closed_error = ConnectionClosed
+        self._timeout_error = ReadTimeout
+        self._sock = sock
+        self._decoder = decoder
+        self._timeout: float | None = -1.0   # what the socket is set to (-1: not known)
+        self.closed = sock is None
+        if sock is None:
+            decoder.feed_eof()
+        elif _KERNEL_TIMEOUTS:
+            sock.settimeout(None)   # blocking calls; the kernel applies the time limits
+        self.read_at = 0.0
+        self.sent_at = 0.0
+
+    def _set_timeout(self, seconds: float | None, option: int = socket.SO_RCVTIMEO) -> None:
+        if _KERNEL_TIMEOUTS:
+            if seconds is None:
+                value = _NO_TIMEOUT
+            else:   # at least a microsecond: zero would mean no limit
+                whole = int(seconds)
+                micros = int((seconds - whole) * 1e6)
+                value = struct.pack("ll", whole, micros if whole or micros else 1)
+            self._sock.setsockopt(socket.SOL_SOCKET, option, value)  # type: ignore[union-attr]
+        elif seconds != self._timeout:
+            self._sock.settimeout(seconds)  # type: ignore[union-attr]
+            self._timeout = seconds
+
+    def send_raw(self, data: bytes, deadline: float | None, timeout_text: str) -> None:
+        """Write ``data`` completely by ``deadline`` (a ``monotonic`` time; None: no limit)."""
+        sock = self._sock
+        if sock is None:   # the peer was gone before the socket left the loop
+            raise self._closed_error("the peer closed the connection")
+        if self.closed:
+            raise self._closed_error("connection already closed")
+        self.sent_at = perf_counter()   # the message is ready: the rest is the system's
+        view = memoryview(data)
+        while view:
+            # Each send is bounded by the time left, so a peer that reads slowly cannot
+            # stretch the call beyond its limit.
+            if deadline is None:
+                self._set_timeout(None, socket.SO_SNDTIMEO)
+            else:
+                remaining = deadline - monotonic()
+                if remaining <= 0:
+                    raise self._timeout_error(timeout_text)
+                self._set_timeout(remaining, socket.SO_SNDTIMEO)
+            try:
+                view = view[sock.send(view):]
+            except (socket.timeout, BlockingIOError):   # BlockingIOError: the kernel's time limit
+                raise self._timeout_error(timeout_text) from None
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._closed_error("the peer closed the connection") from None
+
+    def read_value(self, deadline: float | None, timeout_text: str) -> Any:
+        """The next JSON value, complete by ``deadline``. Raises ReadTimeout (with
+        ``timeout_text``), ConnectionClosed or JSONStreamError, as the asyncio reader does."""
+        decoder = self._decoder
+        while True:
+            value = decoder.next_value()
+            if value is not NEED_MORE:
+                self.read_at = perf_counter()
+                return value
+            if decoder.at_eof:
+                if decoder.pending():
+                    raise self._closed_error("the peer closed the connection in the middle of a value")
+                raise self._closed_error("the peer closed the connection")
+            if deadline is None:
+                self._set_timeout(None)
+            else:
+                remaining = deadline - monotonic()
+                if remaining <= 0:
+                    raise self._timeout_error(timeout_text)
+                self._set_timeout(remaining)
+            try:
+                data = self._sock.recv(_CHUNK)  # type: ignore[union-attr]
+            except (socket.timeout, BlockingIOError):
+                raise self._timeout_error(timeout_text) from None
+            except OSError:
+                data = b""   # reset by the peer: as the asyncio reader, the stream simply ends
+            if not data:
+                decoder.feed_eof()
+                continue
+            decoder.feed(data)
+            if len(decoder._buf) > 2 * decoder.max_value_bytes:
+                decoder.feed_eof()   # a flood: stop reading; the decoder reports the oversize value
+
+    def request(self, value: Any, limit: float | None, side: Callable[[Any], Any] | None = None,
+                max_side: int = 1000) -> Any:
+        """Send a call and read the reply, all within ``limit`` seconds; ``side`` answers
+        side messages as :meth:`gameroom.remote.connection.Connection.request` does."""
+        deadline = None if limit is None else monotonic() + limit
+        text = "" if limit is None else f"no complete reply within the time limit of {limit:g} s"
+        self.send_raw(encode(value), deadline, text)
+        for _ in range(max_side if side is not None else 0):
+            message = self.read_value(deadline, text)
+            answer = side(message)  # type: ignore[misc]
+            if answer is None:
+                return message
+            self.send_raw(encode(answer), deadline, text)
+        return self.read_value(deadline, text)
+
+    def close(self) -> None:
+        """Hang up (both directions, so a thread blocked reading wakes at once)."""
+        if self._sock is None or self._sock.fileno() < 0:
+            return
+        self.closed = True
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
