@@ -51,6 +51,7 @@ def _percentile(values: list[float], q: float) -> float:
 def record_messages(seed: int = 0) -> list[tuple[Any, Any]]:
     """(call, reply) JSON values of one in-process Q game between four dag players, as the
     protocol puts them on the wire (one-way calls have no reply: None)."""
+    from gameroom.core.limits import Limits
     from gameroom.core.match import Seat, trusted_seat
     from gameroom.games.q.players import StrategyPlayer
     from gameroom.games.q.protocol import PROTOCOL
@@ -72,7 +73,7 @@ def record_messages(seed: int = 0) -> list[tuple[Any, Any]]:
 
     names = ["A", "B", "C", "D"]
     seats = [recording(trusted_seat(n, StrategyPlayer(n, "dag"))) for n in names]
-    run_game(new_game(names, random.Random(seed)), seats, QRules(), None)
+    run_game(seats, new_game(names, random.Random(seed)), rules=QRules(), limits=Limits())
     return pairs
 
 
@@ -213,7 +214,7 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
             return Seat(seat.name, call, seat.trusted, seat.player)
 
         state = new_game([s.name for s in seats], random.Random(seed + table))
-        result = run_game(state, [timed(s) for s in seats], QRules(), q.limits.call).to_json()
+        result = run_game([timed(s) for s in seats], state, rules=QRules(), limits=q.limits).to_json()
         with lock:
             calls.extend(own_calls)
             added.extend(own_added)
