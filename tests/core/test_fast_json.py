@@ -5,7 +5,7 @@ and the same texts as the standard library's path (``_orjson`` off)."""
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import gameroom.remote.jsonstream as jsonstream
 from gameroom.remote.jsonstream import MAX_DEPTH, NEED_MORE, JSONStreamDecoder, encode, nesting
@@ -74,6 +74,7 @@ pieces = st.sampled_from([b"[1,2]", b'{"a":[1,{"b":"]}"}]}', b"[NaN]", b"[1e400]
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(pieces, max_size=12), st.integers(1, 40))
+@example([b"[" + b"1" * 30 + b"]", b"\n"], 33)   # a whole line holding an integer beyond 64 bits
 def test_streams_read_the_same_with_and_without_orjson(parts, piece):
     stream = b"".join(parts)
     assert read_all(stream, piece, fast=True) == read_all(stream, piece, fast=False)

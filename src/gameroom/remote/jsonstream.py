@@ -167,7 +167,10 @@ class JSONStreamDecoder:
             value = _orjson.loads(text)
         except _orjson.JSONDecodeError:
             return NEED_MORE
-        if nesting(text) > self.max_depth:
+        bare = _without_strings(text)
+        # orjson reads an integer beyond 64 bits as a float where the standard library keeps
+        # it exact: a run of 19 or more digits goes to the scan (hypothesis found it)
+        if _LONG_DIGITS.search(bare) or _bracket_depth(bare) > self.max_depth:
             return NEED_MORE
         del buf[:len(text)]
         return value
@@ -336,6 +339,7 @@ _CONTAINERS = frozenset(b"[{")
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _TO_SQUARE = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_LONG_DIGITS = re.compile(rb"\d{19}")
 # orjson writes these types as JSON by itself where the standard library raises; passed
 # through to ``default`` (none), they raise, and the standard path raises as before.
 _PASSTHROUGH = 0 if _orjson is None else (_orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
@@ -353,7 +357,12 @@ def _without_strings(text: bytes) -> bytes:
 def nesting(text: bytes) -> int:
     """How deep the valid JSON ``text`` nests (0 for a scalar), in a few passes at C speed:
     strings out, brackets only, then innermost pairs removed once per level."""
-    brackets = _without_strings(text).translate(_TO_SQUARE, _NOT_BRACKETS)
+    return _bracket_depth(_without_strings(text))
+
+
+def _bracket_depth(bare: bytes) -> int:
+    """The nesting of valid JSON whose strings are already cut out."""
+    brackets = bare.translate(_TO_SQUARE, _NOT_BRACKETS)
     depth = 0
     while brackets:
         depth += 1
