@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,14 @@ from gameroom.cli.common import parse_json_values
 # Test modules import these helpers as `from conftest import ...`; tests/ is a package
 # (so same-named test files of different games do not collide), hence the path entry.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Every child of the test process is started with fork(), not vfork(). With vfork the child
+# borrows the parent's memory until it execs while the parent's other threads run on (and
+# CPython drops the GIL around the call); the suite starts hundreds of servers and clients
+# from pool threads, and under `-n 2` in CI a start now and then failed in the child before
+# its exec (exit 255, OSError). fork() costs a page-table copy, about a millisecond here.
+if hasattr(subprocess, "_USE_VFORK"):
+    subprocess._USE_VFORK = False
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES_ENV = "GAMEROOM_FIXTURES"

@@ -6,12 +6,14 @@ submitted to a shared pool so they run concurrently; each test waits for its own
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,10 +54,27 @@ class Run:
     returncode: int
 
 
+# Errors of a process start that say the machine was short of something for a moment
+# (processes, memory, a page the starting child read) rather than that the command is wrong.
+_TRANSIENT = {errno.EAGAIN, errno.ENOMEM, errno.EFAULT}
+
+
+def _start(args: list[str], options: dict) -> subprocess.Popen:
+    """Popen under _SPAWN_LOCK, trying a start that failed for a transient reason again."""
+    for attempt in range(5):
+        try:
+            with _SPAWN_LOCK:
+                return subprocess.Popen(args, **options)
+        except OSError as error:
+            if error.errno not in _TRANSIENT or attempt == 4:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def run_gameroom(args: Sequence[str], stdin: bytes, timeout: float = 300, cwd: Path | None = None) -> Run:
-    with _SPAWN_LOCK:
-        proc = subprocess.Popen(GAMEROOM + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=cwd)
+    proc = _start(GAMEROOM + list(args), dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                              stderr=subprocess.PIPE, cwd=cwd))
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -67,8 +86,7 @@ def run_gameroom(args: Sequence[str], stdin: bytes, timeout: float = 300, cwd: P
 
 def spawn(args: Sequence[str], **options) -> subprocess.Popen:
     """Start ``gameroom ARGS`` (one start at a time, see _SPAWN_LOCK)."""
-    with _SPAWN_LOCK:
-        return subprocess.Popen(GAMEROOM + list(args), **options)
+    return _start(GAMEROOM + list(args), options)
 
 
 def free_port() -> int:
