@@ -298,3 +298,19 @@ def test_ray_and_local_agree_for_every_game(tmp_path: Path) -> None:
     finally:
         local_backend.close()
         ray_backend.close()
+
+
+def test_a_database_server_that_never_answers_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PostgreSQL URL whose server accepts the connection and then says nothing: the
+    connect time-out turns it into one error naming the URL."""
+    import socket
+
+    from gameroom.league import db
+
+    monkeypatch.setattr(db, "CONNECT_TIMEOUT_S", 1)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"postgresql+psycopg://league@127.0.0.1:{silent.getsockname()[1]}/league"
+        with pytest.raises(db.DatabaseError, match="cannot open database") as caught:
+            db.open_database(url)
+    assert url in str(caught.value)
+    assert "timeout" in str(caught.value).lower()

@@ -20,6 +20,7 @@ from typing import Any
 from gameroom.cli.common import UsageError, print_json, stderr_log
 from gameroom.core.wire import WireError
 from gameroom.server.lobby_config import DEFAULT_PORT, LobbyConfig, decode_lobby_config, with_overrides
+from gameroom.remote import aio
 
 __all__ = ["add_serve_arguments", "serve", "add_clients_arguments", "clients", "load_config"]
 
@@ -71,7 +72,7 @@ def serve(game: Any, args: argparse.Namespace) -> int:
             raise UsageError(f"cannot open the log file {config.log_file}: {exc.strerror}") from None
         debug_log = lambda text: handle.write(text + "\n")   # noqa: E731
     try:
-        asyncio.run(serve_lobby(game.lobby, config, log, debug_log))
+        aio.run(serve_lobby(game.lobby, config, log, debug_log))
     except OSError as exc:
         raise UsageError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
     return 0
@@ -133,7 +134,7 @@ def clients(game: Any, args: argparse.Namespace) -> int:
         return [list(await asyncio.gather(*row, return_exceptions=True)) for row in tasks]
 
     try:
-        results = asyncio.run(run())
+        results = aio.run(run())
     except OSError as exc:
         raise UsageError(f"cannot reach {args.host}:{args.port}: {exc.strerror or exc}") from None
     failures = 0

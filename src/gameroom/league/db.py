@@ -143,7 +143,7 @@ def open_database(url: str) -> Engine:
     from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
     try:
-        engine = create_engine(url, future=True)
+        engine = create_engine(url, future=True, connect_args=_connect_args(url))
     except (ArgumentError, ImportError, ValueError) as exc:
         raise DatabaseError(f"bad database URL {url!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
@@ -159,6 +159,25 @@ def open_database(url: str) -> Engine:
     except SQLAlchemyError as exc:
         raise DatabaseError(f"cannot migrate database {url!r}: {' '.join(str(exc).split())}") from None
     return engine
+
+
+# A database server that does not answer (a host that drops packets) would otherwise hold
+# `league`, `web --db` and every recorded run for the kernel's TCP time-out, minutes long.
+CONNECT_TIMEOUT_S = 10
+
+
+def _connect_args(url: str) -> dict[str, Any]:
+    """Driver options for ``url``: a connect time-out for the network databases."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception:       # a malformed URL: create_engine says what is wrong with it
+        return {}
+    # a time-out written in the URL (`?connect_timeout=N`) is the user's and stays
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        return {"connect_timeout": CONNECT_TIMEOUT_S}
+    return {}
 
 
 def _sqlite_pragmas(engine: Engine) -> None:

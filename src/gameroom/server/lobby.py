@@ -30,6 +30,11 @@ CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", 
 ACK: dict[str, Any] = {"type": "ACK"}
 _READ_CHUNK = 65536
 _LINGER_SECONDS = 2.0
+# Connections the kernel holds before we accept them. The default (100) overflowed when the
+# bots of 500 rooms connected in the same second: the kernel drops a SYN it cannot queue and
+# the client's kernel retries after 1, 3, 7, 15 s, so a room waited that long for a player
+# (the lobby benchmark saw 13 s stalls). The kernel caps it at net.core.somaxconn.
+_BACKLOG = 1024
 
 # Connection states of 7.1 (PLAYING is IN_ROOM with a started game).
 CONNECTED, LOBBY, IN_ROOM, CLOSED = "CONNECTED", "LOBBY", "IN_ROOM", "CLOSED"
@@ -223,7 +228,8 @@ class Lobby:
     # -- connections ------------------------------------------------------------------
 
     async def start(self, host: str, port: int) -> asyncio.base_events.Server:
-        self.server = await asyncio.start_server(self._accept, host, port, limit=_READ_CHUNK)
+        self.server = await asyncio.start_server(self._accept, host, port, limit=_READ_CHUNK,
+                                                 backlog=_BACKLOG)
         if self.config.ping_interval > 0:
             self._ping_task = asyncio.get_running_loop().create_task(self._keep_alive())
         return self.server

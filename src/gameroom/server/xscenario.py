@@ -25,6 +25,7 @@ from typing import Any
 
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.wire import WireError, describe, expect_int, expect_str
+from gameroom.remote import aio
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError, encode
 from gameroom.server.lobby import Lobby
 from gameroom.server.lobby_config import LobbyConfig, decode_lobby_config, with_overrides
@@ -41,7 +42,7 @@ class LobbyThread:
     """A lobby on its own thread and event loop (for harnesses and tests)."""
 
     def __init__(self, game: LobbyGame, config: LobbyConfig, log: Any = lambda _t: None) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = (aio.loop_factory() or asyncio.new_event_loop)()
         self.lobby = Lobby(game, config, log)
         started = threading.Event()
         self.port = 0
