@@ -15,7 +15,7 @@ from gameroom.games.q import codec
 from gameroom.games.q.actions import PASS, REPLACE, Placement
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState
-from tests.games.q.helpers import T, qmap_of, scattered_maps, tiles_st
+from tests.games.q.helpers import T, bookkeeping, qmap_of, scattered_maps, tiles_st
 
 RED_STAR = {"color": "red", "shape": "star"}
 
@@ -83,6 +83,19 @@ def test_map_acceptance_rules() -> None:
     assert error(codec.decode_map, [[0, [1, {"color": "red"}]]]).where == "$[0][1][1]"
     assert error(codec.decode_map, [["0", [1, star]]]).where == "$[0][0]"
     assert error(codec.decode_map, {"0": []}).where == "$"
+
+
+@settings(max_examples=100, deadline=None)
+@given(scattered_maps())
+def test_plain_maps_and_checked_maps_decode_alike(cells) -> None:
+    """A map in its plain form takes decode_map's quick path; written with integral floats
+    (1.0, accepted by 11 #19) it takes the checking path. Both give the same map with the
+    same bookkeeping as building it from its cells."""
+    j = codec.encode_map(QMap(cells))
+    floated = [[float(row[0]), *[[float(c), t] for c, t in row[1:]]] for row in j]
+    plain, checked, built = codec.decode_map(j), codec.decode_map(floated), QMap(cells)
+    assert plain == checked == built
+    assert bookkeeping(plain) == bookkeeping(checked) == bookkeeping(built)
 
 
 @settings(max_examples=100, deadline=None)

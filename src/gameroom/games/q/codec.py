@@ -18,7 +18,7 @@ from gameroom.core.wire import (WireError, describe, expect_choice, expect_int, 
 from gameroom.games.q.actions import PASS, REPLACE, Action, Placement, Step
 from gameroom.games.q.qmap import QMap
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState
-from gameroom.games.q.pieces import (ALL_KINDS, COLOR_BY_NAME, COLOR_NAMES, SHAPE_BY_NAME,
+from gameroom.games.q.pieces import (ALL_KINDS, COLOR_BY_NAME, KIND_INDEX, COLOR_NAMES, SHAPE_BY_NAME,
                                     SHAPE_NAMES, Coord, Tile)
 
 MAX_NATURAL = 1_000_000
@@ -37,6 +37,7 @@ _STATE_KEYS = ("map", "tile*", "players")
 
 _TILE_BY_NAMES: dict[tuple[str, str], Tile] = {
     (SHAPE_NAMES[t.shape], COLOR_NAMES[t.color]): t for t in ALL_KINDS}
+_KIND_BY_NAMES: dict[tuple[str, str], int] = {names: KIND_INDEX[t] for names, t in _TILE_BY_NAMES.items()}
 
 
 # -- names -------------------------------------------------------------------------------
@@ -163,12 +164,46 @@ def encode_map(qmap: QMap) -> list[list[Any]]:
     return rows
 
 
+def _well_formed_kinds(rows: list[Any]) -> dict[Coord, int] | None:
+    """The cells of a JMap whose every row, column and tile is in its plain form (int
+    indexes, two-key tile objects, no repeated column), as (row, column) -> kind index;
+    None at the first thing that is not, for decode_map's checking path to name it.
+    A remote client decodes the whole map every turn: this path skips the checks' calls."""
+    kinds: dict[Coord, int] = {}
+    kind_of = _KIND_BY_NAMES.get
+    for row in rows:
+        if type(row) is not list or len(row) < 2:
+            return None
+        r = row[0]
+        if type(r) is not int:
+            return None
+        columns = len(kinds)
+        row_cells = 0
+        for cell in row[1:]:
+            if type(cell) is not list or len(cell) != 2:
+                return None
+            c, t = cell
+            if type(c) is not int or type(t) is not dict or len(t) != 2:
+                return None
+            k = kind_of((t.get("shape"), t.get("color")))
+            if k is None:
+                return None
+            kinds[(r, c)] = k
+            row_cells += 1
+        if len(kinds) - columns != row_cells:
+            return None     # a column repeated (or a row given twice): the checking path
+    return kinds
+
+
 def decode_map(value: Any, where: str = "$") -> QMap:
     """JMap -> QMap. Rows in any order; a row needs at least one cell and no repeated
     column; a repeated row adds to / overrides the earlier one; ``[]`` is the empty map.
     (The reference's odd row-count check, 6.3, is not reproduced: every well-formed map
     is accepted, spec 11 #11.)"""
     rows = expect_list(value, where)
+    kinds = _well_formed_kinds(rows)
+    if kinds is not None:
+        return QMap.from_kinds(kinds)
     cells: dict[Coord, Tile] = {}
     for i, row in enumerate(rows):
         rw = f"{where}[{i}]"

@@ -176,6 +176,15 @@ class QMap:
                    if cells else [])
         self._fill(_bits_for(max([abs(c) for _, c, _ in triples], default=0)), triples)
 
+    @classmethod
+    def from_kinds(cls, kinds: Mapping[Coord, int]) -> "QMap":
+        """A map of the given cells as (row, column) -> kind index (a tile's
+        ``KIND_INDEX``): what a decoder builds without making Tile objects first."""
+        qmap = cls.__new__(cls)
+        triples = [(r, c, k) for (r, c), k in kinds.items()]
+        qmap._fill(_bits_for(max([abs(c) for _, c, _ in triples], default=0)), triples)
+        return qmap
+
     def _fill(self, bits: int, triples: Iterable[tuple[int, int, int]]) -> None:
         """Set the key width and put the (row, column, kind) cells on an empty index."""
         w = 1 << bits
@@ -203,9 +212,22 @@ class QMap:
         around: set[int] = set()
         for key in kinds:
             around.update((key - 1, key + 1, key - w, key + w))
+        # _refresh and _reindex for an empty index, inlined: every key here has a tile beside
+        # it and no entry yet, and the ldasg layers are not built. A remote client decodes
+        # the whole map every turn, and this is most of that work.
+        get, free, index = kinds.get, self._free, self._index
         for key in around:
-            if key not in kinds:
-                self._refresh(key)
+            if key in kinds:
+                continue
+            left = get(key - 1, _ABSENT)
+            right = get(key + 1, _ABSENT)
+            top = get(key - w, _ABSENT)
+            below = get(key + w, _ABSENT)
+            count = (left != _ABSENT) + (right != _ABSENT) + (top != _ABSENT) + (below != _ABSENT)
+            combo = _AXIS[left * _W + right] * _NAXIS + _AXIS[top * _W + below]
+            free[key] = (count << _COUNT_SHIFT) | combo
+            for slot in _COMBO_SLOTS[combo]:
+                index[slot].add(key)
 
     def _rekey(self, widest: int = 0, reach: int = 0) -> None:
         """Re-key the map for columns up to `widest` and extensions of `reach` tiles."""
