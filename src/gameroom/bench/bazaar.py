@@ -16,6 +16,7 @@ import time
 import tracemalloc
 from typing import Any, Callable
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.games.bazaar.players import ReferencePlayer
@@ -34,8 +35,8 @@ def play_games(games: int, seat: Callable[[str, ReferencePlayer], Seat] = truste
     start = time.perf_counter()
     for g in range(games):
         seats = [seat(n, ReferencePlayer(n, POLICIES[i % 2])) for i, n in enumerate(NAMES)]
-        run_game(seats, scratch_state(random.Random(seed + g), NAMES), limits=Limits(call=time_limit),
-                 observers=observers or ())
+        run_game(seats, scratch_state(random.Random(seed + g), NAMES),
+                 MatchContext(limits=Limits(call=time_limit), observers=observers or ()))
     return games / (time.perf_counter() - start)
 
 
@@ -62,7 +63,7 @@ def strategy_calls(games: int = 20) -> None:
 
     for g in range(games):
         seats = [trusted_seat(n, Spy(n, POLICIES[i % 2])) for i, n in enumerate(NAMES)]
-        run_game(seats, scratch_state(random.Random(g), NAMES), limits=Limits())
+        run_game(seats, scratch_state(random.Random(g), NAMES), MatchContext(limits=Limits()))
     times = []
     for equations, turn, policy in seen:
         best = float("inf")

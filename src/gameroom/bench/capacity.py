@@ -51,6 +51,7 @@ def _percentile(values: list[float], q: float) -> float:
 def record_messages(seed: int = 0) -> list[tuple[Any, Any]]:
     """(call, reply) JSON values of one in-process Q game between four dag players, as the
     protocol puts them on the wire (one-way calls have no reply: None)."""
+    from gameroom.core.context import MatchContext
     from gameroom.core.limits import Limits
     from gameroom.core.match import Seat, trusted_seat
     from gameroom.games.q.players import StrategyPlayer
@@ -73,7 +74,7 @@ def record_messages(seed: int = 0) -> list[tuple[Any, Any]]:
 
     names = ["A", "B", "C", "D"]
     seats = [recording(trusted_seat(n, StrategyPlayer(n, "dag"))) for n in names]
-    run_game(seats, new_game(names, random.Random(seed)), rules=QRules(), limits=Limits())
+    run_game(seats, new_game(names, random.Random(seed)), MatchContext(limits=Limits()), rules=QRules())
     return pairs
 
 
@@ -162,6 +163,7 @@ def client_work_ms(rounds: int = 5) -> float:
 # -- 2 and 3. the server and its clients --------------------------------------------------
 
 async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
+    from gameroom.core.context import MatchContext
     from gameroom.core.hosting import SignupRules, name_rule
     from gameroom.core.handoff import run_in_thread
     from gameroom.core.match import Seat
@@ -214,7 +216,7 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
             return Seat(seat.name, call, seat.trusted, seat.player)
 
         state = new_game([s.name for s in seats], random.Random(seed + table))
-        result = run_game([timed(s) for s in seats], state, rules=QRules(), limits=q.limits).to_json()
+        result = run_game([timed(s) for s in seats], state, MatchContext(limits=q.limits), rules=QRules()).to_json()
         with lock:
             calls.extend(own_calls)
             added.extend(own_added)

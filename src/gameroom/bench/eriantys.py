@@ -10,6 +10,7 @@ import time
 
 from gameroom.core.match import trusted_seat
 from gameroom.games.eriantys.players import EriantysPlayer
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.games.eriantys.referee import run_game
 from gameroom.games.eriantys.rules import apply_event, step
@@ -23,7 +24,7 @@ def referee_games(games: int, players: int, expert: bool, seed: int = 0) -> tupl
     start = time.perf_counter()
     for g in range(games):
         seats = [trusted_seat(f"P{i}", EriantysPlayer(f"P{i}", "greedy")) for i in range(players)]
-        events += run_game(seats, seed + g, expert=expert, limits=Limits()).extra["events"]
+        events += run_game(seats, seed + g, MatchContext(limits=Limits()), expert=expert).extra["events"]
     elapsed = time.perf_counter() - start
     return games / elapsed, events / elapsed
 

@@ -12,6 +12,7 @@ import resource
 import time
 import tracemalloc
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.games.evolution.pieces import shuffled_deck, sorted_deck
@@ -28,7 +29,7 @@ def play_games(games: int, players: int, shuffled: bool, seed: int = 0) -> tuple
     for g in range(games):
         seats = [trusted_seat(str(i), SillyPlayer()) for i in range(players)]
         deck = shuffled_deck(seed + g) if shuffled else sorted_deck()
-        turns += run_game(seats, deck, limits=Limits()).turns
+        turns += run_game(seats, deck, MatchContext(limits=Limits())).turns
     elapsed = time.perf_counter() - start
     return games / elapsed, turns / elapsed
 

@@ -12,6 +12,7 @@ import statistics
 import time
 from typing import Callable
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.games.fish.players import StrategyPlayer
@@ -32,7 +33,8 @@ def referee_games(games: int, players: int, make: Callable[[], Strategy], seed: 
     turns = 0
     start = time.perf_counter()
     for g in range(games):
-        result = run_game(_seats(players, make), rows=5, columns=5, rng=random.Random(seed + g), limits=Limits())
+        result = run_game(_seats(players, make), None, MatchContext(limits=Limits()), rows=5, columns=5,
+                          rng=random.Random(seed + g))
         turns += result.turns
     elapsed = time.perf_counter() - start
     return games / elapsed, turns / games

@@ -10,6 +10,7 @@ import time
 import tracemalloc
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 
@@ -52,7 +53,7 @@ def q_games(strategies: Sequence[str], games: int, seed: int = 0) -> tuple[int, 
     for g in range(games):
         state = new_game(names, random.Random(seed + g))
         seats = [trusted_seat(n, Counted(n, s)) for n, s in zip(names, strategies)]
-        run_game(seats, state, rules=QRules(), limits=Limits())
+        run_game(seats, state, MatchContext(limits=Limits()), rules=QRules())
     return games, turns
 
 
@@ -83,7 +84,7 @@ def bench_q_strategies(calls: int = 2000) -> None:
 
     names = ["A", "B", "C", "D"]
     seats = [trusted_seat(n, StrategyPlayer(n, "dag")) for n in names]
-    run_game(seats, new_game(names, random.Random(3)), rules=QRules(), limits=Limits(), observers=[keep])
+    run_game(seats, new_game(names, random.Random(3)), MatchContext(limits=Limits(), observers=[keep]), rules=QRules())
     pub = snapshots[-1].public_for_active()
     for name, step in STRATEGIES.items():
         start = time.perf_counter()
@@ -130,7 +131,7 @@ def bench_q_remote(games: int = 5) -> None:
 
     def play(seats: Sequence[Seat], seed: int) -> Any:
         state = new_game([s.name for s in seats], random.Random(seed))
-        return run_game([timed(s) for s in seats], state, rules=QRules(), limits=Limits(call=6.0)).to_json()
+        return run_game([timed(s) for s in seats], state, MatchContext(limits=Limits(call=6.0)), rules=QRules()).to_json()
 
     rules = SignupRules(4, 4, 1, 30.0, 2.0, 2.0, name_rule(r"[A-Za-z0-9]+", 20))
 

@@ -7,6 +7,7 @@ import random
 import time
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
                                  add_standard_play_arguments, answer_like_reference_server, example_configuration,
@@ -79,7 +80,7 @@ def play(args: argparse.Namespace) -> int:
           f"seed {args.seed}; "
           f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
           + (f"; bonus {bonus.value}" if bonus else ""))
-    outcome = run_game(seats, state, bonus=bonus, limits=Limits(), observers=observers, log=stderr_log)
+    outcome = run_game(seats, state, MatchContext(limits=Limits(), observers=observers, log=stderr_log), bonus=bonus)
     if args.strategy == "reference" and not any(outcome.scores.values()):
         print("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
               "no exchange helps it buy, which burns a card every turn until none are left; "

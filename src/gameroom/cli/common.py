@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import ClientSpec, ServerPlan  # data only: no asyncio
 from gameroom.core.wire import PlainText, WireError
 
@@ -157,7 +158,7 @@ def play_generic(game: Any, args: Any) -> int:
 
         observers.append(PictureObserver(args.observe, game.render))
     print(f"{game.name}: {', '.join(s.name for s in seats)}; seed {args.seed}")
-    outcome = game.play(args.seed, seats, observers=observers, log=stderr_log)
+    outcome = game.play(args.seed, seats, MatchContext(observers=observers, log=stderr_log))
     if observers:
         observers[0].final(winners_caption(outcome))
     print_outcome(outcome, observers[0] if observers else None, args.observe)

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from gameroom.cli.common import UsageError, add_standard_play_arguments, print_outcome, stderr_log, winners_caption
 from gameroom.cli.observers import PictureObserver
+from gameroom.core.context import MatchContext
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.games.eriantys.descriptor import GAME
 from gameroom.games.eriantys.pieces import CARD_NAMES
@@ -114,7 +115,7 @@ def play(args: argparse.Namespace) -> int:
     print(f"Eriantys, {'expert' if args.expert else 'simple'} mode, seed {args.seed}: "
           + ", ".join(f"{s.name} ({teams[i if args.players == 3 else i % 2]}, {kinds[i % len(kinds)]})"
                       for i, s in enumerate(seats)))
-    outcome = GAME.play(args.seed, seats, observers=observers, log=stderr_log, expert=args.expert)
+    outcome = GAME.play(args.seed, seats, MatchContext(observers=observers, log=stderr_log), expert=args.expert)
     snap = outcome.extra["snapshot"]
     print("towers left: " + ", ".join(f"{team} {left}" for team, left in snap["towers"].items())
           + "; professors: " + ", ".join(f"{names[o]}" if o is not None else "-" for o in snap["professors"].values()))

@@ -10,6 +10,7 @@ from typing import Any
 
 from gameroom.cli.common import example_configuration, UsageError, add_standard_play_arguments, print_json, stderr_log
 from gameroom.cli.observers import PictureObserver
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import ClientSpec, ServerPlan
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.record import STATE, Event
@@ -50,7 +51,7 @@ def play(args: Any) -> int:
     if args.observe is not None:
         observers.append(PictureObserver(args.observe, GAME.render))
     print(f"Evolution: {total} players, {args.deck} deck" + (f" (seed {args.seed})" if args.deck == "shuffled" else ""))
-    result = run_game(seats, deck, observers=observers)
+    result = run_game(seats, deck, MatchContext(observers=observers))
     print(f"{result.turns} turn(s)")
     print("\n".join(result_lines(result.results)))
     if args.observe is not None:

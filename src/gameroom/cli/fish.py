@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.cli.common import UsageError, example_configuration, print_json, print_outcome, stderr_log, winners_caption
 from gameroom.cli.observers import PictureObserver
@@ -122,7 +123,7 @@ def play(args: argparse.Namespace) -> int:
     print(f"Fish on a {args.rows} x {args.columns} board ({board}), seed {args.seed}: "
           + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], args.depth)})"
                      for i, (p, s) in enumerate(zip(state.players, seats))))
-    result = run_game(seats, state, limits=Limits(), observers=observers, log=stderr_log)
+    result = run_game(seats, state, MatchContext(limits=Limits(), observers=observers, log=stderr_log))
     if args.observe is not None:
         observers[2].final(story.ending(result))
     print_outcome(result, observers[2] if args.observe is not None else None, args.observe, "removed")

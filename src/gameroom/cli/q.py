@@ -8,6 +8,7 @@ import random
 import time
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.cli.common import (UsageError, add_bonus_client_arguments,
                                  add_standard_play_arguments, answer_like_reference_server, example_configuration,
                                  print_outcome, stderr_log, winners_caption)
@@ -94,8 +95,8 @@ def play(args: argparse.Namespace) -> int:
         print(f"turn {turn:3}: {name} {_describe(action)}  [{scores}; pile {pile}]")
         story.turn(turn, name, action)
 
-    outcome = run_game(seats, state, rules=QRules(args.q_bonus, args.finish_bonus), limits=Limits(),
-                       observers=[narrate, *observers], log=stderr_log)
+    outcome = run_game(seats, state, MatchContext(limits=Limits(), observers=[narrate, *observers], log=stderr_log),
+                       rules=QRules(args.q_bonus, args.finish_bonus))
     if observers:
         observers[0].final(story.ending(outcome))
     print_outcome(outcome, observers[0] if args.observe is not None else None, args.observe)

@@ -35,10 +35,12 @@ Deal = Callable[[int, Sequence[str]], Any]
 these names in turn order; the same seed deals the same game."""
 
 PlayGame = Callable[..., Any]
-"""``play(seed, seats, *, limits=None, observers=(), log=None, cancel=None) -> MatchResult``:
-deal a game from ``seed`` for ``seats`` (in turn order) and run it to the end through
-``core.match``; observers receive its events; setting the ``cancel`` event (a
-``threading.Event``) stops it at its next call with ``core.match.MatchCancelled``."""
+"""``play(seed, seats, context=NO_CONTEXT, **options) -> MatchResult``: deal a game from
+``seed`` for ``seats`` (in turn order) and run it to the end through ``core.match``; the
+``core.context.MatchContext`` brings the limits (None: the game's own), the observers that
+receive its events, the log of ejections and the cancel event (a ``threading.Event``:
+setting it stops the game at its next call with ``core.match.MatchCancelled``). The
+game's own options (Eriantys's ``expert=``) are keyword arguments."""
 
 
 @dataclass(frozen=True)

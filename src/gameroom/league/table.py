@@ -11,6 +11,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.calls import ThreadedCaller
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.record import MatchRecord
@@ -65,7 +66,7 @@ def record_table(task: TableTask) -> MatchRecord:
                             for bot, seat in zip(bots, seats)], "index": task.index, **dict(task.extra)}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
-            game.play(task.seed, seats, observers=[recorder])
+            game.play(task.seed, seats, MatchContext(observers=[recorder]))
         finally:
             for seat in seats:   # worker threads and isolated process groups end with the game
                 if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.calls import Caller
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
@@ -302,8 +303,8 @@ class WebMatch:
         # one limit for every decision, the first round's included (None: the call's)
         limits = replace(self.game.limits, call=request.time_limit, ready=None)
         try:
-            result = self.game.play(request.seed, self.seats, limits=limits, cancel=self.cancel,
-                                    observers=[self._observe, *self.extra_observers])
+            context = MatchContext(limits=limits, observers=[self._observe, *self.extra_observers], cancel=self.cancel)
+            result = self.game.play(request.seed, self.seats, context)
             outcome = {"winners": list(result.winners), "scores": dict(result.scores),
                        "ejected": [{"seat": e.name, "reason": e.reason} for e in result.ejections]}
         except MatchCancelled:

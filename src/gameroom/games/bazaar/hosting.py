@@ -11,6 +11,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
 from gameroom.core.match import Seat
@@ -43,7 +44,7 @@ def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, see
     def play(seats: Sequence[Seat]) -> Any:
         names = [seat.name for seat in seats]
         state = spec.game if spec.game is not None else scratch_state(random.Random(seed), names)
-        outcome = run_game(seats, state, bonus=spec.bonus, limits=Limits(call=time_limit), log=log)
+        outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit), log=log), bonus=spec.bonus)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(server), play=play,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules
 from gameroom.core.match import Seat
@@ -57,8 +58,8 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
     def play(seats: Sequence[Seat]) -> Any:
         observers = [_LogObserver(log)] if config.observer.enabled and log is not None else []
-        result = run_game(seats, referee.cards(), limits=Limits(call=referee.call_timeout_s), log=log,
-                          extinction_cards=referee.extinction_cards, observers=observers)
+        context = MatchContext(limits=Limits(call=referee.call_timeout_s), observers=observers, log=log)
+        result = run_game(seats, referee.cards(), context, extinction_cards=referee.extinction_cards)
         return PlainText("\n".join(result_lines(result.results)))
 
     nothing = PlainText("\n".join(result_lines([])))

@@ -11,6 +11,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
@@ -63,8 +64,8 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
             raise GameRefused(f"duplicate names among {names}")
         # The referee logs only ejections; their reasons reach standard error even when
         # the configuration says quiet (README: "ejected with its reason on standard error").
-        outcome = run_game(seats, state0, rules=QRules(referee.config_s.qbo, referee.config_s.fbo),
-                           limits=Limits(call=referee.per_turn), log=log)
+        outcome = run_game(seats, state0, MatchContext(limits=Limits(call=referee.per_turn), log=log),
+                           rules=QRules(referee.config_s.qbo, referee.config_s.fbo))
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME)
