@@ -31,7 +31,7 @@ from gameroom.core.protocol import Codec, Method, Protocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
 __all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat",
-           "isolated_seat", "observe_every_match", "local_seat", "Legal"]
+           "isolated_seat", "observe_every_match", "local_seat", "Legal", "ranking_by_score"]
 
 
 class _Failed:
@@ -93,6 +93,12 @@ def local_seat(name: str, player: Any, trusted: bool) -> Seat:
     return trusted_seat(name, player) if trusted else guarded_seat(name, player)
 
 
+def ranking_by_score(scores: dict[int, Any]) -> list[list[int]]:
+    """Seats grouped by score, best first; each group in the order of ``scores``."""
+    return [[seat for seat, score in scores.items() if score == best]
+            for best in sorted(set(scores.values()), reverse=True)]
+
+
 _EVERY_MATCH: list[Callable[["Match"], Callable[[Event], Any] | None]] = []
 
 
@@ -119,7 +125,7 @@ class Match:
 
     def __init__(self, protocol: Protocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
                  limits: Limits | None = None, state_codec: Codec[Any] | None = None,
-                 on_eject: Callable[[Ejection], None] | None = None) -> None:
+                 on_eject: Callable[[Ejection], Any] | None = None) -> None:
         self.protocol = protocol
         self.seats = list(seats)
         self.limits = context.limits_or(limits if limits is not None else Limits())
@@ -229,6 +235,16 @@ class Match:
                             subject=ejection))
         if self.on_eject is not None:
             self.on_eject(ejection)
+
+    def announce(self, method: str, winners: Iterable[Seat], losers: Iterable[Seat],
+                 limit: float | None = None) -> list[Seat]:
+        """The end of a game or tournament: ``method(True)`` to each winner in order, then
+        ``method(False)`` to each loser; the winners that acknowledged (a failed call
+        ejects, as always)."""
+        acknowledged = [seat for seat in winners if self.call(seat, method, True, limit=limit) is not FAILED]
+        for seat in losers:
+            self.call(seat, method, False, limit=limit)
+        return acknowledged
 
     def refused(self, seat: Seat) -> Any:
         """The reply the rules refused from an ejected seat; FAILED when its call failed."""

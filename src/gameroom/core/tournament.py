@@ -145,16 +145,10 @@ def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], Matc
 
     # Step 3: end.
     if end_method is not None:
-        survivors = []
-        for seat in winners:
-            if match.call(seat, end_method, True, limit=end_limit) is FAILED:
-                fail(seat)
-            else:
-                survivors.append(seat)
-        winners = survivors
-        for seat in seats:
-            if seat not in winners and seat not in failures:
-                if match.call(seat, end_method, False, limit=end_limit) is FAILED:
-                    fail(seat)
+        told = len(match.ejections)
+        losers = [seat for seat in seats if seat not in winners and seat not in failures]
+        winners = match.announce(end_method, winners, losers, limit=end_limit)
+        for ejection in match.ejections[told:]:
+            fail(match.seats[ejection.seat])
     _safe_observe(observers, "show_end", [s.name for s in winners], [s.name for s in failures])
     return TournamentResult(list(winners), failures, rounds)

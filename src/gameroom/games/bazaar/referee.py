@@ -23,10 +23,9 @@ from typing import Any, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.match import FAILED, Match, Seat
+from gameroom.core.match import FAILED, Match, Seat, ranking_by_score
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
-from gameroom.core.wire import expect_object
 from gameroom.games.bazaar import codec, rules
 from gameroom.games.bazaar.config import PER_CALL_SECONDS, WAIT_FOR_SIGNUP
 from gameroom.games.bazaar.pieces import Card, Equation
@@ -65,18 +64,7 @@ class Step:
     scores: dict[str, int] = field(default_factory=dict)
 
 
-def encode_state(state: GameState) -> Any:
-    """A referee state as JSON: the equations and the Game."""
-    return {"equations": codec.encode_equations(state.equations), "game": codec.encode_game(state)}
-
-
-def decode_state(value: Any, where: str = "$") -> GameState:
-    obj = expect_object(value, ("equations", "game"), where)
-    return codec.decode_game(obj["game"], f"{where}.game",
-                             equations=codec.decode_equations(obj["equations"], f"{where}.equations"))
-
-
-STATE_CODEC = Codec(encode_state, decode_state, "Equations and Game")
+STATE_CODEC = Codec(codec.encode_referee_state, codec.decode_referee_state, "Equations and Game")
 
 
 def describe_first_action(action: Any) -> str:
@@ -180,11 +168,8 @@ def run_game(seats: Sequence[Seat], state: GameState, context: MatchContext = NO
     reason = rules.end_reason(game) or "the game is over"
     game = rules.apply_bonus(game, bonus)
     winners, losers = rules.rank(game)
-    acknowledged = [name for name in winners if match.call(seats[seat_of[name]], "win", True) is not FAILED]
-    for name in losers:
-        match.call(seats[seat_of[name]], "win", False)
-    won, drop_outs = rules.result(acknowledged, match.misbehaved)
+    acknowledged = match.announce("win", [seats[seat_of[n]] for n in winners], [seats[seat_of[n]] for n in losers])
+    won, drop_outs = rules.result([s.name for s in acknowledged], match.misbehaved)
     tell("end", None, None, f"game over ({reason}); winners: {', '.join(won) or 'none'}")
     scores = {seat_of[p.name]: p.score for p in game.players}
-    ranking = [[i for i, s in scores.items() if s == best] for best in sorted(set(scores.values()), reverse=True)]
-    return match.result([seat_of[n] for n in won], [seat_of[n] for n in drop_outs], ranking, scores)
+    return match.result([seat_of[n] for n in won], [seat_of[n] for n in drop_outs], ranking_by_score(scores), scores)

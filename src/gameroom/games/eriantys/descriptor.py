@@ -18,7 +18,8 @@ from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.hosting import LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
-from gameroom.games.eriantys.referee import LIMITS, PROTOCOL, STATE_CODEC, EriantysResult, run_game
+from gameroom.games.eriantys.protocol import PROTOCOL
+from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events

@@ -24,13 +24,14 @@ from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.record import Event, MatchResult
-from gameroom.core.protocol import JSON, Codec, Method, Protocol
-from gameroom.core.wire import WireError, describe
+from gameroom.core.protocol import Codec
+from gameroom.core.wire import describe
 from gameroom.games.eriantys.config import DECISION_TIMEOUT
+from gameroom.games.eriantys.protocol import PROTOCOL
 from gameroom.games.eriantys.rules import apply_checked, check_event, eject, winning_seats
 from gameroom.games.eriantys.state import TestHooks, from_snapshot, new_game, snapshot
 
-__all__ = ["LIMITS", "PROTOCOL", "STATE_CODEC", "EriantysResult", "run_game"]
+__all__ = ["LIMITS", "STATE_CODEC", "EriantysResult", "run_game"]
 
 LIMITS = Limits(call=DECISION_TIMEOUT, signup_first_byte=10.0, signup_complete=10.0)
 """Eriantys's limits (7.8): a decision, and a sign-up."""
@@ -45,20 +46,6 @@ class EriantysResult(MatchResult):
     accepted ``events``."""
 
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _event_object(value: Any) -> Any:
-    if not isinstance(value, dict):
-        raise WireError(f"expected an event object, got {describe(value)}")
-    return value
-
-
-PROTOCOL = Protocol("eriantys", (
-    Method("setup", "setup", (JSON, JSON, JSON)),
-    Method("observe", "observe", (JSON,)),
-    Method("act", "act", (JSON,), JSON, check=_event_object),
-    Method("end", "end", (JSON,), final=True),
-))
 
 
 def run_game(seats: Sequence[Seat], seed: int | random.Random, context: MatchContext = NO_CONTEXT, *,
@@ -85,9 +72,8 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, context: MatchCon
 
     def deliver(messages: list[dict[str, Any]]) -> None:
         for message in messages:
-            for seat in seats:
-                if seat.ejected is None:
-                    match.call(seat, "observe", message)
+            for seat in seats:   # an ejected seat is not called
+                match.call(seat, "observe", message)
             if watched:
                 match.emit(Event("message", {"message": message}))
 
@@ -120,8 +106,7 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, context: MatchCon
             picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over")
     match.on_eject = None   # the game is over: a failed ``end`` changes nothing
     for seat in seats:
-        if seat.ejected is None:
-            match.call(seat, "end", list(state.winners))
+        match.call(seat, "end", list(state.winners))
     built = {i: state.c.towers - state.supply[state.team(i)] for i in range(len(seats))}
     result = match.result(winning_seats(state), scores=built)
     return EriantysResult(**vars(result), extra={"snapshot": snapshot(state), "events": events})

@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from gameroom.core.calls import CallFailed
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
@@ -40,7 +39,7 @@ from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
 from gameroom.games.fish.protocol import (NAME_TIMEOUT, PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
                                           actions_since_last_turn, ready_time_applies)
-from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, answer_query
+from gameroom.games.fish.queries import GameView, TournamentView, offer_queries
 from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
 from gameroom.games.fish.codec import decode_state, encode_state
 
@@ -73,28 +72,6 @@ def new_state(players: int, rows: int = REFEREE_BOARD[0], columns: int = REFEREE
     return GameState.create(rows, columns, players, fish=fish, rng=rng or random.Random(0))
 
 
-def _offer_queries(seats: Sequence[Seat], view: Callable[[], GameView]) -> GameView | None:
-    """Give a query desk to every player that asks for one: local players with a
-    ``use_queries`` method get the desk, remote ones (proxies with a ``side`` hook) get
-    their wire queries answered. The view is created only if someone asks."""
-    made: GameView | None = None
-    for seat in seats:
-        wants_local = callable(getattr(seat.player, "use_queries", None))
-        wants_wire = hasattr(seat.player, "side") and not wants_local
-        if not (wants_local or wants_wire) or seat.ejected is not None:
-            continue
-        made = made or view()
-        desk = QueryDesk(made)
-        if wants_wire:
-            seat.player.side = lambda message, desk=desk: answer_query(desk, message)
-        else:
-            try:
-                seat.caller("use_queries", (desk,), 1.0)
-            except CallFailed:
-                pass   # an extension: a player that cannot take the desk plays without it
-    return made
-
-
 def run_game(seats: Sequence[Seat], state: GameState | None = None, context: MatchContext = NO_CONTEXT, *,
              rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
              rng: random.Random | None = None, tournament: TournamentView | None = None) -> FishResult:
@@ -113,7 +90,7 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
     seat_of: dict[Color, int] = {p.color: index for index, p in enumerate(state.players)}
     color_of = [p.color for p in state.players]
     initial_colors = state.colors()
-    view = _offer_queries(seats, lambda: GameView(state, tournament))
+    view = offer_queries(seats, lambda: GameView(state, tournament))
     phase = "inform"
     out: dict[str, list[int]] = {"inform": [], "placement": [], "playing": []}
     history: list[Action] = []

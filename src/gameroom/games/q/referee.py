@@ -16,9 +16,9 @@ from typing import Any, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.match import FAILED, Legal, Match, Seat
+from gameroom.core.match import FAILED, Legal, Match, Seat, ranking_by_score
 from gameroom.core.protocol import Codec
-from gameroom.core.record import Ejection, MatchResult
+from gameroom.core.record import MatchResult
 from gameroom.games.q import codec
 from gameroom.games.q.actions import PASS, REPLACE
 from gameroom.games.q.protocol import PROTOCOL
@@ -62,17 +62,25 @@ def run_game(seats: Sequence[Seat], state: RefereeState, context: MatchContext =
     for index, (seat, record) in enumerate(zip(seats, state.players)):
         record.name = seat.name
         seat_at[id(record)] = index
-    def eliminate(_ejection: Ejection) -> None:
-        state.eliminate_active()   # every call but ``win`` is the active player's (3.3)
-
-    match = Match(PROTOCOL, seats, context, limits=LIMITS, state_codec=STATE_CODEC, on_eject=eliminate)
+    # Every call but ``win`` is the active player's: an ejection eliminates it (3.3).
+    match = Match(PROTOCOL, seats, context, limits=LIMITS, state_codec=STATE_CODEC,
+                  on_eject=lambda _ejection: state.eliminate_active())
     for _ in range(len(state.players)):   # set-up in turn order, rotating after each success (3.2)
         record = state.players[0]
-        seat = match.seats[seat_at[id(record)]]
+        seat = seats[seat_at[id(record)]]
         if match.call(seat, "setup", state.public_for_active(not seat.trusted), list(record.hand)) is not FAILED:
             state.rotate()
     turns = _play_rounds(match, state, seat_at, rules)
-    return _finish(match, state, seat_at, turns)
+    if not turns:
+        _show(match, state)
+    if not state.players:
+        return match.result([])
+    match.on_eject = None   # a failed ``win`` loses the win, not the place in the ranking (3.4)
+    best = max(record.score for record in state.players)
+    winners = [seats[seat_at[id(r)]] for r in state.players if r.score == best]
+    acknowledged = match.announce("win", winners, [seats[seat_at[id(r)]] for r in state.players if r.score != best])
+    scores = {seat_at[id(r)]: r.score for r in state.players}
+    return match.result(match.by_name(map(match.index, acknowledged)), ranking=ranking_by_score(scores), scores=scores)
 
 
 def turn_problem(state: RefereeState, action: Any) -> str | None:
@@ -88,23 +96,19 @@ def turn_problem(state: RefereeState, action: Any) -> str | None:
     return None if reason is None else f"illegal placement: {reason}"
 
 
-def _observe(match: Match, state: RefereeState, turn: tuple[str, Any] | None = None) -> None:
+def _show(match: Match, state: RefereeState, turn: tuple[str, Any] | None = None) -> None:
     if match.watched:
         snapshot = state.copy() if state.players else None
-        if turn is None:
-            match.state(snapshot)
-        else:
-            match.state(snapshot, detail=turn, seat=turn[0])
+        match.state(snapshot, detail=turn, **({} if turn is None else {"seat": turn[0]}))
 
 
 def _play_rounds(match: Match, state: RefereeState, seat_at: dict[int, int], rules: QRules) -> int:
     """Rounds of turns until nobody is left, a player empties its hand, or a whole round
     passes without a placement (3.3); the number of turns taken."""
-    watched = match.watched
     legal = partial(turn_problem, state)
     turns = 0
-    if watched and state.players:
-        _observe(match, state)
+    if state.players:
+        _show(match, state)
     while state.players:
         nobody_placed = True
         for _turn in range(len(state.players)):
@@ -114,8 +118,7 @@ def _play_rounds(match: Match, state: RefereeState, seat_at: dict[int, int], rul
             action, placed, finished = _take_turn(match, state, seat, rules, legal)
             turns += 1
             nobody_placed = nobody_placed and not placed
-            if watched:
-                _observe(match, state, (seat.name, action))
+            _show(match, state, (seat.name, action))
             if finished:
                 return turns
         if nobody_placed:
@@ -130,51 +133,26 @@ def _take_turn(match: Match, state: RefereeState, seat: Seat, rules: QRules,
     # An untrusted player gets its own copy of the map: a call abandoned at its time
     # limit may still be running and must not touch the referee's map.
     action = match.decide(seat, "take_turn", state.public_for_active(not seat.trusted), legal=legal)
-    if action is FAILED:
-        return match.refused(seat), False, False
-    if action is PASS:
-        state.rotate()
-        return action, False, False
+    if action is FAILED or action is PASS:
+        if action is PASS:
+            state.rotate()
+        return match.refused(seat) if action is FAILED else action, False, False
     record = state.players[0]
     if action is REPLACE:
         size = len(record.hand)
         state.pile.extend(record.hand)
         record.hand = []
-        fresh = _draw(state.pile, size)
-        if match.call(seat, "new_tiles", fresh) is not FAILED:
-            record.hand = fresh
-            state.rotate()
-        return action, False, False
-    apply_placements(state.qmap, action)
-    for placement in action:
-        record.hand.remove(placement.tile)
-    finished = not record.hand
-    record.score += score_placements(state.qmap, action, rules.q_bonus, rules.finish_bonus, finished)
-    if finished:
-        return action, True, True
-    fresh = _draw(state.pile, len(action))
+        kept: list[Any] = []
+    else:
+        apply_placements(state.qmap, action)
+        for placement in action:
+            record.hand.remove(placement.tile)
+        size, kept = len(action), record.hand
+        record.score += score_placements(state.qmap, action, rules.q_bonus, rules.finish_bonus, not kept)
+        if not kept:
+            return action, True, True
+    fresh = _draw(state.pile, size)
     if match.call(seat, "new_tiles", fresh) is not FAILED:
-        record.hand = fresh + record.hand
+        record.hand = fresh + kept
         state.rotate()
-    return action, True, False
-
-
-def _finish(match: Match, state: RefereeState, seat_at: dict[int, int], turns: int) -> MatchResult:
-    """The win calls (winners first) and the result (3.4); the final snapshot is the one
-    after the last turn, or this one when no turn was taken."""
-    if not turns:
-        _observe(match, state)
-    if not state.players:
-        return match.result([])
-    match.on_eject = None   # a failed ``win`` loses the win, not the place in the ranking
-    best = max(record.score for record in state.players)
-    survivors = []
-    for record in (r for r in state.players if r.score == best):
-        if match.call(match.seats[seat_at[id(record)]], "win", True) is not FAILED:
-            survivors.append(seat_at[id(record)])
-    for record in (r for r in state.players if r.score != best):
-        match.call(match.seats[seat_at[id(record)]], "win", False)
-    scores = {seat_at[id(r)]: r.score for r in state.players}
-    ranking = [[seat_at[id(r)] for r in state.players if r.score == s]
-               for s in sorted(set(scores.values()), reverse=True)]
-    return match.result(match.by_name(survivors), ranking=ranking, scores=scores)
+    return action, action is not REPLACE, False
