@@ -138,15 +138,17 @@ class MatchResult:
                  *value["scores"], *(e["name"] for e in value["ejections"])]
         seated = list(names) if names is not None else list(dict.fromkeys(shown))
         ejections = _seats_by_name(seated, [e["name"] for e in value["ejections"]])
+        ranked = iter(_seats_by_name(seated, [n for g in value["ranking"] for n in g]))
         return cls(seated, _seats_by_name(seated, value["winners"]), _seats_by_name(seated, value["misbehaved"]),
-                   [_seats_by_name(seated, g) for g in value["ranking"]],
+                   [[next(ranked) for _ in g] for g in value["ranking"]],
                    dict(zip(_seats_by_name(seated, list(value["scores"])), value["scores"].values())),
                    [Ejection.from_json(e, seat) for e, seat in zip(value["ejections"], ejections)])
 
 
 def _seats_by_name(names: list[str], shown: Iterable[str]) -> list[int]:
-    """The seats of ``shown`` names: the k-th occurrence of a name takes the k-th seat of
-    that name (the last one when there are fewer; -1 for a name no seat has)."""
+    """The seats of ``shown`` names (one list of a result: winners, the whole ranking, ...):
+    the k-th occurrence of a name takes the k-th seat of that name (the last one when
+    there are fewer; -1 for a name no seat has)."""
     taken: dict[str, int] = {}
     seats = []
     for name in shown:

@@ -160,3 +160,11 @@ def test_the_referee_plays_the_same_game_as_the_pure_dealer(players: int, seed: 
     pure = silly_game([SillyPlayer() for _ in range(players)], shuffled_deck(seed)).play()
     guarded = [guarded_seat(str(i), SillyPlayer()) for i in range(players)]
     assert run_game(guarded, shuffled_deck(seed)).results == pure
+
+
+def test_duplicate_names_keep_their_seats_and_the_spec_ids() -> None:
+    """Names need not be distinct (spec 3.1): seats are the identity, ids only printed."""
+    result = run_game([trusted_seat("x", SillyPlayer()) for _ in range(3)])
+    assert result.results == [(1, "x#3", 7), (2, "x#2", 7), (3, "x#1", 5)]
+    assert result.ranking_seats == [[2], [1], [0]] and result.seat_scores == {2: 7, 1: 7, 0: 5}
+    assert result.winner_seats == [1, 2] and result.winners == ["x", "x"]

@@ -286,3 +286,14 @@ def test_actions_since_last_turn_examples() -> None:
     assert actions_since_last_turn([m1, m2], 2) == []
     assert actions_since_last_turn([m1, m2, m3], 2) == [m3]
     assert actions_since_last_turn([m1, SKIP, m2, m3], 3) == [m2, m3]
+
+
+def test_duplicate_names_are_told_apart_by_seat() -> None:
+    """Names need not be distinct (spec 7): the result says which seat misbehaved and won."""
+    seats = [guarded_seat("twin", BaddiePlayer("bad-turn-choice", "twin")), trusted_seat("twin", StrategyPlayer()),
+             trusted_seat("solo", StrategyPlayer())]
+    result = run_game(seats, rows=5, columns=5, fish=3)
+    assert result.misbehaved_seats == [0] and result.misbehaved == ["twin"]
+    assert result.ejections[0].seat == 0 and 0 not in result.seat_scores
+    assert set(result.seat_scores) == {1, 2} and set(result.winner_seats) <= {1, 2}
+    assert sorted(result.colors.values()) == [0, 1, 2]
