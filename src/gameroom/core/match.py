@@ -136,7 +136,7 @@ class Match:
         self.state_codec = state_codec
         self.on_eject = on_eject
         self.ejections: list[Ejection] = []
-        self._index = {id(seat): i for i, seat in enumerate(self.seats)}
+        self._index: dict[int, int] | None = None   # id(seat) -> index, made when first asked
         self._refused: dict[int, Any] = {}
         for factory in _EVERY_MATCH:
             observer = factory(self)
@@ -154,6 +154,8 @@ class Match:
 
     def index(self, seat: Seat) -> int:
         """The seat's index: its identity in this match."""
+        if self._index is None:
+            self._index = {id(s): i for i, s in enumerate(self.seats)}
         return self._index[id(seat)]
 
     def by_name(self, seats: Iterable[int]) -> list[int]:

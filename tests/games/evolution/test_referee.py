@@ -128,7 +128,12 @@ def _cards_in(value: Any) -> list[tuple]:
 def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int, baddie: str | None) -> None:
     seen = {"calls": 0}
 
-    def call(p: PlayerState, method: str, args: tuple, legal: Any = None) -> Any:
+    class Seated:   # what the dealer's decide gets: the player and, for the checks, its state
+        def __init__(self, state: PlayerState, player: Any) -> None:
+            self.state, self.player = state, player
+
+    def call(seat: Seated, method: str, *args: Any, legal: Any = None) -> Any:
+        p = seat.state
         spec = PROTOCOL.by_name[method]
         message = json.loads(json.dumps(PROTOCOL.envelope.encode_call(spec, args)))
         own = set(p.cards)
@@ -140,14 +145,15 @@ def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int
             assert list(args[3 if method == "start" else 2]) == p.cards
         seen["calls"] += 1
         try:
-            answer = getattr(p.seat, method)(*args)
+            answer = getattr(seat.player, method)(*args)
         except Exception:
             return FAILED
         return answer if legal is None or legal(answer) is None else FAILED
 
-    states = [PlayerState(str(i), seat=SillyPlayer()) for i in range(players)]
-    if baddie is not None and baddie not in ("cinf", "finf"):
-        states[0].seat = BaddiePlayer(baddie, seed % 3)
+    states = [PlayerState(str(i)) for i in range(players)]
+    for i, state in enumerate(states):
+        bad = i == 0 and baddie is not None and baddie not in ("cinf", "finf")
+        state.seat = Seated(state, BaddiePlayer(baddie, seed % 3) if bad else SillyPlayer())
     Dealer(states, shuffled_deck(seed), call).play()
     assert seen["calls"] > 0
 

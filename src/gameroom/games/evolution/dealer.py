@@ -1,13 +1,14 @@
 """The dealer's turn engine (spec 3.1 to 3.5, 4): the game loop, steps 0 to 4, the
 feeding cycle with its queue, cleanup and rotation.
 
-The engine is pure: it reaches players only through ``decide(player, method, args,
-legal)``, which returns the answer, or :data:`FAILED` when the call failed or
-``legal(answer)`` named a reason (the one who decides has then recorded the failure). The
+The engine is pure: it reaches players only through ``decide(seat, method, *args,
+legal=...)`` (``seat`` is what ``PlayerState.seat`` holds), which returns the answer, or
+:data:`FAILED` when the call failed or ``legal(answer)`` named a reason (the one who
+decides has then recorded the failure). The
 checks of ``choose`` and ``feedNext`` answers are the dealer's (:meth:`Dealer.choice_problem`,
 :meth:`Dealer.feeding_problem`). A failed player is removed at once and for good, also in
 the middle of the feeding cycle. The referee (:mod:`gameroom.games.evolution.referee`)
-plugs in ``core.match.Match.decide``; the harnesses plug in direct calls to built-in
+plugs in ``core.match.Match.decide`` itself; the harnesses plug in direct calls to built-in
 players. Arguments handed to players are copies, so no player can change the dealer's
 state except through its answers.
 """
@@ -27,19 +28,20 @@ from gameroom.games.evolution.codec import as_action4, as_feeding_choice
 
 __all__ = ["Dealer", "Decide", "direct_decide"]
 
-Decide = Callable[[PlayerState, str, tuple, Optional[Legal]], Any]
-"""``decide(player, method, args, legal)``: the answer, or FAILED (the player failed)."""
+Decide = Callable[..., Any]
+"""``decide(seat, method, *args, legal=None)``, as ``core.match.Match.decide``: the answer
+once ``legal(answer)`` accepted it, or FAILED (the player failed)."""
 
 
 def _copy_boards(boards: list[Species]) -> list[Species]:
     return [s.copy() for s in boards]
 
 
-def direct_decide(player: PlayerState, method: str, args: tuple, legal: Optional[Legal] = None) -> Any:
-    """Call a built-in player held in ``player.seat`` directly; an exception or an answer
-    ``legal`` refuses is a failure."""
+def direct_decide(player: Any, method: str, *args: Any, legal: Optional[Legal] = None) -> Any:
+    """Call a built-in player (what ``PlayerState.seat`` holds) directly; an exception or
+    an answer ``legal`` refuses is a failure."""
     try:
-        answer = getattr(player.seat, method)(*args)
+        answer = getattr(player, method)(*args)
     except Exception:
         return FAILED
     return answer if legal is None or legal(answer) is None else FAILED
@@ -59,6 +61,7 @@ class Dealer(Table):
         self.on_fed: Optional[Callable[["Dealer"], None]] = None
         self.on_end: Optional[Callable[["Dealer"], None]] = None
         self.actions: list[Action4] = []   # the Action4s that reached step 4 this turn
+        self.checked: Any = None   # the parsed form of the answer the last check accepted
 
     # -- the game ----------------------------------------------------------------------
 
@@ -90,7 +93,7 @@ class Dealer(Table):
         for p in players:
             self.deal(p, len(p.boards) * CARDS_PER_BOARD + CARDS_PER_PLAYER)
         for p in list(players):
-            if self.decide(p, "start", (self.hole, p.bag, _copy_boards(p.boards), list(p.cards)), None) is FAILED:
+            if self.decide(p.seat, "start", self.hole, p.bag, _copy_boards(p.boards), list(p.cards)) is FAILED:
                 self.remove(p)
         chosen = self.choose_all()
         self.actions = [a for _p, a in chosen]
@@ -115,17 +118,17 @@ class Dealer(Table):
             i = self.players.index(p)
             before = [_copy_boards(q.boards) for q in self.players[:i]]
             after = [_copy_boards(q.boards) for q in self.players[i + 1:]]
-            answer = self.decide(p, "choose", (before, after), partial(self.choice_problem, p))
+            answer = self.decide(p.seat, "choose", before, after, legal=partial(self.choice_problem, p))
             if answer is FAILED:
                 self.remove(p)
             else:
-                chosen.append((p, as_action4(answer)))
+                chosen.append((p, self.checked))
         return chosen
 
     def choice_problem(self, p: PlayerState, answer: Any) -> Optional[str]:
         """Why ``answer`` is not a valid Action4 for ``p`` (spec 3.4), or None."""
         try:
-            action = as_action4(answer)
+            self.checked = action = as_action4(answer)
         except WireError as exc:
             return f"ill-formed action: {exc}"
         problem = validate(action, p.boards, p.cards)
@@ -168,18 +171,17 @@ class Dealer(Table):
             return None
         if len(found) == 1:
             return found[0]
-        answer = self.decide(p, "feed_next", (p.bag, _copy_boards(p.boards), list(p.cards), self.hole,
-                                              [_copy_boards(o.boards) for o in others]),
-                             lambda a: self.feeding_problem(p, others, a))
+        answer = self.decide(p.seat, "feed_next", p.bag, _copy_boards(p.boards), list(p.cards), self.hole,
+                             [_copy_boards(o.boards) for o in others], legal=lambda a: self.feeding_problem(p, others, a))
         if answer is FAILED:
             self.remove(p)
             return FAILED
-        return as_feeding_choice(answer)
+        return self.checked
 
     def feeding_problem(self, p: PlayerState, others: list[PlayerState], answer: Any) -> Optional[str]:
         """Why ``answer`` is not a possible feeding choice for ``p`` (spec 3.5.1), or None."""
         try:
-            choice = as_feeding_choice(answer)
+            self.checked = choice = as_feeding_choice(answer)
         except WireError as exc:
             return f"ill-formed feeding choice: {exc}"
         if choice is False or not self.matches(p, others, choice):

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.match import Legal, Match, Seat
+from gameroom.core.match import Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
 from gameroom.games.evolution.dealer import Dealer
@@ -81,14 +81,11 @@ def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, context: Mat
         match.state(None, f"{ids[ejection.seat]} is removed: {ejection.reason}", event="removed",
                     player=ids[ejection.seat], reason=ejection.reason)
 
-    def decide(player: PlayerState, method: str, args: tuple, legal: Legal | None) -> Any:
-        return match.decide(player.seat, method, *args, legal=legal)
-
     # The removal hook logs each ejection in the spec's words, so the match logs none itself.
-    match = Match(PROTOCOL, seats, replace(context, log=None), limits=LIMITS, state_codec=STATE_CODEC,
-                  on_eject=removed)
+    match = Match(PROTOCOL, seats, context if log is None else replace(context, log=None), limits=LIMITS,
+                  state_codec=STATE_CODEC, on_eject=removed)
     dealer = Dealer([PlayerState(pid, seat=seat) for pid, seat in zip(ids, seats)],
-                    sorted_deck() if deck is None else list(deck), decide, extinction_cards=extinction_cards)
+                    sorted_deck() if deck is None else list(deck), match.decide, extinction_cards=extinction_cards)
     if match.observers:
         dealer.on_turn = lambda d: match.state(snapshot(d), f"turn {d.turn}")
     results = dealer.play()

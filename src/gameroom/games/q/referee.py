@@ -106,6 +106,7 @@ def _play_rounds(match: Match, state: RefereeState, seat_at: dict[int, int], rul
     """Rounds of turns until nobody is left, a player empties its hand, or a whole round
     passes without a placement (3.3); the number of turns taken."""
     legal = partial(turn_problem, state)
+    watched = match.watched   # an unwatched game builds no snapshot, no turn detail
     turns = 0
     if state.players:
         _show(match, state)
@@ -118,7 +119,8 @@ def _play_rounds(match: Match, state: RefereeState, seat_at: dict[int, int], rul
             action, placed, finished = _take_turn(match, state, seat, rules, legal)
             turns += 1
             nobody_placed = nobody_placed and not placed
-            _show(match, state, (seat.name, action))
+            if watched:
+                _show(match, state, (seat.name, action))
             if finished:
                 return turns
         if nobody_placed:
