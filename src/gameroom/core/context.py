@@ -10,8 +10,8 @@ Eriantys's expert mode, Fish's board) stay keyword arguments of its own.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 from gameroom.core.limits import Limits
 
@@ -33,22 +33,18 @@ class MatchContext:
     """
 
     limits: Limits | None = None
-    observers: tuple[Observer, ...] = ()
+    observers: Sequence[Observer] = ()
     log: Callable[[str], None] | None = None
     cancel: threading.Event | None = None
 
     def __post_init__(self) -> None:
-        # Any iterable of observers is accepted; the frozen value keeps a tuple.
+        # Any sequence (or iterable) of observers is accepted; the frozen value keeps a tuple.
         if not isinstance(self.observers, tuple):
             object.__setattr__(self, "observers", tuple(self.observers))
 
     def limits_or(self, default: Limits) -> Limits:
         """The limits of this match: its own, or the game's ``default``."""
         return default if self.limits is None else self.limits
-
-    def observed_by(self, observers: Iterable[Observer]) -> "MatchContext":
-        """The same context with ``observers`` heard after its own."""
-        return replace(self, observers=(*self.observers, *observers))
 
 
 NO_CONTEXT = MatchContext()

@@ -47,7 +47,8 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
             occurrence = played.get(names, 0)
             played[names] = occurrence + 1
         rng = None if fish is not None else random.Random(f"{seed}:{','.join(names)}:{occurrence}")
-        context = MatchContext(limits=Limits(call=time_limit, ready=ready_time), observers=game_observers(seats), log=log)
+        context = MatchContext(limits=Limits(call=time_limit, ready=ready_time), observers=tuple(game_observers(seats)),
+                               log=log)
         result = run_game(seats, None, context, rows=rows, columns=columns, fish=fish, rng=rng, tournament=view)
         if on_result is not None:
             on_result(result)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -70,7 +69,7 @@ def run_game(seats: Sequence[Seat], state: RefereeState, context: MatchContext =
         seat = seats[seat_at[id(record)]]
         if match.call(seat, "setup", state.public_for_active(not seat.trusted), list(record.hand)) is not FAILED:
             state.rotate()
-    turns = _play_rounds(match, state, seat_at, rules)
+    turns = _play_rounds(match, state, {key: seats[index] for key, index in seat_at.items()}, rules)
     if not turns:
         _show(match, state)
     if not state.players:
@@ -83,17 +82,22 @@ def run_game(seats: Sequence[Seat], state: RefereeState, context: MatchContext =
     return match.result(match.by_name(map(match.index, acknowledged)), ranking=ranking_by_score(scores), scores=scores)
 
 
-def turn_problem(state: RefereeState, action: Any) -> str | None:
-    """Why the active player may not take ``action`` (3.3), or None when it may."""
-    if action is PASS:
-        return None
-    record = state.players[0]
-    if action is REPLACE:
-        if can_exchange(len(state.pile), len(record.hand)):
+def turn_problem(state: RefereeState) -> Legal:
+    """The check of a turn in ``state`` (3.3): why the active player may not take an
+    action, or None when it may."""
+
+    def problem(action: Any) -> str | None:
+        if action is PASS:
             return None
-        return f"asked to exchange {len(record.hand)} tiles with only {len(state.pile)} in the pile"
-    reason = check_placements(state.qmap, record.hand, action)
-    return None if reason is None else f"illegal placement: {reason}"
+        record = state.players[0]
+        if action is REPLACE:
+            if can_exchange(len(state.pile), len(record.hand)):
+                return None
+            return f"asked to exchange {len(record.hand)} tiles with only {len(state.pile)} in the pile"
+        reason = check_placements(state.qmap, record.hand, action)
+        return None if reason is None else f"illegal placement: {reason}"
+
+    return problem
 
 
 def _show(match: Match, state: RefereeState, turn: tuple[str, Any] | None = None) -> None:
@@ -102,10 +106,10 @@ def _show(match: Match, state: RefereeState, turn: tuple[str, Any] | None = None
         match.state(snapshot, detail=turn, **({} if turn is None else {"seat": turn[0]}))
 
 
-def _play_rounds(match: Match, state: RefereeState, seat_at: dict[int, int], rules: QRules) -> int:
+def _play_rounds(match: Match, state: RefereeState, seat_of: dict[int, Seat], rules: QRules) -> int:
     """Rounds of turns until nobody is left, a player empties its hand, or a whole round
     passes without a placement (3.3); the number of turns taken."""
-    legal = partial(turn_problem, state)
+    legal = turn_problem(state)
     watched = match.watched   # an unwatched game builds no snapshot, no turn detail
     turns = 0
     if state.players:
@@ -115,7 +119,7 @@ def _play_rounds(match: Match, state: RefereeState, seat_at: dict[int, int], rul
         for _turn in range(len(state.players)):
             if not state.players:
                 break
-            seat = match.seats[seat_at[id(state.players[0])]]
+            seat = seat_of[id(state.players[0])]
             action, placed, finished = _take_turn(match, state, seat, rules, legal)
             turns += 1
             nobody_placed = nobody_placed and not placed
