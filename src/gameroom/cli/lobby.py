@@ -160,8 +160,6 @@ def clients(game: Any, args: argparse.Namespace) -> int:
 
 def connect(game: Any, args: argparse.Namespace) -> int:
     """``gameroom connect GAME``: the terminal client for a person."""
-    try:
-        from gameroom.cli import terminal
-    except ImportError as exc:
-        raise UsageError(f"the terminal client needs prompt_toolkit (pip install 'gameroom[terminal]'): {exc}") from None
+    from gameroom.cli import terminal   # without prompt_toolkit cli.main names the extra to install
+
     return terminal.run(game, args.host, args.port, args.name)

@@ -11,6 +11,10 @@ A bot is one of three kinds (a TOML table ``[[bots]]`` with ``name`` and one of 
 * ``command = ["prog", "arg", ...]`` — a program in any language that connects to a local
   port and speaks the game's TCP protocol, like any remote client (``league.programs``).
 
+``python`` and ``command`` bots take resource limits (``cpu_seconds``, ``memory_mb``,
+``processes``, ``file_mb``) and run in the sandbox the file's optional ``[sandbox]`` table
+describes (``mode``, ``network``, ``read``, ``tmp_mb``: ``core.sandbox.SandboxPolicy``).
+
 Game-agnostic: everything about a game comes from its descriptor.
 """
 
@@ -25,11 +29,12 @@ from typing import Any, Sequence
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
-from gameroom.core.sandbox import ResourceLimits
+from gameroom.core.sandbox import MODES, ResourceLimits, SandboxPolicy
 
-__all__ = ["Bot", "BotError", "read_bots", "parse_bots", "load_factory"]
+__all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory"]
 
 KINDS = ("builtin", "python", "command")
+LIMITS = ("cpu_seconds", "memory_mb", "processes", "file_mb")
 
 
 class BotError(ValueError):
@@ -58,17 +63,18 @@ class Bot:
         if self.kind == "python":
             load_factory(self.value, self.name)
 
-    def local_seat(self, game: GameDescriptor, seat_name: str, seed: int) -> Seat:
-        """A seat for a built-in or Python bot (programs are seated by ``league.programs``)."""
+    def local_seat(self, game: GameDescriptor, seat_name: str, seed: int, sandbox: SandboxPolicy | None = None) -> Seat:
+        """A seat for a built-in or Python bot (programs are seated by ``league.programs``);
+        a Python bot's player runs in the ``sandbox`` (a resolved policy) when given."""
         if self.kind == "builtin":
             if self.value in game.strategies:
                 return trusted_seat(seat_name, game.strategies[self.value](seat_name, seed))
             return guarded_seat(seat_name, game.misbehaviours[self.value](seat_name, seed))
         if self.kind == "python":
-            # Not a built-in, so not trusted: its own process group, resource-limited, killed
-            # when a call fails (core.isolation); the factory is loaded there, not here.
+            # Not a built-in, so not trusted: its own sandboxed process, resource-limited,
+            # killed when a call fails (core.isolation); the factory is loaded there, not here.
             return isolated_seat(seat_name, functools.partial(make_python_bot, self.value, self.name, seat_name, seed),
-                                 ResourceLimits.of(self.limits))
+                                 ResourceLimits.of(self.limits), sandbox)
         raise ValueError(f"bot {self.name!r} is a program; seat it through league.programs")
 
 
@@ -116,7 +122,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         kinds = [kind for kind in KINDS if kind in entry]
         if len(kinds) != 1:
             raise BotError(f"{where} ({name}): give exactly one of {', '.join(KINDS)}")
-        unknown = set(entry) - {"name", *KINDS, "cpu_seconds", "memory_mb", "processes"}
+        unknown = set(entry) - {"name", *KINDS, *LIMITS}
         if unknown:
             raise BotError(f"{where} ({name}): unknown key {sorted(unknown)[0]!r}")
         kind = kinds[0]
@@ -129,7 +135,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         elif not isinstance(value, str) or not value:
             raise BotError(f"{where} ({name}): {kind} must be a non-empty string")
         # Resource limits of a python or command bot (core.sandbox.ResourceLimits).
-        limits = {key: entry[key] for key in ("cpu_seconds", "memory_mb", "processes") if key in entry}
+        limits = {key: entry[key] for key in LIMITS if key in entry}
         for key, number in limits.items():
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 raise BotError(f"{where} ({name}): {key} must be a positive integer")
@@ -137,17 +143,57 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
     return bots
 
 
-def read_bots(path: Path) -> list[Bot]:
-    """The bots of a TOML file; BotError says what is wrong and where."""
+def parse_sandbox(table: Any, source: str = "bots file") -> SandboxPolicy:
+    """The ``[sandbox]`` table of a parsed bots file (the defaults when there is none)."""
+    entry = table.get("sandbox") if isinstance(table, dict) else None
+    if entry is None:
+        return SandboxPolicy()
+    where = f"{source}: [sandbox]"
+    if not isinstance(entry, dict):
+        raise BotError(f"{where} must be a table")
+    unknown = set(entry) - {"mode", "network", "read", "tmp_mb"}
+    if unknown:
+        raise BotError(f"{where}: unknown key {sorted(unknown)[0]!r}; the keys are mode, network, read, tmp_mb")
+    mode = entry.get("mode", "auto")
+    if mode not in MODES:
+        raise BotError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
+    network = entry.get("network", False)
+    if not isinstance(network, bool):
+        raise BotError(f"{where}: network must be true or false")
+    read = entry.get("read", [])
+    if not isinstance(read, list) or not all(isinstance(path, str) and path for path in read):
+        raise BotError(f"{where}: read must be a list of paths")
+    tmp_mb = entry.get("tmp_mb", SandboxPolicy.tmp_mb)
+    if not isinstance(tmp_mb, int) or isinstance(tmp_mb, bool) or tmp_mb < 1:
+        raise BotError(f"{where}: tmp_mb must be a positive integer")
+    return SandboxPolicy(mode, network, tuple(read), tmp_mb)
+
+
+def _load(path: Path) -> Any:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise BotError(f"cannot read bots file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise BotError(f"bots file {path} is not UTF-8: {exc}") from None
     try:
-        table = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BotError(f"{path} is not TOML: {exc}") from None
-    return parse_bots(table, str(path))
+
+
+def read_bots(path: Path) -> list[Bot]:
+    """The bots of a TOML file; BotError says what is wrong and where."""
+    return parse_bots(_load(path), str(path))
+
+
+def read_bots_file(path: Path) -> tuple[list[Bot], SandboxPolicy]:
+    """The bots of a TOML file and its sandbox policy; BotError says what is wrong and where."""
+    table = _load(path)
+    unknown = set(table) - {"bots", "sandbox"}
+    if unknown:
+        raise BotError(f"{path}: unknown table or key {sorted(unknown)[0]!r}; a bots file has [[bots]] and [sandbox]")
+    return parse_bots(table, str(path)), parse_sandbox(table, str(path))
 
 
 def bots_from_specs(specs: Sequence[dict[str, Any]]) -> list[Bot]:

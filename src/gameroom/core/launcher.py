@@ -1,0 +1,78 @@
+"""The first program of a sandbox: set the bot's limits, open its game port, become the bot.
+
+Run as a script, never imported by gameroom (``python -I -S launcher.py SPEC -- ARGV...``,
+standard library only, so it starts in about 12 ms and needs nothing but the interpreter
+and this file inside the sandbox). ``SPEC`` is a JSON object:
+
+* ``limits``: ``{"cpu": s, "as": bytes, "nproc": n, "fsize": bytes, "nofile": n}``, set
+  with ``setrlimit`` here, before the bot's code runs (each key optional);
+* ``listen``: a port to listen on at 127.0.0.1 and ``ctl``, an inherited Unix socket: the
+  listening socket is sent back over ``ctl`` (``SCM_RIGHTS``). Inside a network namespace
+  of its own (bubblewrap's ``--unshare-net``) this is how the game connection gets in:
+  the bot connects to its own loopback and the league accepts on the socket it received,
+  so no byte of a call is relayed;
+* ``keep``: file descriptors the bot inherits (the isolated player's pipe);
+* ``uid``: the bot's own user and group (inside bubblewrap started by root, which left
+  this launcher only the capabilities to change them; they go with the change);
+* ``userns``: leave the caller's user namespace for one of its own (the fallback without
+  bubblewrap), so the process limit counts only this bot's processes and binds even a
+  bot started by root, which keeps no capability outside it; where the system refuses,
+  ``nproc_shared`` is the process limit instead (the user's processes plus the bot's).
+
+Then it replaces itself with ARGV (``execv``, the path already resolved by the league).
+When that fails it says why on standard error (which the league keeps) and exits 127.
+"""
+
+import json
+import os
+import resource
+import socket
+import sys
+
+_LIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC,
+           "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE, "core": resource.RLIMIT_CORE}
+
+
+def _own_user_namespace() -> bool:
+    """unshare(CLONE_NEWUSER); False where the system does not allow it."""
+    import ctypes   # only here: the fallback alone needs it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(0x10000000) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(argv[1])
+    command = argv[3:]
+    if "listen" in spec:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", int(spec["listen"])))
+        listener.listen(8)
+        with socket.socket(fileno=int(spec["ctl"])) as ctl:
+            socket.send_fds(ctl, [b"listening"], [listener.fileno()])
+        listener.close()
+    for fd in spec.get("keep", ()):
+        os.set_inheritable(int(fd), True)
+    if "uid" in spec:
+        os.setgroups([])
+        os.setgid(int(spec["uid"]))
+        os.setuid(int(spec["uid"]))
+    limits = dict(spec.get("limits", {}))
+    if spec.get("userns") and not _own_user_namespace():
+        limits["nproc"] = spec["nproc_shared"]
+    for name, value in limits.items():
+        value = int(value)
+        # CPU: SIGXCPU at the limit, SIGKILL a second later should the bot ignore it
+        resource.setrlimit(_LIMITS[name], (value, value + 1 if name == "cpu" else value))
+    try:
+        os.execv(command[0], command)
+    except OSError as exc:
+        print(f"gameroom sandbox: cannot run {command[0]!r}: {exc.strerror}", file=sys.stderr, flush=True)
+    return 127
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
