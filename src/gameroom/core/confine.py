@@ -10,10 +10,15 @@ ejection reason. :meth:`Confined.kill` ends everything the bot started:
 * bubblewrap: SIGKILL to the sandbox's first process (PID 1 of its namespace), whose end
   makes the kernel kill every process in the namespace; bubblewrap itself then exits,
   and once it has been reaped nothing of the bot runs;
-* fallback: SIGKILL to its process group, to every descendant found before that, and to
-  any process still carrying the bot's tag in its environment (a double fork with
-  ``setsid`` leaves the group but keeps the tag), repeated until none is left; then its
-  temporary directory is removed.
+* fallback: SIGKILL to its process group, to every descendant found before that, to
+  every process of its pids cgroup, and to any process still carrying the bot's tag in
+  its environment (a double fork with ``setsid`` leaves the group but keeps the tag),
+  repeated until none is left; then its temporary directory is removed.
+
+In the fallback the kernel exempts root from the process limit (``RLIMIT_NPROC`` never
+applies to user id 0, even in a user namespace of its own), so when gameroom runs as
+root each bot also gets a pids cgroup of its own (``pids.max``, cgroup v1 or v2, where
+the hierarchy is writable): the limit holds and the sweep sees every process in it.
 
 When gameroom runs as root, every bubblewrapped bot gets a user and group id of its own
 (:data:`UID_BASE` + the starting process's id x 64 + a counter), so its process limit
@@ -22,6 +27,7 @@ counts its processes alone and it owns no file of the host.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -38,7 +44,8 @@ from typing import Sequence
 from gameroom.core import bwrap
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy, describe_exit, user_processes
 
-__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE", "tagged_processes"]
+__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE", "tagged_processes", "pids_cgroup",
+           "fallback_bounds_processes"]
 
 STDERR_TAIL_BYTES = 2048
 SANDBOX_PORT = 7001          # the game port inside a bot's own network namespace
@@ -109,6 +116,71 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _pids_hierarchy() -> str | None:
+    """Where a pids cgroup can be made: the cgroup v1 ``pids`` mount, else a cgroup v2
+    mount whose root offers the pids controller to its children; None elsewhere."""
+    try:
+        with open("/proc/self/mountinfo") as mounts:
+            lines = mounts.read().splitlines()
+    except OSError:
+        return None
+    found = []
+    for line in lines:
+        fields = line.split(" - ")
+        if len(fields) != 2:
+            continue
+        mount_point, (kind, _source, options) = fields[0].split()[4], fields[1].split()[:3]
+        if kind == "cgroup" and "pids" in options.split(","):
+            found.insert(0, mount_point)
+        elif kind == "cgroup2" and os.path.exists(os.path.join(mount_point, "cgroup.subtree_control")):
+            try:
+                with open(os.path.join(mount_point, "cgroup.subtree_control")) as control:
+                    if "pids" in control.read().split():
+                        found.append(mount_point)
+            except OSError:
+                continue
+    return found[0] if found else None
+
+
+def pids_cgroup(name: str, limit: int) -> str | None:
+    """A new pids cgroup holding at most ``limit`` processes (as root, where one can be
+    made); its path, or None."""
+    root = _pids_hierarchy() if os.geteuid() == 0 else None
+    if root is None:
+        return None
+    path = os.path.join(root, name)
+    try:
+        os.mkdir(path)
+        with open(os.path.join(path, "pids.max"), "w") as limit_file:
+            limit_file.write(str(limit))
+        return path
+    except OSError:
+        _remove_cgroup(path)
+        return None
+
+
+def _cgroup_members(path: str) -> list[int]:
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as procs:
+            return [int(pid) for pid in procs.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _remove_cgroup(path: str) -> None:
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def fallback_bounds_processes() -> bool:
+    """Whether the fallback holds a bot to its process limit here: always for a user
+    other than root; for root, only with a pids cgroup."""
+    return os.geteuid() != 0 or _pids_hierarchy() is not None
+
+
 def _descendants(pid: int) -> list[int]:
     """Every process below ``pid`` (by parent links, read from /proc)."""
     children: dict[int, list[int]] = {}
@@ -156,6 +228,7 @@ class Confined:
         self.wrapped = policy.mode == "bwrap"
         self.tag = f"{os.getpid()}-{time.monotonic_ns()}"
         self.temporary: str | None = None
+        self.cgroup: str | None = None
         self._ctl: socket.socket | None = None
         self._killed_running = False
         self._dead = False
@@ -179,6 +252,9 @@ class Confined:
         else:
             spec["limits"] = limits.rlimits(limits.processes)
             spec.update({"userns": True, "nproc_shared": user_processes() + limits.processes})
+            self.cgroup = pids_cgroup(f"gameroom-bot-{self.tag}", limits.processes)
+            if self.cgroup is not None:
+                spec["cgroup"] = self.cgroup
             self.temporary = tempfile.mkdtemp(prefix="gameroom-bot-")
             prefix = []
             environment = {**os.environ, "TMPDIR": self.temporary, TAG: self.tag, **env}
@@ -262,8 +338,10 @@ class Confined:
             pass
         _kill([pid, *below])
         self.wait(5.0)
-        for _ in range(100):   # what it forked may still be forking: until no tagged process is left
+        for _ in range(200):   # what it forked may still be forking: until none is left
             left = [p for p in tagged_processes(self.tag) if p != os.getpid()]
+            if self.cgroup is not None:
+                left += _cgroup_members(self.cgroup)
             if not left:
                 break
             _kill(left)
@@ -276,6 +354,9 @@ class Confined:
         if self.temporary is not None:
             shutil.rmtree(self.temporary, ignore_errors=True)
             self.temporary = None
+        if self.cgroup is not None:
+            _remove_cgroup(self.cgroup)
+            self.cgroup = None
 
     def stderr_tail(self) -> str:
         return self._tail.text()

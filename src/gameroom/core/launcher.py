@@ -14,6 +14,7 @@ and this file inside the sandbox). ``SPEC`` is a JSON object:
 * ``keep``: file descriptors the bot inherits (the isolated player's pipe);
 * ``uid``: the bot's own user and group (inside bubblewrap started by root, which left
   this launcher only the capabilities to change them; they go with the change);
+* ``cgroup``: a pids cgroup to join first (the fallback, as root: see ``core.confine``);
 * ``userns``: leave the caller's user namespace for one of its own (the fallback without
   bubblewrap), so the process limit counts only this bot's processes and binds even a
   bot started by root, which keeps no capability outside it; where the system refuses,
@@ -56,6 +57,9 @@ def main(argv: list[str]) -> int:
         listener.close()
     for fd in spec.get("keep", ()):
         os.set_inheritable(int(fd), True)
+    if "cgroup" in spec:
+        with open(os.path.join(spec["cgroup"], "cgroup.procs"), "w") as procs:
+            procs.write(str(os.getpid()))
     if "uid" in spec:
         os.setgroups([])
         os.setgid(int(spec["uid"]))
