@@ -83,6 +83,7 @@ def league(args: argparse.Namespace) -> int:
     """``gameroom league``: 0 when every game was played and every program bot played;
     1, after the leaderboard, when a program bot never started (each one named, with how
     its program ended); 2 with one error line when the league could not be run."""
+    from gameroom.core.sandbox import SandboxUnavailable, resolve_policy
     from gameroom.league.bots import BotError, read_bots_file
     from gameroom.league.ratings import print_leaderboard
     from gameroom.league.runner import BotsNeverStarted, LeagueError, LeaguePlan, backend, run_league
@@ -96,6 +97,11 @@ def league(args: argparse.Namespace) -> int:
             bot.check(game)
     except BotError as exc:
         raise UsageError(str(exc)) from None
+    if any(bot.kind != "builtin" for bot in bots):   # decided (and any warning said) before the progress bar
+        try:
+            sandbox = resolve_policy(sandbox, stderr_log)
+        except SandboxUnavailable as exc:
+            raise UsageError(str(exc)) from None
     engine = database(args.db)
     plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays, sandbox=sandbox)
     try:

@@ -174,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra = extra_providing(exc.name or "")
         if extra is None:
             fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
-        fail(f"gameroom {args.command} needs the {extra} extra ({exc.name} is missing): "
+        fail(f"gameroom {args.command} needs the {extra} extra ({(exc.name or '').split('.')[0]} is missing): "
              f"pip install 'gameroom[{extra}]'")
     except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback
         fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
