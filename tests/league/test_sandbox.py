@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from gameroom.bench import hostile_bots
 from tests.league.conftest import EXAMPLES, gameroom, toml_bots
 from tests.web.conftest import browser  # noqa: F401  (the web tests' Chromium, for the stored-game page)
 
-HOSTILE = Path(__file__).with_name("bots") / "hostile.py"
+HOSTILE = Path(hostile_bots.__file__).with_name("attack_program.py")
 FILE_MB, TMP_MB = 2, 6
 
 

@@ -233,7 +233,7 @@ class Confined:
         self._killed_running = False
         self._dead = False
         root = os.geteuid() == 0
-        spec: dict[str, object] = {"keep": list(keep)}
+        spec: dict[str, object] = {"keep": list(keep), "nice": policy.nice}
         pass_fds = list(keep)
         cwd = os.getcwd()
         if self.wrapped:

@@ -11,6 +11,7 @@ and this file inside the sandbox). ``SPEC`` is a JSON object:
   of its own (bubblewrap's ``--unshare-net``) this is how the game connection gets in:
   the bot connects to its own loopback and the league accepts on the socket it received,
   so no byte of a call is relayed;
+* ``nice``: how much to lower the bot's scheduling priority;
 * ``keep``: file descriptors the bot inherits (the isolated player's pipe);
 * ``uid``: the bot's own user and group (inside bubblewrap started by root, which left
   this launcher only the capabilities to change them; they go with the change);
@@ -67,6 +68,8 @@ def main(argv: list[str]) -> int:
     limits = dict(spec.get("limits", {}))
     if spec.get("userns") and not _own_user_namespace():
         limits["nproc"] = spec["nproc_shared"]
+    if spec.get("nice"):
+        os.nice(int(spec["nice"]))
     for name, value in limits.items():
         value = int(value)
         # CPU: SIGXCPU at the limit, SIGKILL a second later should the bot ignore it

@@ -9,15 +9,17 @@ a league, a Python bot's player (``core.isolation``). Both are started by
   connection, a read-only view of the system with a private size-bounded ``/tmp``, and an
   unprivileged user of its own when gameroom runs as root;
 * ``rlimits`` — the fallback where bubblewrap is missing: its own session and process
-  group, a user namespace of its own where the system allows one (so the process limit
-  holds even for root), a per-program temporary directory removed afterwards, and at the
-  end a group kill plus a sweep of its descendants.
+  group, a user namespace of its own where the system allows one (a bot started by root
+  then keeps no capability, so it cannot lift its limits), a pids cgroup of its own as
+  root (the kernel never applies the process limit to user id 0), a per-program
+  temporary directory removed afterwards, and at the end a group kill plus a sweep of
+  its descendants.
 
 In both the :class:`ResourceLimits` are set (``setrlimit``) before any of the bot's code
 runs: CPU seconds, address space, processes, the size of any file it writes, no core
-dumps. ``auto`` (the default) means bubblewrap when it works here, else the fallback, said
-once on standard error; ``GAMEROOM_SANDBOX`` (``auto``, ``bwrap`` or ``rlimits``) overrides
-the bots file.
+dumps; and it runs at a lower scheduling priority (``nice``). ``auto`` (the default)
+means bubblewrap when it works here, else the fallback, said once on standard error;
+``GAMEROOM_SANDBOX`` (``auto``, ``bwrap`` or ``rlimits``) overrides the bots file.
 
 ``RLIMIT_NPROC`` counts the processes of one user in one user namespace; where a bot has
 neither its own user nor its own namespace, its allowance is added to what the user
@@ -70,18 +72,23 @@ class SandboxPolicy:
     share the host's network instead of having none but their game connection;
     ``read``: more host paths the program may read (besides the system directories, the
     paths named in its command and its interpreter's installation); ``tmp_mb``: the size
-    of its private ``/tmp``."""
+    of its private ``/tmp``; ``nice``: how much lower its scheduling priority is than the
+    league's (0-19), so a bot that spins until its time-out takes little from the
+    games around it."""
 
     mode: str = "auto"
     network: bool = False
     read: tuple[str, ...] = field(default=())
     tmp_mb: int = 64
+    nice: int = 10
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if not isinstance(self.tmp_mb, int) or self.tmp_mb < 1:
             raise ValueError(f"sandbox tmp_mb must be a positive integer, got {self.tmp_mb!r}")
+        if not isinstance(self.nice, int) or not 0 <= self.nice <= 19:
+            raise ValueError(f"sandbox nice must be an integer in 0..19, got {self.nice!r}")
 
 
 _resolved: dict[tuple[str, SandboxPolicy], SandboxPolicy] = {}

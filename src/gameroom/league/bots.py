@@ -13,7 +13,7 @@ A bot is one of three kinds (a TOML table ``[[bots]]`` with ``name`` and one of 
 
 ``python`` and ``command`` bots take resource limits (``cpu_seconds``, ``memory_mb``,
 ``processes``, ``file_mb``) and run in the sandbox the file's optional ``[sandbox]`` table
-describes (``mode``, ``network``, ``read``, ``tmp_mb``: ``core.sandbox.SandboxPolicy``).
+describes (``mode``, ``network``, ``read``, ``tmp_mb``, ``nice``: ``core.sandbox.SandboxPolicy``).
 
 Game-agnostic: everything about a game comes from its descriptor.
 """
@@ -151,9 +151,9 @@ def parse_sandbox(table: Any, source: str = "bots file") -> SandboxPolicy:
     where = f"{source}: [sandbox]"
     if not isinstance(entry, dict):
         raise BotError(f"{where} must be a table")
-    unknown = set(entry) - {"mode", "network", "read", "tmp_mb"}
+    unknown = set(entry) - {"mode", "network", "read", "tmp_mb", "nice"}
     if unknown:
-        raise BotError(f"{where}: unknown key {sorted(unknown)[0]!r}; the keys are mode, network, read, tmp_mb")
+        raise BotError(f"{where}: unknown key {sorted(unknown)[0]!r}; the keys are mode, network, read, tmp_mb, nice")
     mode = entry.get("mode", "auto")
     if mode not in MODES:
         raise BotError(f"{where}: mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -166,7 +166,10 @@ def parse_sandbox(table: Any, source: str = "bots file") -> SandboxPolicy:
     tmp_mb = entry.get("tmp_mb", SandboxPolicy.tmp_mb)
     if not isinstance(tmp_mb, int) or isinstance(tmp_mb, bool) or tmp_mb < 1:
         raise BotError(f"{where}: tmp_mb must be a positive integer")
-    return SandboxPolicy(mode, network, tuple(read), tmp_mb)
+    nice = entry.get("nice", SandboxPolicy.nice)
+    if not isinstance(nice, int) or isinstance(nice, bool) or not 0 <= nice <= 19:
+        raise BotError(f"{where}: nice must be an integer in 0..19")
+    return SandboxPolicy(mode, network, tuple(read), tmp_mb, nice)
 
 
 def _load(path: Path) -> Any:

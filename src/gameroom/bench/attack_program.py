@@ -1,5 +1,6 @@
-"""Hostile program bots for the sandbox tests and the hostile benchmark:
-``python3 hostile.py KIND PORT [ARGUMENT]``.
+"""Hostile program bots of finding 4 (issue 17), for the hostile benchmark
+(``bench.hostile_bots``) and the sandbox tests: ``python3 attack_program.py KIND PORT
+[ARGUMENT]``. A script run as a league's program bot, never imported.
 
 Each but ``crash`` signs up like a real client; then, on its first call:
 
