@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gameroom.core.confine import UID_BASE, Confined, fallback_bounds_processes
+from gameroom.core.confine import UID_BASE, Confined
+from gameroom.core.sweep import fallback_bounds_processes
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.limits import Limits
 from gameroom.core.match import isolated_seat

@@ -143,10 +143,14 @@ def probe() -> str | None:
         return "bubblewrap (bwrap) is not installed"
     root = os.geteuid() == 0
     argv = command(python_paths(), "/tmp", 1024 * 1024, False, root)
-    spec = '{"uid": 65534}' if root else "{}"
+    python = os.path.realpath(sys.executable)
+    setpriv = shutil.which("setpriv") if root else None
+    if setpriv is not None:   # as core.confine starts a bot: a user of its own, then the program
+        first = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"]
+    else:
+        first = [python, "-I", "-S", launcher_path(), '{"uid": 65534}' if root else "{}", "--"]
     try:
-        done = subprocess.run([*argv, os.path.realpath(sys.executable), "-I", "-S", launcher_path(), spec, "--",
-                               os.path.realpath(sys.executable), "-I", "-S", "-c", "pass"],
+        done = subprocess.run([*argv, *first, python, "-I", "-S", "-c", "pass"],
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap cannot be run: {exc}"

@@ -1,24 +1,32 @@
 """One untrusted process in its sandbox: started by the policy, its stderr tail kept, killed whole.
 
-:class:`Confined` starts ``argv`` through the launcher (``core.launcher``), inside
-bubblewrap (``core.bwrap``) or, in the fallback, in a session of its own (the modes are
-described in ``core.sandbox``). It keeps the last :data:`STDERR_TAIL_BYTES` of the
-process's standard error (read on a thread of its own, so a bot that floods it costs a
-bounded buffer) and its exit status, and :meth:`Confined.describe` says both for an
-ejection reason. :meth:`Confined.kill` ends everything the bot started:
+:class:`Confined` starts ``argv`` in the sandbox of a resolved ``core.sandbox``
+policy, three ways:
+
+* bubblewrap as root (the usual case): bubblewrap (``core.bwrap``) keeps only
+  CAP_SETUID/CAP_SETGID, and ``setpriv`` (util-linux) drops to the bot's own user and
+  group before the bot runs. The game port: bubblewrap reports its first process and
+  waits (``--info-fd``, ``--block-fd``) while the league makes the listening socket
+  inside the bot's network namespace (``core.netns``), then lets it go on;
+* bubblewrap as another user: the launcher (``core.launcher``, a Python script) listens
+  inside and hands the socket over, then becomes the bot;
+* the fallback: the program itself, in a session of its own, as root in a pids cgroup of
+  its own (``core.sweep``), in a user namespace of its own where allowed, with a
+  temporary directory removed afterwards.
+
+Resource limits and the lower priority are set between fork and exec (inherited by
+bubblewrap and everything below it), except on the launcher's way, where the launcher
+sets them. The last :data:`STDERR_TAIL_BYTES` of the process's standard error are kept
+(read on a thread of its own, so a bot that floods it costs a bounded buffer) and
+:meth:`Confined.describe` says how it ended, for an ejection reason. :meth:`Confined.kill`
+ends everything the bot started:
 
 * bubblewrap: SIGKILL to the sandbox's first process (PID 1 of its namespace), whose end
   makes the kernel kill every process in the namespace; bubblewrap itself then exits,
   and once it has been reaped nothing of the bot runs;
 * fallback: SIGKILL to its process group, to every descendant found before that, to
   every process of its pids cgroup, and to any process still carrying the bot's tag in
-  its environment (a double fork with ``setsid`` leaves the group but keeps the tag),
-  repeated until none is left; then its temporary directory is removed.
-
-In the fallback the kernel exempts root from the process limit (``RLIMIT_NPROC`` never
-applies to user id 0, even in a user namespace of its own), so when gameroom runs as
-root each bot also gets a pids cgroup of its own (``pids.max``, cgroup v1 or v2, where
-the hierarchy is writable): the limit holds and the sweep sees every process in it.
+  its environment, repeated until none is left; then its temporary directory goes.
 
 When gameroom runs as root, every bubblewrapped bot gets a user and group id of its own
 (:data:`UID_BASE` + the starting process's id x 64 + a counter), so its process limit
@@ -27,10 +35,12 @@ counts its processes alone and it owns no file of the host.
 
 from __future__ import annotations
 
-import functools
+import ctypes
 import itertools
 import json
 import os
+import resource
+import select
 import shutil
 import signal
 import socket
@@ -39,19 +49,22 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from gameroom.core import bwrap
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy, describe_exit, user_processes
+from gameroom.core.sweep import (TAG, cgroup_members, descendants, kill_all, pids_cgroup, remove_cgroup,
+                                 tagged_processes)
 
-__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE", "tagged_processes", "pids_cgroup",
-           "fallback_bounds_processes"]
+__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE"]
 
 STDERR_TAIL_BYTES = 2048
 SANDBOX_PORT = 7001          # the game port inside a bot's own network namespace
 UID_BASE = 0x5000_0000       # below 2**31: user namespaces refuse larger ids
-TAG = "GAMEROOM_SANDBOX_TAG"
+CLONE_NEWUSER = 0x10000000
 _PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")   # the host environment a bubblewrapped bot sees
+_RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC,
+            "fsize": resource.RLIMIT_FSIZE, "core": resource.RLIMIT_CORE}
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -61,6 +74,36 @@ def _own_ids() -> int:
     with _counter_lock:
         serial = next(_counter) % 64
     return UID_BASE + (os.getpid() % (1 << 22)) * 64 + serial
+
+
+def _unshare() -> Callable[[int], int] | None:
+    """libc's unshare, looked up here: between fork and exec nothing may take the loader's lock."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).unshare
+    except (OSError, AttributeError):
+        return None
+
+
+def _preexec(limits: dict[str, int], nice: int, cgroup: str | None = None, own_users: bool = False,
+             shared_nproc: int | None = None) -> Callable[[], None]:
+    """What runs between fork and exec: join the pids cgroup, leave for a user namespace of
+    its own (a bot started by root then keeps no capability outside it, so it cannot lift
+    its limits), lower the priority, set the limits."""
+    unshare = _unshare() if own_users else None
+
+    def apply() -> None:
+        if cgroup is not None:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as procs:
+                procs.write(str(os.getpid()))
+        values = dict(limits)
+        if own_users and (unshare is None or unshare(CLONE_NEWUSER) != 0) and shared_nproc is not None:
+            values["nproc"] = shared_nproc
+        if nice:
+            os.nice(nice)
+        for name, value in values.items():
+            resource.setrlimit(_RLIMITS[name], (value, value + 1 if name == "cpu" else value))
+
+    return apply
 
 
 class _Tail:
@@ -101,123 +144,16 @@ class _Tail:
             self._stream.close()  # type: ignore[attr-defined]
 
 
-def tagged_processes(tag: str) -> list[int]:
-    """Live processes whose environment carries ``GAMEROOM_SANDBOX_TAG=tag``."""
-    needle = f"{TAG}={tag}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as environ:
-                    if needle in environ.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
-
-
-@functools.lru_cache(maxsize=1)
-def _pids_hierarchy() -> str | None:
-    """Where a pids cgroup can be made: the cgroup v1 ``pids`` mount, else a cgroup v2
-    mount whose root offers the pids controller to its children; None elsewhere."""
-    try:
-        with open("/proc/self/mountinfo") as mounts:
-            lines = mounts.read().splitlines()
-    except OSError:
-        return None
-    found = []
-    for line in lines:
-        fields = line.split(" - ")
-        if len(fields) != 2:
-            continue
-        mount_point, (kind, _source, options) = fields[0].split()[4], fields[1].split()[:3]
-        if kind == "cgroup" and "pids" in options.split(","):
-            found.insert(0, mount_point)
-        elif kind == "cgroup2" and os.path.exists(os.path.join(mount_point, "cgroup.subtree_control")):
-            try:
-                with open(os.path.join(mount_point, "cgroup.subtree_control")) as control:
-                    if "pids" in control.read().split():
-                        found.append(mount_point)
-            except OSError:
-                continue
-    return found[0] if found else None
-
-
-def pids_cgroup(name: str, limit: int) -> str | None:
-    """A new pids cgroup holding at most ``limit`` processes (as root, where one can be
-    made); its path, or None."""
-    root = _pids_hierarchy() if os.geteuid() == 0 else None
-    if root is None:
-        return None
-    path = os.path.join(root, name)
-    try:
-        os.mkdir(path)
-        with open(os.path.join(path, "pids.max"), "w") as limit_file:
-            limit_file.write(str(limit))
-        return path
-    except OSError:
-        _remove_cgroup(path)
-        return None
-
-
-def _cgroup_members(path: str) -> list[int]:
-    try:
-        with open(os.path.join(path, "cgroup.procs")) as procs:
-            return [int(pid) for pid in procs.read().split()]
-    except (OSError, ValueError):
-        return []
-
-
-def _remove_cgroup(path: str) -> None:
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
-
-
-def fallback_bounds_processes() -> bool:
-    """Whether the fallback holds a bot to its process limit here: always for a user
-    other than root; for root, only with a pids cgroup."""
-    return os.geteuid() != 0 or _pids_hierarchy() is not None
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (by parent links, read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _kill(pids: Sequence[int]) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
 class Confined:
     """``argv`` (``argv[0]`` looked up on the PATH) running in the sandbox ``policy`` (a
     resolved one: ``bwrap`` or ``rlimits``) with ``limits``; ``env`` is added to its
     environment. ``listen``: the program's game port; with a network namespace of its own
-    the launcher listens there inside and :meth:`receive_listener` gets the socket.
-    ``keep``: descriptors the process inherits. Raises FileNotFoundError when the
-    program is not found, OSError when it cannot be started."""
+    :meth:`receive_listener` gives the socket listening there. ``keep``: descriptors the
+    process inherits; ``read``: more host paths a bubblewrapped process may read. Raises
+    FileNotFoundError when the program is not found, OSError when it cannot be started."""
 
     def __init__(self, argv: Sequence[str], policy: SandboxPolicy, limits: ResourceLimits, env: dict[str, str],
-                 listen: int | None = None, keep: Sequence[int] = ()) -> None:
+                 listen: int | None = None, keep: Sequence[int] = (), read: Sequence[str] = ()) -> None:
         if policy.mode not in ("bwrap", "rlimits"):
             raise ValueError(f"resolve the sandbox policy first (mode {policy.mode!r})")
         found = shutil.which(argv[0]) if "/" not in argv[0] else (argv[0] if os.path.exists(argv[0]) else None)
@@ -229,57 +165,125 @@ class Confined:
         self.tag = f"{os.getpid()}-{time.monotonic_ns()}"
         self.temporary: str | None = None
         self.cgroup: str | None = None
-        self._ctl: socket.socket | None = None
+        self._ctl: socket.socket | None = None       # the launcher's hand-over
+        self._info: int | None = None                # bubblewrap's report (as root)
+        self._release: int | None = None             # bubblewrap waits until this is written
+        self._port = listen if self.wrapped and not policy.network else None
         self._killed_running = False
         self._dead = False
-        root = os.geteuid() == 0
-        spec: dict[str, object] = {"keep": list(keep), "nice": policy.nice}
-        pass_fds = list(keep)
-        cwd = os.getcwd()
-        if self.wrapped:
-            spec["limits"] = limits.rlimits(limits.processes + (0 if root else 1))   # + bubblewrap's PID 1
-            if root:
-                spec["uid"] = _own_ids()
-            prefix = bwrap.command([*bwrap.command_paths(self.argv, cwd, policy.read), *bwrap.python_paths()],
-                                   cwd, policy.tmp_mb * 1024 * 1024, policy.network, root)
-            environment = {key: os.environ[key] for key in _PASSED if key in os.environ}
-            environment.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
-            if listen is not None and not policy.network:
-                parent_end, child_end = socket.socketpair()
-                self._ctl = parent_end
-                spec.update({"listen": listen, "ctl": child_end.fileno()})
-                pass_fds.append(child_end.fileno())
-        else:
-            spec["limits"] = limits.rlimits(limits.processes)
-            spec.update({"userns": True, "nproc_shared": user_processes() + limits.processes})
-            self.cgroup = pids_cgroup(f"gameroom-bot-{self.tag}", limits.processes)
-            if self.cgroup is not None:
-                spec["cgroup"] = self.cgroup
-            self.temporary = tempfile.mkdtemp(prefix="gameroom-bot-")
-            prefix = []
-            environment = {**os.environ, "TMPDIR": self.temporary, TAG: self.tag, **env}
-        command = [*prefix, os.path.realpath(sys.executable), "-I", "-S", bwrap.launcher_path(), json.dumps(spec),
-                   "--", *self.argv]
+        own: list[int] = []                          # descriptors for the child only
         try:
+            command, environment, preexec = self._command(env, list(keep), read, own)
             self.process = subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                            start_new_session=True, pass_fds=pass_fds)
+                                            start_new_session=True, pass_fds=[*keep, *own], preexec_fn=preexec)
         except BaseException:
             self._cleanup()
             raise
         finally:
-            if self._ctl is not None:
-                child_end.close()
+            for fd in own:
+                os.close(fd)
         assert self.process.stderr is not None
         self._tail = _Tail(self.process.stderr, STDERR_TAIL_BYTES)
+
+    def _command(self, env: dict[str, str], keep: list[int], read: Sequence[str], own: list[int]
+                 ) -> tuple[list[str], dict[str, str], Callable[[], None] | None]:
+        policy, limits = self.policy, self.limits
+        if not self.wrapped:
+            self.cgroup = pids_cgroup(f"gameroom-bot-{self.tag}", limits.processes)
+            self.temporary = tempfile.mkdtemp(prefix="gameroom-bot-")
+            shared = None if os.path.exists("/proc/self/ns/user") else user_processes() + limits.processes
+            preexec = _preexec(limits.rlimits(limits.processes), policy.nice, self.cgroup, True, shared)
+            return self.argv, {**os.environ, "TMPDIR": self.temporary, TAG: self.tag, **env}, preexec
+        root = os.geteuid() == 0
+        setpriv = shutil.which("setpriv") if root else None
+        cwd = os.getcwd()
+        paths = [*bwrap.command_paths(self.argv, cwd, policy.read), *read]
+        environment = {key: os.environ[key] for key in _PASSED if key in os.environ}
+        environment.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
+        if setpriv is not None:   # root: setpriv drops to the bot's user; bubblewrap waits for the game socket
+            prefix = bwrap.command(paths, cwd, policy.tmp_mb * 1024 * 1024, policy.network, True)
+            if self._port is not None:
+                info_read, info_write = os.pipe()
+                block_read, block_write = os.pipe()
+                self._info, self._release = info_read, block_write
+                own += [info_write, block_read]
+                prefix[-1:] = ["--info-fd", str(info_write), "--block-fd", str(block_read), "--"]
+            ids = _own_ids()
+            prefix += [setpriv, f"--reuid={ids}", f"--regid={ids}", "--clear-groups", "--inh-caps=-all", "--"]
+            preexec = _preexec(limits.rlimits(limits.processes), policy.nice)
+            return [*prefix, *self.argv], environment, preexec
+        spec: dict[str, Any] = {"keep": keep, "nice": policy.nice,
+                                "limits": limits.rlimits(limits.processes + (0 if root else 1))}  # + its PID 1
+        if root:
+            spec["uid"] = _own_ids()
+        if self._port is not None:
+            parent_end, child_end = socket.socketpair()
+            self._ctl = parent_end
+            own.append(child_end.detach())
+            spec.update({"listen": self._port, "ctl": own[-1]})
+        prefix = bwrap.command([*paths, *bwrap.python_paths()], cwd, policy.tmp_mb * 1024 * 1024, policy.network,
+                               root)
+        launcher = [os.path.realpath(sys.executable), "-I", "-S", bwrap.launcher_path(), json.dumps(spec), "--"]
+        return [*prefix, *launcher, *self.argv], environment, None
 
     @property
     def pid(self) -> int:
         return self.process.pid
 
+    def _let_go(self) -> None:
+        if self._release is not None:
+            try:
+                os.write(self._release, b"x")
+            except OSError:
+                pass
+            os.close(self._release)
+            self._release = None
+        if self._info is not None:
+            os.close(self._info)
+            self._info = None
+
+    def _first_process(self, seconds: float) -> int | None:
+        """The host pid of the sandbox's first process, from bubblewrap's report."""
+        assert self._info is not None
+        deadline, text = time.monotonic() + seconds, b""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._info], [], [], left)[0]:
+                return None
+            chunk = os.read(self._info, 4096)
+            if not chunk:
+                return None
+            text += chunk
+            try:
+                return int(json.loads(text)["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+
     def receive_listener(self, seconds: float) -> socket.socket | None:
-        """The listening socket the launcher made in the bot's network namespace (None
-        when it did not come within ``seconds``: the bot could not start)."""
+        """The socket listening on the game port in the bot's network namespace (None when
+        it could not be made within ``seconds``: the bot could not start)."""
+        if self._info is not None:
+            try:
+                pid = self._first_process(seconds)
+                if pid is None or self._port is None:
+                    return None
+                made: list[Any] = []
+
+                def make() -> None:   # on a thread of its own: a namespace is the thread's
+                    from gameroom.core.netns import listen_inside
+
+                    try:
+                        made.append(listen_inside(pid, self._port or 0))
+                    except OSError as exc:
+                        made.append(exc)
+
+                maker = threading.Thread(target=make, name="bot-netns")
+                maker.start()
+                maker.join()
+                return made[0] if made and isinstance(made[0], socket.socket) else None
+            finally:
+                self._let_go()
         if self._ctl is None:
             return None
         self._ctl.settimeout(seconds)
@@ -322,32 +326,33 @@ class Confined:
         pid = self.process.pid
         try:   # bubblewrap's child is PID 1 of the bot's namespace: its end ends them all
             with open(f"/proc/{pid}/task/{pid}/children") as children:
-                _kill([int(child) for child in children.read().split()])
+                kill_all([int(child) for child in children.read().split()])
         except (OSError, ValueError):
             pass
         if not self.wait(5.0):
-            _kill([pid])
+            kill_all([pid])
             self.wait(5.0)
 
     def _kill_sweep(self) -> None:
         pid = self.process.pid
-        below = _descendants(pid)
+        below = descendants(pid)
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        _kill([pid, *below])
+        kill_all([pid, *below])
         self.wait(5.0)
         for _ in range(200):   # what it forked may still be forking: until none is left
             left = [p for p in tagged_processes(self.tag) if p != os.getpid()]
             if self.cgroup is not None:
-                left += _cgroup_members(self.cgroup)
+                left += cgroup_members(self.cgroup)
             if not left:
                 break
-            _kill(left)
+            kill_all(left)
             time.sleep(0.01)
 
     def _cleanup(self) -> None:
+        self._let_go()
         if self._ctl is not None:
             self._ctl.close()
             self._ctl = None
@@ -355,7 +360,7 @@ class Confined:
             shutil.rmtree(self.temporary, ignore_errors=True)
             self.temporary = None
         if self.cgroup is not None:
-            _remove_cgroup(self.cgroup)
+            remove_cgroup(self.cgroup)
             self.cgroup = None
 
     def stderr_tail(self) -> str:

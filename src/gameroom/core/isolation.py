@@ -121,6 +121,7 @@ class _Sandboxed:
     """The player's process started in a sandbox (``core.confine``)."""
 
     def __init__(self, factory: Callable[[], Any], limits: ResourceLimits, policy: SandboxPolicy) -> None:
+        from gameroom.core.bwrap import python_paths
         from gameroom.core.confine import Confined
 
         ours, theirs = socket.socketpair()
@@ -129,7 +130,7 @@ class _Sandboxed:
         try:
             self.confined = Confined([sys.executable, "-c", "from gameroom.core.isolation import serve_sandboxed; "
                                       "serve_sandboxed()", str(theirs.fileno())], policy, limits,
-                                     {"PYTHONPATH": path}, keep=[theirs.fileno()])
+                                     {"PYTHONPATH": path}, keep=[theirs.fileno()], read=python_paths())
         finally:
             theirs.close()
         self.conn.send_bytes(pickle.dumps(factory))

@@ -1,8 +1,11 @@
-"""The first program of a sandbox: set the bot's limits, open its game port, become the bot.
+"""The first program of a bubblewrap sandbox not started by root: open the bot's game port
+inside, set its limits, become the bot.
 
 Run as a script, never imported by gameroom (``python -I -S launcher.py SPEC -- ARGV...``,
 standard library only, so it starts in about 12 ms and needs nothing but the interpreter
-and this file inside the sandbox). ``SPEC`` is a JSON object:
+and this file inside the sandbox). Root does without it (``core.confine``: the league
+makes the socket in the bot's namespace itself and ``setpriv`` changes the user), as it
+cannot enter another namespace otherwise. ``SPEC`` is a JSON object:
 
 * ``limits``: ``{"cpu": s, "as": bytes, "nproc": n, "fsize": bytes, "nofile": n}``, set
   with ``setrlimit`` here, before the bot's code runs (each key optional);
@@ -13,13 +16,9 @@ and this file inside the sandbox). ``SPEC`` is a JSON object:
   so no byte of a call is relayed;
 * ``nice``: how much to lower the bot's scheduling priority;
 * ``keep``: file descriptors the bot inherits (the isolated player's pipe);
-* ``uid``: the bot's own user and group (inside bubblewrap started by root, which left
-  this launcher only the capabilities to change them; they go with the change);
-* ``cgroup``: a pids cgroup to join first (the fallback, as root: see ``core.confine``);
-* ``userns``: leave the caller's user namespace for one of its own (the fallback without
-  bubblewrap), so the process limit counts only this bot's processes and binds even a
-  bot started by root, which keeps no capability outside it; where the system refuses,
-  ``nproc_shared`` is the process limit instead (the user's processes plus the bot's).
+* ``uid``: the bot's own user and group (inside bubblewrap started by root where
+  ``setpriv`` is missing: bubblewrap left this launcher only the capabilities to change
+  them, and they go with the change);
 
 Then it replaces itself with ARGV (``execv``, the path already resolved by the league).
 When that fails it says why on standard error (which the league keeps) and exits 127.
@@ -35,17 +34,6 @@ _LIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS, "nproc": resour
            "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE, "core": resource.RLIMIT_CORE}
 
 
-def _own_user_namespace() -> bool:
-    """unshare(CLONE_NEWUSER); False where the system does not allow it."""
-    import ctypes   # only here: the fallback alone needs it
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.unshare(0x10000000) == 0
-    except (OSError, AttributeError):
-        return False
-
-
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[1])
     command = argv[3:]
@@ -58,16 +46,11 @@ def main(argv: list[str]) -> int:
         listener.close()
     for fd in spec.get("keep", ()):
         os.set_inheritable(int(fd), True)
-    if "cgroup" in spec:
-        with open(os.path.join(spec["cgroup"], "cgroup.procs"), "w") as procs:
-            procs.write(str(os.getpid()))
     if "uid" in spec:
         os.setgroups([])
         os.setgid(int(spec["uid"]))
         os.setuid(int(spec["uid"]))
     limits = dict(spec.get("limits", {}))
-    if spec.get("userns") and not _own_user_namespace():
-        limits["nproc"] = spec["nproc_shared"]
     if spec.get("nice"):
         os.nice(int(spec["nice"]))
     for name, value in limits.items():
