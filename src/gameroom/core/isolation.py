@@ -165,6 +165,7 @@ class IsolatedCaller:
                  limits: ResourceLimits | None = ResourceLimits(), sandbox: SandboxPolicy | None = None) -> None:
         self.limits = limits
         self._dead: str | None = None
+        self.start_failure: str | None = None   # why the player never started, if it did not
         self._child: _Spawned | _Sandboxed | None = None
         try:
             if sandbox is None:
@@ -172,7 +173,7 @@ class IsolatedCaller:
             else:
                 self._child = _Sandboxed(factory, limits or ResourceLimits(), sandbox)
         except (OSError, ValueError) as exc:   # its first call fails with the reason
-            self._dead = f"player process could not start: {exc}"
+            self._dead = self.start_failure = f"player process could not start: {exc}"
             return
         self._conn = self._child.conn
         if not self._conn.poll(start_limit):
@@ -184,6 +185,7 @@ class IsolatedCaller:
                 ok, detail = False, f"process died while starting: {self._why_dead(exc)}"
             if not ok:
                 self._kill(f"player {detail}")
+        self.start_failure = self._dead
 
     @property
     def pid(self) -> int | None:

@@ -31,7 +31,8 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
 from gameroom.core.sandbox import MODES, ResourceLimits, SandboxPolicy
 
-__all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory"]
+__all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory",
+           "find_module"]
 
 KINDS = ("builtin", "python", "command")
 LIMITS = ("cpu_seconds", "memory_mb", "processes", "file_mb")
@@ -61,7 +62,7 @@ class Bot:
             raise BotError(f"bot {self.name!r}: {game.name} has no built-in player {self.value!r}; choose from "
                            f"{', '.join([*game.strategies, *game.misbehaviours])}")
         if self.kind == "python":
-            load_factory(self.value, self.name)
+            find_module(self.value, self.name)
 
     def local_seat(self, game: GameDescriptor, seat_name: str, seed: int, sandbox: SandboxPolicy | None = None) -> Seat:
         """A seat for a built-in or Python bot (programs are seated by ``league.programs``);
@@ -81,6 +82,25 @@ class Bot:
 def make_python_bot(target: str, bot: str, seat_name: str, seed: int) -> Any:
     """The player of a ``python`` bot (called inside its isolated process)."""
     return load_factory(target, bot)(seat_name, seed)
+
+
+def find_module(target: str, bot: str = "?") -> None:
+    """BotError unless ``target`` is ``module:attribute`` whose top-level package can be
+    found. Nothing of the bot runs here: its module is imported only inside its sandbox
+    (untrusted code at the top of a module, even ``sys.exit``, must not run in the league's
+    process); a deeper import error ejects the bot in every game with the reason."""
+    import importlib.util
+
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise BotError(f"bot {bot!r}: python must be 'module:Class', got {target!r}")
+    top = module_name.split(".")[0]
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError) as exc:
+        raise BotError(f"bot {bot!r}: cannot import {module_name!r}: {exc}") from None
+    if found is None:
+        raise BotError(f"bot {bot!r}: cannot import {module_name!r}: No module named {top!r}")
 
 
 def load_factory(target: str, bot: str = "?") -> Any:

@@ -40,8 +40,9 @@ class LeagueError(Exception):
 
 
 class BotsNeverStarted(LeagueError):
-    """Every game was played and written, but some program bot never signed up in any of
-    its games (the message names each with the last reason); ``book`` holds the ratings."""
+    """Every game was played and written, but some program or Python bot never started in
+    any of its games (the message names each with the last reason); ``book`` holds the
+    ratings."""
 
     def __init__(self, message: str, book: RatingBook) -> None:
         super().__init__(message)
@@ -295,7 +296,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
 
 
 class _Starts:
-    """Which program bots signed up in the games played by this run."""
+    """Which program and Python bots started in the games played by this run."""
 
     def __init__(self) -> None:
         self.seated: dict[str, int] = {}
@@ -306,7 +307,7 @@ class _Starts:
         unstarted = dict(outcome.unstarted)
         for seat in outcome.record.config.get("seats", []):
             name = seat["name"]
-            if "command" not in seat.get("bot", {}):
+            if not {"command", "python"} & set(seat.get("bot", {})):
                 continue
             self.seated[name] = self.seated.get(name, 0) + 1
             if name in unstarted:
@@ -315,7 +316,7 @@ class _Starts:
                 self.started[name] = self.started.get(name, 0) + 1
 
     def never(self) -> list[str]:
-        """One line per program bot that never signed up in any of its games."""
+        """One line per untrusted bot that never started in any of its games."""
         return [f"bot {name!r} never started in any of its {count} game{'s' * (count != 1)}: {self.reason[name]}"
                 for name, count in self.seated.items() if not self.started.get(name)]
 

@@ -44,7 +44,7 @@ class TableOutcome:
     index: int
     record: MatchRecord
     replay: bytes
-    unstarted: tuple[tuple[str, str], ...] = ()   # (bot, reason): programs that never signed up
+    unstarted: tuple[tuple[str, str], ...] = ()   # (bot, reason): untrusted bots that never started
 
 
 def play_table(task: TableTask) -> TableOutcome:
@@ -71,6 +71,10 @@ def _play(task: TableTask) -> tuple[MatchRecord, dict[str, str]]:
         seats = [launched.seats[bot.name] if bot.kind == "command"
                  else bot.local_seat(game, bot.name, task.seed + at, sandbox)
                  for at, bot in enumerate(bots)]
+        unstarted = dict(launched.unstarted)
+        for seat in seats:   # a Python bot whose player never started counts as a program that never signed up
+            if isinstance(seat.caller, IsolatedCaller) and seat.caller.start_failure is not None:
+                unstarted[seat.name] = seat.caller.start_failure
         config = {"seats": [{"name": bot.name, "bot": bot.spec, "trusted": seat.trusted}
                             for bot, seat in zip(bots, seats)], "index": task.index, **dict(task.extra)}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
@@ -80,4 +84,4 @@ def _play(task: TableTask) -> tuple[MatchRecord, dict[str, str]]:
             for seat in seats:   # worker threads and isolated process groups end with the game
                 if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):
                     seat.caller.close()
-    return recorder.record, launched.unstarted
+    return recorder.record, unstarted
