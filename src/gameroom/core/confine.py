@@ -84,6 +84,15 @@ def _unshare() -> Callable[[int], int] | None:
         return None
 
 
+def _user_namespaces() -> bool:
+    """Whether this system lets a process make a user namespace of its own."""
+    try:
+        with open("/proc/sys/user/max_user_namespaces") as allowed:
+            return int(allowed.read()) > 0
+    except (OSError, ValueError):
+        return False
+
+
 def _preexec(limits: dict[str, int], nice: int, cgroup: str | None = None, own_users: bool = False,
              shared_nproc: int | None = None) -> Callable[[], None]:
     """What runs between fork and exec: join the pids cgroup, leave for a user namespace of
@@ -128,6 +137,8 @@ class _Tail:
                     del self.data[:-self.size]
         except OSError:
             return
+        finally:   # at its end (every process holding it has ended): nothing else reads it
+            self._stream.close()  # type: ignore[attr-defined]
 
     def wait(self, seconds: float) -> None:
         self._thread.join(seconds)
@@ -138,10 +149,6 @@ class _Tail:
         text = bytes(self.data).decode("utf-8", "replace")
         lines = ["".join(c if c.isprintable() else "\ufffd" for c in line).strip() for line in text.splitlines()]
         return " | ".join(line for line in lines if line)
-
-    def close(self) -> None:
-        if not self._thread.is_alive():
-            self._stream.close()  # type: ignore[attr-defined]
 
 
 class Confined:
@@ -192,7 +199,7 @@ class Confined:
         if not self.wrapped:
             self.cgroup = pids_cgroup(f"gameroom-bot-{self.tag}", limits.processes)
             self.temporary = tempfile.mkdtemp(prefix="gameroom-bot-")
-            shared = None if os.path.exists("/proc/self/ns/user") else user_processes() + limits.processes
+            shared = None if _user_namespaces() else user_processes() + limits.processes
             preexec = _preexec(limits.rlimits(limits.processes), policy.nice, self.cgroup, True, shared)
             return self.argv, {**os.environ, "TMPDIR": self.temporary, TAG: self.tag, **env}, preexec
         root = os.geteuid() == 0
@@ -319,7 +326,6 @@ class Confined:
         else:
             self._kill_sweep()
         self._tail.wait(1.0)
-        self._tail.close()
         self._cleanup()
 
     def _kill_namespace(self) -> None:
