@@ -53,8 +53,7 @@ from typing import Any, Callable, Sequence
 
 from gameroom.core import bwrap
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy, describe_exit, user_processes
-from gameroom.core.sweep import (TAG, cgroup_members, descendants, kill_all, pids_cgroup, remove_cgroup,
-                                 tagged_processes)
+from gameroom.core.sweep import TAG, cgroup_members, kill_all, pids_cgroup, related, remove_cgroup
 
 __all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE"]
 
@@ -341,7 +340,7 @@ class Confined:
 
     def _kill_sweep(self) -> None:
         pid = self.process.pid
-        below = descendants(pid)
+        below = related(pid, self.tag)   # before the kill, while parent links still lead from it
         try:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -349,12 +348,12 @@ class Confined:
         kill_all([pid, *below])
         self.wait(5.0)
         for _ in range(200):   # what it forked may still be forking: until none is left
-            left = [p for p in tagged_processes(self.tag) if p != os.getpid()]
+            left = related(pid, self.tag) - {os.getpid()}
             if self.cgroup is not None:
-                left += cgroup_members(self.cgroup)
+                left.update(cgroup_members(self.cgroup))
             if not left:
                 break
-            kill_all(left)
+            kill_all(sorted(left))
             time.sleep(0.01)
 
     def _cleanup(self) -> None:

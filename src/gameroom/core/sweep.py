@@ -1,9 +1,12 @@
 """Finding and ending what an untrusted bot started, where no PID namespace holds it (the
 sandbox's fallback without bubblewrap, ``core.confine``).
 
-* :func:`tagged_processes`: processes whose environment carries the bot's tag (a double
-  fork with ``setsid`` leaves the process group but keeps its environment);
-* :func:`descendants`: every process below one, by parent links;
+* :func:`related`: every process below the bot (by the kernel's lists of children) and
+  every process carrying the bot's tag in its environment (a double fork with ``setsid``
+  leaves the process group and its parent but keeps its environment); only processes
+  whose id was handed out since the bot's (ids go up, wrapping at the maximum) have their
+  environment read, since reading another process's ``/proc`` files takes its memory
+  map's lock and costs up to a millisecond each on a busy machine;
 * :func:`pids_cgroup`: as root, a pids cgroup of its own (cgroup v1 ``pids`` or v2) whose
   ``pids.max`` holds the bot to its process limit (the kernel never applies
   ``RLIMIT_NPROC`` to user id 0, not even in a user namespace of its own) and whose
@@ -18,24 +21,58 @@ import os
 import signal
 from typing import Sequence
 
-__all__ = ["TAG", "tagged_processes", "descendants", "pids_cgroup", "cgroup_members", "remove_cgroup",
+__all__ = ["TAG", "related", "pids_cgroup", "cgroup_members", "remove_cgroup",
            "fallback_bounds_processes", "kill_all"]
 
 TAG = "GAMEROOM_SANDBOX_TAG"
 
 
-def tagged_processes(tag: str) -> list[int]:
-    """Live processes whose environment carries ``GAMEROOM_SANDBOX_TAG=tag``."""
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as children:
+                found += [int(child) for child in children.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _since(first: int) -> list[int]:
+    """Live process ids handed out from ``first`` on, up to the last one handed out."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid") as last_file:
+            last = int(last_file.read())
+    except (OSError, ValueError):
+        last = None
+    ids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    if last is None:
+        return ids
+    if first <= last:
+        return [pid for pid in ids if first <= pid <= last]
+    return [pid for pid in ids if pid >= first or pid <= last]   # the ids wrapped since
+
+
+def related(pid: int, tag: str) -> set[int]:
+    """The live processes below ``pid`` and those made since ``pid`` whose environment
+    carries ``GAMEROOM_SANDBOX_TAG=tag``."""
     needle = f"{TAG}={tag}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as environ:
-                    if needle in environ.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                continue
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    for candidate in _since(pid):
+        if candidate in found or candidate == pid:
+            continue
+        try:
+            with open(f"/proc/{candidate}/environ", "rb") as environ:
+                if needle in environ.read().split(b"\0"):
+                    found.add(candidate)
+        except OSError:
+            continue
     return found
 
 
@@ -102,25 +139,6 @@ def fallback_bounds_processes() -> bool:
     """Whether the fallback holds a bot to its process limit here: always for a user
     other than root; for root, only with a pids cgroup."""
     return os.geteuid() != 0 or _pids_hierarchy() is not None
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (by parent links, read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def kill_all(pids: Sequence[int]) -> None:
