@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from gameroom.core.record import MatchResult
 
-__all__ = ["Learning", "LearningTable", "Option", "SeatCoder", "Turn", "ForbiddenAction", "OptionError",
+__all__ = ["Learning", "LearningTable", "Option", "SeatCoder", "Turn", "Answer", "ForbiddenAction", "OptionError",
            "rank_rewards"]
 
 
@@ -76,12 +76,21 @@ class Turn(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A decision the encoding cannot put to the agent (none of its legal answers has an
+    index in the catalogue, or none is legal at all): the answer the seat gives as is."""
+
+    value: Any
+
+
 class SeatCoder(Protocol):
     """One seat's encoder for one game: sees every call of its seat, in order."""
 
-    def turn(self, method: str, args: tuple[Any, ...]) -> Turn | None:
+    def turn(self, method: str, args: tuple[Any, ...]) -> Turn | Answer | None:
         """A Turn when the call asks the seat to decide; None for a notification (whose
-        answer is None), after remembering what it tells."""
+        answer is None), after remembering what it tells; an Answer for a decision the
+        catalogue cannot express (documented per game)."""
         ...
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from greenlet import GreenletExit, getcurrent, greenlet
 
-from gameroom.core.learning import ForbiddenAction, LearningTable, SeatCoder, Turn
+from gameroom.core.learning import Answer, ForbiddenAction, LearningTable, SeatCoder, Turn
 from gameroom.core.match import Seat
 from gameroom.core.record import STATE, Event, MatchResult
 from gameroom.games import registry
@@ -58,6 +58,8 @@ class SeatPlayer:
             turn = coder.turn(method, args)
             if turn is None:
                 return None
+            if type(turn) is Answer:
+                return turn.value
             answer = driver.suspend(index, turn)
             if type(answer) is _Refused:
                 raise answer.error

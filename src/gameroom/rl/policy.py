@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from gameroom.core.learning import LearningTable, SeatCoder
+from gameroom.core.learning import Answer, LearningTable, SeatCoder
 from gameroom.games import registry
 from gameroom.rl.spaces import Encoder
 
@@ -52,6 +52,8 @@ class PolicyPlayer:
         turn = self._coder.turn(method, args)
         if turn is None:
             return None
+        if type(turn) is Answer:
+            return turn.value
         encoder = self._encoder
         while True:
             legal = list(turn.legal())
