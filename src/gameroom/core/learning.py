@@ -11,7 +11,8 @@ size, mode, ...) and ``table(**options)``, which fixes for one set of options
 * how a game with these options is **played**: ``play(seed, seats, observers)`` runs the
   game's own referee (never a re-implementation), so legality, ejection and scoring are
   exactly the referee's;
-* the **rewards** from a finished match and a **text picture** of a referee state.
+* the **rewards** from a finished match, a **text picture** of a referee state and the
+  state a game ``deal`` s from a seed (its first picture).
 
 A seat is encoded by a :class:`SeatCoder` (``table.coder()``: one per seat per game): the
 referee calls the seat's player, and every call goes to the coder first. A notification
@@ -119,6 +120,9 @@ class LearningTable:
     coder: Callable[[], SeatCoder]
     rewards: Callable[[MatchResult, Sequence[str]], list[float]]
     text: Callable[[Any], str]
+    deal: Callable[[int, Sequence[str]], Any]
+    """``deal(seed, names)``: the referee state the game from ``seed`` starts from (the
+    picture until the referee shows one)."""
     strategies: Sequence[str] = field(default_factory=tuple)
     """The built-in strategies that can fill the other seats (default: the game's)."""
 

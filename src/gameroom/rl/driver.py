@@ -115,6 +115,8 @@ class Driver:
                 assert self.others is not None, "a seat without a learner needs another player"
                 self.seats.append(self.others(index, seed))
         observers = [self._observe] if self.watch else []
+        if self.watch:
+            self.picture, self.caption = self.table.deal(seed, self.names), "the deal"
         table, seats = self.table, self.seats
         self._referee = greenlet(lambda: table.play(seed, seats, observers))
         self._run(())

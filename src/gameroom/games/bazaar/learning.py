@@ -216,9 +216,11 @@ def _make(players: int, bonus: str) -> LearningTable:
     names = [f"P{i}" for i in range(players)]
     end_bonus = None if bonus == "none" else Bonus[bonus]
 
+    def deal(seed: int, seat_names: Sequence[str]) -> GameState:
+        return scratch_state(random.Random(seed), list(seat_names) or names)
+
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        state = scratch_state(random.Random(seed), names)
-        return run_game(seats, state, bonus=end_bonus, limits=LIMITS, observers=observers)
+        return run_game(seats, deal(seed, ()), bonus=end_bonus, limits=LIMITS, observers=observers)
 
     def rewards(result: MatchResult, seat_names: Sequence[str]) -> list[float]:
         return rank_rewards(seat_names, result.ranking, result.misbehaved)
@@ -228,7 +230,7 @@ def _make(players: int, bonus: str) -> LearningTable:
     return LearningTable(
         game="bazaar", options={"players": players, "bonus": bonus}, players=players,
         actions=tuple(_label(a) for a in range(END_PURCHASES + 1)), shape=(size,), low=[0.0] * size, high=high,
-        play=play, coder=lambda: _Coder(players), rewards=rewards, text=_text,
+        play=play, coder=lambda: _Coder(players), rewards=rewards, text=_text, deal=deal,
         strategies=tuple(p.value for p in Policy))
 
 

@@ -38,7 +38,7 @@ from gameroom.core.learning import Learning, LearningTable, Option, rank_rewards
 from gameroom.core.record import MatchResult
 from gameroom.games.eriantys.pieces import COLORS, ISLANDS
 from gameroom.games.eriantys.referee import LIMITS, run_game
-from gameroom.games.eriantys.state import GameState, from_snapshot
+from gameroom.games.eriantys.state import GameState, from_snapshot, new_game
 from gameroom.games.eriantys.rules import accepted_now, check_parsed, parse_event
 from gameroom.games.eriantys.strategies import STRATEGIES
 
@@ -242,6 +242,9 @@ def _make(players: int, expert: bool) -> LearningTable:
     size = (players * 31 + 5 * (players + 1) + teams + ISLANDS * (9 + teams) + CLOUDS * 5 + 4 + 2
             + 2 * CARDS + 1 + 5 + 4 + 3 * (CARDS + 8))
 
+    def deal(seed: int, names: Sequence[str]) -> GameState:
+        return new_game(list(names), expert, seed)[0]
+
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
         return run_game(seats, seed, expert=expert, limits=LIMITS, observers=observers)
 
@@ -253,7 +256,7 @@ def _make(players: int, expert: bool) -> LearningTable:
     return LearningTable(
         game="eriantys", options={"players": players, "expert": expert}, players=players,
         actions=tuple(_label(e) for e in events), shape=(size,), low=[0.0] * size, high=[13.0] * size,
-        play=play, coder=lambda: _Coder(players, expert, events, groups), rewards=rewards, text=_text,
+        play=play, coder=lambda: _Coder(players, expert, events, groups), rewards=rewards, text=_text, deal=deal,
         strategies=tuple(STRATEGIES))
 
 

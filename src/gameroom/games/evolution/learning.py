@@ -396,6 +396,9 @@ def _make(players: int, boards: int, hand: int) -> LearningTable:
     layout = _Layout(players, boards, hand)
     size = BOARD * boards * players + (2 + len(TRAITS)) * hand + 4
 
+    def deal(seed: int, names: Sequence[str]) -> Table:
+        return Table([PlayerState(f"{name}#{i + 1}") for i, name in enumerate(names)], 0, shuffled_deck(seed))
+
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
         return run_game(seats, shuffled_deck(seed), limits=LIMITS, observers=observers)
 
@@ -408,7 +411,7 @@ def _make(players: int, boards: int, hand: int) -> LearningTable:
     return LearningTable(
         game="evolution", options={"players": players, "boards": boards, "hand": hand}, players=players,
         actions=tuple(layout.label(a) for a in range(layout.size)), shape=(size,), low=[0.0] * size, high=high,
-        play=play, coder=lambda: _Coder(layout), rewards=rewards, text=_text, strategies=("silly", "silly-need"))
+        play=play, coder=lambda: _Coder(layout), rewards=rewards, text=_text, deal=deal, strategies=("silly", "silly-need"))
 
 
 LEARNING = Learning(

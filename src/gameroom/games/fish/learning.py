@@ -173,9 +173,11 @@ def _make(players: int, rows: int, columns: int, fish: int) -> LearningTable:
         raise ValueError(f"a {rows} x {columns} board has too few tiles for {players} players' penguins")
     options = {"players": players, "rows": rows, "columns": columns, "fish": fish}
 
+    def deal(seed: int, _names: Sequence[str]) -> GameState:
+        return GameState.create(rows, columns, players, fish=fish or None, rng=random.Random(seed))
+
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        state = GameState.create(rows, columns, players, fish=fish or None, rng=random.Random(seed))
-        return run_game(seats, state, limits=LIMITS, observers=observers)
+        return run_game(seats, deal(seed, ()), limits=LIMITS, observers=observers)
 
     def rewards(result: MatchResult, names: Sequence[str]) -> list[float]:
         return rank_rewards(names, result.ranking, result.misbehaved)
@@ -186,7 +188,7 @@ def _make(players: int, rows: int, columns: int, fish: int) -> LearningTable:
         game="fish", options=options, players=players,
         actions=tuple(f"spot ({r}, {c})" for r in range(rows) for c in range(columns)),
         shape=(rows, columns, channels), low=[0.0] * size, high=[1.0] * size,
-        play=play, coder=lambda: _Coder(players, rows, columns), rewards=rewards, text=_text,
+        play=play, coder=lambda: _Coder(players, rows, columns), rewards=rewards, text=_text, deal=deal,
         strategies=STRATEGY_NAMES)
 
 

@@ -30,6 +30,7 @@ other hands never appear.
 
 from __future__ import annotations
 
+import random
 from array import array
 from typing import Any, Sequence
 
@@ -269,11 +270,11 @@ def _make(players: int, window: int) -> LearningTable:
     size = coder.size
     names = [f"P{i}" for i in range(players)]
 
-    def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        import random
+    def deal(seed: int, seat_names: Sequence[str]) -> RefereeState:
+        return new_game(list(seat_names) or names, random.Random(seed))
 
-        state = new_game(names, random.Random(seed))
-        return run_game(seats, state, rules=QRules(), limits=LIMITS, observers=observers)
+    def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
+        return run_game(seats, deal(seed, ()), rules=QRules(), limits=LIMITS, observers=observers)
 
     def rewards(result: MatchResult, seat_names: Sequence[str]) -> list[float]:
         return rank_rewards(seat_names, result.ranking, result.misbehaved)
@@ -283,7 +284,7 @@ def _make(players: int, window: int) -> LearningTable:
         game="q", options={"players": players, "window": window}, players=players,
         actions=tuple(_label(a, window) for a in range(coder.done + 1)),
         shape=(size,), low=[0.0] * size, high=high, play=play,
-        coder=lambda: _Coder(players, window), rewards=rewards, text=_text, strategies=tuple(STRATEGIES))
+        coder=lambda: _Coder(players, window), rewards=rewards, text=_text, deal=deal, strategies=tuple(STRATEGIES))
 
 
 LEARNING = Learning(
