@@ -23,12 +23,17 @@ from gameroom.games import registry
 from gameroom.rl.driver import Driver
 from gameroom.rl.spaces import Encoder
 
-__all__ = ["GameEnv", "RENDER_MODES", "render_state"]
+__all__ = ["GameEnv", "RENDER_MODES", "render_state", "seat_names"]
 
 RENDER_MODES = ["ansi", "svg"]
 """``ansi``: the game's text picture; ``svg``: the game's SVG picture (a string)."""
 
 EJECTED_REWARD = -1.0
+
+
+def seat_names(players: int) -> list[str]:
+    """The referee's names of the seats: ``player0``, ``player1``, ..."""
+    return [f"player{i}" for i in range(players)]
 
 
 def render_state(table: LearningTable, mode: str | None, state: Any, caption: str) -> str | None:
@@ -60,7 +65,9 @@ class GameEnv(AECEnv):
         self._encoder = Encoder(table)
         self.observation_spaces = {a: self._encoder.observation_space() for a in self.possible_agents}
         self.action_spaces = {a: self._encoder.action_space() for a in self.possible_agents}
-        self._driver = Driver(table, self.possible_agents, range(table.players), watch=render_mode is not None)
+        # The referee's seat names are the players' names on the wire, which some games
+        # restrict to letters and digits: player0, player1, ... for agents player_0, ...
+        self._driver = Driver(table, seat_names(table.players), range(table.players), watch=render_mode is not None)
         self._seeds = random.Random(seed)
         self._latest: list[dict[str, Any]] = []
         self._current: dict[str, Any] | None = None
@@ -141,7 +148,7 @@ class GameEnv(AECEnv):
                     self.rewards[agent] = EJECTED_REWARD
                     self.infos[agent] = {"ejected": reason}
         if driver.result is not None:
-            rewards = self.table.rewards(driver.result, self.possible_agents)
+            rewards = self.table.rewards(driver.result, driver.names)
             for agent in self.agents:
                 if not self.terminations[agent]:
                     self.terminations[agent] = True

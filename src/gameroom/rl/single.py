@@ -20,7 +20,7 @@ import numpy as np
 from gameroom.core.learning import LearningTable
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.games import registry
-from gameroom.rl.aec import EJECTED_REWARD, RENDER_MODES, _action_index, render_state
+from gameroom.rl.aec import EJECTED_REWARD, RENDER_MODES, _action_index, render_state, seat_names
 from gameroom.rl.driver import Driver
 from gameroom.rl.spaces import Encoder
 
@@ -62,8 +62,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._encoder = Encoder(table)
         self.observation_space = self._encoder.observation_space()
         self.action_space = self._encoder.action_space()
-        names = [f"player_{i}" for i in range(table.players)]
-        self._driver = Driver(table, names, [seat], self._seat_of, watch=render_mode is not None)
+        self._driver = Driver(table, seat_names(table.players), [seat], self._seat_of, watch=render_mode is not None)
         self._seeds = random.Random(seed)
         self._legal: list[int] = []
         self._over = True

@@ -175,6 +175,7 @@ class _Coder:
         self.grid = array("f", bytes(4 * self.hand_at))
         self.known: set[tuple[int, int]] = set()
         self.seen = 0
+        self.map: Any = None
 
     def coord(self, cell: int) -> tuple[int, int]:
         r, c = divmod(cell, self.window)
@@ -185,8 +186,7 @@ class _Coder:
 
     def turn(self, method: str, args: tuple[Any, ...]) -> _Turn | None:
         if method == "setup":
-            self.grid = array("f", bytes(4 * self.hand_at))
-            self.known, self.seen = set(), 0
+            self.map = None
         elif method == "take_turn":
             return _Turn(self, args[0])
         return None
@@ -195,11 +195,15 @@ class _Coder:
         """The observation of a public state; the map's spots are added to the seat's grid
         as they appear (tiles are never taken off a map)."""
         qmap, half, w = pub.qmap, self.half, self.window
-        if len(qmap) < self.seen:    # not the map of the game this grid draws: start again
-            self.grid, self.known, self.seen = array("f", bytes(4 * self.hand_at)), set(), 0
+        if qmap is not self.map or len(qmap) < self.seen:
+            # Another map object (a copy, or decoded from the wire): its tiles are in no
+            # known order, so the grid is drawn again from all of them.
+            self.map, self.grid, self.known, self.seen = qmap, array("f", bytes(4 * self.hand_at)), set(), 0
         if len(qmap) != self.seen:
             grid, known = self.grid, self.known
-            for (r, c), tile in qmap.placed_since(self.seen):
+            # The same map as at the last turn (the referee's own, for a trusted seat): only
+            # the tiles placed since then are new (placed_since keeps the order of placing).
+            for (r, c), tile in (qmap.placed_since(self.seen) if self.seen else qmap.items()):
                 if (r, c) not in known:
                     known.add((r, c))
                     if -half <= r <= half and -half <= c <= half:
