@@ -149,6 +149,8 @@ class _Coder:
                 values[i * 11 + 10] = 1.0
             self.equations = values
         elif method == "request_pebble_or_trades":
+            if len(args[0].scores) + 1 > self.players:
+                raise ValueError(f"this encoding is for {self.players} players, the game has {len(args[0].scores) + 1}")
             return _Turn(self, args[0], buying=False)
         elif method == "request_cards":
             return _Turn(self, args[0], buying=True)

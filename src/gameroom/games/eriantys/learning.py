@@ -139,6 +139,9 @@ class _Coder:
     def turn(self, method: str, args: tuple[Any, ...]) -> _Turn | None:
         if method == "setup":
             self.seat = args[0]
+            if (len(args[1]), bool(args[2])) != (self.players, self.expert):
+                raise ValueError(f"this encoding is for {self.players} players{' in expert mode' if self.expert else ''}, "
+                                 f"the game has {len(args[1])}{' in expert mode' if args[2] else ''}")
         elif method == "act":
             return _Turn(self, args[0])
         return None

@@ -330,6 +330,9 @@ class _Coder:
             return None
         if method == "choose":
             before, after = args
+            if len(before) + len(after) + 1 > self.layout.players:
+                raise ValueError(f"this encoding is for {self.layout.players} players, "
+                                 f"the game has {len(before) + len(after) + 1}")
             if not self.cards:   # no food card to give: no Action4 is valid, the dealer refuses this one
                 return Answer(Action4(0))
             return _Choose(self, list(after) + list(before))

@@ -115,6 +115,9 @@ class _Coder:
     def turn(self, method: str, args: tuple[Any, ...]) -> _Turn | None:
         if method == "playing_as":
             self.color = args[0]
+        elif method == "playing_with":
+            if len(args[0]) + 1 != self.players:
+                raise ValueError(f"this encoding is for {self.players} players, the game has {len(args[0]) + 1}")
         elif method == "initial":
             return _Turn(self, self._check(args[0]), None)
         elif method == "take_turn":

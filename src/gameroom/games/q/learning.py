@@ -187,6 +187,9 @@ class _Coder:
     def turn(self, method: str, args: tuple[Any, ...]) -> _Turn | None:
         if method == "setup":
             self.map = None
+            if len(args[0].other_scores) + 1 != self.players:
+                raise ValueError(f"this encoding is for {self.players} players, "
+                                 f"the game has {len(args[0].other_scores) + 1}")
         elif method == "take_turn":
             return _Turn(self, args[0])
         return None
