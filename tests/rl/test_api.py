@@ -14,13 +14,13 @@ from tests.rl.cases import CASES, OPTIONS, need_extra
 
 need_extra()
 
-import numpy as np  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-from gameroom import rl  # noqa: E402
-from gameroom.core.learning import OptionError  # noqa: E402
-from gameroom.games import registry  # noqa: E402
+from gameroom import rl
+from gameroom.core.learning import OptionError
+from gameroom.games import registry
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +56,7 @@ def test_gymnasium_check_env(game: str, options: dict[str, Any]) -> None:
 def test_the_game_name_alone_is_enough(game: str) -> None:
     env, single = rl.env(game), rl.single_agent(game)
     env.reset(seed=3)
-    observation, info = single.reset(seed=3)
+    observation, _info = single.reset(seed=3)
     assert observation["action_mask"].any() and env.observe(env.agent_selection)["action_mask"].any()
     table = rl.table(game)
     assert env.action_space(env.agent_selection).n == len(table.actions) == single.action_space.n
@@ -148,5 +148,5 @@ def test_single_agent_plays_against_any_player_and_seat() -> None:
             done = False
             while not done:
                 action = int(np.flatnonzero(observation["action_mask"])[0])
-                observation, reward, done, truncated, info = env.step(action)
+                observation, reward, done, _truncated, info = env.step(action)
             assert reward in (-1.0, 0.0, 1.0) and "result" in info

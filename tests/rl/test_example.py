@@ -18,7 +18,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rl" / "train_fish.
 
 def test_the_example_trains_a_better_policy() -> None:
     run = subprocess.run([sys.executable, str(EXAMPLE), "--games", "3000", "--evaluation", "200", "--seed", "2"],
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 0, run.stderr
     before, after = (float(x) for x in re.findall(r"wins ([0-9.]+)% of", run.stdout))
     assert "trained on 3,000 games" in run.stdout

@@ -15,11 +15,11 @@ from tests.rl.cases import OPTIONS, need_extra
 
 need_extra()
 
-from gameroom import rl  # noqa: E402
-from gameroom.core.match import guarded_seat  # noqa: E402
-from gameroom.core.record import FailureKind  # noqa: E402
-from gameroom.games import registry  # noqa: E402
-from tests.rl.policies import against_the_mask, first_legal  # noqa: E402
+from gameroom import rl
+from gameroom.core.match import guarded_seat
+from gameroom.core.record import FailureKind
+from gameroom.games import registry
+from tests.rl.policies import against_the_mask, first_legal
 
 
 @pytest.mark.parametrize("game", sorted(OPTIONS))

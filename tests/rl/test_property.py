@@ -14,11 +14,11 @@ from tests.rl.cases import CASES, need_extra
 
 need_extra()
 
-import numpy as np  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from gameroom import rl  # noqa: E402
+from gameroom import rl
 
 GAMES = {"fish": 1000, "q": 700, "bazaar": 700, "evolution": 250, "eriantys": 350}
 """Games per option set: two to three thousand per game over its three option sets, fewer

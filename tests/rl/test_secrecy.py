@@ -23,14 +23,14 @@ from tests.rl.cases import CASES, need_extra
 
 need_extra()
 
-import numpy as np  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from gameroom import rl  # noqa: E402
-from gameroom.core.learning import Answer, LearningTable  # noqa: E402
-from gameroom.games import registry  # noqa: E402
-from gameroom.rl.aec import GameEnv  # noqa: E402
+from gameroom import rl
+from gameroom.core.learning import Answer, LearningTable
+from gameroom.games import registry
+from gameroom.rl.aec import GameEnv
 
 
 class Watch:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["run", "measure"]
+__all__ = ["measure", "run"]
 
 TARGETS = {"fish": 20_000, "q": 20_000}
 """The steps per second the issue asks for on two cores (5,000 for the other games)."""

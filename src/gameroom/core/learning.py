@@ -35,13 +35,23 @@ Pure: no numpy here or in the games (``gameroom.rl`` makes the arrays).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from gameroom.core.record import MatchResult
 
-__all__ = ["Learning", "LearningTable", "Option", "SeatCoder", "Turn", "Answer", "ForbiddenAction", "OptionError",
-           "rank_rewards"]
+__all__ = [
+    "Answer",
+    "ForbiddenAction",
+    "Learning",
+    "LearningTable",
+    "Option",
+    "OptionError",
+    "SeatCoder",
+    "Turn",
+    "rank_rewards",
+]
 
 
 class ForbiddenAction(Exception):

@@ -18,12 +18,13 @@ Game-agnostic: games are reached through the registry's descriptors.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from gameroom.core.learning import Learning, LearningTable, OptionError
 from gameroom.games import registry
 
-__all__ = ["env", "single_agent", "parallel_env", "policy_player", "table", "learning", "games", "MissingExtra"]
+__all__ = ["MissingExtra", "env", "games", "learning", "parallel_env", "policy_player", "single_agent", "table"]
 
 
 class MissingExtra(ImportError):

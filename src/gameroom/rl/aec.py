@@ -12,7 +12,7 @@ the table's rewards (``core.learning.rank_rewards`` unless the game says otherwi
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -23,7 +23,7 @@ from gameroom.games import registry
 from gameroom.rl.driver import Driver
 from gameroom.rl.spaces import Encoder
 
-__all__ = ["GameEnv", "RENDER_MODES", "render_state", "seat_names"]
+__all__ = ["RENDER_MODES", "GameEnv", "render_state", "seat_names"]
 
 RENDER_MODES = ["ansi", "svg"]
 """``ansi``: the game's text picture; ``svg``: the game's SVG picture (a string)."""
@@ -51,7 +51,7 @@ def render_state(table: LearningTable, mode: str | None, state: Any, caption: st
 class GameEnv(AECEnv):
     """The AEC environment of one table (see the module's docstring)."""
 
-    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None) -> None:
         super().__init__()

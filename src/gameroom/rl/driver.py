@@ -17,11 +17,18 @@ in the call: the referee ejects the seat as it ejects any player.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
 
-from gameroom.core.learning import Answer, ForbiddenAction, LearningTable, SeatCoder, Turn
+from gameroom.core.learning import (
+    Answer,
+    ForbiddenAction,
+    LearningTable,
+    SeatCoder,
+    Turn,
+)
 from gameroom.core.match import Seat
 from gameroom.core.record import STATE, Event, MatchResult
 from gameroom.games import registry
@@ -42,7 +49,7 @@ class SeatPlayer:
     """The player of a learning seat: any method the referee calls goes to the coder; a
     decision suspends the referee until the environment answers."""
 
-    def __init__(self, driver: "Driver", index: int, coder: SeatCoder) -> None:
+    def __init__(self, driver: Driver, index: int, coder: SeatCoder) -> None:
         self._driver = driver
         self._index = index
         self._coder = coder

@@ -15,7 +15,8 @@ with (a Fish policy for 5 x 5 boards refuses a 4 x 4 board with a clear reason).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gameroom.core.learning import Answer, LearningTable, SeatCoder
 from gameroom.games import registry

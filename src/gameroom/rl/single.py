@@ -12,7 +12,8 @@ learner is ejected for a masked-out action (-1, ``terminated``).
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -20,7 +21,13 @@ import numpy as np
 from gameroom.core.learning import LearningTable
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.games import registry
-from gameroom.rl.aec import EJECTED_REWARD, RENDER_MODES, _action_index, render_state, seat_names
+from gameroom.rl.aec import (
+    EJECTED_REWARD,
+    RENDER_MODES,
+    _action_index,
+    render_state,
+    seat_names,
+)
 from gameroom.rl.driver import Driver
 from gameroom.rl.spaces import Encoder
 
@@ -49,7 +56,7 @@ def opponent_seats(table: LearningTable, opponents: Sequence[Any] | None, seat: 
 class SingleAgentEnv(gymnasium.Env):
     """One learner against the other seats (see the module's docstring)."""
 
-    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, table: LearningTable, opponents: Sequence[Any] | None = None, seat: int = 0,
                  seed: int = 0, render_mode: str | None = None) -> None:

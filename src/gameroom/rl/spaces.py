@@ -8,7 +8,8 @@ turns a game's plain-Python observation and legal indices into those arrays.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces

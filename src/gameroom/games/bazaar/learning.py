@@ -32,11 +32,25 @@ score, bonus included (an ejected seat ranks last, -1).
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from gameroom.core.learning import ForbiddenAction, Learning, LearningTable, Option, rank_rewards
+from gameroom.core.learning import (
+    ForbiddenAction,
+    Learning,
+    LearningTable,
+    Option,
+    rank_rewards,
+)
 from gameroom.core.record import MatchResult
-from gameroom.games.bazaar.pieces import MAX_EQUATIONS, MAX_VISIBLE, Card, Equation, covers, unpack
+from gameroom.games.bazaar.pieces import (
+    MAX_EQUATIONS,
+    MAX_VISIBLE,
+    Card,
+    Equation,
+    covers,
+    unpack,
+)
 from gameroom.games.bazaar.referee import LIMITS, run_game
 from gameroom.games.bazaar.rules import WANT_PEBBLE, Bonus
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
@@ -54,9 +68,9 @@ COUNT_SCALE = 20.0
 class _Turn:
     """One call: exchanges (or the pebble), or purchases."""
 
-    __slots__ = ("coder", "turn", "buying", "wallet", "bank", "exchanged", "bought", "done")
+    __slots__ = ("bank", "bought", "buying", "coder", "done", "exchanged", "turn", "wallet")
 
-    def __init__(self, coder: "_Coder", turn: TurnState, buying: bool) -> None:
+    def __init__(self, coder: _Coder, turn: TurnState, buying: bool) -> None:
         self.coder = coder
         self.turn = turn
         self.buying = buying

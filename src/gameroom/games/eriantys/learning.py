@@ -32,14 +32,15 @@ cards (id one-hot, price / 4, used, students / 6, no-entry tiles / 4).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from gameroom.core.learning import Learning, LearningTable, Option, rank_rewards
 from gameroom.core.record import MatchResult
 from gameroom.games.eriantys.pieces import COLORS, ISLANDS
 from gameroom.games.eriantys.referee import LIMITS, run_game
-from gameroom.games.eriantys.state import GameState, from_snapshot, new_game
 from gameroom.games.eriantys.rules import accepted_now, check_parsed, parse_event
+from gameroom.games.eriantys.state import GameState, from_snapshot, new_game
 from gameroom.games.eriantys.strategies import STRATEGIES
 
 __all__ = ["LEARNING"]
@@ -94,9 +95,9 @@ def _label(event: dict[str, Any]) -> str:
 class _Turn:
     """One event."""
 
-    __slots__ = ("coder", "snap", "state", "event")
+    __slots__ = ("coder", "event", "snap", "state")
 
-    def __init__(self, coder: "_Coder", snap: dict[str, Any]) -> None:
+    def __init__(self, coder: _Coder, snap: dict[str, Any]) -> None:
         self.coder = coder
         self.snap = snap
         self.state: GameState = from_snapshot(snap)
@@ -233,7 +234,7 @@ def _players(value: Any) -> int:
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ValueError("expert must be true or false")
+        raise TypeError("expert must be true or false")
     return value
 
 

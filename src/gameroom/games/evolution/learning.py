@@ -41,12 +41,28 @@ tie; a removed player ranks last, -1).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from gameroom.core.learning import Answer, ForbiddenAction, Learning, LearningTable, Option, rank_rewards
+from gameroom.core.learning import (
+    Answer,
+    ForbiddenAction,
+    Learning,
+    LearningTable,
+    Option,
+    rank_rewards,
+)
 from gameroom.core.record import MatchResult
 from gameroom.games.evolution.actions import Action4
-from gameroom.games.evolution.pieces import MAX_BODY, MAX_POPULATION, MAX_TRAITS, TRAITS, Card, Species, shuffled_deck
+from gameroom.games.evolution.pieces import (
+    MAX_BODY,
+    MAX_POPULATION,
+    MAX_TRAITS,
+    TRAITS,
+    Card,
+    Species,
+    shuffled_deck,
+)
 from gameroom.games.evolution.referee import LIMITS, run_game
 from gameroom.games.evolution.rules import PlayerState, Table
 
@@ -110,7 +126,7 @@ class _Layout:
 class _Choose:
     """One ``choose``: card uses, then done."""
 
-    def __init__(self, coder: "_Coder", others: list[list[Species]]) -> None:
+    def __init__(self, coder: _Coder, others: list[list[Species]]) -> None:
         self.coder = coder
         self.others = others
         self.boards = coder.boards
@@ -254,7 +270,7 @@ class _Choose:
 class _Feed:
     """One ``feedNext``: one feeding choice."""
 
-    def __init__(self, coder: "_Coder", bag: int, boards: list[Species], cards: list[Card], hole: int,
+    def __init__(self, coder: _Coder, bag: int, boards: list[Species], cards: list[Card], hole: int,
                  others: list[list[Species]]) -> None:
         self.coder = coder
         self.bag, self.boards, self.cards, self.hole, self.others = bag, boards, cards, hole, others

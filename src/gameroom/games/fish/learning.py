@@ -29,7 +29,8 @@ constant over the grid. Fish has no secrets: this is the whole state as the seat
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from gameroom.core.learning import Learning, LearningTable, Option, rank_rewards
 from gameroom.core.record import MatchResult
@@ -52,9 +53,9 @@ def _count(low: int, high: int, what: str) -> Any:
 class _Turn:
     """A placement (one sub-action) or a move (two)."""
 
-    __slots__ = ("coder", "state", "base", "moves", "source", "done")
+    __slots__ = ("base", "coder", "done", "moves", "source", "state")
 
-    def __init__(self, coder: "_Coder", state: GameState, moves: list[tuple[Position, Position]] | None) -> None:
+    def __init__(self, coder: _Coder, state: GameState, moves: list[tuple[Position, Position]] | None) -> None:
         self.coder = coder
         self.state = state
         self.base = coder.encode(state, placing=moves is None)

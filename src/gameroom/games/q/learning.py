@@ -32,9 +32,16 @@ from __future__ import annotations
 
 import random
 from array import array
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from gameroom.core.learning import ForbiddenAction, Learning, LearningTable, Option, rank_rewards
+from gameroom.core.learning import (
+    ForbiddenAction,
+    Learning,
+    LearningTable,
+    Option,
+    rank_rewards,
+)
 from gameroom.core.record import MatchResult
 from gameroom.games.q.actions import PASS, REPLACE, Placement
 from gameroom.games.q.pieces import COPIES, KIND_INDEX, Tile
@@ -54,9 +61,9 @@ SCORE_SCALE = 100.0
 class _Turn:
     """One take-turn: pass, replace, or placements then done."""
 
-    __slots__ = ("coder", "pub", "hand", "placed", "used", "values", "undone", "last")
+    __slots__ = ("coder", "hand", "last", "placed", "pub", "undone", "used", "values")
 
-    def __init__(self, coder: "_Coder", pub: PublicState) -> None:
+    def __init__(self, coder: _Coder, pub: PublicState) -> None:
         self.coder = coder
         self.pub = pub
         self.hand: tuple[Tile, ...] = pub.hand[:HAND_SIZE]
