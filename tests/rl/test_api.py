@@ -33,7 +33,15 @@ def _quiet() -> Any:
 
 
 def test_every_game_has_an_encoding() -> None:
-    assert rl.games() == sorted(registry.names())
+    assert set(OPTIONS) <= set(rl.games()) <= set(registry.names())
+
+
+@pytest.mark.parametrize("game", rl.games())
+def test_every_encoding_passes_the_api_tests_at_its_defaults(game: str) -> None:
+    """Any game that declares an encoding (a plug-in too) is held to the contract tests."""
+    api_test(rl.env(game), num_cycles=100)
+    seed_test(lambda: rl.env(game), num_cycles=50)
+    check_env(rl.single_agent(game))
 
 
 @pytest.mark.parametrize("game,options", CASES)
@@ -134,6 +142,32 @@ def test_options_are_checked_with_clear_errors() -> None:
     env.reset(seed=1)
     with pytest.raises(ValueError, match="an action is an integer in 0..24"):
         env.step(25)
+
+
+def test_a_remote_player_can_be_the_opponent() -> None:
+    """The opponent is the example client of docs/bots.md, a separate process speaking
+    Fish's protocol over TCP through the league's program seats."""
+    import sys
+    from pathlib import Path
+
+    from gameroom.league.programs import ProgramLimits, seat_programs
+
+    client = Path(__file__).resolve().parents[2] / "examples" / "bots" / "python_bot.py"
+    fish = registry.game("fish")
+    with seat_programs(fish, [("remote", [sys.executable, str(client), "{port}"], ProgramLimits())]) as programs:
+        env = rl.single_agent("fish", opponents=[programs.seats["remote"]])
+        observation, _ = env.reset(seed=5)
+        done = False
+        while not done:
+            observation, reward, done, _truncated, info = env.step(first_legal(observation))
+        result = info["result"]
+        assert "remote" in result.scores and not result.misbehaved
+        expected = 0.0 if len(result.winners) == 2 else (1.0 if result.winners == ["player0"] else -1.0)
+        assert reward == expected
+
+
+def first_legal(observation: dict[str, Any]) -> int:
+    return int(np.flatnonzero(observation["action_mask"])[0])
 
 
 def test_single_agent_plays_against_any_player_and_seat() -> None:

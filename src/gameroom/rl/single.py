@@ -111,7 +111,7 @@ class SingleAgentEnv(gymnasium.Env):
             return self._blank(), EJECTED_REWARD, True, False, {"ejected": reason}
         if driver.result is not None:
             self._over = True
-            reward = self.table.rewards(driver.result, driver.names)[self.seat]
+            reward = self.table.rewards(driver.result, [seat.name for seat in driver.seats])[self.seat]
             return self._blank(), float(reward), True, False, {"result": driver.result}
         return self._observe(), 0.0, False, False, {}
 
