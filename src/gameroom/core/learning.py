@@ -174,19 +174,21 @@ class Learning:
 
 
 def rank_rewards(names: Sequence[str], ranking: Sequence[Sequence[str]], ejected: Iterable[str]) -> list[float]:
-    """Zero-sum rewards from a ranking: each seat gets (seats ranked below it - seats
-    ranked above it) / (n - 1). Ejected seats rank below every survivor, tied among
-    themselves, and get -1 (the least possible). Two players: +1 win, -1 loss, 0 tie."""
+    """Rewards from a ranking (groups of names, best first): each seat gets (seats ranked
+    below it - seats ranked above it) / (n - 1), which sums to zero; seats the ranking
+    leaves out come after it, and ejected seats last, each with -1 (the least possible).
+    Two players: +1 win, -1 loss, 0 tie."""
     n = len(names)
     if n < 2:
         return [0.0] * n
     out = set(ejected)
-    place: dict[str, int] = {}
     groups = [[name for name in group if name not in out] for group in ranking]
     groups = [g for g in groups if g]
     ranked = {name for g in groups for name in g}
-    lost = [name for name in names if name not in ranked]   # ejected, or unranked by the game
-    groups.append(lost)
+    # Below the game's ranking: the seats it did not rank, then the ejected ones.
+    groups.append([name for name in names if name not in ranked and name not in out])
+    groups.append([name for name in names if name in out])
+    place: dict[str, int] = {}
     position = 0
     sizes: list[tuple[int, int]] = []
     for g in groups:
