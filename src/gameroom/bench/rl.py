@@ -11,6 +11,7 @@ python-chess for chess: ``pip install 'gameroom[rl-bench]'``) is reported as ski
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 import warnings
@@ -74,7 +75,7 @@ def run(seconds: float = 3.0) -> None:
           f"(os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f})")
     print(f"{'environment':<28}{'steps/s':>10}{'reset ms':>10}{'steps':>10}{'games':>8}  target")
     for game in rl.games():
-        per_second, reset, steps, games = measure(lambda g=game: rl.env(g), seconds)
+        per_second, reset, steps, games = measure(functools.partial(rl.env, game), seconds)
         target = TARGETS.get(game, 5_000)
         verdict = "met" if per_second >= target and reset < 1.0 else "MISSED"
         print(f"{'gameroom ' + game:<28}{per_second:>10,.0f}{reset:>10.3f}{steps:>10,}{games:>8,}  "

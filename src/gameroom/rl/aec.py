@@ -12,7 +12,7 @@ the table's rewards (``core.learning.rank_rewards`` unless the game says otherwi
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -51,7 +51,7 @@ def render_state(table: LearningTable, mode: str | None, state: Any, caption: st
 class GameEnv(AECEnv):
     """The AEC environment of one table (see the module's docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
 
     def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None) -> None:
         super().__init__()
@@ -100,7 +100,7 @@ class GameEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._latest = [self._encoder.blank() for _ in self.agents]
         self._driver.start(game_seed)
         self._settle()

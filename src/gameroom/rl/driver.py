@@ -22,6 +22,7 @@ from typing import Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
 
+from gameroom.core.calls import Caller, direct_caller
 from gameroom.core.learning import (
     Answer,
     ForbiddenAction,
@@ -65,7 +66,7 @@ class SeatPlayer:
             turn = coder.turn(method, args)
             if turn is None:
                 return None
-            if type(turn) is Answer:
+            if isinstance(turn, Answer):
                 return turn.value
             answer = driver.suspend(index, turn)
             if type(answer) is _Refused:
@@ -192,7 +193,5 @@ class Driver:
             self.caption = event.get("caption") or ""
 
 
-def _direct(player: SeatPlayer) -> Callable[[str, tuple[Any, ...], float | None], Any]:
-    from gameroom.core.calls import direct_caller
-
+def _direct(player: SeatPlayer) -> Caller:
     return direct_caller(player)

@@ -53,7 +53,7 @@ class PolicyPlayer:
         turn = self._coder.turn(method, args)
         if turn is None:
             return None
-        if type(turn) is Answer:
+        if isinstance(turn, Answer):
             return turn.value
         encoder = self._encoder
         while True:

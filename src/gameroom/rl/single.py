@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -56,7 +56,7 @@ def opponent_seats(table: LearningTable, opponents: Sequence[Any] | None, seat: 
 class SingleAgentEnv(gymnasium.Env):
     """One learner against the other seats (see the module's docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012 (Gymnasium's)
 
     def __init__(self, table: LearningTable, opponents: Sequence[Any] | None = None, seat: int = 0,
                  seed: int = 0, render_mode: str | None = None) -> None:

@@ -184,7 +184,7 @@ class _Coder:
         scores = [state.active.score, *state.scores][:self.players]
         values += [s / COUNT_SCALE for s in scores] + [0.0] * (self.players - len(scores))
         values += self.equations
-        colours = set()
+        colours: set[Any] = set()
         for card in state.active.cards:
             colours |= card.pebbles.colours()
         values += [1.0 if c in colours else 0.0 for c in range(5)]

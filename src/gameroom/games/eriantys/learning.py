@@ -100,7 +100,7 @@ class _Turn:
     def __init__(self, coder: _Coder, snap: dict[str, Any]) -> None:
         self.coder = coder
         self.snap = snap
-        self.state: GameState = from_snapshot(snap)
+        self.state: Any = from_snapshot(snap)   # GameState (its slots are not annotated)
         self.event: dict[str, Any] | None = None
 
     def observation(self) -> list[float]:

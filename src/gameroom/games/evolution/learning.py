@@ -140,8 +140,10 @@ class _Choose:
         self.last_new = False     # the last sub-action paid for a new board or added a trait to it
 
     def action(self, food: int | None = None) -> Action4:
-        return Action4(self.food if food is None else food, tuple(self.gp), tuple(self.gb),
-                       tuple(tuple(bt) for bt in self.bt), tuple(self.rt))
+        """The Action4 so far (with ``food`` as its food card when one is given)."""
+        chosen = self.food if food is None else food
+        assert chosen is not None, "an Action4 has a food card"
+        return Action4(chosen, tuple(self.gp), tuple(self.gb), tuple(tuple(bt) for bt in self.bt), tuple(self.rt))
 
     def _traits(self, b: int) -> list[str]:
         """Board b's traits before any replacement (a new board: its trait cards')."""
