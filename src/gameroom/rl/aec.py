@@ -71,7 +71,6 @@ class GameEnv(AECEnv):
         self._seeds = random.Random(seed)
         self._latest: list[dict[str, Any]] = []
         self._current: dict[str, Any] | None = None
-        self._legal: list[int] | None = None
         self.agents: list[str] = []
 
     def __str__(self) -> str:
@@ -113,9 +112,8 @@ class GameEnv(AECEnv):
             return {"observation": latest["observation"], "action_mask": np.zeros(self._encoder.n, np.int8)}
         if self._current is None:
             turn = pending[1]
-            self._legal = list(turn.legal())
             self._current = {"observation": self._encoder.observation(turn.observation()),
-                             "action_mask": self._encoder.mask(self._legal)}
+                             "action_mask": self._encoder.mask(turn.legal())}
             self._latest[seat] = self._current
         return self._current
 
@@ -128,12 +126,13 @@ class GameEnv(AECEnv):
         pending = driver.pending
         assert pending is not None and pending[0] == self._seat_of[agent], "the selected agent is not being asked"
         index = _action_index(action, self._encoder.n)
-        legal = self._legal if self._current is not None else list(pending[1].legal())
+        current = self._current
+        allowed = bool(current["action_mask"][index]) if current is not None else index in set(pending[1].legal())
         self._cumulative_rewards[agent] = 0.0
         for name in self.rewards:
             self.rewards[name] = 0.0
-        self._current, self._legal = None, None
-        driver.act(index, legal)   # type: ignore[arg-type]
+        self._current = None
+        driver.act(index, allowed)
         self._settle()
 
     def _settle(self) -> None:

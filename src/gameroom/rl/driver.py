@@ -139,13 +139,14 @@ class Driver:
         """Fail the pending call with ``error`` (the referee ejects the seat) and play on."""
         self.answer(_Refused(error))
 
-    def act(self, action: int, legal: Sequence[int]) -> None:
-        """The pending seat takes sub-action ``action`` (``legal``: the turn's legal ones
-        now): a legal one goes into the turn, and the referee plays on once the turn is
-        complete; any other goes to the referee as refused (and the seat is ejected)."""
+    def act(self, action: int, allowed: bool) -> None:
+        """The pending seat takes sub-action ``action`` (``allowed``: whether the turn's
+        mask holds it): an allowed one goes into the turn, and the referee plays on once
+        the turn is complete; any other goes to the referee as refused (and the seat is
+        ejected)."""
         assert self.pending is not None, "no decision is pending"
         turn = self.pending[1]
-        if action in legal:
+        if allowed:
             if turn.choose(action):
                 self.answer(turn.answer())
             return

@@ -71,7 +71,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = self._encoder.action_space()
         self._driver = Driver(table, seat_names(table.players), [seat], self._seat_of, watch=render_mode is not None)
         self._seeds = random.Random(seed)
-        self._legal: list[int] = []
+        self._legal: set[int] = set()
         self._over = True
 
     def _seat_of(self, index: int, seed: int) -> Seat:
@@ -103,7 +103,8 @@ class SingleAgentEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("the game is over: call reset() first")
         driver = self._driver
-        driver.act(_action_index(action, self._encoder.n), self._legal)
+        index = _action_index(action, self._encoder.n)
+        driver.act(index, index in self._legal)
         reason = driver.ejected(self.seat)
         if reason is not None:
             self._over = True
@@ -118,10 +119,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _observe(self) -> dict[str, Any]:
         pending = self._driver.pending
         if pending is None:
-            self._legal = []
+            self._legal = set()
             return self._blank()
         turn = pending[1]
-        self._legal = list(turn.legal())
+        self._legal = set(turn.legal())
         return {"observation": self._encoder.observation(turn.observation()),
                 "action_mask": self._encoder.mask(self._legal)}
 
