@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from gameroom import rl
 
-GAMES = {"fish": 1000, "q": 700, "bazaar": 700, "evolution": 250, "eriantys": 350}
+GAMES = {"fish": 1000, "q": 600, "bazaar": 600, "evolution": 200, "eriantys": 250}
 """Games per option set: two to three thousand per game over its three option sets, fewer
 for the long games (Evolution, Eriantys), about a minute in all on two cores."""
 REACH = {"fish": 25, "q": 30, "bazaar": 40, "evolution": 80, "eriantys": 80}
