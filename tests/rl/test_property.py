@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from gameroom import rl
 
 GAMES = {"fish": 1000, "q": 600, "bazaar": 600, "evolution": 200, "eriantys": 250}
-"""Games per option set: two to three thousand per game over its three option sets, fewer
-for the long games (Evolution, Eriantys), about a minute in all on two cores."""
+"""Games per option set (three sets per game): 3,000 Fish games, 1,800 each of Q and
+Bazaar, fewer of the long games (600 Evolution, 750 Eriantys); a minute or two in all on
+two cores."""
 REACH = {"fish": 25, "q": 30, "bazaar": 40, "evolution": 80, "eriantys": 80}
 """The step that goes against the mask is drawn from 0 to this (within most games)."""
 
