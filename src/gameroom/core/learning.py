@@ -50,6 +50,9 @@ __all__ = [
     "OptionError",
     "SeatCoder",
     "Turn",
+    "flag",
+    "integer",
+    "one_of",
     "rank_rewards",
 ]
 
@@ -171,6 +174,34 @@ class Learning:
             return self.make(**values)
         except ValueError as exc:   # options that do not go together
             raise OptionError(f"{game}: {exc}") from None
+
+
+def integer(low: int, high: int, what: str, odd: bool = False) -> Callable[[Any], int]:
+    """An option's check: an integer from ``low`` to ``high`` (odd, if ``odd``)."""
+    def check(value: Any) -> int:
+        if (not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high
+                or (odd and value % 2 == 0)):
+            raise ValueError(f"{what} must be an{' odd' if odd else ''} integer from {low} to {high}")
+        return value
+    return check
+
+
+def flag(what: str) -> Callable[[Any], bool]:
+    """An option's check: true or false."""
+    def check(value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"{what} must be true or false")
+        return value
+    return check
+
+
+def one_of(values: Sequence[Any], what: str) -> Callable[[Any], Any]:
+    """An option's check: one of ``values``."""
+    def check(value: Any) -> Any:
+        if value not in values:
+            raise ValueError(f"{what} must be one of {', '.join(map(repr, values))}")
+        return value
+    return check
 
 
 def rank_rewards(names: Sequence[str], ranking: Sequence[Sequence[str]], ejected: Iterable[str]) -> list[float]:

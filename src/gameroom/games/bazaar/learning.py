@@ -40,6 +40,8 @@ from gameroom.core.learning import (
     Learning,
     LearningTable,
     Option,
+    integer,
+    one_of,
     rank_rewards,
 )
 from gameroom.core.record import MatchResult
@@ -215,18 +217,6 @@ def _text(state: GameState) -> str:
     return "\n".join(lines)
 
 
-def _players(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= 6:
-        raise ValueError("players must be an integer from 2 to 6")
-    return value
-
-
-def _bonus(value: Any) -> str:
-    if value not in ("none", "RWB", "SEY"):
-        raise ValueError("bonus must be 'none', 'RWB' or 'SEY'")
-    return value
-
-
 def _make(players: int, bonus: str) -> LearningTable:
     size = 10 + 7 * MAX_VISIBLE + players + 11 * MAX_EQUATIONS + 5 + 2
     names = [f"P{i}" for i in range(players)]
@@ -252,8 +242,8 @@ def _make(players: int, bonus: str) -> LearningTable:
 
 LEARNING = Learning(
     options={
-        "players": Option(2, _players, "players at the table"),
-        "bonus": Option("none", _bonus, "the end-of-game bonus: none, RWB (+10) or SEY (+50)"),
+        "players": Option(2, integer(2, 6, "players"), "players at the table"),
+        "bonus": Option("none", one_of(("none", "RWB", "SEY"), "bonus"), "the end-of-game bonus: none, RWB (+10) or SEY (+50)"),
     },
     make=_make,
     doc=__doc__ or "",

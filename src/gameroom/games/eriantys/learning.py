@@ -35,7 +35,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gameroom.core.learning import Learning, LearningTable, Option, rank_rewards
+from gameroom.core.learning import (
+    Learning,
+    LearningTable,
+    Option,
+    flag,
+    integer,
+    rank_rewards,
+)
 from gameroom.core.record import MatchResult
 from gameroom.games.eriantys.pieces import COLORS, ISLANDS
 from gameroom.games.eriantys.referee import LIMITS, run_game
@@ -226,18 +233,6 @@ def _text(state: GameState) -> str:
     return "".join(text for _style, text in board(snapshot(state), None)).rstrip("\n")
 
 
-def _players(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= 4:
-        raise ValueError("players must be an integer from 2 to 4")
-    return value
-
-
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError("expert must be true or false")
-    return value
-
-
 def _make(players: int, expert: bool) -> LearningTable:
     events = _catalogue(expert)
     groups = _groups(events)
@@ -266,8 +261,8 @@ def _make(players: int, expert: bool) -> LearningTable:
 
 LEARNING = Learning(
     options={
-        "players": Option(2, _players, "players at the table (4: two teams of two)"),
-        "expert": Option(False, _flag, "expert mode: coins and three character cards"),
+        "players": Option(2, integer(2, 4, "players"), "players at the table (4: two teams of two)"),
+        "expert": Option(False, flag("expert"), "expert mode: coins and three character cards"),
     },
     make=_make,
     doc=__doc__ or "",

@@ -50,6 +50,7 @@ from gameroom.core.learning import (
     Learning,
     LearningTable,
     Option,
+    integer,
     rank_rewards,
 )
 from gameroom.core.record import MatchResult
@@ -405,14 +406,6 @@ def _text(table: Table) -> str:
     return "\n".join(lines)
 
 
-def _count(low: int, high: int, what: str) -> Any:
-    def check(value: Any) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValueError(f"{what} must be an integer from {low} to {high}")
-        return value
-    return check
-
-
 def _make(players: int, boards: int, hand: int) -> LearningTable:
     layout = _Layout(players, boards, hand)
     size = BOARD * boards * players + (2 + len(TRAITS)) * hand + 4
@@ -437,9 +430,9 @@ def _make(players: int, boards: int, hand: int) -> LearningTable:
 
 LEARNING = Learning(
     options={
-        "players": Option(3, _count(3, 8, "players"), "players at the table"),
-        "boards": Option(6, _count(2, 12, "boards"), "species boards per player a seat sees and addresses"),
-        "hand": Option(16, _count(4, 30, "hand"), "cards of the hand a seat sees and uses"),
+        "players": Option(3, integer(3, 8, "players"), "players at the table"),
+        "boards": Option(6, integer(2, 12, "boards"), "species boards per player a seat sees and addresses"),
+        "hand": Option(16, integer(4, 30, "hand"), "cards of the hand a seat sees and uses"),
     },
     make=_make,
     doc=__doc__ or "",

@@ -32,7 +32,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from gameroom.core.learning import Learning, LearningTable, Option, rank_rewards
+from gameroom.core.learning import (
+    Learning,
+    LearningTable,
+    Option,
+    integer,
+    rank_rewards,
+)
 from gameroom.core.record import MatchResult
 from gameroom.games.fish.board import MAX_FISH, Position
 from gameroom.games.fish.referee import LIMITS, run_game
@@ -40,14 +46,6 @@ from gameroom.games.fish.state import COLORS, Color, GameState, penguins_per_pla
 from gameroom.games.fish.strategies import STRATEGY_NAMES
 
 __all__ = ["LEARNING"]
-
-
-def _count(low: int, high: int, what: str) -> Any:
-    def check(value: Any) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValueError(f"{what} must be an integer from {low} to {high}")
-        return value
-    return check
 
 
 class _Turn:
@@ -198,10 +196,10 @@ def _make(players: int, rows: int, columns: int, fish: int) -> LearningTable:
 
 LEARNING = Learning(
     options={
-        "players": Option(2, _count(2, 4, "players"), "players at the table"),
-        "rows": Option(5, _count(2, 9, "rows"), "rows of the board"),
-        "columns": Option(5, _count(2, 9, "columns"), "columns of the board"),
-        "fish": Option(0, _count(0, 5, "fish"), "fish on every tile; 0: random 1-5 per tile"),
+        "players": Option(2, integer(2, 4, "players"), "players at the table"),
+        "rows": Option(5, integer(2, 9, "rows"), "rows of the board"),
+        "columns": Option(5, integer(2, 9, "columns"), "columns of the board"),
+        "fish": Option(0, integer(0, 5, "fish"), "fish on every tile; 0: random 1-5 per tile"),
     },
     make=_make,
     doc=__doc__ or "",

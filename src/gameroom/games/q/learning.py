@@ -40,6 +40,7 @@ from gameroom.core.learning import (
     Learning,
     LearningTable,
     Option,
+    integer,
     rank_rewards,
 )
 from gameroom.core.record import MatchResult
@@ -267,18 +268,6 @@ def _text(state: RefereeState) -> str:
     return "\n".join(lines)
 
 
-def _odd(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 5 <= value <= 41 or value % 2 == 0:
-        raise ValueError("window must be an odd integer from 5 to 41")
-    return value
-
-
-def _players(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 2 <= value <= 4:
-        raise ValueError("players must be an integer from 2 to 4")
-    return value
-
-
 def _make(players: int, window: int) -> LearningTable:
     coder = _Coder(players, window)
     size = coder.size
@@ -303,8 +292,8 @@ def _make(players: int, window: int) -> LearningTable:
 
 LEARNING = Learning(
     options={
-        "players": Option(2, _players, "players at the table"),
-        "window": Option(21, _odd, "the side of the square of spots around (0, 0) a seat sees and places on"),
+        "players": Option(2, integer(2, 4, "players"), "players at the table"),
+        "window": Option(21, integer(5, 41, "window", odd=True), "the side of the square of spots around (0, 0) a seat sees and places on"),
     },
     make=_make,
     doc=__doc__ or "",
