@@ -132,7 +132,7 @@ class _Turn:
         self.pub.qmap.place(coord, tile)
         self.placed.append((coord, tile, slot))
         self.used[slot] = True
-        values = self.values = array("f", self.values)
+        values = self.values   # this turn's own copy (Coder.encode): marked in place
         values[cell * SPOT + 12] = 1.0
         values[coder.hand_at + slot * SPOT + 12] = 1.0
         return False
