@@ -25,10 +25,11 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "hostile", *games],
+                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
-                             "messages at every server), slowloris (silent and slow clients beside games) "
-                             "capacity (one referee server holding many remote Q players) or hostile (the "
+                             "messages at every server), slowloris (silent and slow clients beside games), "
+                             "capacity (one referee server holding many remote Q players), rl (every "
+                             "game's learning environment beside PettingZoo's classic ones) or hostile (the "
                              "attacks of issue 17 beside honest games)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
@@ -42,8 +43,14 @@ def main() -> int:
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
     parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
+    parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
     args = parser.parse_args()
+    if args.game == "rl":
+        from gameroom.bench import rl
+
+        rl.run(args.seconds)
+        return 0
     if args.game == "fuzz":
         from gameroom.bench import fuzz
 

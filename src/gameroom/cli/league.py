@@ -93,8 +93,6 @@ def league(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be below 2**31, got {args.seed}")
     try:
         bots, sandbox = read_bots_file(args.bots)
-        for bot in bots:
-            bot.check(game)
     except BotError as exc:
         raise UsageError(str(exc)) from None
     if any(bot.kind != "builtin" for bot in bots):   # decided (and any warning said) before the progress bar
@@ -102,6 +100,11 @@ def league(args: argparse.Namespace) -> int:
             sandbox = resolve_policy(sandbox, stderr_log)
         except SandboxUnavailable as exc:
             raise UsageError(str(exc)) from None
+    try:
+        for bot in bots:
+            bot.check(game, sandbox)
+    except BotError as exc:
+        raise UsageError(str(exc)) from None
     engine = database(args.db)
     plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays, sandbox=sandbox)
     try:
@@ -111,7 +114,7 @@ def league(args: argparse.Namespace) -> int:
     never: BotsNeverStarted | None = None
     try:
         with _progress(args.quiet, plan.games) as show:
-            book = run_league(plan, engine, runner, progress=show, log=stderr_log)
+            book = run_league(plan, engine, runner, progress=show, log=stderr_log, check=False)
     except BotsNeverStarted as exc:
         never, book = exc, exc.book
     except LeagueError as exc:

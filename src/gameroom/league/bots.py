@@ -1,19 +1,25 @@
 """Who plays in a league: bot entries and how each becomes a seat at a table.
 
-A bot is one of three kinds (a TOML table ``[[bots]]`` with ``name`` and one of them):
+A bot is one of four kinds (a TOML table ``[[bots]]`` with ``name`` and one of them):
 
 * ``builtin = "dag"`` — a built-in strategy (trusted seat) or misbehaving player (guarded
   seat) of the game, from its registry descriptor;
 * ``python = "module:Class"`` — a factory on the path called as ``Class(name, seed)``, the
   same signature as the descriptor's player factories; it is not trusted, so it runs in a
-  process group of its own with the bot's resource limits (``core.isolation``), killed at
-  its time limit or when a call fails;
+  process of its own, in the league's sandbox, with the bot's resource limits
+  (``core.isolation``), killed at its time limit or when a call fails;
 * ``command = ["prog", "arg", ...]`` — a program in any language that connects to a local
-  port and speaks the game's TCP protocol, like any remote client (``league.programs``).
+  port and speaks the game's TCP protocol, like any remote client (``league.programs``);
+* ``policy = "module:callable"`` — a trained agent: a callable from an observation dict to
+  an action index, played through the game's learning encoding (``gameroom.rl``'s
+  ``policy_player``, with the encoding's ``options = {...}`` if any) in an isolated seat
+  like a ``python`` bot. Needs the ``rl`` extra.
 
-``python`` and ``command`` bots take resource limits (``cpu_seconds``, ``memory_mb``,
-``processes``, ``file_mb``) and run in the sandbox the file's optional ``[sandbox]`` table
-describes (``mode``, ``network``, ``read``, ``tmp_mb``, ``nice``: ``core.sandbox.SandboxPolicy``).
+``python``, ``policy`` and ``command`` bots take resource limits (``cpu_seconds``,
+``memory_mb``, ``processes``, ``file_mb``) and run in the sandbox the file's optional
+``[sandbox]`` table describes (``mode``, ``network``, ``read``, ``tmp_mb``, ``nice``:
+``core.sandbox.SandboxPolicy``). None of their code runs in the league's process: a
+``python`` or ``policy`` entry is checked by loading it in a sandboxed child.
 
 Game-agnostic: everything about a game comes from its descriptor.
 """
@@ -32,9 +38,9 @@ from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
 from gameroom.core.sandbox import MODES, ResourceLimits, SandboxPolicy
 
 __all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory",
-           "find_module"]
+           "check_loadable"]
 
-KINDS = ("builtin", "python", "command")
+KINDS = ("builtin", "python", "command", "policy")
 LIMITS = ("cpu_seconds", "memory_mb", "processes", "file_mb")
 
 
@@ -50,19 +56,26 @@ class Bot:
     kind: str
     value: Any
     limits: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """A policy bot's encoding options (``gameroom.rl``)."""
 
     @property
     def spec(self) -> dict[str, Any]:
         """The JSON form stored in the results database and replays."""
-        return {"name": self.name, self.kind: self.value, **self.limits}
+        return {"name": self.name, self.kind: self.value, **self.limits,
+                **({"options": dict(self.options)} if self.options else {})}
 
-    def check(self, game: GameDescriptor) -> None:
-        """Raise BotError when this bot cannot play ``game``."""
+    def check(self, game: GameDescriptor, sandbox: SandboxPolicy | None = None) -> None:
+        """Raise BotError when this bot cannot play ``game``. A ``python`` or ``policy``
+        bot is loaded to see that it can be, in a child process (in ``sandbox``, a resolved
+        policy, when given), never here: its module's top level is untrusted code."""
         if self.kind == "builtin" and self.value not in game.strategies and self.value not in game.misbehaviours:
             raise BotError(f"bot {self.name!r}: {game.name} has no built-in player {self.value!r}; choose from "
                            f"{', '.join([*game.strategies, *game.misbehaviours])}")
-        if self.kind == "python":
-            find_module(self.value, self.name)
+        if self.kind == "policy" and game.learning is None:
+            raise BotError(f"bot {self.name!r}: {game.name} has no learning encoding for a policy")
+        if self.kind in ("python", "policy"):
+            check_loadable(self.value, self.name, ResourceLimits.of(self.limits), sandbox, self.kind)
 
     def local_seat(self, game: GameDescriptor, seat_name: str, seed: int, sandbox: SandboxPolicy | None = None) -> Seat:
         """A seat for a built-in or Python bot (programs are seated by ``league.programs``);
@@ -76,6 +89,11 @@ class Bot:
             # killed when a call fails (core.isolation); the factory is loaded there, not here.
             return isolated_seat(seat_name, functools.partial(make_python_bot, self.value, self.name, seat_name, seed),
                                  ResourceLimits.of(self.limits), sandbox)
+        if self.kind == "policy":
+            # A trained agent is untrusted code too: the same isolated seat, in the same sandbox.
+            return isolated_seat(seat_name, functools.partial(make_policy_bot, game.name, self.value, dict(self.options),
+                                                              self.name, seat_name), ResourceLimits.of(self.limits),
+                                 sandbox)
         raise ValueError(f"bot {self.name!r} is a program; seat it through league.programs")
 
 
@@ -84,23 +102,41 @@ def make_python_bot(target: str, bot: str, seat_name: str, seed: int) -> Any:
     return load_factory(target, bot)(seat_name, seed)
 
 
-def find_module(target: str, bot: str = "?") -> None:
-    """BotError unless ``target`` is ``module:attribute`` whose top-level package can be
-    found. Nothing of the bot runs here: its module is imported only inside its sandbox
-    (untrusted code at the top of a module, even ``sys.exit``, must not run in the league's
-    process); a deeper import error ejects the bot in every game with the reason."""
-    import importlib.util
+def make_policy_bot(game: str, target: str, options: dict[str, Any], bot: str, seat_name: str) -> Any:
+    """The player of a ``policy`` bot (called inside its isolated process)."""
+    from gameroom.rl import policy_player
+
+    return policy_player(game, load_factory(target, bot), name=seat_name, **options)
+
+
+class _Loaded:
+    """What a checked factory's child holds: nothing to play, the load was the point."""
+
+
+def _load_only(target: str, bot: str) -> _Loaded:
+    load_factory(target, bot)
+    return _Loaded()
+
+
+def check_loadable(target: str, bot: str, limits: ResourceLimits, sandbox: SandboxPolicy | None,
+                   kind: str = "python") -> None:
+    """BotError unless ``target`` (``module:attribute``) loads, tried in a child process
+    with the bot's limits (in ``sandbox`` when given); the error says what went wrong
+    (``cannot import``, ``has no``, ``is not callable``, or how the child ended: a module
+    that calls ``sys.exit`` as it is imported ends only its child)."""
+    from gameroom.core.isolation import IsolatedCaller
 
     module_name, sep, attribute = target.partition(":")
     if not sep or not module_name or not attribute:
-        raise BotError(f"bot {bot!r}: python must be 'module:Class', got {target!r}")
-    top = module_name.split(".")[0]
-    try:
-        found = importlib.util.find_spec(top)
-    except (ImportError, ValueError) as exc:
-        raise BotError(f"bot {bot!r}: cannot import {module_name!r}: {exc}") from None
-    if found is None:
-        raise BotError(f"bot {bot!r}: cannot import {module_name!r}: No module named {top!r}")
+        raise BotError(f"bot {bot!r}: {kind} must be 'module:{'Class' if kind == 'python' else 'callable'}', "
+                       f"got {target!r}")
+    caller = IsolatedCaller(functools.partial(_load_only, target, bot), start_limit=60.0, limits=limits,
+                            sandbox=sandbox)
+    failure = caller.start_failure
+    caller.close()
+    if failure is not None:
+        detail = failure.split("BotError: ", 1)
+        raise BotError(detail[1] if len(detail) == 2 else f"bot {bot!r}: {target!r} could not be loaded: {failure}")
 
 
 def load_factory(target: str, bot: str = "?") -> Any:
@@ -142,7 +178,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         kinds = [kind for kind in KINDS if kind in entry]
         if len(kinds) != 1:
             raise BotError(f"{where} ({name}): give exactly one of {', '.join(KINDS)}")
-        unknown = set(entry) - {"name", *KINDS, *LIMITS}
+        unknown = set(entry) - {"name", *KINDS, *LIMITS, "options"}
         if unknown:
             raise BotError(f"{where} ({name}): unknown key {sorted(unknown)[0]!r}")
         kind = kinds[0]
@@ -154,12 +190,15 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
             value = list(value)
         elif not isinstance(value, str) or not value:
             raise BotError(f"{where} ({name}): {kind} must be a non-empty string")
+        options = entry.get("options", {})
+        if "options" in entry and (kind != "policy" or not isinstance(options, dict)):
+            raise BotError(f"{where} ({name}): options is a table, for a policy bot only")
         # Resource limits of a python or command bot (core.sandbox.ResourceLimits).
         limits = {key: entry[key] for key in LIMITS if key in entry}
         for key, number in limits.items():
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 raise BotError(f"{where} ({name}): {key} must be a positive integer")
-        bots.append(Bot(name, kind, value, limits))
+        bots.append(Bot(name, kind, value, limits, dict(options)))
     return bots
 
 

@@ -217,17 +217,18 @@ def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], s
 
 def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBackend,
                progress: Callable[[Progress], None] = lambda _p: None,
-               log: Callable[[str], None] = lambda _t: None) -> RatingBook:
+               log: Callable[[str], None] = lambda _t: None, check: bool = True) -> RatingBook:
     """Play the plan's games not yet in the database; the league's own ratings. Raises
-    BotsNeverStarted (after writing every game) when a program bot never signed up."""
-    for bot in plan.bots:
-        bot.check(plan.game)
+    BotsNeverStarted (after writing every game) when an untrusted bot never started.
+    ``check=False``: the caller has checked the bots already (``Bot.check``)."""
     sandbox = plan.sandbox
     if any(bot.kind != "builtin" for bot in plan.bots):
         try:   # decided here, once: the workers get the answer (and the warning is said once)
             sandbox = resolve_policy(plan.sandbox, log)
         except SandboxUnavailable as exc:
             raise LeagueError(str(exc)) from None
+    for bot in plan.bots if check else ():
+        bot.check(plan.game, sandbox if sandbox.mode != "auto" else None)
     size = plan.table_size
     if not plan.game.min_players <= size <= plan.game.max_players:
         raise LeagueError(f"{plan.game.name} takes {plan.game.min_players}..{plan.game.max_players} players "
@@ -307,7 +308,7 @@ class _Starts:
         unstarted = dict(outcome.unstarted)
         for seat in outcome.record.config.get("seats", []):
             name = seat["name"]
-            if not {"command", "python"} & set(seat.get("bot", {})):
+            if not {"command", "python", "policy"} & set(seat.get("bot", {})):
                 continue
             self.seated[name] = self.seated.get(name, 0) + 1
             if name in unstarted:
