@@ -10,15 +10,20 @@ from gameroom.games import registry
 
 
 def _hostile(quick: bool) -> None:
-    """Every hostile-user part (``gameroom.bench.hostile_*`` with ``run``), one after another."""
+    """Every hostile-user part (a ``gameroom.bench.hostile_*`` module with
+    ``run_attacks(quick)``), one after another: its own ``run(quick)`` prints it when it
+    has one, else each row it returns is printed as ``key value`` pairs."""
     import pkgutil
 
     import gameroom.bench
 
     for part in sorted(m.name for m in pkgutil.iter_modules(gameroom.bench.__path__) if m.name.startswith("hostile_")):
         module = importlib.import_module(f"gameroom.bench.{part}")
-        if hasattr(module, "run_attacks") and hasattr(module, "run"):
+        if hasattr(module, "run"):
             module.run(quick)
+        elif hasattr(module, "run_attacks"):
+            for row in module.run_attacks(quick):
+                print("; ".join(f"{key} {value}" for key, value in row.items()), flush=True)
 
 
 def main() -> int:
