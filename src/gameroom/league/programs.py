@@ -144,14 +144,18 @@ async def _exited(pid: int) -> None:
 
 
 def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[str], ProgramLimits]],
-                  policy: SandboxPolicy, log: Callable[[str], None] = lambda _t: None) -> ProgramSeats:
-    """Start every ``(seat name, argv, limits)`` program in the sandbox ``policy`` (a
-    resolved one), let each sign up and make its seat. A program that cannot start or
-    sign up gets a seat whose first call fails with the reason, so the game goes on and
-    ejects it."""
+                  policy: SandboxPolicy | None = None, log: Callable[[str], None] = lambda _t: None) -> ProgramSeats:
+    """Start every ``(seat name, argv, limits)`` program in the sandbox ``policy`` (the
+    default policy, decided here, when None), let each sign up and make its seat. A
+    program that cannot start or sign up gets a seat whose first call fails with the
+    reason, so the game goes on and ejects it."""
+    from gameroom.core.sandbox import resolve_policy
+
     from gameroom.remote.proxy_player import remote_seat
     from gameroom.server.signup import Signup
 
+    if policy is None or policy.mode == "auto":
+        policy = resolve_policy(policy or SandboxPolicy(), log)
     loop = network_loop()
     out = ProgramSeats()
     rules = SignupRules(min_players=1, max_players=1, periods=1, period_seconds=START_SECONDS,
