@@ -356,6 +356,8 @@ class Lobby:
             wait = max(client.joins.wait(now), use.joins.wait(now) if use is not None and use.joins else 0.0)
             if wait <= 0:
                 return
+            self.log(f"{client.label()} ({client.address}): too many failed joins; the next is looked at "
+                     f"in {wait:.0f} s")
             await asyncio.sleep(wait)
 
     def _join_failed(self, client: Client) -> None:

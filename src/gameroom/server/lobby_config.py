@@ -67,7 +67,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "pingIntervalSeconds": ("ping_interval", "seconds"), "pingTimeoutSeconds": ("ping_timeout", "seconds"),
     "writeTimeoutSeconds": ("write_timeout", "seconds"), "maxMessageBytes": ("max_message_bytes", "size"),
     "maxRooms": ("max_rooms", "nat"),
-    "maxOutboxBytes": ("max_outbox_bytes", "size"), "maxConnectionsPerAddress": ("max_connections_per_address", "nat"),
+    "maxOutboxBytes": ("max_outbox_bytes", "nat"), "maxConnectionsPerAddress": ("max_connections_per_address", "nat"),
     "maxRoomsPerAddress": ("max_rooms_per_address", "nat"), "failedJoinsPerMinute": ("failed_joins_per_minute", "nat"),
     "failedJoinsPerMinutePerAddress": ("failed_joins_per_minute_per_address", "nat"),
     "caseSensitiveUsernames": ("case_sensitive_usernames", "bool"),

@@ -41,9 +41,9 @@ def username_key(name: str) -> str:
 
 class JoinThrottle:
     """Failed joins allowed per minute, with that many at once (a generic cell rate
-    algorithm): each failure pushes the earliest time of the next attempt by 60/rate
-    seconds, and an attempt waits while that time is more than a minute ahead. A burst of
-    failures arriving at once all fail and push it further, so the rate holds on average."""
+    algorithm): each failure pushes ``ahead`` by 60/rate seconds, and an attempt waits
+    while ``ahead`` is more than a minute less one interval away. Attempts that waited
+    together and all failed push it further, so the rate holds on average."""
 
     def __init__(self, per_minute: int) -> None:
         self.interval = 60.0 / per_minute if per_minute > 0 else 0.0
@@ -54,7 +54,7 @@ class JoinThrottle:
         """Seconds an attempt must wait before it is looked at (0: at once)."""
         if not self.interval:
             return 0.0
-        return max(0.0, self.ahead - self.burst - now)
+        return max(0.0, self.ahead - (self.burst - self.interval) - now)
 
     def failed(self, now: float) -> None:
         if self.interval:
