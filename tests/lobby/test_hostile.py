@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from driver import GAMEROOM, free_port, run_gameroom
+
 from gameroom.remote.jsonstream import encode
 from tests.lobby.test_lobby import Client
 

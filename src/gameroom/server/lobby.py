@@ -20,6 +20,7 @@ import asyncio
 import json
 import random
 import secrets
+import socket
 import time
 from typing import Any, Callable
 
@@ -46,6 +47,7 @@ _FAIR_SHARE = 32
 # Connections refused over their address's quota that may linger at once (to let the peer
 # read the refusal); beyond, a refused connection is closed at once.
 _MAX_LINGERING_REFUSALS = 64
+_KERNEL_SEND_BUFFER = 65536   # per connection (Linux doubles it for its bookkeeping)
 
 # Connection states of 7.1 (PLAYING is IN_ROOM with a started game).
 CONNECTED, LOBBY, IN_ROOM, CLOSED = "CONNECTED", "LOBBY", "IN_ROOM", "CLOSED"
@@ -247,6 +249,9 @@ class Room:
         self.turn: Any = None
         self.turn_timer: asyncio.TimerHandle | None = None
         self.solo_timer: asyncio.TimerHandle | None = None
+        # the last GAME_STATE sent, with the game it shows: states are never changed in place
+        # (every change is a new state), so while ``game`` is the same the snapshot holds
+        self.snapshot: tuple[Any, dict[str, Any], bytes] | None = None
 
     @property
     def started(self) -> bool:
@@ -317,8 +322,16 @@ class Lobby:
             return
         client.counted = True
         if self.config.max_outbox_bytes:
-            # the transport pauses (and drain waits) no later than the outbox bound
+            # the transport pauses (and drain waits) no later than the outbox bound; and the
+            # kernel's send buffer stays small, else it takes megabytes of replies a client
+            # does not read (each one work for the loop) before the bound is even reached
             writer.transport.set_write_buffer_limits(high=min(65536, self.config.max_outbox_bytes))
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                try:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _KERNEL_SEND_BUFFER)
+                except OSError:
+                    pass
         self.clients.add(client)
         loop = asyncio.get_running_loop()
         client.tasks = [loop.create_task(client.write_loop()), loop.create_task(client.read_loop())]
@@ -586,7 +599,14 @@ class Lobby:
         elif not room.started:
             client.send(nack("The game has not started yet"))
         else:
-            client.send({"type": "GAME_STATE", "state": self.game.snapshot(room.game)})
+            client.send(*self._game_state(room))
+
+    def _game_state(self, room: Room) -> tuple[dict[str, Any], bytes]:
+        """GAME_STATE for the room's game, encoded once per state of the game."""
+        if room.snapshot is None or room.snapshot[0] is not room.game:
+            message = {"type": "GAME_STATE", "state": self.game.snapshot(room.game)}
+            room.snapshot = (room.game, message, _encode(message))
+        return room.snapshot[1], room.snapshot[2]
 
     def _game_event(self, client: Client, m: dict[str, Any]) -> None:
         room = client.room
@@ -741,7 +761,7 @@ class Lobby:
         client.room, client.seat = room, seat
         room.game, broadcasts = self.game.reconnect(room.game, seat)
         client.send(ACK)
-        client.send({"type": "GAME_STATE", "state": self.game.snapshot(room.game)})
+        client.send(*self._game_state(room))
         room.broadcast(broadcasts)
         room.members[seat] = client
         self._suspension(room)
