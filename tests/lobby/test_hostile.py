@@ -81,6 +81,8 @@ def lobby_factory(tmp_path: Path):
         if lobby.proc.poll() is None:
             log = lobby.stop()
             assert "Traceback" not in log, log[-3000:]
+        else:
+            lobby.log_file.close()
 
 
 def honest_game(port: int, rooms: int = 1, prefix: str = "honest") -> list[dict[str, Any]]:
@@ -306,6 +308,22 @@ def test_clients_exit_non_zero_when_a_room_does_not_finish(lobby_factory) -> Non
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     assert "closed" in lines[0] and lines[1]["winners"]
     assert "room 1 of 2" in run.stderr and "did not finish" in run.stderr and "room 2 of 2" not in run.stderr
+
+
+def test_clients_exit_non_zero_when_the_lobby_dies_during_the_game(lobby_factory) -> None:
+    lobby = lobby_factory({})   # no turn limit: the silent bot holds the game until the lobby dies
+    clients = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(lobby.port), "--baddie", "timeout@1",
+                                           "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_for_log(lobby, "starts: ")
+        lobby.proc.kill()
+        out, err = clients.communicate(timeout=300)
+    finally:
+        if clients.poll() is None:
+            clients.kill()
+    assert clients.returncode == 1, out + err
+    assert b"did not finish" in err and b"Traceback" not in err
+    assert "winners" not in json.loads(out)
 
 
 def test_clients_exit_non_zero_when_no_lobby_is_reachable() -> None:
