@@ -72,7 +72,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(tmp_path) -> None:
         server.wait(timeout=30)
 
 
-def _terminal(port: int, name: str) -> "pexpect.spawn":
+def _terminal(port: int, name: str) -> pexpect.spawn:
     env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     return pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
                                           "--name", name], env=env, encoding="utf-8", timeout=60,
