@@ -11,9 +11,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gameroom.core.game import GameDescriptor
+from gameroom.core.hosting import Hosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat
+from gameroom.core.options import Option
 from gameroom.core.protocol import Protocol
+from gameroom.core.workload import Workload
 from gameroom.games import registry
 
 GAMES = sorted(registry.games())
@@ -39,8 +42,46 @@ def test_descriptor_basics(game: GameDescriptor) -> None:
     assert 1 <= game.min_players <= game.max_players
     assert game.strategies and game.summary
     assert set(game.harnesses()) and all(callable(h) for h in game.harnesses().values())
-    for plan in (game.server_plan, game.client_specs):
-        assert plan is None or callable(plan)
+    hosting = game.hosting
+    assert isinstance(hosting, Hosting)
+    for part, fields in ((hosting.play, ("options", "match")), (hosting.server, ("options", "plan", "configure")),
+                         (hosting.clients, ("options", "plan")), (hosting.tournament, ("options", "plan"))):
+        assert part is None or all(hasattr(part, f) for f in fields)
+    assert all(isinstance(option, Option) for option in game.local_play.options)
+    assert all(isinstance(w, Workload) for w in game.workloads)
+    # a game is served by the lobby or by the referee server, never both
+    assert game.lobby is None or hosting.server is None
+
+
+def test_every_game_is_registered_through_the_entry_point_group(game: GameDescriptor) -> None:
+    """The built-in games are found exactly as a plug-in is: an entry point of the
+    ``gameroom.games`` group in gameroom's own metadata."""
+    from importlib.metadata import entry_points
+
+    points = {p.name: p for p in entry_points(group=registry.GROUP) if p.dist is not None and p.dist.name == "gameroom"}
+    assert game.name in points and points[game.name].load() is game
+
+
+def test_every_game_builds_its_server_plan_without_a_configuration(game: GameDescriptor) -> None:
+    """Typed options in, a server plan out: nothing of the command line involved."""
+    from gameroom.core.hosting import ServerPlan
+    from gameroom.core.options import option_values
+
+    server = game.hosting.server
+    if server is None:
+        return
+    lines: list[str] = []
+    plan = server.plan(None, {**option_values(server.options, {}), "seed": 5}, lines.append)
+    assert isinstance(plan, ServerPlan) and plan.protocol is game.protocol
+    assert plan.rules.min_players >= 1 and server.defaults({"seed": 5})
+
+
+def test_every_example_configuration_is_a_file_of_the_package(game: GameDescriptor) -> None:
+    from importlib.resources import files
+
+    hosting = game.hosting
+    for name in hosting.examples:
+        assert (files(hosting.configs) / "configs" / name).is_file(), (game.name, name)
 
 
 def test_every_player_matches_the_protocol_table(game: GameDescriptor) -> None:
@@ -92,30 +133,34 @@ def test_misbehaving_players_are_ejected_not_fatal(game: GameDescriptor) -> None
 
 
 def test_the_command_line_plugs_in_from_the_descriptor(game: GameDescriptor) -> None:
-    from gameroom.cli.main import load_game
+    from gameroom.cli.commands import harnesses
+    from gameroom.cli.main import build_parser, load_game
 
-    commands = load_game(game.name)
-    assert commands.name == game.name and callable(commands.play)
+    assert load_game(game.name) is game
     # a game served by the lobby also gets the lobby's scenario harness
-    assert set(commands.harnesses()) == set(game.harnesses()) | ({"xscenario"} if game.lobby is not None else set())
+    assert set(harnesses(game)) == set(game.harnesses()) | ({"xscenario"} if game.lobby is not None else set())
+    args = build_parser(["play", game.name]).parse_args(["play", game.name])
+    assert {option.key for option in game.local_play.options} <= set(vars(args))
 
 
 def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.CaptureFixture[str]) -> None:
-    """A game that brings no command module or benchmark of its own still gets both."""
+    """A game that brings no hosting or workloads of its own still gets both."""
     import argparse
     from dataclasses import replace
 
     from gameroom.bench import generic
-    from gameroom.cli.common import GameCommands
+    from gameroom.cli import commands
+    from gameroom.cli.arguments import add_options
 
-    bare = replace(registry.game("q"), commands=None, benchmark=None)
-    commands = GameCommands.from_descriptor(bare)
+    bare = replace(registry.game("q"), hosting=Hosting(), workloads=())
     parser = argparse.ArgumentParser()
-    commands.add_play_arguments(parser)
-    assert commands.play(parser.parse_args(["--players", "3", "--seed", "5"])) == 0
+    parser.add_argument("--observe", default=None)
+    add_options(parser, bare.local_play.options, bare.name)
+    assert commands.play(bare, parser.parse_args(["--players", "3", "--seed", "5"])) == 0
     generic.run(bare, 2)
     out = capsys.readouterr().out.splitlines()
-    assert out[-1].startswith("q in-process") and json.loads(out[-2])[1] == []
+    assert out[0] == "q: P1, P2, P3; seed 5" and json.loads(out[-2])[1] == []
+    assert out[-1].startswith("q in-process")
 
 
 def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
