@@ -4,9 +4,15 @@ benchmarks, the server and (later) the web page and league rely on a descriptor 
 from __future__ import annotations
 
 import inspect
-import threading
 import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
 import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -217,3 +223,101 @@ def test_codec_functions_are_named_encode_and_decode(game: GameDescriptor) -> No
     for path in Path(package.__file__).parent.glob("*.py"):
         odd = re.findall(r"^def (\w+_(?:to|from)_json)\(", path.read_text(), re.M)
         assert not odd, f"{path.name}: {odd}"
+
+
+# -- the installed distribution and broken plug-ins ---------------------------------------------
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    """gameroom built as a wheel, from a copy of its sources (the build leaves nothing in
+    the checkout), offline: no index, the installed setuptools."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPOSITORY / name, source / name)
+    shutil.copytree(REPOSITORY / "src", source / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path_factory.mktemp("wheel")
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                            "--quiet", "--wheel-dir", str(out), str(source)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    return zipfile.ZipFile(next(out.glob("gameroom-*.whl")))
+
+
+def test_the_wheel_holds_every_games_configurations_and_entry_point(built_wheel: zipfile.ZipFile,
+                                                                     game: GameDescriptor) -> None:
+    """Package data declared once (a wildcard) reaches the built distribution, not only an
+    editable install: every example the game names and every file of its configs folder."""
+    names = set(built_wheel.namelist())
+    hosting = game.hosting
+    folder = hosting.configs.replace(".", "/") + "/configs/" if hosting.configs else None
+    for example in hosting.examples:
+        assert folder + example in names, (game.name, example)
+    if folder is not None:
+        on_disk = sorted(p.name for p in (REPOSITORY / "src" / folder).glob("*.json"))
+        assert on_disk and all(folder + name in names for name in on_disk), game.name
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    text = built_wheel.read(entry_points).decode()
+    assert "[gameroom.games]" in text and f"{game.name} = " in text
+
+
+BROKEN_ENTRY_POINTS = {
+    "crash": "brokengames.crash:GAME",       # its module raises on import
+    "notagame": "brokengames.wrong:GAME",    # not a GameDescriptor
+    "misnamed": "brokengames.misnamed:GAME",  # a descriptor of another name
+    "q": "brokengames.wrong:GAME",           # a name gameroom already registers
+}
+
+
+@pytest.fixture(scope="module")
+def broken_plugins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """An installed distribution (metadata and modules on the path) of broken plug-ins."""
+    site = tmp_path_factory.mktemp("site")
+    package = site / "brokengames"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""Broken game plug-ins."""\n')
+    (package / "crash.py").write_text('raise ImportError("no module named nowhere")\n')
+    (package / "wrong.py").write_text("GAME = 42\n")
+    (package / "misnamed.py").write_text("from dataclasses import replace\nfrom gameroom.games.q.descriptor import GAME as Q\n"
+                                         "GAME = replace(Q, name='other')\n")
+    info = site / "brokengames-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokengames\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[gameroom.games]\n" + "".join(f"{k} = {v}\n"
+                                                                          for k, v in BROKEN_ENTRY_POINTS.items()))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+
+
+def _gameroom(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gameroom", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_broken_plugins_are_reported_in_one_line_each_and_skipped(broken_plugins: dict[str, str]) -> None:
+    listing = _gameroom(broken_plugins, "--help")
+    assert listing.returncode == 0, listing.stderr
+    warnings = listing.stderr.strip().splitlines()
+    assert len(warnings) == len(BROKEN_ENTRY_POINTS), listing.stderr
+    for name, value in BROKEN_ENTRY_POINTS.items():
+        line = next(w for w in warnings if f"{name} = {value!r}" in w)
+        assert line.startswith("gameroom: warning: game plug-in ") and "brokengames" in line
+    assert "ImportError: no module named nowhere" in listing.stderr and "is a int, not a GameDescriptor" in listing.stderr
+    assert "describes a game named 'other'" in listing.stderr and "already registered" in listing.stderr
+    games = listing.stdout.split("games:")[1]
+    assert all(f"  {g} " in games for g in registry.names()) and "misnamed" not in games
+
+
+def test_a_broken_plugin_breaks_no_other_command(broken_plugins: dict[str, str]) -> None:
+    """The built-in q stays gameroom's own (a plug-in cannot take its name: every command
+    says so, the other broken plug-ins are not even loaded); a command naming a broken
+    game fails with one line naming its entry point."""
+    play = _gameroom(broken_plugins, "play", "q", "--players", "2", "--seed", "4")
+    warnings = play.stderr.strip().splitlines()
+    assert play.returncode == 0 and len(warnings) == 1 and "already registered" in warnings[0], play.stderr
+    assert play.stdout.startswith("Q: Ada (dag), Bo (ldasg); seed 4")
+    crash = _gameroom(broken_plugins, "play", "crash")
+    lines = crash.stderr.strip().splitlines()
+    assert crash.returncode == 2 and len(lines) == 1, crash.stderr
+    assert "game plug-in crash = 'brokengames.crash:GAME'" in lines[0] and "cannot be loaded" in lines[0]
