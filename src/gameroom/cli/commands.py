@@ -16,16 +16,33 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from gameroom.cli.arguments import typed_options
-from gameroom.cli.common import (UsageError, fail, print_json, print_outcome, print_value, read_stdin_values,
-                                 stderr_log)
+from gameroom.cli.common import (
+    UsageError,
+    fail,
+    print_json,
+    print_outcome,
+    print_value,
+    read_stdin_values,
+    stderr_log,
+)
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import NO_REPLY, ClientSpec, Hosting, ServerPlan
 from gameroom.core.options import ConfigurationError, OptionError
 from gameroom.core.wire import WireError
 
-__all__ = ["play", "tournament", "serve", "clients", "harness", "harnesses", "example_configuration",
-           "run_client_specs", "RoundPrinter", "server_options"]
+__all__ = [
+    "RoundPrinter",
+    "clients",
+    "example_configuration",
+    "harness",
+    "harnesses",
+    "play",
+    "run_client_specs",
+    "serve",
+    "server_options",
+    "tournament",
+]
 
 SHOW_DIRECTORY = "Tmp"   # where harness --show puts the pictures, as the reference observer does
 

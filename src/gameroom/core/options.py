@@ -15,8 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["Option", "OptionError", "ConfigurationError", "Options", "option_values", "comma_list", "players_option", "seed_option",
-           "strategies_option"]
+__all__ = [
+    "ConfigurationError",
+    "Option",
+    "OptionError",
+    "Options",
+    "comma_list",
+    "option_values",
+    "players_option",
+    "seed_option",
+    "strategies_option",
+]
 
 Options = Mapping[str, Any]
 """Typed option values by :attr:`Option.key` (``"q_bonus"`` for ``--q-bonus``)."""
@@ -79,10 +88,9 @@ class Option:
             if self.choices is not None and one not in self.choices:
                 raise OptionError(f"{self.flag_text}: invalid choice {one!r}; choose from "
                                   f"{', '.join(map(str, self.choices))}")
-            if isinstance(one, (int, float)) and not isinstance(one, bool):
-                if (self.low is not None and one < self.low) or (self.high is not None and one > self.high):
-                    raise OptionError(f"{self.flag_text} must lie in {_bound(self.low)}..{_bound(self.high)}, "
-                                      f"got {one}")
+            number = isinstance(one, (int, float)) and not isinstance(one, bool)
+            if number and ((self.low is not None and one < self.low) or (self.high is not None and one > self.high)):
+                raise OptionError(f"{self.flag_text} must lie in {_bound(self.low)}..{_bound(self.high)}, got {one}")
         if self.check is not None:
             self.check(value)
 

@@ -20,12 +20,12 @@ naming its entry point and what is wrong (the command line prints them).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
 from gameroom.core.game import GameDescriptor
 
-__all__ = ["GROUP", "games", "game", "names", "problems", "UnknownGame", "BrokenGame"]
+__all__ = ["GROUP", "BrokenGame", "UnknownGame", "game", "games", "names", "problems"]
 
 GROUP = "gameroom.games"
 """The entry-point group games register under."""
@@ -78,12 +78,12 @@ def names() -> list[str]:
     return sorted(_entry_points())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str) -> GameDescriptor:
     point = _entry_points()[name]
     try:
         descriptor = point.load()
-    except Exception as exc:   # any failure of a plug-in's import is that plug-in's, not ours
+    except Exception as exc:   # any failure of a plug-in's import is that plug-in's, not ours  # noqa: BLE001
         raise BrokenGame(f"{_where(point)} cannot be loaded: {type(exc).__name__}: {' '.join(str(exc).split())}")
     if not isinstance(descriptor, GameDescriptor):
         raise BrokenGame(f"{_where(point)} is a {type(descriptor).__name__}, not a GameDescriptor")

@@ -18,7 +18,7 @@ from gameroom.core.match import Seat, observe_every_match
 from gameroom.core.options import option_values
 from gameroom.games import registry
 
-__all__ = ["rerun_session", "SessionError"]
+__all__ = ["SessionError", "rerun_session"]
 
 
 class SessionError(ValueError):

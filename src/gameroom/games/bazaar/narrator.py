@@ -10,7 +10,7 @@ from typing import Any
 from gameroom.core.narration import Narrator
 from gameroom.games.bazaar.referee import Step
 
-__all__ = ["BazaarNarrator", "NOBODY_SCORED"]
+__all__ = ["NOBODY_SCORED", "BazaarNarrator"]
 
 NOBODY_SCORED = ("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
                  "no exchange helps it buy, which burns a card every turn until none are left; "

@@ -25,7 +25,7 @@ from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.state import TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy, trade_then_purchase, wants_pebble
 
-__all__ = ["WORKLOADS", "REFERENCE_GAMES_PER_SECOND"]
+__all__ = ["REFERENCE_GAMES_PER_SECOND", "WORKLOADS"]
 
 REFERENCE_GAMES_PER_SECOND = 14.8
 NAMES = ("Ann", "Bob", "Cy", "Di")

@@ -19,7 +19,7 @@ from gameroom.games.evolution.pieces import shuffled_deck, sorted_deck
 from gameroom.games.evolution.players import SillyPlayer
 from gameroom.games.evolution.referee import run_game
 
-__all__ = ["WORKLOADS", "REFERENCE_GAMES_PER_SECOND"]
+__all__ = ["REFERENCE_GAMES_PER_SECOND", "WORKLOADS"]
 
 REFERENCE_GAMES_PER_SECOND = {3: 11.6, 5: 19.9, 8: 12.3}
 

@@ -23,7 +23,7 @@ from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.strategies import GreedyStrategy, MaximinStrategy, Strategy
 from gameroom.games.fish.tournament import run_fish_tournament
 
-__all__ = ["WORKLOADS", "REFERENCE_GREEDY_GAMES_PER_SECOND", "REFERENCE_TOURNAMENT_MS"]
+__all__ = ["REFERENCE_GREEDY_GAMES_PER_SECOND", "REFERENCE_TOURNAMENT_MS", "WORKLOADS"]
 
 REFERENCE_GREEDY_GAMES_PER_SECOND = 83.9
 REFERENCE_TOURNAMENT_MS = 62.0

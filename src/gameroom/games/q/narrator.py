@@ -35,8 +35,9 @@ class QNarrator(Narrator):
     the caption of the picture drawn next (its tiles outlined)."""
 
     def __init__(self, players: Sequence[tuple[str, str]], seed: int, pile: int) -> None:
-        super().__init__([f"Q: {', '.join(f'{name} ({strategy})' for name, strategy in players)}; seed {seed}; "
-                          f"{pile} tiles in the pile"])
+        line = (f"Q: {', '.join(f'{name} ({strategy})' for name, strategy in players)}; seed {seed}; "
+                f"{pile} tiles in the pile")
+        super().__init__([line])
         self.turn = 0
         self.caption = "start: the first player is at the top"
         self.placed: list[tuple[int, int]] = []
