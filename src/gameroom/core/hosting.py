@@ -237,7 +237,7 @@ class ServerHosting:
     None (nothing on standard input). ``defaults(options)`` describes those defaults in the
     line the server prints then. ``options`` are the game's own ``serve`` options; the
     typed options always hold the generic ``seed`` too (an int: the command line draws one
-    from the clock when none is given, and logs it). ``bad_configuration_reply`` is a
+    from the clock when none is given; the game's lines name it where it deals with it). ``bad_configuration_reply`` is a
     JSON value printed on standard output for a bad configuration (the reference
     servers' answer, which drivers read), or :data:`NO_REPLY`."""
 
