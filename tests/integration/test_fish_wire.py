@@ -259,7 +259,7 @@ def asking_peer(peer: Peer, method: str, args: list[Any]) -> bool:
 def test_queries_over_the_wire_leave_the_six_calls_unchanged() -> None:
     # Seven round trips inside one call: a generous limit, so a loaded machine cannot eject the asker.
     result, err = submit(("fish-wire", "asking"), two_player_game, asking_peer,
-                         dict(FAST, **{"time-per-turn": 10})).result()
+                         dict(FAST, **{"time-per-turn": 10, "ready-time": 10})).result()
     assert result is not None and result[1] == 0, err
 
 
