@@ -33,9 +33,10 @@ def rerun_session(session: dict[str, Any], game_name: str) -> Callable[[Callable
     """``rerun(factory)`` for :func:`gameroom.league.replay.verify_session`: the session
     run again with ``factory`` given every match it makes."""
     game = registry.game(game_name)
-    recorded = session.get("options") if isinstance(session.get("options"), dict) else {}
+    given = session.get("options")
+    recorded: dict[str, Any] = given if isinstance(given, dict) else {}
 
-    def unanswered(method: str, _args: Any, _limit: Any) -> Any:
+    def unanswered(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         raise RuntimeError(f"{method} was called before the replay's answers were in place")
 
     def run(factory: Callable[[Any], Any]) -> None:
@@ -49,15 +50,13 @@ def rerun_session(session: dict[str, Any], game_name: str) -> Callable[[Callable
                 options = {**option_values(server.options, recorded), "seed": recorded.get("seed")}
                 values = session.get("values") or []
                 configuration = server.configure(values, options) if values else None
-                plan = server.plan(configuration, options, _quiet)
-                plan.play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
+                server.plan(configuration, options, _quiet).play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
                            for s in session.get("order", [])])
             elif mode == "tournament":
                 tournament = game.hosting.tournament
                 if tournament is None:
                     raise SessionError(f"{game_name} has no tournament mode")
-                plan = tournament.plan(option_values(tournament.options, recorded))
-                plan.run([], lambda _seats: (), _quiet)
+                tournament.plan(option_values(tournament.options, recorded)).run([], lambda _seats: (), _quiet)
             else:
                 raise SessionError(f"unknown session mode {mode!r}")
         finally:
