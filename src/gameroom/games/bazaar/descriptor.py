@@ -104,6 +104,12 @@ def _harnesses() -> Mapping[str, Any]:
     return harness.HARNESSES
 
 
+def _learning() -> Any:
+    from gameroom.games.bazaar.learning import LEARNING
+
+    return LEARNING
+
+
 def _render(state: GameState, caption: str) -> str:
     from gameroom.games.bazaar.render import render_svg
 
@@ -129,4 +135,5 @@ GAME = GameDescriptor(
     hosting=HOSTING,
     workloads=WORKLOADS,
     seat_moves=_person_moves,
+    learning=_learning,
 )

@@ -89,6 +89,12 @@ def _harnesses() -> Mapping[str, Any]:
     return dict(harness.HARNESSES)
 
 
+def _learning() -> Any:
+    from gameroom.games.eriantys.learning import LEARNING
+
+    return LEARNING
+
+
 def _render(state: GameState, caption: str) -> str:
     from gameroom.games.eriantys.render import render_svg
 
@@ -120,4 +126,5 @@ GAME = GameDescriptor(
     workloads=WORKLOADS,
     moves=moves,
     lobby=LOBBY,
+    learning=_learning,
 )

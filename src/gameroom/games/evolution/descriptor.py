@@ -99,6 +99,12 @@ def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | 
     return PersonMoves()
 
 
+def _learning() -> Any:
+    from gameroom.games.evolution.learning import LEARNING
+
+    return LEARNING
+
+
 def _harnesses() -> Mapping[str, Any]:
     from gameroom.games.evolution import harness
 
@@ -125,4 +131,5 @@ GAME = GameDescriptor(
     hosting=HOSTING,
     workloads=WORKLOADS,
     seat_moves=_person_moves,
+    learning=_learning,
 )

@@ -126,6 +126,12 @@ def _harnesses() -> Mapping[str, Any]:
     return harness.HARNESSES
 
 
+def _learning() -> Any:
+    from gameroom.games.q.learning import LEARNING
+
+    return LEARNING
+
+
 def _render(state: RefereeState, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
@@ -151,4 +157,5 @@ GAME = GameDescriptor(
     hosting=HOSTING,
     workloads=WORKLOADS,
     moves=moves,
+    learning=_learning,
 )
