@@ -1,7 +1,7 @@
-"""The benchmark of any registered game, from its descriptor alone: complete in-process
-games between its built-in players on trusted seats, dealt from fixed seeds; then every
+"""The benchmark of any registered game, from its descriptor alone: every
 :class:`~gameroom.core.workload.Workload` the game declares (what it measures of its own),
-timed here; then, for a game with a referee server, one remote call
+timed here; complete in-process games between its built-in players on trusted seats,
+dealt from fixed seeds; then, for a game with a referee server, one remote call
 (:mod:`gameroom.bench.remote`)."""
 
 from __future__ import annotations
@@ -68,13 +68,15 @@ def run_workload(workload: Workload, games: int) -> str:
 
 
 def run(game: GameDescriptor, games: int) -> None:
+    # The game's own workloads first, in a fresh process, as the per-game benchmark modules
+    # they replace ran them: their figures stay comparable with the recorded ones.
+    for workload in game.workloads:
+        print(run_workload(workload, games), flush=True)
     players = max(game.min_players, min(4, game.max_players))
     games_per_second(game, 2, players)   # warm-up
     rate = games_per_second(game, games, players)
     print(f"{game.name} in-process, {players} built-in players ({', '.join(game.strategies)} in turn) on "
           f"trusted seats: {games} games, {rate:.1f} games/s", flush=True)
-    for workload in game.workloads:
-        print(run_workload(workload, games), flush=True)
     if game.lobby is None and game.hosting.server is not None:
         from gameroom.bench import remote
 
