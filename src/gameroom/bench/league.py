@@ -1,7 +1,9 @@
 """League benchmark: games per second of a league of one game (``--game``) between four
 of its built-in bots (its first two strategies, twice each) through the real league
-runner (database, replays, ratings) with 1 and 2 local workers and on Ray, and the time
-to write one result (``python -m gameroom.bench league [--game G] [--games N]``)."""
+runner (database, replays, ratings) with 1 and 2 local workers and on Ray, the time to
+write one result, and what a program bot (the example Python client, which plays every
+built-in game) costs a game in each sandbox (start, sign-up and end; the round trip of a
+call) (``python -m gameroom.bench league [--game G] [--games N]``)."""
 
 from __future__ import annotations
 
@@ -56,7 +58,50 @@ def _write_one(game_name: str, folder: Path, count: int = 200) -> float:
     return (time.perf_counter() - started) / count
 
 
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bots" / "python_bot.py"
+
+
+def _program_game(game_name: str, mode: str, games: int) -> tuple[float, float, float]:
+    """Median milliseconds of a game between the example Python program and built-ins in
+    sandbox ``mode``, of the same game between built-ins only, and of a call to the program."""
+    import statistics
+    import sys
+
+    from gameroom.core.sandbox import SandboxPolicy
+    from gameroom.league.table import TableTask, record_table
+
+    policy = SandboxPolicy(mode=mode)
+    game = registry.game(game_name)
+    strategy = next(iter(game.strategies))
+    others = tuple({"name": f"{strategy}-{k + 1}", "builtin": strategy} for k in range(game.min_players - 1))
+    program = ({"name": "py", "command": [sys.executable, str(EXAMPLE), "{port}"]}, *others)
+    builtins = ({"name": f"{strategy}-0", "builtin": strategy}, *others)
+    record_table(TableTask(game_name, 0, 1, program, sandbox=policy))   # warm: imports, the first sandbox
+    times: dict[int, list[float]] = {0: [], 1: []}
+    calls: list[float] = []
+    for i in range(games):
+        for kind, bots in enumerate((program, builtins)):
+            started = time.perf_counter()
+            record = record_table(TableTask(game_name, i, 1000 + i, bots, sandbox=policy))
+            times[kind].append(time.perf_counter() - started)
+            calls += [e.data["latency"] for e in record.events
+                      if e.kind == "call" and e.data.get("seat") == "py" and e.data.get("latency") is not None]
+    return (statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000,
+            statistics.median(calls) * 1000)
+
+
 def run(games: int | None, *, game_name: str) -> None:
+    from gameroom.core.bwrap import probe
+
+    problem = probe()
+    for mode in (["bwrap"] if problem is None else []) + ["rlimits"]:
+        with_program, floor, call = _program_game(game_name, mode, 30)
+        print(f"league: a {game_name} game with the example Python program in the {mode} sandbox: "
+              f"{with_program:.1f} ms (built-ins only: {floor:.1f} ms; the program's start, sign-up and end: "
+              f"{with_program - floor:.1f} ms; "
+              f"a call: {call:.3f} ms)", flush=True)
+    if problem is not None:
+        print(f"league: no bubblewrap figure: {problem}", flush=True)
     games = games or DEFAULT_GAMES
     with tempfile.TemporaryDirectory(prefix="gameroom-bench-") as directory:
         folder = Path(directory)
