@@ -106,6 +106,11 @@ class MatchResult:
         """Scores by name, for display (of two seats of one name, the later one shows)."""
         return {self.names[seat]: score for seat, score in self.seat_scores.items()}
 
+    def named_scores(self) -> list[tuple[str, Any]]:
+        """``(name, score)`` of every seat with a score, in the result's order: for printing,
+        two seats of one name both shown."""
+        return [(self.names[seat], score) for seat, score in self.seat_scores.items()]
+
     @property
     def failures(self) -> list[Ejection]:
         """The ejections (the name the referees' tests know them by)."""

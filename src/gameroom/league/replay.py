@@ -192,8 +192,8 @@ def describe(record: MatchRecord) -> Iterable[str]:
     if record.result is not None:
         result = record.result
         yield f"winners: {', '.join(result.winners) or 'none'}; ejected: {', '.join(result.misbehaved) or 'none'}"
-        if result.scores:
-            yield "scores: " + ", ".join(f"{k} {v}" for k, v in result.scores.items())
+        if result.seat_scores:
+            yield "scores: " + ", ".join(f"{k} {v}" for k, v in result.named_scores())
 
 
 def _bot(spec: dict[str, Any]) -> str:
