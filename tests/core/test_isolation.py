@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gameroom.core.context import MatchContext
 from gameroom.core.calls import CallFailed
+from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.limits import Limits
 from gameroom.core.match import isolated_seat

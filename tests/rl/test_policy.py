@@ -15,8 +15,8 @@ from tests.rl.cases import OPTIONS, need_extra
 
 need_extra()
 
-from gameroom.core.context import MatchContext
 from gameroom import rl
+from gameroom.core.context import MatchContext
 from gameroom.core.match import guarded_seat
 from gameroom.core.record import FailureKind
 from gameroom.games import registry

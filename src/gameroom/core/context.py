@@ -10,12 +10,13 @@ Eriantys's expert mode, Fish's board) stay keyword arguments of its own.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from gameroom.core.limits import Limits
 
-__all__ = ["MatchContext", "NO_CONTEXT", "Observer"]
+__all__ = ["NO_CONTEXT", "MatchContext", "Observer"]
 
 Observer = Callable[[Any], Any]
 """A callable that receives every ``core.record.Event`` of a match."""

@@ -11,8 +11,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from gameroom.core.context import MatchContext
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy

@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from gameroom.core.context import MatchContext
 from gameroom.core.calls import Caller
+from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
 from gameroom.core.protocol import VOID, Method

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gameroom.core.context import MatchContext
 from gameroom.core.calls import direct_caller
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang

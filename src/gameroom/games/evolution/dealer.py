@@ -16,15 +16,16 @@ state except through its answers.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, Optional
+from typing import Any
 
 from gameroom.core.match import FAILED, Legal
 from gameroom.core.wire import WireError
 from gameroom.games.evolution.actions import Action4, apply_action, validate
+from gameroom.games.evolution.codec import as_action4, as_feeding_choice
 from gameroom.games.evolution.pieces import CARDS_PER_BOARD, CARDS_PER_PLAYER, Species
 from gameroom.games.evolution.rules import Choice, PlayerState, Table, ranking
-from gameroom.games.evolution.codec import as_action4, as_feeding_choice
 
 __all__ = ["Dealer", "Decide", "direct_decide"]
 
@@ -37,7 +38,7 @@ def _copy_boards(boards: list[Species]) -> list[Species]:
     return [s.copy() for s in boards]
 
 
-def direct_decide(player: Any, method: str, *args: Any, legal: Optional[Legal] = None) -> Any:
+def direct_decide(player: Any, method: str, *args: Any, legal: Legal | None = None) -> Any:
     """Call a built-in player (what ``PlayerState.seat`` holds) directly; an exception or
     an answer ``legal`` refuses is a failure."""
     try:
@@ -57,9 +58,9 @@ class Dealer(Table):
         self.turn = 0
         # Hooks for traces and observers, each given the dealer: at the start of every turn,
         # right after the feeding phase, and after cleanup (before the rotation).
-        self.on_turn: Optional[Callable[["Dealer"], None]] = None
-        self.on_fed: Optional[Callable[["Dealer"], None]] = None
-        self.on_end: Optional[Callable[["Dealer"], None]] = None
+        self.on_turn: Callable[["Dealer"], None] | None = None
+        self.on_fed: Callable[["Dealer"], None] | None = None
+        self.on_end: Callable[["Dealer"], None] | None = None
         self.actions: list[Action4] = []   # the Action4s that reached step 4 this turn
         self.checked: Any = None   # the parsed form of the answer the last check accepted
 
@@ -125,7 +126,7 @@ class Dealer(Table):
                 chosen.append((p, self.checked))
         return chosen
 
-    def choice_problem(self, p: PlayerState, answer: Any) -> Optional[str]:
+    def choice_problem(self, p: PlayerState, answer: Any) -> str | None:
         """Why ``answer`` is not a valid Action4 for ``p`` (spec 3.4), or None."""
         try:
             self.checked = action = as_action4(answer)
@@ -178,7 +179,7 @@ class Dealer(Table):
             return FAILED
         return self.checked
 
-    def feeding_problem(self, p: PlayerState, others: list[PlayerState], answer: Any) -> Optional[str]:
+    def feeding_problem(self, p: PlayerState, others: list[PlayerState], answer: Any) -> str | None:
         """Why ``answer`` is not a possible feeding choice for ``p`` (spec 3.5.1), or None."""
         try:
             self.checked = choice = as_feeding_choice(answer)
