@@ -1,6 +1,7 @@
 """Fixtures of the web room's tests: a real ``gameroom web`` server on a free port, and a
 real Chromium (Debian's package, found on PATH or at $GAMEROOM_CHROMIUM) driven by
-playwright. Screenshots go to ``artifacts/screenshots`` (ignored by git)."""
+playwright; accounts made over the real API (:func:`signed_up`) for the tests that take a
+person's seat. Screenshots go to ``artifacts/screenshots`` (ignored by git)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,25 @@ from driver import GAMEROOM, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
+
+
+PASSWORD = "correct horse battery"
+SESSION_COOKIE = "gameroom_session"
+
+
+def signed_up(url: str, name: str, password: str = PASSWORD, **client: Any) -> Any:
+    """An httpx client of the room at ``url`` logged in as a new account ``name``."""
+    import httpx
+
+    session = httpx.Client(base_url=url, timeout=60, **client)
+    reply = session.post("/api/signup", json={"username": name, "password": password})
+    assert reply.status_code == 201, reply.text
+    return session
+
+
+def cookie_header(session: Any) -> dict[str, str]:
+    """The session cookie of an httpx client, as a header for a websocket client."""
+    return {"Cookie": f"{SESSION_COOKIE}={session.cookies[SESSION_COOKIE]}"}
 
 
 class WebServer:
@@ -62,11 +82,11 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def running_web(*options: str) -> Iterator[WebServer]:
+def running_web(*options: str, env: dict[str, str] | None = None) -> Iterator[WebServer]:
     """``gameroom web`` with these options on a free port, until the block ends."""
     port = free_port()
     process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port), *options], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+                               stderr=subprocess.PIPE, env=None if env is None else {**os.environ, **env})
     try:
         line = process.stdout.readline().decode()   # type: ignore[union-attr]
         assert "serving on" in line, (line, process.stderr.read().decode() if process.poll() is not None else "")  # type: ignore[union-attr]

@@ -1,0 +1,173 @@
+"""The match websocket (``/api/matches/{id}/ws``): a spectator's or a person's live frames,
+and a person's moves.
+
+Every bad thing a client can send gets an ``error`` frame saying what was wrong. When the
+connection cannot serve (no such match, a match evicted, a seat that does not exist, a
+built-in player's seat, a missing or wrong token, no log-in, a seat that is another
+account's, the quotas of open sockets) the error frame has ``"fatal": true`` and the
+connection is closed cleanly; a bad message (a binary frame, text that is not JSON or
+nests too deep, a message that is neither ``{"choice": i}`` nor ``{"action": ...}``, a
+spectator's move) gets ``"fatal": false`` and the connection stays for the next message.
+
+Frames go out through one queue per connection; a client that leaves more than
+:data:`MAX_UNSENT` frames unread (it does not read, the server would buffer for ever) is
+closed with code 1008. A websocket message is at most ``--max-message`` bytes (the
+server's limit; beyond it the connection closes with 1009). The socket closes after the
+match's ``end`` frame: the page then reads the replay over HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from gameroom.remote.jsonstream import ValueTooDeep, check_depth
+from gameroom.web.book import Gone
+from gameroom.web.matches import WebMatch
+from gameroom.web.room import Room, address_of
+
+__all__ = ["MAX_UNSENT", "match_socket", "answer"]
+
+MAX_UNSENT = 2048
+"""Frames one connection may leave unread before it is closed."""
+
+MOVES = 'a move is {"choice": index} or {"action": JSON}'
+
+
+def _frame(kind: str, message: str, **more: Any) -> str:
+    return json.dumps({"type": kind, "message": message, **more})
+
+
+def error_frame(message: str, fatal: bool, **more: Any) -> str:
+    return _frame("error", message, fatal=fatal, **more)
+
+
+def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> str | None:
+    """What to send back for one message from the client (None: a move taken)."""
+    if message.get("bytes") is not None:
+        return error_frame(f"binary frames are not read here: send text, {MOVES}", False)
+    text = message.get("text") or ""
+    try:
+        check_depth(text)
+        move = json.loads(text)
+    except ValueTooDeep as exc:
+        return error_frame(f"not a move: {exc}", False)
+    except ValueError as exc:
+        return error_frame(f"not a move: the message is not JSON ({exc})", False)
+    if not isinstance(move, dict) or len(move) != 1 or not ({"choice", "action"} & set(move)):
+        kind = f"an object with {', '.join(repr(k)[:40] for k in list(move)[:4])}" if isinstance(move, dict) \
+            else type(move).__name__
+        return error_frame(f"unknown message ({kind}): {MOVES}", False)
+    if seat is None:
+        return error_frame("spectators cannot move: open the match with your seat's link to play", False)
+    if not match.live:
+        return _frame("refused", "the match is over")
+    refusal = match.humans[seat].answer(move)
+    return None if refusal is None else _frame("refused", refusal)
+
+
+async def match_socket(websocket: WebSocket, room: Room) -> None:
+    """One client's connection to a match (see the module's docstring)."""
+    account = await room.signed_in(websocket)
+    address, user = address_of(websocket), account.key if account is not None else None
+    refusal = room.sockets.take(address, user)
+    await websocket.accept()
+    if refusal is not None:
+        await _close(websocket, error_frame(refusal, True), 1013)
+        return
+    try:
+        await _serve(websocket, room, user, account.name if account is not None else None)
+    finally:
+        room.sockets.give(address, user)
+
+
+async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
+    """Send ``last`` (if any) and close, giving up after a while on a client that reads nothing."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(10):
+            if last is not None:
+                await websocket.send_text(last)
+            await websocket.close(code)
+
+
+async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str | None) -> None:
+    match_id = websocket.path_params["id"]
+    found: WebMatch | Gone | None = room.book.get(match_id)
+    if found is None:   # evicted, maybe stored: the results database may be asked
+        found = await asyncio.to_thread(room.book.find, match_id)
+    if not isinstance(found, WebMatch):
+        message = found.message if isinstance(found, Gone) else f"no match {match_id[:60]!r}"
+        stored = {"stored": f"/results/games/{found.stored}"} if isinstance(found, Gone) and found.stored else {}
+        await _close(websocket, error_frame(message, True, **stored), 1000)
+        return
+    match = found
+    seat = websocket.query_params.get("seat")
+    if seat is not None:
+        problem = match.admit(seat, websocket.query_params.get("token"), user)
+        if problem is not None:
+            await _close(websocket, error_frame(problem, True, login=user is None), 1008)
+            return
+
+    loop = asyncio.get_running_loop()
+    outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    overflow = asyncio.Event()
+
+    def deliver(text: str, kind: str) -> None:
+        if outbox.qsize() >= MAX_UNSENT:
+            overflow.set()
+        else:
+            outbox.put_nowait((text, kind))
+
+    def listener(text: str, kind: str) -> None:   # on the match's thread
+        with contextlib.suppress(RuntimeError):   # the loop is closed: the room is stopping
+            loop.call_soon_threadsafe(deliver, text, kind)
+
+    past, over = match.subscribe(seat, listener)
+    pusher: asyncio.Task[None] | None = None
+    try:
+        await websocket.send_text(json.dumps({"type": "hello", "match": match.summary(), "seat": seat,
+                                              "user": name}))
+        for text in past:
+            await websocket.send_text(text)
+        if over:
+            await _close(websocket, None, 1000)
+            return
+        if seat is not None:
+            match.join(seat)
+
+        async def push() -> None:
+            while True:
+                text, kind = await outbox.get()
+                await websocket.send_text(text)
+                if kind == "end":
+                    await _close(websocket, None, 1000)
+                    return
+
+        async def watch() -> None:
+            await overflow.wait()
+            if pusher is not None:
+                pusher.cancel()
+            await _close(websocket, None, 1008)
+
+        pusher = asyncio.create_task(push())
+        watcher = asyncio.create_task(watch())
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                reply = answer(match, seat, message)
+                if reply is not None:
+                    deliver(reply, "error")
+        finally:
+            watcher.cancel()
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass   # the client went away (or the socket was closed under a blocked read)
+    finally:
+        if pusher is not None:
+            pusher.cancel()
+        match.unsubscribe(seat, listener)

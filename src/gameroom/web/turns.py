@@ -1,0 +1,94 @@
+"""Fair turns on the processor between the owners of the web room's matches.
+
+Every match runs its referee on a thread of one process, so all of them share one
+interpreter lock: left alone, an owner with eight bot matches running gets eight times
+the processor of an owner with one, and an honest match beside a flood of them runs many
+times slower. The :class:`Turnstile` lets one match compute at a time and, whenever others
+wait, hands the next turn to the match whose *owner* used the least processor lately (the
+time its matches held turns, halved every ``half_life`` seconds). A match gives its turn
+back at every event of its game (a state, a call, an ejection), and while it sleeps
+between steps or waits for a person, so a turn is a few milliseconds and an owner who has
+been computing for a while yields to one who just arrived.
+
+Nothing is lost by running one match at a time: the interpreter lock already did. The
+clock is injectable, so the order of turns can be tested without measuring time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable, Hashable
+
+__all__ = ["Turnstile"]
+
+
+class _Waiter:
+    __slots__ = ("owner", "order", "gate")
+
+    def __init__(self, owner: Hashable, order: int) -> None:
+        self.owner, self.order = owner, order
+        self.gate = threading.Event()
+
+
+class Turnstile:
+    """One turn at a time, the next to the waiting owner with the least recent use."""
+
+    def __init__(self, half_life: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.half_life = half_life
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._busy = False
+        self._since = 0.0                       # when the current turn was taken
+        self._waiting: list[_Waiter] = []
+        self._usage: dict[Hashable, tuple[float, float]] = {}   # owner -> (seconds used, as of)
+        self._order = 0
+
+    def usage(self, owner: Hashable) -> float:
+        """The seconds of turns ``owner`` used, decayed to now."""
+        with self._lock:
+            return self._decayed(owner, self.clock())
+
+    def _decayed(self, owner: Hashable, now: float) -> float:
+        used, at = self._usage.get(owner, (0.0, now))
+        return used * 0.5 ** (max(0.0, now - at) / self.half_life)
+
+    def take(self, owner: Hashable) -> None:
+        """Wait for a turn (at once when nobody holds one)."""
+        with self._lock:
+            if not self._busy and not self._waiting:
+                self._busy, self._since = True, self.clock()
+                return
+            self._order += 1
+            waiter = _Waiter(owner, self._order)
+            self._waiting.append(waiter)
+        waiter.gate.wait()   # give() passed the turn to this waiter: it is ours now
+
+    def give(self, owner: Hashable) -> None:
+        """End the turn ``owner``'s match held, counting its time, and pass it on."""
+        with self._lock:
+            now = self.clock()
+            self._usage[owner] = (self._decayed(owner, now) + max(0.0, now - self._since), now)
+            if len(self._usage) > 4 * len(self._waiting) + 256:
+                self._forget(now)
+            if not self._waiting:
+                self._busy = False
+                return
+            chosen = min(self._waiting, key=lambda w: (self._decayed(w.owner, now), w.order))
+            self._waiting.remove(chosen)
+            self._since = now
+        chosen.gate.set()
+
+    def pause(self, owner: Hashable) -> None:
+        """Give the turn to a waiting match, if any, and wait for the next one."""
+        with self._lock:
+            if not self._waiting:   # nobody waits: keep it (and its time goes on counting)
+                return
+        self.give(owner)
+        self.take(owner)
+
+    def _forget(self, now: float) -> None:
+        """Drop owners whose use has decayed to nothing (the table stays small)."""
+        waiting = {w.owner for w in self._waiting}
+        for owner in [o for o in self._usage if o not in waiting and self._decayed(o, now) < 1e-3]:
+            del self._usage[owner]
