@@ -42,6 +42,22 @@ def cookie_header(session: Any) -> dict[str, str]:
     return {"Cookie": f"{SESSION_COOKIE}={session.cookies[SESSION_COOKIE]}"}
 
 
+def rss_mb(pid: int) -> float:
+    """A process's resident memory in MB, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
+def client_from(url: str, address: str = "127.0.0.1", **options: Any) -> Any:
+    """An httpx client of ``url`` whose connections come from ``address`` (any 127.x.y.z
+    is this machine: the room sees another address, as quotas per address need)."""
+    import httpx
+
+    return httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address=address), **options)
+
+
 class WebServer:
     """A running ``gameroom web`` and a small JSON client for its API."""
 

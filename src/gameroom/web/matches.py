@@ -5,8 +5,8 @@ picture of the concealed state, a person at a seat sees its own view and picture
 prompts and its refusals, never another seat's secrets.
 
 A frame is encoded once, when it happens, and every listener of its audience gets the
-same text. When the match is over its frames are packed (zlib: a Q match's 0.5 MB of
-frames, mostly pictures, become a few dozen KB) until the book evicts the match. A person's
+same text. When the match is over only its replay is kept, packed (zlib: a Q match's
+1.2 MB of state frames, mostly pictures, become 77 KB), until the book evicts the match. A person's
 seat (:mod:`gameroom.web.people`) is taken with the seat's token by a logged-in account,
 and from then on belongs to that account alone. A match computes only while it holds a
 turn of the room's :class:`~gameroom.web.turns.Turnstile`, given back at every event.
@@ -165,7 +165,8 @@ class WebMatch:
         self.joined: set[str] = set()
         self.lock = threading.RLock()
         self.history: dict[Audience, list[str]] = {None: [], **{name: [] for name in self.tokens}}
-        self.packed: dict[Audience, bytes] | None = None
+        self.packed: bytes | None = None   # the replay, once the match is over
+        self.ending: str | None = None   # the end frame (the same for every audience)
         self.listeners: dict[Audience, list[Listener]] = {a: [] for a in self.history}
         self.steps = 0
         self.turn: str | None = None
@@ -229,12 +230,14 @@ class WebMatch:
 
     def subscribe(self, audience: Audience, listener: Listener) -> tuple[list[str], bool]:
         """Register ``listener`` for ``audience``'s frames from now on; the frames so far
-        and whether the match is over (then no frame will follow)."""
+        and whether the match is over. Of a match that is over only its end frame is
+        given (the page reads the replay over HTTP): a client that does not read then
+        holds nothing of the match's frames."""
         with self.lock:
+            if self.ending is not None:
+                return [self.ending], True
             self.listeners[audience].append(listener)
-            if self.packed is not None:
-                return _unpacked(self.packed[audience]), True
-            return list(self.history[audience]), self.status == "over"
+            return list(self.history[audience]), False
 
     def unsubscribe(self, audience: Audience, listener: Listener) -> None:
         with self.lock:
@@ -255,8 +258,10 @@ class WebMatch:
         text, kind = _text(frame), frame["type"]
         own = {seat: _text(mine) for seat, mine in (per_seat or {}).items()}
         with self.lock:
-            if self.packed is not None:
+            if self.ending is not None:
                 return
+            if kind == "end":
+                self.ending = text
             for audience in [only] if only is not None else list(self.history):
                 sent = own.get(audience, text) if audience is not None else text
                 self.history[audience].append(sent)
@@ -266,8 +271,9 @@ class WebMatch:
     def replay_text(self) -> str:
         """The spectators' state frames, one JSON line per state change."""
         with self.lock:
-            frames = _unpacked(self.packed[None]) if self.packed is not None else self.history[None]
-            return "".join(f for f in frames if f.startswith(STATE_PREFIX))
+            if self.packed is not None:
+                return zlib.decompress(self.packed).decode("utf-8")
+            return "".join(f for f in self.history[None] if f.startswith(STATE_PREFIX))
 
     # -- running --------------------------------------------------------------------------
 
@@ -294,7 +300,7 @@ class WebMatch:
     def evict(self) -> None:
         """Drop every frame (the book forgot this match; a socket still open keeps only this)."""
         with self.lock:
-            self.packed = {audience: zlib.compress(b"") for audience in self.history}
+            self.packed = zlib.compress(b"")
             self.history = {audience: [] for audience in self.history}
 
     def _run(self) -> None:
@@ -320,11 +326,13 @@ class WebMatch:
             self.turns.give(owner)
 
     def _pack(self) -> None:
-        """The match is over: its frames packed, its players and their states let go."""
+        """The match is over: its replay packed, its other frames, players and their
+        states let go."""
         with self.lock:
-            self.packed = {audience: zlib.compress("".join(frames).encode("utf-8"), 6)
-                           for audience, frames in self.history.items()}
+            replay = "".join(f for f in self.history[None] if f.startswith(STATE_PREFIX))
+            self.packed = zlib.compress(replay.encode("utf-8"), 6)
             self.history = {audience: [] for audience in self.history}
+            self.listeners = {audience: [] for audience in self.history}
             self.seats, self.extra_observers = [], []
             self.finished = self.clock()
 
@@ -375,7 +383,3 @@ class WebMatch:
         elif event.kind == END:
             winners = event.data["result"]["winners"]
             self._publish({"type": "event", "text": f"game over: {', '.join(winners) or 'no winner'}"})
-
-
-def _unpacked(blob: bytes) -> list[str]:
-    return zlib.decompress(blob).decode("utf-8").splitlines(keepends=True)

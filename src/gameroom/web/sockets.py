@@ -11,9 +11,11 @@ spectator's move) gets ``"fatal": false`` and the connection stays for the next 
 
 Frames go out through one queue per connection; a client that leaves more than
 :data:`MAX_UNSENT` frames unread (it does not read, the server would buffer for ever) is
-closed with code 1008. A websocket message is at most ``--max-message`` bytes (the
-server's limit; beyond it the connection closes with 1009). The socket closes after the
-match's ``end`` frame: the page then reads the replay over HTTP.
+closed with code 1008. The socket closes after the match's ``end`` frame (the page then
+reads the replay over HTTP), at the latest :data:`END_DRAIN` seconds after it: a client
+that stopped reading would otherwise keep the frames of a match long evicted. A match
+that is over sends only its ``hello`` and ``end``. A websocket message is at most
+``--max-message`` bytes (the server's limit; beyond it the connection closes with 1009).
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from gameroom.web.book import Gone
 from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
 
-__all__ = ["MAX_UNSENT", "match_socket", "answer"]
+__all__ = ["END_DRAIN", "MAX_UNSENT", "answer", "match_socket"]
 
 MAX_UNSENT = 2048
 """Frames one connection may leave unread before it is closed."""
+END_DRAIN = 30.0
+"""Seconds a connection has to take the last frames of a match that ended."""
 
 MOVES = 'a move is {"choice": index} or {"action": JSON}'
 
@@ -114,13 +118,15 @@ async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str |
 
     loop = asyncio.get_running_loop()
     outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-    overflow = asyncio.Event()
+    stop = asyncio.Event()   # set: this client reads too slowly, close it
 
     def deliver(text: str, kind: str) -> None:
         if outbox.qsize() >= MAX_UNSENT:
-            overflow.set()
-        else:
-            outbox.put_nowait((text, kind))
+            stop.set()
+            return
+        outbox.put_nowait((text, kind))
+        if kind == "end":
+            loop.call_later(END_DRAIN, stop.set)
 
     def listener(text: str, kind: str) -> None:   # on the match's thread
         with contextlib.suppress(RuntimeError):   # the loop is closed: the room is stopping
@@ -148,7 +154,7 @@ async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str |
                     return
 
         async def watch() -> None:
-            await overflow.wait()
+            await stop.wait()
             if pusher is not None:
                 pusher.cancel()
             await _close(websocket, None, 1008)
