@@ -11,7 +11,7 @@ spectator's move) gets ``"fatal": false`` and the connection stays for the next 
 
 Frames go out through one queue per connection; a client that leaves more than
 :data:`MAX_UNSENT` frames unread (it does not read, the server would buffer for ever) is
-closed with code 1008. The socket closes after the match's ``end`` frame (the page then
+cut off. The socket closes after the match's ``end`` frame (the page then
 reads the replay over HTTP), at the latest :data:`END_DRAIN` seconds after it: a client
 that stopped reading would otherwise keep the frames of a match long evicted. A match
 that is over sends only its ``hello`` and ``end``. A websocket message is at most
@@ -89,13 +89,34 @@ async def match_socket(websocket: WebSocket, room: Room) -> None:
         room.sockets.give(address, user)
 
 
+CLOSE_WITHIN = 10.0
+"""Seconds to send the last frame and the close frame before the connection is cut."""
+
+
 async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
-    """Send ``last`` (if any) and close, giving up after a while on a client that reads nothing."""
-    with contextlib.suppress(Exception):
-        async with asyncio.timeout(10):
+    """Send ``last`` (if any) and close; a client that reads nothing is cut off."""
+    try:
+        async with asyncio.timeout(CLOSE_WITHIN):
             if last is not None:
                 await websocket.send_text(last)
             await websocket.close(code)
+    except TimeoutError:
+        _abort(websocket)
+    except Exception:   # noqa: BLE001 - the client is gone already: nothing to close
+        pass
+
+
+def _abort(websocket: WebSocket) -> None:
+    """Cut the connection at once. uvicorn closes a socket only after its write buffer
+    drained, which for a client that never reads is never: the connection, its buffer and
+    its file would stay for good. The ASGI receive callable of uvicorn's websocket
+    protocols is a method of the protocol, which holds the transport; elsewhere nothing
+    is done (the server's own time-outs apply)."""
+    protocol = getattr(getattr(websocket, "_receive", None), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    abort = getattr(transport, "abort", None)
+    if callable(abort):
+        abort()
 
 
 async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str | None) -> None:
@@ -133,19 +154,16 @@ async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str |
             loop.call_soon_threadsafe(deliver, text, kind)
 
     past, over = match.subscribe(seat, listener)
-    pusher: asyncio.Task[None] | None = None
-    try:
-        await websocket.send_text(json.dumps({"type": "hello", "match": match.summary(), "seat": seat,
-                                              "user": name}))
-        for text in past:
-            await websocket.send_text(text)
-        if over:
-            await _close(websocket, None, 1000)
-            return
-        if seat is not None:
-            match.join(seat)
+    hello = json.dumps({"type": "hello", "match": match.summary(), "seat": seat, "user": name})
 
-        async def push() -> None:
+    async def push() -> None:   # the one task that sends: what was, then what happens
+        with contextlib.suppress(Exception):   # a failed send: the client is gone, the reader sees it
+            await websocket.send_text(hello)
+            for text in past:
+                await websocket.send_text(text)
+            if over:
+                await _close(websocket, None, 1000)
+                return
             while True:
                 text, kind = await outbox.get()
                 await websocket.send_text(text)
@@ -153,27 +171,26 @@ async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str |
                     await _close(websocket, None, 1000)
                     return
 
-        async def watch() -> None:
-            await stop.wait()
-            if pusher is not None:
-                pusher.cancel()
-            await _close(websocket, None, 1008)
+    async def watch() -> None:   # a client that does not read is closed, wherever the pusher waits
+        await stop.wait()
+        pusher.cancel()
+        _abort(websocket)   # its buffers are full: a close frame could not go out
 
-        pusher = asyncio.create_task(push())
-        watcher = asyncio.create_task(watch())
-        try:
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                reply = answer(match, seat, message)
-                if reply is not None:
-                    deliver(reply, "error")
-        finally:
-            watcher.cancel()
+    pusher = asyncio.create_task(push())
+    watcher = asyncio.create_task(watch())
+    if seat is not None and not over:
+        match.join(seat)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            reply = answer(match, seat, message)
+            if reply is not None:
+                deliver(reply, "error")
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass   # the client went away (or the socket was closed under a blocked read)
     finally:
-        if pusher is not None:
-            pusher.cancel()
+        watcher.cancel()
+        pusher.cancel()
         match.unsubscribe(seat, listener)
