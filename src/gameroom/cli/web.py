@@ -27,6 +27,8 @@ _LIMITS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--sockets-per-user", "sockets_per_user", int, "websockets one account may hold open"),
     ("--sockets-per-address", "sockets_per_address", int, "websockets one address may hold open"),
     ("--max-connections", "max_connections", int, "connections and requests in progress at once (beyond: 503)"),
+    ("--requests-per-address", "requests_per_address", int, "requests and websockets of one address in progress at "
+                                                            "once (beyond: 429)"),
     ("--max-body", "max_body", int, "bytes of a request body (beyond: 413)"),
     ("--max-message", "max_message", int, "bytes of a websocket message (beyond: the socket closes, 1009)"),
     ("--max-accounts", "max_accounts", int, "accounts kept in memory (without --db)"),

@@ -266,7 +266,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
             sweeper.cancel()
             book.close()
 
-    middleware = [Middleware(RoomGuard, limits=limits),
+    middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
                   Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,
                              same_site="lax", https_only=False)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)

@@ -14,7 +14,11 @@
   ``curl``) carries no one's cookies by accident and is let through, unless the browser's
   ``Sec-Fetch-Site`` says it came from another site;
 * *size*: a declared ``Content-Length`` beyond ``--max-body`` is refused with 413 before
-  a byte of the body is read.
+  a byte of the body is read, and every 413 closes the connection (``Connection:
+  close``; else uvicorn would read the rest of the body to reach the next request);
+* *pace*: at most ``--requests-per-address`` requests (and websockets) of one address at
+  once (429 beyond), and an address whose requests keep being refused waits before it is
+  served (``web.strikes``): every 400, 401, 403, 413, 415, 421 and 429 is a strike.
 
 :func:`read_json` reads a body as it arrives and stops at the limit (413: a body sent in
 chunks without a length is never read whole), requires ``application/json`` (415), and
@@ -24,22 +28,26 @@ the command line's reader uses) before Python's recursive decoder sees it (400).
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
+from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
 
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gameroom.remote.jsonstream import ValueTooDeep, check_depth
 from gameroom.web.limits import RoomLimits
+from gameroom.web.strikes import Strikes
 
 __all__ = ["BadBody", "RoomGuard", "read_json"]
 
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+REFUSALS = frozenset({400, 401, 403, 413, 415, 421, 429})
 
 
 class BadBody(Exception):
@@ -71,16 +79,36 @@ def is_loopback(host: str) -> bool:
 class RoomGuard:
     """The checks above, as ASGI middleware around ``app``."""
 
-    def __init__(self, app: ASGIApp, limits: RoomLimits) -> None:
+    def __init__(self, app: ASGIApp, limits: RoomLimits, strikes: Strikes | None = None) -> None:
         self.app = app
         self.limits = limits
+        self.strikes = strikes if strikes is not None else Strikes()
         self.origins = {origin.rstrip("/").lower() for origin in limits.allow_origins}
         self.hosts = {urlsplit(origin).hostname or "" for origin in self.origins}
+        self.in_flight: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        address = scope["client"][0] if scope.get("client") else "unknown"
+        if self.in_flight[address] >= self.limits.requests_per_address:
+            self.strikes.add(address)
+            await self._refuse(scope, receive, send, 429, f"{self.limits.requests_per_address} requests of your "
+                               "address are in progress, the most one address may (--requests-per-address)")
+            return
+        self.in_flight[address] += 1
+        try:
+            wait = self.strikes.wait(address)
+            if wait:
+                await asyncio.sleep(wait)
+            await self._guarded(scope, receive, send, address)
+        finally:
+            self.in_flight[address] -= 1
+            if self.in_flight[address] <= 0:
+                del self.in_flight[address]
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send, address: str) -> None:
         headers = Headers(scope=scope)
         host = headers.get("host", "")
         problem, status = self.host_problem(host), 421
@@ -88,10 +116,26 @@ class RoomGuard:
             problem, status = self.origin_problem(headers, host), 403
         if problem is None and scope["type"] == "http" and scope["method"] in CHANGING:
             problem, status = self.length_problem(headers), 413
-        if problem is None:
-            await self.app(scope, receive, send)
-        elif scope["type"] == "http":
-            await JSONResponse({"error": problem}, status_code=status)(scope, receive, send)
+        if problem is not None:
+            self.strikes.add(address)
+            await self._refuse(scope, receive, send, status, problem)
+            return
+
+        async def counted(message: Message) -> None:
+            if message["type"] in ("http.response.start", "websocket.http.response.start") \
+                    and message["status"] in REFUSALS:
+                self.strikes.add(address)
+                if message["status"] == 413:   # the rest of the body is not read: the connection ends
+                    MutableHeaders(scope=message)["connection"] = "close"
+            await send(message)
+
+        await self.app(scope, receive, counted)
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, problem: str) -> None:
+        if scope["type"] == "http":
+            headers = {"connection": "close"} if status == 413 else None
+            await JSONResponse({"error": problem}, status_code=status, headers=headers)(scope, receive, send)
         else:
             await _refuse_socket(scope, send, status, problem)
 

@@ -32,6 +32,7 @@ class RoomLimits:
     sockets_per_user: int = 16
     sockets_per_address: int = 32
     max_connections: int = 1024
+    requests_per_address: int = 64
     max_body: int = 64 * 1024
     max_message: int = 64 * 1024
     allow_origins: tuple[str, ...] = ()
@@ -44,8 +45,8 @@ class RoomLimits:
     def check(self) -> None:
         """Raise ``ValueError`` naming the first figure out of range."""
         for name in ("max_live", "matches_per_user", "matches_per_address", "max_sockets", "sockets_per_user",
-                     "sockets_per_address", "max_connections", "max_accounts", "signups_per_address",
-                     "login_failures"):
+                     "sockets_per_address", "max_connections", "requests_per_address", "max_accounts",
+                     "signups_per_address", "login_failures"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.keep_finished < 0:

@@ -9,7 +9,9 @@ connection is closed cleanly; a bad message (a binary frame, text that is not JS
 nests too deep, a message that is neither ``{"choice": i}`` nor ``{"action": ...}``, a
 spectator's move) gets ``"fatal": false`` and the connection stays for the next message.
 
-Frames go out through one queue per connection; a client that leaves more than
+Every error frame is a strike of the client's address (``web.strikes``): a client that
+keeps sending bad messages is read more and more slowly. Frames go out through one
+queue per connection; a client that leaves more than
 :data:`MAX_UNSENT` frames unread (it does not read, the server would buffer for ever) is
 cut off. The socket closes after the match's ``end`` frame (the page then
 reads the replay over HTTP), at the latest :data:`END_DRAIN` seconds after it: a client
@@ -50,28 +52,30 @@ def error_frame(message: str, fatal: bool, **more: Any) -> str:
     return _frame("error", message, fatal=fatal, **more)
 
 
-def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> str | None:
-    """What to send back for one message from the client (None: a move taken)."""
+def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str] | None:
+    """What to send back for one message from the client — the frame's text and type
+    (``error``: the message was bad, ``refused``: a move the game does not take) — or
+    None: a move taken."""
     if message.get("bytes") is not None:
-        return error_frame(f"binary frames are not read here: send text, {MOVES}", False)
+        return error_frame(f"binary frames are not read here: send text, {MOVES}", False), "error"
     text = message.get("text") or ""
     try:
         check_depth(text)
         move = json.loads(text)
     except ValueTooDeep as exc:
-        return error_frame(f"not a move: {exc}", False)
+        return error_frame(f"not a move: {exc}", False), "error"
     except ValueError as exc:
-        return error_frame(f"not a move: the message is not JSON ({exc})", False)
+        return error_frame(f"not a move: the message is not JSON ({exc})", False), "error"
     if not isinstance(move, dict) or len(move) != 1 or not ({"choice", "action"} & set(move)):
         kind = f"an object with {', '.join(repr(k)[:40] for k in list(move)[:4])}" if isinstance(move, dict) \
             else type(move).__name__
-        return error_frame(f"unknown message ({kind}): {MOVES}", False)
+        return error_frame(f"unknown message ({kind}): {MOVES}", False), "error"
     if seat is None:
-        return error_frame("spectators cannot move: open the match with your seat's link to play", False)
+        return error_frame("spectators cannot move: open the match with your seat's link to play", False), "error"
     if not match.live:
-        return _frame("refused", "the match is over")
+        return _frame("refused", "the match is over"), "refused"
     refusal = match.humans[seat].answer(move)
-    return None if refusal is None else _frame("refused", refusal)
+    return None if refusal is None else (_frame("refused", refusal), "refused")
 
 
 async def match_socket(websocket: WebSocket, room: Room) -> None:
@@ -81,10 +85,11 @@ async def match_socket(websocket: WebSocket, room: Room) -> None:
     refusal = room.sockets.take(address, user)
     await websocket.accept()
     if refusal is not None:
+        room.strikes.add(address)
         await _close(websocket, error_frame(refusal, True), 1013)
         return
     try:
-        await _serve(websocket, room, user, account.name if account is not None else None)
+        await _serve(websocket, room, address, user, account.name if account is not None else None)
     finally:
         room.sockets.give(address, user)
 
@@ -119,7 +124,7 @@ def _abort(websocket: WebSocket) -> None:
         abort()
 
 
-async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str | None) -> None:
+async def _serve(websocket: WebSocket, room: Room, address: str, user: str | None, name: str | None) -> None:
     match_id = websocket.path_params["id"]
     found: WebMatch | Gone | None = room.book.get(match_id)
     if found is None:   # evicted, maybe stored: the results database may be asked
@@ -134,6 +139,7 @@ async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str |
     if seat is not None:
         problem = match.admit(seat, websocket.query_params.get("token"), user)
         if problem is not None:
+            room.strikes.add(address)
             await _close(websocket, error_frame(problem, True, login=user is None), 1008)
             return
 
@@ -187,7 +193,12 @@ async def _serve(websocket: WebSocket, room: Room, user: str | None, name: str |
                 break
             reply = answer(match, seat, message)
             if reply is not None:
-                deliver(reply, "error")
+                deliver(*reply)
+                if reply[1] == "error":   # a bad message: the address waits a little more
+                    room.strikes.add(address)
+                    wait = room.strikes.wait(address)
+                    if wait:
+                        await asyncio.sleep(wait)
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass   # the client went away (or the socket was closed under a blocked read)
     finally:
