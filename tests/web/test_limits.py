@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import WebServer, client_from, rss_mb, running_web, signed_up
+from tests.web.conftest import client_from, rss_mb, running_web, signed_up
 
 MATCHES = 1000
 Q = {"game": "q", "seats": ["dag", "ldasg"]}
@@ -146,7 +146,3 @@ def test_a_limit_out_of_range_is_one_error_line(option: str, value: str, message
                          timeout=120)
     err = run.stderr.decode()
     assert run.returncode == 2 and message in err and err.count("\n") == 1, err
-
-
-def test_the_fixture_server_is_unaffected(web_server: WebServer) -> None:
-    assert web_server.get("/api/games")

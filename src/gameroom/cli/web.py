@@ -65,9 +65,13 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    from gameroom.web.serve import serve_web
+    from gameroom.cli.common import UsageError
+    from gameroom.web.serve import ServeError, serve_web
 
     known = {f.name for f in fields(RoomLimits)}
     values = {name: getattr(args, name) for _, name, _, _ in _LIMITS if name in known}
     limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public)
-    return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy)
+    try:
+        return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy)
+    except ServeError as exc:
+        raise UsageError(str(exc)) from None

@@ -45,11 +45,8 @@ def _log_in(request: Request, account: Account) -> None:
 def login_routes(room: Room, static: object) -> list[Route]:
     """The routes above over ``room``; the pages are files of the ``static`` folder."""
 
-    async def signup_page(_: Request) -> Response:
-        return FileResponse(f"{static}/signup.html")
-
-    async def login_page(_: Request) -> Response:
-        return FileResponse(f"{static}/login.html")
+    async def account_page(_: Request) -> Response:   # one page for both: its script reads the path
+        return FileResponse(f"{static}/account.html")
 
     async def signup(request: Request) -> Response:
         address = address_of(request)
@@ -119,8 +116,8 @@ def login_routes(room: Room, static: object) -> list[Route]:
         return JSONResponse({"username": account.name if account is not None else None})
 
     return [
-        Route("/signup", signup_page),
-        Route("/login", login_page),
+        Route("/signup", account_page),
+        Route("/login", account_page),
         Route("/api/signup", signup, methods=["POST"]),
         Route("/api/login", login, methods=["POST"]),
         Route("/api/logout", logout, methods=["POST"]),

@@ -17,13 +17,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gameroom.cli.common import UsageError
 from gameroom.web.limits import RoomLimits
 
 if TYPE_CHECKING:
     from gameroom.web.results import Results
 
-__all__ = ["SECRET_VARIABLE", "serve_web"]
+__all__ = ["SECRET_VARIABLE", "ServeError", "serve_web"]
+
+
+class ServeError(Exception):
+    """The room cannot start (the message is the one line the command prints)."""
+
 
 SECRET_VARIABLE = "GAMEROOM_WEB_SECRET"
 MIN_SECRET = 16
@@ -47,20 +51,20 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
         from gameroom.web.memory import limit_arenas
         from gameroom.web.room import Room
     except ModuleNotFoundError as exc:
-        raise UsageError(f"the web room needs the web extra ({exc.name} is missing): "
+        raise ServeError(f"the web room needs the web extra ({exc.name} is missing): "
                          "pip install 'gameroom[web]'") from None
     try:
         limits.check()
     except ValueError as exc:
-        raise UsageError(f"--{exc}") from None
+        raise ServeError(f"--{exc}") from None
     if not limits.public and not _this_machine_only(host, is_loopback):
-        raise UsageError(f"--host {host} would serve beyond this machine: add --public to listen on a network "
+        raise ServeError(f"--host {host} would serve beyond this machine: add --public to listen on a network "
                          "(the room then takes requests addressed to any host)")
     rooms = None
     if lobby is not None:
         lobby_host, colon, lobby_port = lobby.rpartition(":")
         if not colon or not lobby_host or not lobby_port.isdigit() or not 1 <= int(lobby_port) <= 65535:
-            raise UsageError(f"--lobby must be HOST:PORT, got {lobby!r}")
+            raise ServeError(f"--lobby must be HOST:PORT, got {lobby!r}")
         rooms = LobbyRooms(lobby_host, int(lobby_port))
     secret, secret_note = _secret(secret_file)
     results = None if db is None else _results(db)
@@ -79,7 +83,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
         sock.bind((host, port))
         sock.listen(128)   # connections wait from now on, before the server loop runs
     except OSError as exc:
-        raise UsageError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
     config = uvicorn.Config(create_app(lobby=rooms, results=results, room=room), log_level="warning", lifespan="on",
                             ws_max_size=limits.max_message, ws_per_message_deflate=False,
                             limit_concurrency=limits.max_connections, proxy_headers=proxy is not None,
@@ -112,7 +116,7 @@ def _secret(secret_file: Path | None) -> tuple[str, str | None]:
         try:
             secret = secret_file.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeError) as exc:
-            raise UsageError(f"cannot read --secret-file {secret_file}: {getattr(exc, 'strerror', None) or exc}") \
+            raise ServeError(f"cannot read --secret-file {secret_file}: {getattr(exc, 'strerror', None) or exc}") \
                 from None
         source = f"--secret-file {secret_file}"
     elif os.environ.get(SECRET_VARIABLE):
@@ -124,7 +128,7 @@ def _secret(secret_file: Path | None) -> tuple[str, str | None]:
                                            f"when the room stops (set {SECRET_VARIABLE} or --secret-file to keep "
                                            "them)")
     if len(secret) < MIN_SECRET:
-        raise UsageError(f"the session secret of {source} is {len(secret)} characters; it needs at least {MIN_SECRET}")
+        raise ServeError(f"the session secret of {source} is {len(secret)} characters; it needs at least {MIN_SECRET}")
     return secret, None
 
 
@@ -135,9 +139,9 @@ def _results(url: str) -> "Results":
         from gameroom.league.db import DatabaseError, open_database
         from gameroom.web.results import Results
     except ModuleNotFoundError as exc:
-        raise UsageError(f"--db needs the league extra ({exc.name} is missing): "
+        raise ServeError(f"--db needs the league extra ({exc.name} is missing): "
                          "pip install 'gameroom[web,league]'") from None
     try:
         return Results(open_database(url), url)
     except DatabaseError as exc:
-        raise UsageError(str(exc)) from None
+        raise ServeError(str(exc)) from None

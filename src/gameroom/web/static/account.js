@@ -1,14 +1,26 @@
-// The sign-up and log-in pages: one form each, posted as JSON; back to ?next= (a path of
-// this room only) or the lobby once logged in.
+// The sign-up page (/signup) and the log-in page (/login), one form posted as JSON; back to
+// ?next= (a path of this room only) or the lobby once logged in.
 import { showAccount } from "/static/session.js";
 
 const $ = (id) => document.getElementById(id);
-const mode = document.body.dataset.mode;
+const mode = location.pathname === "/signup" ? "signup" : "login";
+const words = {
+  signup: { title: "Sign up", other: "have an account?", link: "log in", to: "/login", password: "new-password" },
+  login: { title: "Log in", other: "no account yet?", link: "sign up", to: "/signup", password: "current-password" },
+}[mode];
 const params = new URLSearchParams(location.search);
 const next = params.get("next");
 // only a path of this room: never another site ("//host" or "https://...")
 const back = next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
-if (next) $("other").href = `${$("other").getAttribute("href")}?next=${encodeURIComponent(back)}`;
+
+document.title = `gameroom — ${words.title.toLowerCase()}`;
+$("what").textContent = words.title.toLowerCase();
+$("heading").textContent = words.title;
+$("submit").textContent = words.title.toLowerCase();
+$("password").autocomplete = words.password;
+$("otherText").textContent = words.other;
+$("other").textContent = words.link;
+$("other").href = next ? `${words.to}?next=${encodeURIComponent(back)}` : words.to;
 
 $("form").addEventListener("submit", async (event) => {
   event.preventDefault();
