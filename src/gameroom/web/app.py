@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,29 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 NO_DATABASE = "no results database: start the web room with gameroom web --db URL"
 
 
+class Recent:
+    """The answer of a slow question (``ask``, run on a worker thread), asked by one request
+    at a time and shared for ``keep`` seconds: the lobby page's listing would otherwise open a
+    connection to the lobby server per request of anyone."""
+
+    def __init__(self, ask: Callable[[], Any], keep: float) -> None:
+        self.ask, self.keep = ask, keep
+        self._lock = asyncio.Lock()
+        self._at = float("-inf")
+        self._value: Any = None
+
+    async def __call__(self) -> Any:
+        async with self._lock:
+            if time.monotonic() - self._at >= self.keep:
+                self._value = await asyncio.to_thread(self.ask)
+                self._at = time.monotonic()
+            return self._value
+
+
+LOBBY_KEPT = 2.0
+"""Seconds a listing of the lobby server's rooms is shared."""
+
+
 def _natural_param(request: Request, name: str, default: int, high: int) -> int:
     text = request.query_params.get(name)
     if text is None:
@@ -94,6 +118,8 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
     book = room.book
     limits = room.limits
     games = registry.games()
+    listing = Recent(lobby, LOBBY_KEPT) if lobby is not None else None
+    drawing = asyncio.Semaphore(1)   # a stored replay is drawn by re-running its game: one at a time
 
     async def lobby_page(_: Request) -> Response:
         return FileResponse(STATIC / "lobby.html")
@@ -155,9 +181,9 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         return Response(found.replay_text(), media_type="application/x-ndjson")
 
     async def lobby_rooms(_: Request) -> Response:
-        if lobby is None:
+        if listing is None:
             return JSONResponse({"server": None, "rooms": []})
-        return JSONResponse(await asyncio.to_thread(lobby))
+        return JSONResponse(await listing())
 
     # -- the results database ------------------------------------------------------------
 
@@ -210,7 +236,10 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         if results is None:
             return _error(404, NO_DATABASE)
         game_id = stored_id(request)
-        drawn = None if game_id is None else await asyncio.to_thread(results.replay, game_id)
+        drawn = None
+        if game_id is not None:
+            async with drawing:
+                drawn = await asyncio.to_thread(results.replay, game_id)
         if drawn is None:
             return _error(404, f"no stored game {request.path_params['id']!r}")
         frames, check = drawn
