@@ -127,11 +127,22 @@ def test_a_short_or_missing_secret_is_one_error_line(tmp_path: Path) -> None:
     from driver import GAMEROOM, free_port
 
     (tmp_path / "short").write_text("tiny")
-    for path, message in ((tmp_path / "short", "needs at least 16"), (tmp_path / "none", "cannot read --secret-file")):
-        run = subprocess.run([*GAMEROOM, "web", "--port", str(free_port()), "--secret-file", str(path)],
-                             capture_output=True, timeout=120)
+    for option, message in ((["--secret-file", str(tmp_path / "short")], "needs at least 16"),
+                            (["--secret-file", str(tmp_path / "none")], "cannot read --secret-file"),
+                            (["--secret", "tiny"], "the session secret of --secret is 4 characters")):
+        run = subprocess.run([*GAMEROOM, "web", "--port", str(free_port()), *option], capture_output=True, timeout=120)
         err = run.stderr.decode()
         assert run.returncode == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_a_secret_on_the_command_line_works_and_the_start_says_it_shows() -> None:
+    with running_web("--secret", "a secret given on the command line") as server:
+        cookie = signed_up(server.url, "Visible").cookies[SESSION_COOKIE]
+        assert httpx.Client(base_url=server.url, cookies={SESSION_COOKIE: cookie}).get("/api/me").json() == \
+            {"username": "Visible"}
+        server.process.terminate()
+        err = server.process.communicate(timeout=60)[1].decode()
+    assert "--secret shows in every process listing" in err
 
 
 def test_a_person_is_sent_to_log_in_and_back_to_the_seat_in_chromium(web_server: WebServer, page: Any) -> None:

@@ -53,6 +53,8 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--secret-file", type=Path, default=None, metavar="FILE",
                      help="file holding the secret that signs session cookies (or set GAMEROOM_WEB_SECRET; "
                           "default: one made for this run)")
+    web.add_argument("--secret", default=None, metavar="SECRET",
+                     help="the secret itself (shows in process listings: prefer GAMEROOM_WEB_SECRET or --secret-file)")
     web.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                      help="another origin (https://host[:port]) whose pages may post and open websockets here "
                           "(repeatable)")
@@ -72,6 +74,6 @@ def run(args: argparse.Namespace) -> int:
     values = {name: getattr(args, name) for _, name, _, _ in _LIMITS if name in known}
     limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public)
     try:
-        return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy)
+        return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy, args.secret)
     except ServeError as exc:
         raise UsageError(str(exc)) from None

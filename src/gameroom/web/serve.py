@@ -3,7 +3,8 @@
 The room listens on this machine only unless ``--public`` says otherwise. Its sessions are
 signed with the secret of ``GAMEROOM_WEB_SECRET`` or ``--secret-file`` (a secret on the
 command line would show in every process listing); without one a secret is made for this
-run and said so (sessions end when the room stops). Accounts live in the results database
+run and said so (sessions end when the room stops); ``--secret`` is taken too, with a
+note that it shows. Accounts live in the results database
 with ``--db``, else in memory (said on start). uvicorn itself is held to the room's limits:
 the largest websocket message, the connections at once, no per-message compression (it
 would cost every socket a compressor and every frame a compression per spectator).
@@ -34,7 +35,8 @@ MIN_SECRET = 16
 
 
 def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = None,
-              limits: RoomLimits = RoomLimits(), secret_file: Path | None = None, proxy: str | None = None) -> int:
+              limits: RoomLimits = RoomLimits(), secret_file: Path | None = None, proxy: str | None = None,
+              secret: str | None = None) -> int:
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
     a lobby server whose public rooms the lobby page shows, ``db`` the URL of a results
     database whose games and leaderboards the results pages show (and which keeps the
@@ -66,7 +68,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
         if not colon or not lobby_host or not lobby_port.isdigit() or not 1 <= int(lobby_port) <= 65535:
             raise ServeError(f"--lobby must be HOST:PORT, got {lobby!r}")
         rooms = LobbyRooms(lobby_host, int(lobby_port))
-    secret, secret_note = _secret(secret_file)
+    secret, secret_note = _secret(secret_file, secret)
     results = None if db is None else _results(db)
     if results is None:
         room = Room(MatchBook(limits), MemoryAccounts(limits.max_accounts), Passwords(), secret)
@@ -110,8 +112,15 @@ def _this_machine_only(host: str, is_loopback: object) -> bool:
     return bool(addresses) and all(is_loopback(address) for address in addresses)   # type: ignore[operator]
 
 
-def _secret(secret_file: Path | None) -> tuple[str, str | None]:
-    """The session secret and, when it was made for this run, the note saying so."""
+def _secret(secret_file: Path | None, given: str | None = None) -> tuple[str, str | None]:
+    """The session secret and, when it was made for this run (or shows in the process
+    list), the note saying so."""
+    if given is not None:
+        if len(given.strip()) < MIN_SECRET:
+            raise ServeError(f"the session secret of --secret is {len(given.strip())} characters; it needs at least "
+                             f"{MIN_SECRET}")
+        return given.strip(), (f"--secret shows in every process listing of this machine; {SECRET_VARIABLE} or "
+                               "--secret-file keep it out of sight")
     if secret_file is not None:
         try:
             secret = secret_file.read_text(encoding="utf-8").strip()
