@@ -84,3 +84,28 @@ def test_pause_hands_the_turn_to_a_waiting_owner_and_takes_it_back() -> None:
     turns.give("long")
     thread.join(timeout=60)
     assert order == ["short", "long"]
+
+
+def test_pause_keeps_the_turn_when_the_waiting_owners_used_more() -> None:
+    clock = Clock()
+    turns = Turnstile(clock=clock)
+    turns.take("flood")
+    clock.now = 20.0
+    turns.give("flood")      # the flood has used 20 s
+    turns.take("honest")
+    order: list[str] = []
+
+    def flood() -> None:
+        turns.take("flood")
+        order.append("flood")
+        turns.give("flood")
+
+    thread = threading.Thread(target=flood)
+    thread.start()
+    waiting_for(turns, 1)
+    clock.now = 21.0
+    turns.pause("honest")    # 1 s used against the flood's 20: the honest match goes on
+    order.append("honest")
+    turns.give("honest")
+    thread.join(timeout=60)
+    assert order == ["honest", "flood"]

@@ -80,9 +80,15 @@ class Turnstile:
         chosen.gate.set()
 
     def pause(self, owner: Hashable) -> None:
-        """Give the turn to a waiting match, if any, and wait for the next one."""
+        """Give the turn to a waiting match whose owner used less than ``owner`` (this turn
+        counted), if any, and wait for the next one; else keep it."""
         with self._lock:
             if not self._waiting:   # nobody waits: keep it (and its time goes on counting)
+                return
+            now = self.clock()
+            best = min(self._waiting, key=lambda w: (self._decayed(w.owner, now), w.order))
+            mine = self._decayed(owner, now) + max(0.0, now - self._since)
+            if best.owner == owner or self._decayed(best.owner, now) >= mine:
                 return
         self.give(owner)
         self.take(owner)
