@@ -146,6 +146,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
     loop = asyncio.get_running_loop()
     outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
     stop = asyncio.Event()   # set: this client reads too slowly, close it
+    timers: list[asyncio.TimerHandle] = []
 
     def deliver(text: str, kind: str) -> None:
         if outbox.qsize() >= MAX_UNSENT:
@@ -153,7 +154,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
             return
         outbox.put_nowait((text, kind))
         if kind == "end":
-            loop.call_later(END_DRAIN, stop.set)
+            timers.append(loop.call_later(END_DRAIN, stop.set))
 
     def listener(text: str, kind: str) -> None:   # on the match's thread
         with contextlib.suppress(RuntimeError):   # the loop is closed: the room is stopping
@@ -204,4 +205,6 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
     finally:
         watcher.cancel()
         pusher.cancel()
+        for timer in timers:
+            timer.cancel()
         match.unsubscribe(seat, listener)
