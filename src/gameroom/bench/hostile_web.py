@@ -50,27 +50,36 @@ HONEST_MATCH = {"game": "q", "seats": ["dag", "ldasg"]}
 
 # -- the attacks (each in a child process, until told to stop) -------------------------
 
+def _going(stop: Any, go: Any) -> bool:
+    """Whether to go on attacking: wait while paused (the honest runs without the attack);
+    False once told to stop."""
+    while not stop.is_set():
+        if go.wait(0.05):
+            return True
+    return False
+
+
 def _client(url: str) -> Any:
     import httpx
 
     return httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address=ATTACKER))
 
 
-def _many_matches(url: str, stop: Any, counts: Counter[str]) -> None:
+def _many_matches(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
     with _client(url) as client:
         seed = 0
-        while not stop.is_set():
+        while _going(stop, go):
             seed += 1
             reply = client.post("/api/matches", json={"game": "q", "seats": ["dag", "ldasg"], "seed": seed})
             counts[f"start {reply.status_code}"] += 1
 
 
-def _huge_bodies(url: str, stop: Any, counts: Counter[str]) -> None:
+def _huge_bodies(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
     port = int(url.rsplit(":", 1)[1])
     body = b"[" + b"1," * (25 * MB) + b"1]"
 
     def one(chunked: bool) -> None:
-        while not stop.is_set():
+        while _going(stop, go):
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=60, source_address=(ATTACKER, 0)) as sock:
                     head = (f"POST /api/matches HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
@@ -102,25 +111,25 @@ def _status(sock: socket.socket) -> str:
     return data.split(b" ", 2)[1].decode()
 
 
-def _deep_bodies(url: str, stop: Any, counts: Counter[str]) -> None:
+def _deep_bodies(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
     deep = b"[" * 10_000 + b"]" * 10_000
     with _client(url) as client:
-        while not stop.is_set():
+        while _going(stop, go):
             reply = client.post("/api/matches", content=deep, headers={"content-type": "application/json"})
             counts[f"deep {reply.status_code}"] += 1
 
 
-def _cross_origin(url: str, stop: Any, counts: Counter[str]) -> None:
+def _cross_origin(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
     body = json.dumps({"game": "q", "seats": ["dag", "dag"]})
     with _client(url) as client:
-        while not stop.is_set():
+        while _going(stop, go):
             for kind in ("text/plain", "application/json"):
                 reply = client.post("/api/matches", content=body,
                                     headers={"content-type": kind, "origin": "http://evil.example"})
                 counts[f"cross-origin {kind} {reply.status_code}"] += 1
 
 
-def _bad_sockets(url: str, stop: Any, counts: Counter[str]) -> None:
+def _bad_sockets(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
     from websockets.sync.client import connect as connect_from_anywhere
 
     port = int(url.rsplit(":", 1)[1])
@@ -134,7 +143,7 @@ def _bad_sockets(url: str, stop: Any, counts: Counter[str]) -> None:
         match_id = client.post("/api/matches", json={"game": "q", "seats": ["dag", "dag"], "pace": 5}).json()["id"]
     refusals = ["?seat=P9", "?seat=P2", "?seat=P1&token=guess"]
     bad = [b"\x00\x01", "{not json", "[" * 5000 + "]" * 5000, '{"type": "chat"}', '{"choice": 0}']
-    while not stop.is_set():
+    while _going(stop, go):
         for query in refusals:
             with connect(f"{ws}/api/matches/{match_id}/ws{query}", open_timeout=60) as refused:
                 try:
@@ -154,7 +163,7 @@ def _bad_sockets(url: str, stop: Any, counts: Counter[str]) -> None:
                         break
 
 
-ATTACKS: dict[str, Callable[[str, Any, Counter[str]], None]] = {
+ATTACKS: dict[str, Callable[[str, Any, Any, Counter[str]], None]] = {
     "many matches": _many_matches,
     "huge bodies": _huge_bodies,
     "deep bodies": _deep_bodies,
@@ -163,13 +172,12 @@ ATTACKS: dict[str, Callable[[str, Any, Counter[str]], None]] = {
 }
 
 
-def _attacker(name: str, address: str, url: str, stop: Any, started: Any, results: Any) -> None:
+def _attacker(name: str, address: str, url: str, stop: Any, go: Any, results: Any) -> None:
     global ATTACKER
     ATTACKER = address
     counts: Counter[str] = Counter()
-    started.set()
     try:
-        ATTACKS[name](url, stop, counts)
+        ATTACKS[name](url, stop, go, counts)
     except Exception as exc:   # noqa: BLE001 - reported with the counts, never a hang
         counts[f"attacker stopped: {type(exc).__name__}: {exc}"[:160]] += 1
     results.put(dict(counts))
@@ -255,45 +263,64 @@ def honest_matches(url: str, count: int) -> float:
     return time.perf_counter() - began
 
 
-def run_attacks(quick: bool = False) -> list[dict[str, Any]]:
-    """Every attack beside honest matches on one room: per attack the room's peak RSS
-    (MB) and the honest matches' seconds without and with it (medians)."""
-    matches, runs = (3, 1) if quick else (10, 3)
+def run_attacks(quick: bool = False, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every attack (or those named in ``only``) beside honest matches on one room: per
+    attack the room's peak RSS (MB) and the honest matches' seconds without and with it
+    (medians). The runs without and with an attack alternate (the attacker paused, then
+    going), so that each pair meets the same load of a shared machine."""
+    matches, runs = (3, 1) if quick else (10, 5)
     context = multiprocessing.get_context("spawn")
     room = Room()
     report: list[dict[str, Any]] = []
     try:
         honest_matches(room.url, 2)   # warm up: every import and cache of the room
         for number, name in enumerate(ATTACKS, 2):
-            room.settle(sweep=not quick)
-            without = statistics.median(honest_matches(room.url, matches) for _ in range(runs))
-            room.peak = room.rss_mb()
-            stop, started, results = context.Event(), context.Event(), context.Queue()
+            if only and name not in only:
+                continue
+            stop, go, results = context.Event(), context.Event(), context.Queue()
             attacker = context.Process(target=_attacker,
-                                       args=(name, f"127.0.0.{number}", room.url, stop, started, results))
+                                       args=(name, f"127.0.0.{number}", room.url, stop, go, results))
             attacker.start()
-            started.wait(120)
-            time.sleep(0.5 if quick else 2)   # the attack in full swing before the honest users come
-            with_attack = statistics.median(honest_matches(room.url, matches) for _ in range(runs))
+            without, with_attack = [], []
+            room.peak = room.rss_mb()
+            for _ in range(runs):
+                go.clear()
+                room.settle(sweep=False)   # the attacker's last matches over
+                without.append(honest_matches(room.url, matches))
+                go.set()
+                time.sleep(0.5 if quick else 1)   # the attack in full swing before the honest users come
+                with_attack.append(honest_matches(room.url, matches))
             stop.set()
             counts = results.get(timeout=600)
             attacker.join(timeout=120)
             if room.process.poll() is not None:
                 raise RuntimeError(f"the room died under {name!r}")
             report.append({"finding": 3, "attack": name, "peak_rss_mb": round(room.peak, 1),
-                           "honest_s_without": round(without, 3), "honest_s_with": round(with_attack, 3)})
-            print(f"  {name}: the attacker's answers {dict(sorted(counts.items()))}", file=sys.stderr, flush=True)
+                           "honest_s_without": round(statistics.median(without), 3),
+                           "honest_s_with": round(statistics.median(with_attack), 3)})
+            print(f"  {name}: the attacker's answers {dict(sorted(counts.items()))}; honest runs without "
+                  f"{[round(t, 2) for t in without]}, with {[round(t, 2) for t in with_attack]}",
+                  file=sys.stderr, flush=True)
+            if not quick:
+                room.settle()   # the next attack starts from a swept room
     finally:
         room.stop()
     return report
 
 
 def main() -> int:
-    quick = "--quick" in sys.argv[1:]
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m gameroom.bench.hostile_web", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 honest matches, one run each (a smoke run)")
+    parser.add_argument("--attack", action="append", choices=list(ATTACKS), default=None,
+                        help="run this attack only (repeatable; default: every attack)")
+    args = parser.parse_args()
+    quick = args.quick
     load = os.getloadavg()[0]
     print(f"hostile users against gameroom web (load average {load:.1f} on {os.cpu_count()} cores)"
           + (" [quick]" if quick else ""), file=sys.stderr, flush=True)
-    report = run_attacks(quick)
+    report = run_attacks(quick, args.attack)
     print(f"{'attack':24} {'peak RSS':>9} {'honest without':>15} {'honest with':>12} {'slower':>7}")
     for row in report:
         ratio = row["honest_s_with"] / row["honest_s_without"] if row["honest_s_without"] else float("nan")
