@@ -155,6 +155,8 @@ def _bad_sockets(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
                     counts["socket closed by the room"] += 1
         with connect(f"{ws}/api/matches/{match_id}/ws", open_timeout=60) as spectator:
             for message in bad * 20:
+                if stop.is_set() or not go.is_set():
+                    break
                 spectator.send(message)
                 while True:
                     frame = json.loads(spectator.recv(timeout=60))
