@@ -146,3 +146,18 @@ def test_a_limit_out_of_range_is_one_error_line(option: str, value: str, message
                          timeout=120)
     err = run.stderr.decode()
     assert run.returncode == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_addresses_come_from_the_proxy_only_when_it_is_named() -> None:
+    slow = {**Q, "pace": 5, "seed": 3}
+    with running_web("--matches-per-address", "1") as server, client_from(server.url) as client:
+        # without --proxy a client cannot pass for another address with a header
+        assert client.post("/api/matches", json=slow, headers={"x-forwarded-for": "10.0.0.1"}).status_code == 201
+        reply = client.post("/api/matches", json=slow, headers={"x-forwarded-for": "10.0.0.2"})
+        assert reply.status_code == 429
+    with running_web("--matches-per-address", "1", "--proxy", "127.0.0.1") as server, \
+            client_from(server.url) as proxy:
+        for forwarded in ("10.0.0.1", "10.0.0.2"):   # two people behind the proxy: a quota each
+            assert proxy.post("/api/matches", json=slow, headers={"x-forwarded-for": forwarded}).status_code == 201
+        reply = proxy.post("/api/matches", json=slow, headers={"x-forwarded-for": "10.0.0.1"})
+        assert reply.status_code == 429 and "--matches-per-address" in reply.json()["error"]
