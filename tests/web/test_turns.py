@@ -109,3 +109,33 @@ def test_pause_keeps_the_turn_when_the_waiting_owners_used_more() -> None:
     turns.give("honest")
     thread.join(timeout=60)
     assert order == ["honest", "flood"]
+
+
+def test_an_owner_running_many_matches_pays_for_each() -> None:
+    clock = Clock()
+    turns = Turnstile(clock=clock)
+    for owner, used in (("flood", 1.0), ("honest", 3.0)):   # the honest owner even used more
+        turns.take(owner)
+        clock.now += used
+        turns.give(owner)
+    for _ in range(4):
+        turns.enter("flood")    # ... but the flood runs four matches at once: 4 x 1 s > 3 s
+    turns.enter("honest")
+    turns.take("flood")
+    order: list[str] = []
+
+    def match(owner: str) -> None:
+        turns.take(owner)
+        order.append(owner)
+        turns.give(owner)
+
+    threads = []
+    for owner in ("flood", "honest"):
+        thread = threading.Thread(target=match, args=(owner,))
+        thread.start()
+        threads.append(thread)
+        waiting_for(turns, len(threads))
+    turns.give("flood")
+    for thread in threads:
+        thread.join(timeout=60)
+    assert order == ["honest", "flood"]

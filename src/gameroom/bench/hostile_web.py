@@ -140,8 +140,10 @@ def _bad_sockets(url: str, stop: Any, go: Any, counts: Counter[str]) -> None:
                                                                         source_address=(ATTACKER, 0)), **options)
 
     ws = url.replace("http://", "ws://")
-    with _client(url) as client:
-        match_id = client.post("/api/matches", json={"game": "q", "seats": ["dag", "dag"], "pace": 5}).json()["id"]
+    with _client(url) as client:   # a match waiting for its person: it costs the room nothing while it waits
+        client.post("/api/signup", json={"username": f"mallory{os.getpid()}", "password": "mallory's password"})
+        match_id = client.post("/api/matches", json={"game": "q", "seats": ["human", "dag"],
+                                                     "time_limit": 3600}).json()["id"]
     refusals = ["?seat=P9", "?seat=P2", "?seat=P1&token=guess"]
     bad = [b"\x00\x01", "{not json", "[" * 5000 + "]" * 5000, '{"type": "chat"}', '{"choice": 0}']
     while _going(stop, go):
@@ -241,13 +243,14 @@ class Room:
             self.peak = max(self.peak, self.rss_mb())
 
     def settle(self, sweep: bool = True) -> None:
-        """Wait until no match is live (the attacker's last ones end) and the sweep ran."""
+        """Wait until no match runs (the attacker's last ones end; one waiting for its
+        people costs nothing) and, with ``sweep``, the room's sweep ran."""
         import httpx
 
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
             matches = httpx.get(self.url + "/api/matches", timeout=60).json()
-            if all(m["status"] == "over" for m in matches):
+            if all(m["status"] != "running" for m in matches):
                 break
             time.sleep(0.2)
         if sweep:

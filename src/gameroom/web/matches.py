@@ -307,6 +307,7 @@ class WebMatch:
         request, owner = self.request, self.owner.key
         # one limit for every decision, the first round's included (None: the call's)
         limits = replace(self.game.limits, call=request.time_limit, ready=None)
+        self.turns.enter(owner)
         self.turns.take(owner)
         try:
             try:
@@ -324,6 +325,7 @@ class WebMatch:
             self._pack()
         finally:
             self.turns.give(owner)
+            self.turns.leave(owner)
 
     def _pack(self) -> None:
         """The match is over: its replay packed, its other frames, players and their

@@ -4,11 +4,13 @@ Every match runs its referee on a thread of one process, so all of them share on
 interpreter lock: left alone, an owner with eight bot matches running gets eight times
 the processor of an owner with one, and an honest match beside a flood of them runs many
 times slower. The :class:`Turnstile` lets one match compute at a time and, whenever others
-wait, hands the next turn to the match whose *owner* used the least processor lately (the
-time its matches held turns, halved every ``half_life`` seconds). A match gives its turn
-back at every event of its game (a state, a call, an ejection), and while it sleeps
-between steps or waits for a person, so a turn is a few milliseconds and an owner who has
-been computing for a while yields to one who just arrived.
+wait, hands the next turn to the match whose *owner* has the least *weight*: the
+processor its matches used lately (the time they held turns, halved every ``half_life``
+seconds) times the number of its matches running now — an owner running eight matches at
+once pays for each. A match gives its turn back at every event of its game (a state, a
+call, an ejection), and while it sleeps between steps or waits for a person, so a turn is
+a few milliseconds and an owner who has been computing for a while, or computes many
+matches at once, yields to one who just arrived.
 
 Nothing is lost by running one match at a time: the interpreter lock already did. The
 clock is injectable, so the order of turns can be tested without measuring time.
@@ -42,6 +44,7 @@ class Turnstile:
         self._since = 0.0                       # when the current turn was taken
         self._waiting: list[_Waiter] = []
         self._usage: dict[Hashable, tuple[float, float]] = {}   # owner -> (seconds used, as of)
+        self._running: dict[Hashable, int] = {}                  # owner -> its matches running
         self._order = 0
 
     def usage(self, owner: Hashable) -> float:
@@ -52,6 +55,23 @@ class Turnstile:
     def _decayed(self, owner: Hashable, now: float) -> float:
         used, at = self._usage.get(owner, (0.0, now))
         return used * 0.5 ** (max(0.0, now - at) / self.half_life)
+
+    def _weight(self, owner: Hashable, now: float, extra: float = 0.0) -> float:
+        return (self._decayed(owner, now) + extra) * max(1, self._running.get(owner, 0))
+
+    def enter(self, owner: Hashable) -> None:
+        """One more match of ``owner`` runs (it weighs the owner's use from now on)."""
+        with self._lock:
+            self._running[owner] = self._running.get(owner, 0) + 1
+
+    def leave(self, owner: Hashable) -> None:
+        """A match of ``owner`` ended."""
+        with self._lock:
+            left = self._running.get(owner, 0) - 1
+            if left > 0:
+                self._running[owner] = left
+            else:
+                self._running.pop(owner, None)
 
     def take(self, owner: Hashable) -> None:
         """Wait for a turn (at once when nobody holds one)."""
@@ -74,21 +94,21 @@ class Turnstile:
             if not self._waiting:
                 self._busy = False
                 return
-            chosen = min(self._waiting, key=lambda w: (self._decayed(w.owner, now), w.order))
+            chosen = min(self._waiting, key=lambda w: (self._weight(w.owner, now), w.order))
             self._waiting.remove(chosen)
             self._since = now
         chosen.gate.set()
 
     def pause(self, owner: Hashable) -> None:
-        """Give the turn to a waiting match whose owner used less than ``owner`` (this turn
-        counted), if any, and wait for the next one; else keep it."""
+        """Give the turn to a waiting match whose owner weighs less than ``owner`` (this
+        turn counted), if any, and wait for the next one; else keep it."""
         with self._lock:
             if not self._waiting:   # nobody waits: keep it (and its time goes on counting)
                 return
             now = self.clock()
-            best = min(self._waiting, key=lambda w: (self._decayed(w.owner, now), w.order))
-            mine = self._decayed(owner, now) + max(0.0, now - self._since)
-            if best.owner == owner or self._decayed(best.owner, now) >= mine:
+            best = min(self._waiting, key=lambda w: (self._weight(w.owner, now), w.order))
+            mine = self._weight(owner, now, max(0.0, now - self._since))
+            if best.owner == owner or self._weight(best.owner, now) >= mine:
                 return
         self.give(owner)
         self.take(owner)
@@ -96,5 +116,6 @@ class Turnstile:
     def _forget(self, now: float) -> None:
         """Drop owners whose use has decayed to nothing (the table stays small)."""
         waiting = {w.owner for w in self._waiting}
-        for owner in [o for o in self._usage if o not in waiting and self._decayed(o, now) < 1e-3]:
+        for owner in [o for o in self._usage
+                      if o not in waiting and o not in self._running and self._decayed(o, now) < 1e-3]:
             del self._usage[owner]
