@@ -139,3 +139,19 @@ def test_an_owner_running_many_matches_pays_for_each() -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert order == ["honest", "flood"]
+
+
+def test_an_owner_alone_never_breathes_and_breathes_once_another_is_about() -> None:
+    clock = Clock()
+    turns = Turnstile(clock=clock)
+    turns.take("solo")
+    clock.now = 1.0
+    turns.give("solo")
+    assert not turns._in_company("solo")
+    turns.take("other")
+    clock.now = 2.0
+    turns.give("other")
+    clock.now = 3.0   # past the answer's 0.1 s: asked again
+    assert turns._in_company("solo")
+    clock.now = 200.0   # the other one long gone
+    assert not turns._in_company("solo")
