@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -61,10 +62,21 @@ def client_from(url: str, address: str = "127.0.0.1", **options: Any) -> Any:
 class WebServer:
     """A running ``gameroom web`` and a small JSON client for its API."""
 
-    def __init__(self, port: int, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, port: int, process: subprocess.Popen[bytes], stderr: Any = None) -> None:
         self.port = port
         self.process = process
         self.url = f"http://127.0.0.1:{port}"
+        self._stderr = stderr
+
+    def stop(self) -> str:
+        """Stop the server; what it wrote on standard error."""
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=20)
+        return self._stderr() if self._stderr is not None else ""
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -99,15 +111,27 @@ class WebServer:
 
 @contextlib.contextmanager
 def running_web(*options: str, env: dict[str, str] | None = None) -> Iterator[WebServer]:
-    """``gameroom web`` with these options on a free port, until the block ends."""
-    port = free_port()
-    process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port), *options], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=None if env is None else {**os.environ, **env})
-    try:
+    """``gameroom web`` with these options on a free port, until the block ends. A port
+    taken between ``free_port`` and the server's bind (other test runs share this
+    machine) is one error line of the server: another port is tried. Its standard error
+    is read as it comes (a full pipe would stop the server) and kept for
+    :meth:`WebServer.stop`."""
+    for attempt in range(5):
+        port = free_port()
+        process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port), *options], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=None if env is None else {**os.environ, **env})
         line = process.stdout.readline().decode()   # type: ignore[union-attr]
-        assert "serving on" in line, (line, process.stderr.read().decode() if process.poll() is not None else "")  # type: ignore[union-attr]
-        server = WebServer(port, process)
-        deadline = time.monotonic() + 60
+        if "serving on" in line:
+            break
+        err = process.communicate(timeout=120)[1].decode()
+        if "cannot serve on" not in err or attempt == 4:
+            raise AssertionError(f"gameroom web did not start: {line!r} {err!r}")
+    errors: list[bytes] = []
+    reader = threading.Thread(target=lambda: errors.append(process.stderr.read()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    server = WebServer(port, process, lambda: (reader.join(timeout=60), b"".join(errors).decode())[1])
+    try:
+        deadline = time.monotonic() + 120
         while True:
             try:
                 server.get("/api/games")
@@ -118,11 +142,7 @@ def running_web(*options: str, env: dict[str, str] | None = None) -> Iterator[We
                 time.sleep(0.2)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        server.stop()
 
 
 @pytest.fixture(scope="module")

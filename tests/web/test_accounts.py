@@ -86,8 +86,7 @@ def test_sign_ups_are_throttled_per_address() -> None:
 def test_without_a_database_accounts_live_in_memory_and_the_start_says_so() -> None:
     with running_web() as server:
         signed_up(server.url, "ephemeral")
-        server.process.terminate()
-        err = server.process.communicate(timeout=60)[1].decode()
+        err = server.stop()
     assert "accounts are kept in memory" in err and "secret made for this run" in err
 
 
@@ -140,8 +139,7 @@ def test_a_secret_on_the_command_line_works_and_the_start_says_it_shows() -> Non
         cookie = signed_up(server.url, "Visible").cookies[SESSION_COOKIE]
         assert httpx.Client(base_url=server.url, cookies={SESSION_COOKIE: cookie}).get("/api/me").json() == \
             {"username": "Visible"}
-        server.process.terminate()
-        err = server.process.communicate(timeout=60)[1].decode()
+        err = server.stop()
     assert "--secret shows in every process listing" in err
 
 

@@ -194,15 +194,19 @@ class Room:
     """A ``gameroom web`` subprocess on a free port, its resident memory sampled."""
 
     def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen([sys.executable, "-m", "gameroom", "web", "--port", str(port)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        line = self.process.stdout.readline().decode() if self.process.stdout else ""
-        if "serving on" not in line:
+        for _ in range(5):   # a port free a moment ago may be taken by then: another one
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            self.process = subprocess.Popen([sys.executable, "-m", "gameroom", "web", "--port", str(port)],
+                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            line = self.process.stdout.readline().decode() if self.process.stdout else ""
+            if "serving on" in line:
+                break
+            self.process.wait(timeout=60)
+        else:
             raise RuntimeError(f"gameroom web did not start: {line!r}")
+        self.url = f"http://127.0.0.1:{port}"
         self.peak = 0.0
         self._sampling = threading.Event()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
