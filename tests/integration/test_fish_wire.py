@@ -137,9 +137,9 @@ def finish_with_clients(server: subprocess.Popen, port: int, *flags: str) -> tup
         clients.wait()
 
 
-def two_player_game(behave: Behaviour | None) -> tuple[Any, str]:
+def two_player_game(behave: Behaviour | None, config: dict[str, Any] = FAST) -> tuple[Any, str]:
     """Peer A (well-behaved) signs up first, peer B behaves as given."""
-    server, port = start_server(FAST)
+    server, port = start_server(config)
     first = threading.Event()
     play_peer(port, "Alpha", signed_up=first)
     first.wait(30)
@@ -257,7 +257,9 @@ def asking_peer(peer: Peer, method: str, args: list[Any]) -> bool:
 
 
 def test_queries_over_the_wire_leave_the_six_calls_unchanged() -> None:
-    result, err = submit(("fish-wire", "asking"), two_player_game, asking_peer).result()
+    # Seven round trips inside one call: a generous limit, so a loaded machine cannot eject the asker.
+    result, err = submit(("fish-wire", "asking"), two_player_game, asking_peer,
+                         dict(FAST, **{"time-per-turn": 10, "ready-time": 10})).result()
     assert result is not None and result[1] == 0, err
 
 

@@ -68,46 +68,64 @@ def add_commands(commands: Any, game_choices: list[str]) -> None:
         sub.add_argument("--id", type=_positive, default=None, help="with --db: only the game of this id")
 
 
-def database(url: str | None) -> Any:
+def database(url: str | None, create: bool = True) -> Any:
+    """The results database at ``url`` (a missing extra is reported by ``cli.main``);
+    ``create=False`` for commands that only read: a missing SQLite file is an error."""
+    from gameroom.league.db import DEFAULT_URL, DatabaseError, open_database
+
     try:
-        from gameroom.league.db import DEFAULT_URL, DatabaseError, open_database
-    except ImportError as exc:
-        raise UsageError(f"the league commands need the league extra (pip install 'gameroom[league]'): {exc}") from None
-    try:
-        return open_database(url or DEFAULT_URL)
+        return open_database(url or DEFAULT_URL, create=create)
     except DatabaseError as exc:
         raise UsageError(str(exc)) from None
 
 
 def league(args: argparse.Namespace) -> int:
-    from gameroom.league.bots import BotError, read_bots
+    """``gameroom league``: 0 when every game was played and every program bot played;
+    1, after the leaderboard, when a program bot never started (each one named, with how
+    its program ended); 2 with one error line when the league could not be run."""
+    from gameroom.core.sandbox import SandboxUnavailable, resolve_policy
+    from gameroom.league.bots import BotError, read_bots_file
     from gameroom.league.ratings import print_leaderboard
-    from gameroom.league.runner import LeagueError, LeaguePlan, backend, run_league
+    from gameroom.league.runner import BotsNeverStarted, LeagueError, LeaguePlan, backend, run_league
 
     game = registry.game(args.game)
     if args.seed >= 2 ** 31:
         raise UsageError(f"--seed must be below 2**31, got {args.seed}")
     try:
-        bots = read_bots(args.bots)
+        bots, sandbox = read_bots_file(args.bots)
+    except BotError as exc:
+        raise UsageError(str(exc)) from None
+    if any(bot.kind != "builtin" for bot in bots):   # decided (and any warning said) before the progress bar
+        try:
+            sandbox = resolve_policy(sandbox, stderr_log)
+        except SandboxUnavailable as exc:
+            raise UsageError(str(exc)) from None
+    try:
         for bot in bots:
-            bot.check(game)
+            bot.check(game, sandbox)
     except BotError as exc:
         raise UsageError(str(exc)) from None
     engine = database(args.db)
-    plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays)
+    plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays, sandbox=sandbox)
     try:
         runner = backend(args.backend, args.workers)
     except LeagueError as exc:
         raise UsageError(str(exc)) from None
+    never: BotsNeverStarted | None = None
     try:
         with _progress(args.quiet, plan.games) as show:
-            book = run_league(plan, engine, runner, progress=show, log=stderr_log)
+            book = run_league(plan, engine, runner, progress=show, log=stderr_log, check=False)
+    except BotsNeverStarted as exc:
+        never, book = exc, exc.book
     except LeagueError as exc:
         raise UsageError(str(exc)) from None
     finally:
         runner.close()
     print(f"league {plan.league_name}: {plan.games} games of {game.name}")
     print_leaderboard(book.table(game.name), f"{game.name} league {plan.league_name}")
+    if never is not None:
+        print(f"gameroom: error: {never}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -151,7 +169,7 @@ class _progress:
 def ratings(args: argparse.Namespace) -> int:
     from gameroom.league.ratings import RatingBook, print_leaderboard
 
-    engine = database(args.db)
+    engine = database(args.db, create=False)
     table = RatingBook.load(engine, args.game).table(args.game)
     if not table:
         print(f"no rated {args.game} games in the database")
@@ -182,7 +200,7 @@ def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
 
     from gameroom.league.db import GameRow, LeagueRow, replay_of
 
-    engine = database(args.db)
+    engine = database(args.db, create=False)
     out = []
     with Session(engine) as session:
         query = select(GameRow).order_by(GameRow.id)
@@ -234,6 +252,7 @@ def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
     """Each replay's first difference from the rules (or None): registry games one by one,
     served and tournament games by running each session once."""
     from gameroom.league.replay import verify, verify_session
+    from gameroom.league.sessions import rerun_session
 
     outcomes: list[Any] = [None] * len(replays)
     sessions: dict[tuple[str, str], list[int]] = {}
@@ -253,65 +272,57 @@ def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
 
 def play_recorded(game: Any, args: argparse.Namespace) -> int:
     """``gameroom play GAME --replay FILE``: the registry's game from ``--seed`` between the
-    named built-in players, its replay written to FILE."""
+    built-in players the game's roster option names (its first strategy when it has
+    none), its replay written to FILE."""
+    from gameroom.cli.arguments import typed_options
     from gameroom.league.table import TableTask, record_table
 
-    names = getattr(args, "strategies", None) or getattr(args, "policies", None) or next(iter(game.strategies))
-    strategies = names.split(",")
+    hosting = game.local_play
+    options = typed_options(hosting.options, args)
+    strategies = list(options.get(hosting.roster) or []) if hosting.roster else []
+    strategies = strategies or [next(iter(game.strategies))]
     unknown = [s for s in strategies if s not in game.strategies]
     if unknown:
         raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
-    count = getattr(args, "players", None) or game.min_players
+    count = options.get("players") or game.min_players
     if not game.min_players <= count <= game.max_players:
         raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {count}")
+    seed = options.get("seed", 1)
     bots = tuple({"name": f"P{i + 1}", "builtin": strategies[i % len(strategies)]} for i in range(count))
-    record = record_table(TableTask(game.name, 0, args.seed, bots))
+    record = record_table(TableTask(game.name, 0, seed, bots))
     try:
         args.replay.write_text(record.to_jsonl(), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
-    print(f"{game.name}: " + ", ".join(f"{b['name']} ({b['builtin']})" for b in bots) + f"; seed {args.seed}")
+    print(f"{game.name}: " + ", ".join(f"{b['name']} ({b['builtin']})" for b in bots) + f"; seed {seed}")
     print_outcome(record.result)
     stderr_log(f"replay written to {args.replay}")
     return 0
 
 
-_NOT_RECORDED = ("replay", "db", "observe", "command", "game")
-"""Options a re-run never uses: where this run wrote (replays, database, pictures)."""
-
-
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """The command's options as JSON, for running its session again."""
-    out: dict[str, Any] = {}
-    for key, value in vars(args).items():
-        if key in _NOT_RECORDED or callable(value):
-            continue
-        out[key] = str(value) if isinstance(value, Path) else value
-    return out
-
-
 def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:
     """``gameroom serve|tournament GAME --replay FILE``: run the command as usual, with the
     replay of every game it plays written to FILE. Each header carries the session: the
-    options, the server's configuration and the seats as the plan received them, so
-    ``replay verify`` can run it again (a seed the server would take from the clock is
+    typed options, the server's configuration and the seats as the plan received them,
+    so ``replay verify`` can run it again (a seed the server would take from the clock is
     drawn here and recorded)."""
     import dataclasses
     import time
 
+    from gameroom.cli.arguments import typed_options
     from gameroom.core.match import observe_every_match
     from gameroom.league.replay import ReplayFile
 
-    if mode == "serve" and getattr(args, "seed", None) is None:
+    if mode == "serve" and args.seed is None:
         args.seed = int(time.time())
     try:
         replays = ReplayFile(args.replay, {"mode": mode, "command_seed": getattr(args, "seed", None)})
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
 
-    def hook(values: list[Any], plan: Any) -> Any:
+    def hook(values: list[Any], options: dict[str, Any], plan: Any) -> Any:
         def play(seats: Any) -> Any:
-            replays.begin({"mode": "serve", "options": _options(args), "values": values,
+            replays.begin({"mode": "serve", "options": _json(options), "values": values,
                            "order": [{"name": seat.name, "trusted": seat.trusted} for seat in seats]})
             try:
                 return plan.play(seats)
@@ -321,7 +332,7 @@ def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -
         return dataclasses.replace(plan, play=play)
 
     if mode == "tournament":
-        replays.begin({"mode": "tournament", "options": _options(args)})
+        replays.begin({"mode": "tournament", "options": _json(typed_options(game.hosting.tournament.options, args))})
     stop = observe_every_match(replays.observer)
     try:
         return command(game, args, plan_hook=hook) if mode == "serve" else command(game, args)
@@ -331,39 +342,6 @@ def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -
         stderr_log(f"{replays.written} replay{'s' * (replays.written != 1)} written to {args.replay}")
 
 
-def rerun_session(session: dict[str, Any], game_name: str) -> Any:
-    """``rerun(factory)`` for :func:`gameroom.league.replay.verify_session`: the session's
-    command run again (quietly, writing nothing) with ``factory`` given every match."""
-    import contextlib
-    import io
-
-    from gameroom.cli.main import load_game
-    from gameroom.core.match import Seat, observe_every_match
-
-    commands = load_game(game_name)
-    options = argparse.Namespace(**{**session.get("options", {}), "replay": None, "db": None, "observe": None,
-                                    "quiet": True})
-
-    def unanswered(method: str, _args: Any, _limit: Any) -> Any:
-        raise RuntimeError(f"{method} was called before the replay's answers were in place")
-
-    def run(factory: Any) -> None:
-        stop = observe_every_match(factory)
-        try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                if session.get("mode") == "serve":
-                    if commands.server_plan is None:
-                        raise UsageError(f"{game_name} has no server")
-                    plan = commands.server_plan(session.get("values", []), options)
-                    plan.play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
-                               for s in session.get("order", [])])
-                elif session.get("mode") == "tournament":
-                    if commands.tournament is None:
-                        raise UsageError(f"{game_name} has no tournament mode")
-                    commands.tournament(options)
-                else:
-                    raise UsageError(f"unknown session mode {session.get('mode')!r}")
-        finally:
-            stop()
-
-    return run
+def _json(options: dict[str, Any]) -> dict[str, Any]:
+    """Typed options as JSON for a replay header (tuples as lists)."""
+    return json.loads(json.dumps(options, default=str))

@@ -20,6 +20,7 @@ spaces). While it waits, the server says every few seconds how sign-up stands.
 from __future__ import annotations
 
 import asyncio
+import socket
 from dataclasses import dataclass
 from typing import Callable
 
@@ -59,7 +60,9 @@ class Signup:
         self._late: list[Connection] = []
         self._background: asyncio.Task[None] | None = None
 
-    async def listen(self, host: str, port: int) -> None:
+    async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
+        """Listen on ``host:port``, or accept on ``sock``, a listening socket made elsewhere
+        (a sandboxed program's, in its own network namespace: ``league.programs``)."""
         async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
             if self._stopped:
@@ -70,6 +73,9 @@ class Signup:
             else:
                 self._pending.put_nowait(connection)
 
+        if sock is not None:
+            self._server = await asyncio.start_server(accepted, sock=sock, backlog=self.rules.backlog)
+            return
         self._server = await asyncio.start_server(accepted, host, port, reuse_address=True,
                                                   backlog=self.rules.backlog)
 

@@ -1,4 +1,7 @@
-"""``gameroom web``: the web room on uvicorn (the ``web`` extra).
+"""``gameroom web``: the web room on uvicorn (the ``web`` extra). What cannot be served
+(a bad ``--lobby`` or limit, a host beyond this machine without ``--public``, a port
+taken, a database out of reach, a bad secret) is a :class:`ServeError` with one line
+saying why; the command line reports it (and names a missing extra itself).
 
 The room listens on this machine only unless ``--public`` says otherwise. Its sessions are
 signed with the secret of ``GAMEROOM_WEB_SECRET`` or ``--secret-file`` (a secret on the
@@ -42,19 +45,16 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     database whose games and leaderboards the results pages show (and which keeps the
     accounts and the finished matches); ``proxy`` the address of a reverse proxy whose
     ``X-Forwarded-For`` names the clients."""
-    try:
-        import uvicorn
+    import uvicorn   # a missing extra is named by cli.main
 
-        from gameroom.web.accounts import MemoryAccounts, Passwords
-        from gameroom.web.app import create_app
-        from gameroom.web.book import MatchBook
-        from gameroom.web.guard import is_loopback
-        from gameroom.web.lobby import LobbyRooms
-        from gameroom.web.memory import limit_arenas
-        from gameroom.web.room import Room
-    except ModuleNotFoundError as exc:
-        raise ServeError(f"the web room needs the web extra ({exc.name} is missing): "
-                         "pip install 'gameroom[web]'") from None
+    from gameroom.web.accounts import MemoryAccounts, Passwords
+    from gameroom.web.app import create_app
+    from gameroom.web.book import MatchBook
+    from gameroom.web.guard import is_loopback
+    from gameroom.web.lobby import LobbyRooms
+    from gameroom.web.memory import limit_arenas
+    from gameroom.web.room import Room
+
     try:
         limits.check()
     except ValueError as exc:
@@ -144,12 +144,9 @@ def _secret(secret_file: Path | None, given: str | None = None) -> tuple[str, st
 def _results(url: str) -> "Results":
     """The results database at ``url``, opened (and migrated) as ``gameroom ratings`` opens
     it; a bad URL or an unreachable database is a usage error (one line, exit 2)."""
-    try:
-        from gameroom.league.db import DatabaseError, open_database
-        from gameroom.web.results import Results
-    except ModuleNotFoundError as exc:
-        raise ServeError(f"--db needs the league extra ({exc.name} is missing): "
-                         "pip install 'gameroom[web,league]'") from None
+    from gameroom.league.db import DatabaseError, open_database   # a missing extra is named by cli.main
+    from gameroom.web.results import Results
+
     try:
         return Results(open_database(url), url)
     except DatabaseError as exc:
