@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ATTACKS", "run_attacks"]
+__all__ = ["ATTACKS", "run", "run_attacks"]
 
 HONEST = "127.0.0.1"
 ATTACKER = "127.0.0.2"   # each attack's process takes its own: 127.0.0.2, .3, ... (a fresh address each)
@@ -338,6 +338,24 @@ def run_attacks(quick: bool = False, only: list[str] | None = None) -> list[dict
     return report
 
 
+def run(quick: bool = False, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """Run the attacks and print their table (``python -m gameroom.bench hostile`` calls
+    this for the web room's part); the rows."""
+    load = os.getloadavg()[0]
+    print(f"hostile users against gameroom web (load average {load:.1f} on {os.cpu_count()} cores)"
+          + (" [quick]" if quick else ""), file=sys.stderr, flush=True)
+    report = run_attacks(quick, only)
+    print(f"{'attack':24} {'peak RSS':>9} {'honest without':>15} {'honest with':>12} {'slower':>7}")
+    for row in report:
+        ratio = row["honest_s_with"] / row["honest_s_without"] if row["honest_s_without"] else float("nan")
+        print(f"{row['attack']:24} {row['peak_rss_mb']:7.1f} MB {row['honest_s_without']:13.3f} s "
+              f"{row['honest_s_with']:10.3f} s {ratio:6.2f}x")
+    print("targets: peak RSS under 300 MB, honest matches at most 1.5x slower; the finding: 4.7 GB after "
+          "1,000 matches, 182 MB / 607 MB peaks for one / eight 50 MB bodies")
+    print(json.dumps(report), flush=True)
+    return report
+
+
 def main() -> int:
     import argparse
 
@@ -346,19 +364,7 @@ def main() -> int:
     parser.add_argument("--attack", action="append", choices=list(ATTACKS), default=None,
                         help="run this attack only (repeatable; default: every attack)")
     args = parser.parse_args()
-    quick = args.quick
-    load = os.getloadavg()[0]
-    print(f"hostile users against gameroom web (load average {load:.1f} on {os.cpu_count()} cores)"
-          + (" [quick]" if quick else ""), file=sys.stderr, flush=True)
-    report = run_attacks(quick, args.attack)
-    print(f"{'attack':24} {'peak RSS':>9} {'honest without':>15} {'honest with':>12} {'slower':>7}")
-    for row in report:
-        ratio = row["honest_s_with"] / row["honest_s_without"] if row["honest_s_without"] else float("nan")
-        print(f"{row['attack']:24} {row['peak_rss_mb']:7.1f} MB {row['honest_s_without']:13.3f} s "
-              f"{row['honest_s_with']:10.3f} s {ratio:6.2f}x")
-    print("targets: peak RSS under 300 MB, honest matches at most 1.5x slower; the finding: 4.7 GB after "
-          "1,000 matches, 182 MB / 607 MB peaks for one / eight 50 MB bodies")
-    print(json.dumps(report))
+    run(args.quick, args.attack)
     return 0
 
 
