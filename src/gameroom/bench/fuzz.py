@@ -23,6 +23,7 @@ were sent, and prints the count, crashes and lost results. The property test
 
 from __future__ import annotations
 
+import logging
 import asyncio
 import contextlib
 import functools
@@ -45,6 +46,8 @@ from gameroom.server.signup import SIGNUP_MAX_VALUE_BYTES
 
 __all__ = ["GameCase", "RoundReport", "run_round", "served_games", "reply_methods", "bad_reply",
            "bad_signup", "start_arena", "run"]
+
+logger = logging.getLogger(__name__)
 
 ROUND_SECONDS = 180.0   # a round that takes longer than this counts as a hung server
 PERIOD = 60.0           # the arena's waiting period: every table fills up and starts at once; a short
@@ -101,7 +104,7 @@ def bad_reply(method: Method, value_bytes: bytes) -> bool:
         return True
     try:
         method.result.decode(value)
-    except Exception:
+    except Exception:   # noqa: BLE001 -- any failure to decode is the answer: a bad reply
         return True
     return False
 
@@ -126,7 +129,7 @@ def bad_signup(game_name: str, value_bytes: bytes) -> bool:
     greeting = registry.game(game_name).protocol.greeting
     try:
         name = greeting.name_of(value)
-    except Exception:
+    except Exception:   # noqa: BLE001 -- any failure to read a name is the answer: a bad sign-up
         return True
     return not _rules(game_name).valid_name(name)
 
@@ -236,7 +239,7 @@ async def _session(connection: Connection, protocol: Protocol, name: str, player
             await connection.read_value(30.0, 30.0)
         await serve_referee(connection, player, protocol, deviations=deviations, read_limit=60.0)
     except Exception:   # the server may hang up on anyone at any time; that is its right
-        pass
+        logger.debug("player %s: the session ended", name, exc_info=True)
     finally:
         connection.close()
 
@@ -273,7 +276,7 @@ async def run_round(game_name: str, cases: Sequence[GameCase], seed: int = 0) ->
         report.crashed = f"the server exited with status {server.returncode}: {log[-400:]}"
     if "Traceback" in log and report.crashed is None:
         report.crashed = "a traceback on standard error: " + log[log.index("Traceback"):][:600]
-    for case, fuzzer, seat in zip(cases, fuzzers, seats):
+    for case, fuzzer, _seat in zip(cases, fuzzers, seats):
         report.signups += len(case.signups)
         report.messages += len(case.signups) + (fuzzer in fired)
         # Evolution names players "NAME#SEAT" in its log.
@@ -312,11 +315,11 @@ def run(messages: int = 100_000, games: int = 16, seed: int = 0) -> None:
         cases = {name: [_random_case(name, rng, rng.randrange(MAX_PENDING_SIGNUPS + 1)) for _ in range(games)]
                  for name in names}
 
-        async def one_round() -> list[RoundReport]:
+        async def one_round(cases: dict[str, list[GameCase]], rounds: int) -> list[RoundReport]:
             return list(await asyncio.gather(*(run_round(name, cases[name], seed + rounds * 1000 + i)
                                                for i, name in enumerate(names))))
 
-        for report in asyncio.run(one_round()):
+        for report in asyncio.run(one_round(cases, rounds)):
             totals["messages"] += report.messages
             totals["games"] += report.games
             totals["results"] += report.results

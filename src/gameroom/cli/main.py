@@ -4,9 +4,11 @@ options added from its descriptor's hosting when the command line names it."""
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from gameroom import __version__
 from gameroom.cli import commands as game_commands
@@ -16,6 +18,8 @@ from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
+
+logger = logging.getLogger(__name__)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -135,8 +139,39 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
+LOG_LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is at the time of the record (tests swap it)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
+def install_log_handler() -> None:
+    """Send the module loggers' records (failures that would otherwise go unseen, with their
+    tracebacks) to standard error, at the level ``GAMEROOM_LOG_LEVEL`` names (WARNING unless
+    set). The servers' spec lines (sign-up, ejection, results) are not log records: they keep
+    their exact bytes, and quiet configurations keep silencing them."""
+    root = logging.getLogger("gameroom")
+    if any(isinstance(h, _StderrHandler) for h in root.handlers):
+        return
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    level = os.environ.get(LOG_LEVEL_VARIABLE, "WARNING").upper()
+    root.setLevel(level if level in logging.getLevelNamesMapping() else logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    install_log_handler()
     if argv[:1] == ["harness"]:
         # Harness flags such as --show must not be taken for options of ours.
         argv = argv[:3] + ["--"] + argv[3:] if len(argv) > 3 else argv
@@ -187,6 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(f"gameroom {args.command} needs the {extra} extra ({(exc.name or '').split('.')[0]} is missing): "
              f"pip install 'gameroom[{extra}]'")
     except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback
+        logger.debug("gameroom %s failed", args.command, exc_info=True)
         fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
     return 2
 

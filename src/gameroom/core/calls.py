@@ -22,12 +22,15 @@ the limit.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol
 
 from gameroom.core.handoff import Worker
 from gameroom.core.record import FailureKind
 
 __all__ = ["CallFailed", "Caller", "direct_caller", "ThreadedCaller"]
+
+logger = logging.getLogger(__name__)
 
 
 class CallFailed(Exception):
@@ -56,7 +59,7 @@ def direct_caller(player: Any) -> Caller:
     def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         try:
             return getattr(player, method)(*args)
-        except Exception as exc:  # a player's bug must not stop the referee
+        except Exception as exc:  # noqa: BLE001 -- a player's bug must not stop the referee: it is reported
             raise CallFailed(f"raised {_describe_exception(exc)}") from None
 
     return call

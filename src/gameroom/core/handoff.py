@@ -36,7 +36,7 @@ class Worker:
             fn, args, deliver = request
             try:
                 outcome: Outcome = (True, fn(*args))
-            except BaseException as exc:  # reported to the caller, never raised here
+            except BaseException as exc:  # noqa: BLE001 -- reported to the caller, never raised here
                 outcome = (False, exc)
             if deliver(outcome) is False:
                 return   # the receiver is gone

@@ -10,6 +10,7 @@ independent and run concurrently on threads (remote players then overlap their w
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -23,6 +24,8 @@ from gameroom.core.record import MatchResult
 T = TypeVar("T")
 
 __all__ = ["allocate", "TournamentResult", "run_tournament"]
+
+logger = logging.getLogger(__name__)
 
 
 def allocate(players: Sequence[T], min_size: int = 2, max_size: int = 4) -> list[list[T]]:
@@ -75,8 +78,9 @@ def _safe_observe(observers: list[Any], event: str, *args: Any) -> None:
             continue
         try:
             handler(*args)
-        except Exception:
+        except Exception:   # a broken observer is dropped, never the tournament; it is told
             observers.remove(observer)
+            logger.warning("tournament observer %s dropped on %s", type(observer).__name__, event, exc_info=True)
 
 
 def _advancing(game: list[Seat], result: MatchResult) -> list[Seat]:

@@ -84,7 +84,7 @@ def _load(name: str) -> GameDescriptor:
     try:
         descriptor = point.load()
     except Exception as exc:   # any failure of a plug-in's import is that plug-in's, not ours  # noqa: BLE001
-        raise BrokenGame(f"{_where(point)} cannot be loaded: {type(exc).__name__}: {' '.join(str(exc).split())}")
+        raise BrokenGame(f"{_where(point)} cannot be loaded: {type(exc).__name__}: {' '.join(str(exc).split())}") from exc
     if not isinstance(descriptor, GameDescriptor):
         raise BrokenGame(f"{_where(point)} is a {type(descriptor).__name__}, not a GameDescriptor")
     if descriptor.name != name:

@@ -196,7 +196,7 @@ def _connect_args(url: str) -> dict[str, Any]:
 
     try:
         parsed = make_url(url)
-    except Exception:       # a malformed URL: create_engine says what is wrong with it
+    except Exception:   # noqa: BLE001 -- a malformed URL: create_engine says what is wrong with it
         return {}
     # a time-out written in the URL (`?connect_timeout=N`) is the user's and stays
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:

@@ -19,6 +19,7 @@ games of a round replay the same whatever the threads do) and compares each matc
 
 from __future__ import annotations
 
+import logging
 import json
 from collections import deque
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from gameroom.core.match import Seat
 from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, Recorder, names_only
 
 __all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile"]
+
+logger = logging.getLogger(__name__)
 
 
 class ReplayRecorder(Recorder):
@@ -147,6 +150,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
         earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
         return earlier or exc.divergence
     except Exception as exc:   # a file can make the rules fail only by being altered
+        logger.debug("replaying %s failed", script.at, exc_info=True)
         return Divergence(script.at, f"the rules could not replay the game: {type(exc).__name__}: {exc}")
     return _first_difference(again.record.events, script.events)
 
@@ -382,6 +386,7 @@ def verify_session(records: Sequence[MatchRecord],
     except _Diverged as exc:
         return [exc.divergence] * len(records)
     except Exception as exc:   # a file can make the command fail only by being altered
+        logger.debug("re-running a session failed", exc_info=True)
         return [Divergence(0, f"the session could not be run again: {type(exc).__name__}: {exc}")] * len(records)
     again = _keyed(r.record for r in replayed if r.record.events)
     ours = _keyed(records)

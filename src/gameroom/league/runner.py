@@ -11,6 +11,7 @@ process that dies is replaced and its games are played again.
 
 from __future__ import annotations
 
+import logging
 import concurrent.futures
 import multiprocessing
 import time
@@ -33,6 +34,8 @@ from gameroom.league.schedule import BLOCK, Schedule, game_seed
 from gameroom.league.table import TableOutcome, TableTask, play_table
 
 __all__ = ["LeagueError", "BotsNeverStarted", "LeaguePlan", "run_league", "LocalBackend", "RayBackend", "backend"]
+
+logger = logging.getLogger(__name__)
 
 
 class LeagueError(Exception):
@@ -118,7 +121,7 @@ class LocalBackend:
             except concurrent.futures.process.BrokenProcessPool as exc:
                 broken = True
                 yield futures[future], exc
-            except Exception as exc:
+            except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
                 yield futures[future], exc
         if broken:   # a worker died: start a fresh pool for what is played again
             self.close()
@@ -154,7 +157,7 @@ class RayBackend:
                 task = pending.pop(ref)
                 try:
                     yield task, self.ray.get(ref)
-                except Exception as exc:
+                except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
                     yield task, exc
 
     def close(self) -> None:
@@ -259,7 +262,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
     while done < plan.games:
         block_start = (done // plan.block) * plan.block
         block_end = min(block_start + plan.block, plan.games)
-        rating = (lambda name: snapshot.of(plan.game.name, name).mu) if schedule.needs_ratings else None
+        rating = (lambda name, snapshot=snapshot: snapshot.of(plan.game.name, name).mu) if schedule.needs_ratings else None
         tasks = [TableTask(plan.game.name, i, game_seed(plan.seed, i),
                            tuple(bots[name].spec for name in schedule.table(i, rating)), extra, sandbox)
                  for i in range(done, block_end)]

@@ -20,6 +20,7 @@ servers that answer side messages; the calls and replies themselves are unchange
 
 from __future__ import annotations
 
+import logging
 import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -30,6 +31,8 @@ from gameroom.core.wire import WireError
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 
 __all__ = ["serve_referee", "Session", "Deviation"]
+
+logger = logging.getLogger(__name__)
 
 # A deviation receives the correct reply (as JSON) and returns the bytes to send instead,
 # or None to send the correct reply.
@@ -109,7 +112,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
         if trusted:
             try:
                 ok, result = True, getattr(player, spec.name)(*args)
-            except Exception as exc:   # reported below, as from the thread
+            except Exception as exc:   # noqa: BLE001 -- reported below, as from the thread
                 ok, result = False, exc
         else:
             ok, result = await _player_result(worker, connection, getattr(player, spec.name), args)
@@ -123,7 +126,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
             continue
         try:
             reply = spec.result.encode(result)
-        except Exception as exc:  # the local player returned something unencodable
+        except Exception as exc:  # noqa: BLE001 -- the local player returned something unencodable: reported
             return stop(f"player returned an invalid {spec.result.name} from {spec.wire}: {exc!r}")
         deviation = deviations.get(spec.wire)
         raw = deviation(reply) if deviation is not None else None

@@ -10,6 +10,7 @@ holds many games (``python -m gameroom.bench capacity``).
 
 from __future__ import annotations
 
+import logging
 import asyncio
 import traceback
 from typing import Any, Callable
@@ -20,6 +21,8 @@ from gameroom.remote.proxy_player import remote_seat
 from gameroom.server.signup import Signup
 
 __all__ = ["host_game", "host_game_on", "run_in_thread"]
+
+logger = logging.getLogger(__name__)
 
 
 async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], None]) -> Any:
@@ -34,7 +37,9 @@ async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], No
         try:
             return await run_in_thread(plan.play, seats)
         except Exception as exc:
-            # One line, never a traceback: the reason and where it was raised.
+            # One line, never a traceback on the log: the reason and where it was raised (the
+            # traceback goes to the module's logger at debug level).
+            logger.debug("the game could not be run", exc_info=True)
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             log(f"the game could not be run: {type(exc).__name__}: {exc} "
                 f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")

@@ -16,6 +16,7 @@ throttle on failed joins are ``server.lobby_limits``'.
 
 from __future__ import annotations
 
+import logging
 import asyncio
 import json
 import random
@@ -30,6 +31,8 @@ from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
+
+logger = logging.getLogger(__name__)
 
 CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", "ACCESS_ROOM", "LEAVE_ROOM",
                           "GAME_EVENT", "GET_GAME_STATE", "PONG"})
@@ -214,6 +217,7 @@ class Client:
                     try:
                         self.lobby.handle(self, value)
                     except Exception as exc:   # a server bug must not leave the client hanging
+                        logger.error("internal error on a lobby message", exc_info=True)
                         self.lobby.log(f"{self.label()}: internal error on {str(value)[:200]}: "
                                        f"{type(exc).__name__}: {exc}")
                         self.lobby.lost(self, "CONNECTION_LOST", "internal error")

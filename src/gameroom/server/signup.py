@@ -19,6 +19,7 @@ spaces). While it waits, the server says every few seconds how sign-up stands.
 
 from __future__ import annotations
 
+import logging
 import asyncio
 import socket
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamE
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
 
 __all__ = ["SignedUp", "Signup", "MAX_PENDING", "SIGNUP_MAX_VALUE_BYTES", "PROGRESS_SECONDS"]
+
+logger = logging.getLogger(__name__)
 
 MAX_PENDING = 64                    # connections waiting for their sign-up turn
 SIGNUP_MAX_VALUE_BYTES = 64 * 1024  # what one not-yet-signed-up connection may buffer
@@ -90,6 +93,7 @@ class Signup:
         try:
             return await self._read_sign_up(connection)
         except Exception as exc:   # whatever one connection does, sign-up goes on
+            logger.debug("improper sign-up from %s", connection.peer, exc_info=True)
             self.log(f"improper sign-up from {connection.peer}: {type(exc).__name__}: {preview(str(exc))}")
             connection.close()
             return False

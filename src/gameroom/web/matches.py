@@ -14,6 +14,7 @@ turn of the room's :class:`~gameroom.web.turns.Turnstile`, given back at every e
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 import threading
@@ -33,6 +34,8 @@ from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener"]
+
+logger = logging.getLogger(__name__)
 
 HUMAN = "human"
 """The seat name in a request that a person takes."""
@@ -320,6 +323,7 @@ class WebMatch:
             except MatchCancelled:
                 outcome = {"winners": [], "scores": {}, "ejected": [], "error": "the match was cancelled"}
             except Exception as exc:   # a broken game (or a full disk under --db) must not take the room down
+                logger.error("web match %s failed", self.id, exc_info=True)
                 outcome = {"winners": [], "scores": {}, "ejected": [], "error": f"{type(exc).__name__}: {exc}"}
             with self.lock:
                 self.result, self.status, self.turn = outcome, "over", None

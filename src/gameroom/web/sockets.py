@@ -22,6 +22,7 @@ that is over sends only its ``hello`` and ``end``. A websocket message is at mos
 
 from __future__ import annotations
 
+import logging
 import asyncio
 import contextlib
 import json
@@ -35,6 +36,8 @@ from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
 
 __all__ = ["END_DRAIN", "MAX_UNSENT", "answer", "match_socket"]
+
+logger = logging.getLogger(__name__)
 
 MAX_UNSENT = 2048
 """Frames one connection may leave unread before it is closed."""
@@ -107,8 +110,8 @@ async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
             await websocket.close(code)
     except TimeoutError:
         _abort(websocket)
-    except Exception:   # noqa: BLE001 - the client is gone already: nothing to close
-        pass
+    except Exception:   # the client is gone already: nothing to close
+        logger.debug("closing a match socket failed", exc_info=True)
 
 
 def _abort(websocket: WebSocket) -> None:

@@ -22,7 +22,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CARD_INPUTS,
                                             CARD_STUDENTS, COLOR_INDEX, COLORS, ISLANDS, NO_ENTRY_TILES,
                                             PHASES, PLANNING, SETUP_ISLANDS, TOWER_COLORS, base_cost,
-                                            constants, steps_of, team_of)
+                                            Constants, constants, steps_of, team_of)
 
 __all__ = ["Island", "Card", "TestHooks", "GameState", "HookError", "new_game", "snapshot", "from_snapshot",
            "encode_counts", "decode_counts"]
@@ -87,6 +87,46 @@ class GameState:
                  "supply", "professors", "islands", "mother_nature", "clouds", "bag", "bank", "cards",
                  "moves_left", "activated", "pending", "remaining", "mushroom", "bag_emptied", "finished",
                  "winners", "ejected", "connected", "eliminated", "suspended", "rng_shared")
+
+    # Declared for the type checker (the slots hold them; new_game and from_snapshot set them).
+    n: int
+    expert: bool
+    usernames: list[str]
+    room_id: int | None
+    rng: random.Random | None
+    rng_shared: bool
+    draws: list[int]
+    c: Constants
+    round: int
+    phase: int
+    current: int
+    planning_order: list[int]
+    action_order: list[int]
+    entrance: list[list[int]]
+    dining: list[list[int]]
+    hands: list[list[int]]
+    played: list[int | None]
+    coins: list[int | None]
+    supply: list[int]
+    professors: list[int | None]
+    islands: list[Island]
+    mother_nature: int
+    clouds: list[list[int]]
+    bag: list[int] | None
+    bank: int | None
+    cards: list[Card]
+    moves_left: int
+    activated: int | None
+    pending: int | None
+    remaining: int
+    mushroom: int | None
+    bag_emptied: bool
+    finished: bool
+    winners: list[int]
+    ejected: list[bool]
+    connected: list[bool]
+    eliminated: set[int]
+    suspended: bool
 
     def copy(self) -> "GameState":
         new = GameState.__new__(GameState)

@@ -12,11 +12,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from gameroom.core.protocol import Codec, Method, void_method
 from gameroom.core.protocol import Protocol as CoreProtocol
-from gameroom.core.wire import WireError, describe, expect_list
+from gameroom.core.wire import WireError, describe
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.state import Action, Color, GameState, Move
 from gameroom.games.fish.codec import (decode_actions, decode_color, decode_colors, decode_flag,
