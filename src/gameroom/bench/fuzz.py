@@ -215,7 +215,7 @@ async def _play(game_name: str, port: int, case: GameCase, seat_of_fuzzer: int, 
         except OSError:
             break
         connection = Connection(reader, writer)
-        deviations = {}
+        deviations: dict[Any, Any] = {}
         if is_fuzzer:
             def deviate(_reply: Any, writer: asyncio.StreamWriter = writer) -> bytes | None:
                 if fuzzer in fired:

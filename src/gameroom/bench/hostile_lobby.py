@@ -149,7 +149,8 @@ def _replies(sock: socket.socket, wanted: int, seconds: float = 10.0,
              last: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Up to ``wanted`` messages from ``sock`` within ``seconds`` (fewer if it closes, or
     once a message of a type in ``last`` came)."""
-    decoder, buffer, out = json.JSONDecoder(), "", []
+    decoder, buffer = json.JSONDecoder(), ""
+    out: list[Any] = []
     deadline = time.monotonic() + seconds
     while len(out) < wanted and (left := deadline - time.monotonic()) > 0:
         if not select.select([sock], [], [], left)[0]:

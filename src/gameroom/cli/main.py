@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from gameroom import __version__
 from gameroom.cli import commands as game_commands
@@ -142,16 +142,15 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
 LOG_LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.Handler):
     """Writes to whatever ``sys.stderr`` is at the time of the record (tests swap it)."""
 
-    @property  # type: ignore[override]
-    def stream(self) -> Any:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, _value: Any) -> None:
-        pass
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:   # noqa: BLE001 -- logging's own rule: report through handleError, never raise
+            self.handleError(record)
 
 
 def install_log_handler() -> None:

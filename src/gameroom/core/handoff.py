@@ -95,7 +95,7 @@ def wait_on_loop(coroutine: Awaitable[Any], loop: asyncio.AbstractEventLoop, lim
     import asyncio
     import concurrent.futures
 
-    future = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
+    future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
     try:
         return future.result(limit)
     except concurrent.futures.TimeoutError:

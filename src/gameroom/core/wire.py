@@ -70,7 +70,7 @@ def expect_int(value: Any, where: str = "$", low: int | None = None, high: int |
         raise WireError(f"expected an integer >= {low}, got {value}", where)
     if high is not None and value > high:
         raise WireError(f"expected an integer <= {high}, got {value}", where)
-    return value
+    return value  # type: ignore[no-any-return]  # an int now, checked above
 
 
 def expect_natural(value: Any, where: str = "$", high: int | None = None) -> int:

@@ -342,6 +342,7 @@ def league_games(engine: Engine, league_id: int) -> Iterable[tuple[int, MatchRec
     """The league's games in index order, as (index, record)."""
     with Session(engine) as session:
         for row in session.scalars(select(GameRow).where(GameRow.league_id == league_id).order_by(GameRow.index)):
+            assert row.index is not None   # a league's games all have one
             yield row.index, MatchRecord.from_jsonl(replay_of(row))
 
 

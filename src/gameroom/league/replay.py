@@ -163,6 +163,7 @@ def _first_difference(replayed: Sequence[Event], recorded: Sequence[Event], stop
         if ours is None or theirs is None:
             missing = "the replay ends" if theirs is None else "the rules end the game"
             other = ours if theirs is None else theirs
+            assert other is not None   # count is the longer length: one of the two is there
             return Divergence(at + 1, f"{missing} here, before {other.kind} {_short(_comparable(other))}")
         a, b = _comparable(ours, theirs), _comparable(theirs)
         if a != b:

@@ -143,9 +143,9 @@ class RayBackend:
             import os
 
             if os.environ.get("RAY_ADDRESS"):     # an existing cluster brings its own CPUs
-                ray.init(log_to_driver=False, logging_level="ERROR", configure_logging=False)
+                ray.init(log_to_driver=False, logging_level=logging.ERROR, configure_logging=False)
             else:                                # a local instance with one CPU per worker
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
                          configure_logging=False)
         self._remote = ray.remote(max_retries=2)(play_table)
 
@@ -209,6 +209,7 @@ def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], s
                  .join(ResultRow, ResultRow.game_id == GameRow.id).join(BotRow, BotRow.id == ResultRow.bot_id)
                  .where(GameRow.league_id == league_id).order_by(GameRow.index, ResultRow.id))
         for index, name, rank, winner, ejected in session.execute(query):
+            assert index is not None   # a league's games all have one
             entry = games.setdefault(index, (index, {}, set(), set()))
             entry[1][name] = rank
             if winner:
@@ -281,13 +282,14 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                 finished[task.index] = outcome
                 starts.count(outcome)
                 while done in finished:   # write in index order
-                    played = finished.pop(done)
-                    record = played.record
-                    record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
+                    outcome_done = finished.pop(done)
+                    record = outcome_done.record
+                    record_game(engine, record, league_id=league_id, index=done, ratings=every,
+                                replay=outcome_done.replay,
                                 bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
-                            zlib.decompress(played.replay))
+                            zlib.decompress(outcome_done.replay))
                     _rate(ours, record)
                     done += 1
                     progress(Progress(done, plan.games, started, ours.table(plan.game.name)))

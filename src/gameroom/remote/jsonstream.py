@@ -32,7 +32,7 @@ from typing import Any
 try:
     import orjson as _orjson
 except ImportError:   # the standard library does everything, only slower
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]
 
 __all__ = ["JSONStreamDecoder", "JSONStreamError", "ValueTooLarge", "ValueTooDeep", "NEED_MORE",
            "DEFAULT_MAX_VALUE_BYTES", "MAX_DEPTH", "check_depth", "preview", "encode", "nesting"]

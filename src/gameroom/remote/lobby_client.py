@@ -52,7 +52,7 @@ class LobbyConnection:
 
     def ready(self) -> list[Any]:
         """The messages already received and decoded (without waiting)."""
-        out = []
+        out: list[Any] = []
         while True:
             value = self.decoder.next_value()
             if value is NEED_MORE:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from time import monotonic
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
@@ -82,7 +82,7 @@ class ProxyPlayer:
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         return None
 
-    def _break(self, reason: str, kind: FailureKind) -> None:
+    def _break(self, reason: str, kind: FailureKind) -> NoReturn:
         self.broken = reason
         raise CallFailed(reason, kind)
 

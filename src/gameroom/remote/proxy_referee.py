@@ -53,7 +53,8 @@ async def _player_result(worker: Worker, connection: Connection, fn: Callable[..
     start-up on every message); give up if the server closes the connection meanwhile."""
     result = worker.on_loop(asyncio.get_running_loop(), fn, args)
     eof = asyncio.ensure_future(connection.wait_eof())
-    done, _ = await asyncio.wait({result, eof}, return_when=asyncio.FIRST_COMPLETED)
+    either: set[asyncio.Future[Any]] = {result, eof}
+    done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     if result in done:
         eof.cancel()
         return result.result()

@@ -59,7 +59,7 @@ class Signup:
         self._full = asyncio.Event()
         self._busy = asyncio.Lock()   # held while one sign-up is being read
         self._stopped = False
-        self._server: asyncio.AbstractServer | None = None
+        self._server: asyncio.Server | None = None
         self._late: list[Connection] = []
         self._background: asyncio.Task[None] | None = None
 

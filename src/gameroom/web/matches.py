@@ -14,6 +14,7 @@ turn of the room's :class:`~gameroom.web.turns.Turnstile`, given back at every e
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import secrets
@@ -185,7 +186,7 @@ class WebMatch:
         for name, kind, bot in zip(self.names, request.seats, bots):
             if kind == HUMAN:
                 human = HumanPlayer(name, self.game, request.time_limit,
-                                    lambda frame, who=name: self._publish(frame, only=who))
+                                    functools.partial(self._publish, only=name))
                 self.humans[name] = human
                 seat = guarded_seat(name, human)
                 seat.caller = self._off_turn(seat.caller)

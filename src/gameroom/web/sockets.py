@@ -192,10 +192,10 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
         match.join(seat)
     try:
         while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
                 break
-            reply = answer(match, seat, message)
+            reply = answer(match, seat, dict(received))
             if reply is not None:
                 deliver(*reply)
                 if reply[1] == "error":   # a bad message: the address waits a little more

@@ -78,13 +78,17 @@ def _strategy(policy: Policy) -> Callable[[str, int], ReferencePlayer]:
     return lambda name, _seed: ReferencePlayer(name, policy)
 
 
+def _actor(**how: Any) -> Callable[[str, int], Any]:
+    return lambda name, _seed: make_player(ActorSpec(name, **how))
+
+
 def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     table: dict[str, Callable[[str, int], Any]] = {}
     for method in Method:
-        table[f"raise-in-{method.value}"] = lambda name, _seed, m=method: make_player(ActorSpec(name, method=m))
-        table[f"loop-in-{method.value}"] = lambda name, _seed, m=method: make_player(ActorSpec(name, method=m, count=1))
+        table[f"raise-in-{method.value}"] = _actor(method=method)
+        table[f"loop-in-{method.value}"] = _actor(method=method, count=1)
     for cheat in Cheat:
-        table[f"cheat-{cheat.value}"] = lambda name, _seed, c=cheat: make_player(ActorSpec(name, cheat=c))
+        table[f"cheat-{cheat.value}"] = _actor(cheat=cheat)
     return table
 
 

@@ -122,7 +122,7 @@ class GameState:
     mushroom: int | None
     bag_emptied: bool
     finished: bool
-    winners: list[int]
+    winners: list[str]   # usernames, as END_GAME says
     ejected: list[bool]
     connected: list[bool]
     eliminated: set[int]
@@ -170,9 +170,10 @@ class GameState:
 
     def mother_nature_limit(self) -> int | None:
         """The largest legal Mother Nature move of the current player (3.5.4), in the action phase."""
-        if self.phase == PLANNING or self.current is None or self.played[self.current] is None:
+        played = None if self.phase == PLANNING or self.current is None else self.played[self.current]
+        if played is None:
             return None
-        return steps_of(self.played[self.current]) + (2 if self.activated == 1 else 0)
+        return steps_of(played) + (2 if self.activated == 1 else 0)
 
     def bag_size(self) -> int:
         return sum(self.bag) if self.bag is not None else 0
@@ -307,6 +308,7 @@ def refill_clouds(s: GameState) -> list[dict[str, Any]]:
     for index, cloud in enumerate(s.clouds):
         got = [0, 0, 0, 0, 0]
         for _ in range(size - sum(cloud)):
+            assert s.bag is not None   # a state that refills clouds has its bag (not a snapshot's)
             color = s.draw(s.bag)
             if color is None:   # the bag ran out: this cloud keeps what it got, the rest stay empty
                 break

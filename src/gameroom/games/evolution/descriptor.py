@@ -68,7 +68,11 @@ def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
     return varied
 
 
-def conceal(state: Table, name: str | None) -> list:
+def _baddie(kind: str) -> Callable[[str, int], Any]:
+    return lambda _name, _seed: BaddiePlayer(kind, 0)
+
+
+def conceal(state: Table, name: str | None) -> list[Any]:
     """The Configuration ``name`` (None: a spectator) may draw: every other player's bag
     unknown (None) and its hand, like the deck, reduced to blank cards of the same count."""
     me = _player_of(state, name) if name is not None else None
@@ -114,7 +118,7 @@ GAME = GameDescriptor(
     protocol=PROTOCOL,
     strategies={"silly": lambda _name, _seed: SillyPlayer(),
                 "silly-need": lambda _name, _seed: SillyPlayer("need")},
-    misbehaviours={kind: (lambda _name, _seed, k=kind: BaddiePlayer(k, 0)) for kind in BADDIES},
+    misbehaviours={kind: _baddie(kind) for kind in BADDIES},
     deal=deal,
     play=play,
     limits=LIMITS,

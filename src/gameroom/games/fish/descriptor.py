@@ -45,9 +45,12 @@ def _strategy(kind: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, seed: StrategyPlayer(make_strategy(kind, depth=LOOK_AHEAD, rng=random.Random(seed)), name)
 
 
+def _baddie(kind: str) -> Callable[[str, int], Any]:
+    return lambda name, _seed: BaddiePlayer(kind, name, hang=hang)
+
+
 def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
-    return {kind: (lambda name, _seed, k=kind: BaddiePlayer(k, name, hang=hang))
-            for kind, baddie in BADDIES.items() if not baddie.remote}
+    return {kind: _baddie(kind) for kind, baddie in BADDIES.items() if not baddie.remote}
 
 
 def _harnesses() -> Mapping[str, Any]:

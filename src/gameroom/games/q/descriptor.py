@@ -106,13 +106,17 @@ def _strategy(strategy: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, _seed: StrategyPlayer(name, strategy)
 
 
+def _misbehaving(kind: Callable[..., Any], *how: Any) -> Callable[[str, int], Any]:
+    return lambda name, _seed: kind(name, "dag", *how)
+
+
 def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     table: dict[str, Callable[[str, int], Any]] = {}
     for method in EXN_METHODS:
-        table[f"raise-in-{method}"] = lambda name, _seed, m=method: RaisingPlayer(name, "dag", m)
-        table[f"loop-in-{method}"] = lambda name, _seed, m=method: LoopingPlayer(name, "dag", m, 1)
+        table[f"raise-in-{method}"] = _misbehaving(RaisingPlayer, method)
+        table[f"loop-in-{method}"] = _misbehaving(LoopingPlayer, method, 1)
     for cheat in CHEAT_NAMES:
-        table[f"cheat-{cheat}"] = lambda name, _seed, c=cheat: CheatingPlayer(name, "dag", c)
+        table[f"cheat-{cheat}"] = _misbehaving(CheatingPlayer, cheat)
     return table
 
 

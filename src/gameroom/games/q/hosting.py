@@ -38,7 +38,7 @@ __all__ = ["MIN_PLAYERS", "MAX_PLAYERS", "server_plan", "client_specs", "BROKEN_
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 CLIENT_SPACING = 2.0      # seconds between client launches (a constant in the reference)
-NO_GAME = [[], []]
+NO_GAME: list[list[str]] = [[], []]
 
 
 class GameRefused(Exception):
