@@ -17,7 +17,7 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from gameroom.cli.arguments import add_options, typed_options
 from gameroom.cli.common import UsageError, fail, print_json, stderr_log
@@ -68,14 +68,15 @@ def serve(game: Any, args: argparse.Namespace) -> int:
     config = with_overrides(load_config(game, args.config), port=args.port, host=args.host, debug=args.debug,
                             seed=args.seed)
     log = (lambda _t: None) if args.quiet else stderr_log
-    debug_log = None
+    debug_log: Callable[[str], None] | None = None
     if config.debug:
         try:
             # a client may send lone surrogates (valid JSON escapes, not UTF-8): log them escaped
             handle = open(config.log_file, "a", encoding="utf-8", errors="backslashreplace", buffering=1)
         except OSError as exc:
             raise UsageError(f"cannot open the log file {config.log_file}: {exc.strerror}") from None
-        debug_log = lambda text: handle.write(text + "\n")   # noqa: E731
+        def debug_log(text: str) -> None:
+            handle.write(text + "\n")
     try:
         aio.run(serve_lobby(game.lobby, config, log, debug_log))
     except OSError as exc:
@@ -133,6 +134,7 @@ def clients(game: Any, args: argparse.Namespace) -> int:
         plans = [RoomPlan(args.players, bool(room.get("expert")), args.private, loop.create_future())
                  for _ in range(args.rooms)]
         if args.join is not None:
+            assert plans[0].room_id is not None   # made with a future above
             plans[0].room_id.set_result(args.join)
         tasks = [[loop.create_task(play_room(lobby, args.host, args.port, f"{args.prefix}{r}_{seat}",
                                              players[r][seat], seat == 0 and args.join is None, plans[r],
@@ -146,15 +148,15 @@ def clients(game: Any, args: argparse.Namespace) -> int:
         fail(f"cannot reach the lobby at {args.host}:{args.port}: {exc.strerror or exc}", 1)
     outcomes = [res for row in results for res in row]
     if outcomes and all(isinstance(res, OSError) for res in outcomes):
-        exc = outcomes[0]
-        fail(f"cannot reach the lobby at {args.host}:{args.port}: {exc.strerror or exc}", 1)
+        first = outcomes[0]
+        fail(f"cannot reach the lobby at {args.host}:{args.port}: {first.strerror or first}", 1)
     failures: list[str] = []
     for r, row in enumerate(results):
         done = [res for res in row if not isinstance(res, BaseException)]
         errors = [res for res in row if isinstance(res, BaseException)]
         winners = next((res.winners for res in done if res.winners is not None), None)
-        room = next((res.room for res in done if res.room is not None), None)
-        line: dict[str, Any] = {"room": room, "players": [f"{args.prefix}{r}_{s}" for s in range(args.players)],
+        room_id = next((res.room for res in done if res.room is not None), None)
+        line: dict[str, Any] = {"room": room_id, "players": [f"{args.prefix}{r}_{s}" for s in range(args.players)],
                                 "kinds": kinds[r]}
         if winners is not None:
             line["winners"] = winners
@@ -162,8 +164,8 @@ def clients(game: Any, args: argparse.Namespace) -> int:
         else:
             line["closed"] = next((res.closed for res in done if res.closed), None) or (
                 f"{type(errors[0]).__name__}: {errors[0]}" if errors else "unknown")
-            failures.append(f"room {r + 1} of {args.rooms}" + (f" (id {room})" if room is not None else "")
-                            + (": refused: " if room is None else ": did not finish: ") + line["closed"])
+            failures.append(f"room {r + 1} of {args.rooms}" + (f" (id {room_id})" if room_id is not None else "")
+                            + (": refused: " if room_id is None else ": did not finish: ") + line["closed"])
         if errors:
             line["errors"] = [f"{type(e).__name__}: {e}" for e in errors]
         print_json(line)

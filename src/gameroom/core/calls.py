@@ -25,21 +25,13 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
+from gameroom.core.errors import CallFailed   # defined with gameroom's other errors
 from gameroom.core.handoff import Worker
 from gameroom.core.record import FailureKind
 
 __all__ = ["CallFailed", "Caller", "direct_caller", "ThreadedCaller"]
 
 logger = logging.getLogger(__name__)
-
-
-class CallFailed(Exception):
-    """A call to a player failed: exception, time-out, invalid reply or disconnect."""
-
-    def __init__(self, reason: str, kind: FailureKind = FailureKind.EXCEPTION) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.kind = kind
 
 
 class Caller(Protocol):

@@ -23,6 +23,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 
 __all__ = ["GROUP", "BrokenGame", "UnknownGame", "game", "games", "names", "problems"]
@@ -33,7 +34,7 @@ GROUP = "gameroom.games"
 _problems: dict[str, str] = {}
 
 
-class UnknownGame(KeyError):
+class UnknownGame(GameroomError, KeyError):
     """No registered game has that name."""
 
     def __str__(self) -> str:

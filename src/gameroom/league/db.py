@@ -28,6 +28,7 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Lar
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.record import MatchRecord, MatchResult
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
@@ -36,7 +37,7 @@ __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "Ej
 DEFAULT_URL = "sqlite:///gameroom.db"
 
 
-class DatabaseError(Exception):
+class DatabaseError(GameroomError):
     """The database cannot be opened or used (the message says why)."""
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, SandboxUnavailable, resolve_policy
@@ -38,7 +39,7 @@ __all__ = ["LeagueError", "BotsNeverStarted", "LeaguePlan", "run_league", "Local
 logger = logging.getLogger(__name__)
 
 
-class LeagueError(Exception):
+class LeagueError(GameroomError):
     """The league cannot be run (the message says why)."""
 
 

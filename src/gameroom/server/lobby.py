@@ -23,7 +23,7 @@ import random
 import secrets
 import socket
 import time
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
@@ -69,7 +69,7 @@ def valid_username(name: Any) -> bool:
             and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 or 0xD800 <= ord(ch) < 0xE000 for ch in name))
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -673,7 +673,7 @@ class Lobby:
         if room.turn_timer is not None and (restart or not waiting):
             room.turn_timer.cancel()   # a suspended game waits for nobody
             room.turn_timer = None
-        if restart and waiting and self.config.turn_timeout > 0:
+        if restart and waiting and current is not None and self.config.turn_timeout > 0:
             room.turn_timer = asyncio.get_running_loop().call_later(
                 self.config.turn_timeout, self._turn_timeout, room, current)
 

@@ -209,7 +209,7 @@ def xscenario(game: LobbyGame, inputs: list[Any]) -> list[Any]:
     try:
         for k, step in enumerate(steps):
             received: dict[str, list[Any]] = {}
-            label = step.get("conn")
+            label: Any = step.get("conn")   # a scenario's JSON: a connection's name, or none
             if "wait" in step:
                 time.sleep(step["wait"])
                 _barrier(conns, None, received)

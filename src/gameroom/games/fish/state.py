@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Iterable, Sequence
 
+from gameroom.core.errors import IllegalAction
 from gameroom.games.fish.board import Board, Position, make_board
 
 MIN_PLAYERS = 2
@@ -65,10 +66,6 @@ SKIP = Skip.SKIP
 
 Action = Move | Skip
 """What happens in a turn of the playing phase: a move, or a skip."""
-
-
-class IllegalAction(ValueError):
-    """An operation that the rules do not allow in this state."""
 
 
 @dataclass

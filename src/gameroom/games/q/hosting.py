@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.errors import GameRefused
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    ServerHosting, ServerPlan, SignupRules)
@@ -39,10 +40,6 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 CLIENT_SPACING = 2.0      # seconds between client launches (a constant in the reference)
 NO_GAME: list[list[str]] = [[], []]
-
-
-class GameRefused(Exception):
-    """The signed-up players do not match the configured state (q.md 7.4)."""
 
 
 def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
