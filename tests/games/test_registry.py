@@ -22,7 +22,7 @@ from gameroom.core.hosting import Hosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat
 from gameroom.core.options import Option
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.workload import Workload
 from gameroom.games import registry
 
@@ -45,7 +45,7 @@ def _arity(bound: object) -> int:
 
 
 def test_descriptor_basics(game: GameDescriptor) -> None:
-    assert isinstance(game.protocol, Protocol) and isinstance(game.limits, Limits)
+    assert isinstance(game.protocol, WireProtocol) and isinstance(game.limits, Limits)
     assert 1 <= game.min_players <= game.max_players
     assert game.strategies and game.summary
     assert set(game.harnesses()) and all(callable(h) for h in game.harnesses().values())

@@ -38,7 +38,7 @@ from typing import Any, Sequence
 
 from gameroom.bench import payloads
 from gameroom.core.hosting import SignupRules
-from gameroom.core.protocol import Method, Protocol
+from gameroom.core.protocol import Method, WireProtocol
 from gameroom.remote.connection import Connection
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, MAX_DEPTH, encode
 from gameroom.remote.proxy_referee import serve_referee
@@ -90,7 +90,7 @@ def served_games() -> list[str]:
     return [name for name, game in registry.games().items() if game.lobby is None and game.hosting.server is not None]
 
 
-def reply_methods(protocol: Protocol) -> list[Method]:
+def reply_methods(protocol: WireProtocol) -> list[Method]:
     """The methods a player answers (a one-way call has no reply to spoil)."""
     return [method for method in protocol.methods if not method.one_way]
 
@@ -231,7 +231,7 @@ async def _play(game_name: str, port: int, case: GameCase, seat_of_fuzzer: int, 
     await asyncio.gather(*pending, *sessions)
 
 
-async def _session(connection: Connection, protocol: Protocol, name: str, player: Any,
+async def _session(connection: Connection, protocol: WireProtocol, name: str, player: Any,
                    deviations: dict[str, Any]) -> None:
     try:
         await connection.send_raw(encode(protocol.greeting.message(name)))

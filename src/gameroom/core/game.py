@@ -24,7 +24,7 @@ from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.narration import Narrator
 from gameroom.core.options import Options, players_option, seed_option, strategies_option
-from gameroom.core.protocol import Codec, Protocol
+from gameroom.core.protocol import Codec, WireProtocol
 from gameroom.core.workload import Workload
 
 __all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
@@ -102,7 +102,7 @@ class GameDescriptor:
     summary: str
     min_players: int
     max_players: int
-    protocol: Protocol
+    protocol: WireProtocol
     strategies: Mapping[str, PlayerFactory]
     misbehaviours: Mapping[str, PlayerFactory]
     deal: Deal

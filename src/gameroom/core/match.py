@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable, Sequence
 from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_caller
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.protocol import Codec, Method, Protocol
+from gameroom.core.protocol import Codec, Method, WireProtocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
 __all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat",
@@ -128,7 +128,7 @@ class Match:
     it (the referee may change it between phases).
     """
 
-    def __init__(self, protocol: Protocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
+    def __init__(self, protocol: WireProtocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
                  limits: Limits | None = None, state_codec: Codec[Any] | None = None,
                  on_eject: Callable[[Ejection], Any] | None = None) -> None:
         self.protocol = protocol

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.record import MatchResult
 
 T = TypeVar("T")
@@ -89,7 +89,7 @@ def _advancing(game: list[Seat], result: MatchResult) -> list[Seat]:
 
 
 def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], MatchResult], *,
-                   protocol: Protocol, start_method: str | None = None, end_method: str | None = None,
+                   protocol: WireProtocol, start_method: str | None = None, end_method: str | None = None,
                    start_limit: float | None = 3.0, end_limit: float | None = 3.0,
                    min_size: int = 2, max_size: int = 4, observers: Iterable[Any] = (),
                    concurrent: bool = True, log: Callable[[str], None] | None = None) -> TournamentResult:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gameroom.core.handoff import Worker, wait_on_loop
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.wire import WireError
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 
@@ -74,7 +74,7 @@ def _side_channel(connection: Connection, loop: asyncio.AbstractEventLoop,
     return ask
 
 
-async def serve_referee(connection: Connection, player: Any, protocol: Protocol, *,
+async def serve_referee(connection: Connection, player: Any, protocol: WireProtocol, *,
                         deviations: dict[str, Deviation] | None = None, read_limit: float | None = 1000.0,
                         pad: int = 0, trickle: bool = False,
                         log: Callable[[str], None] | None = None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameroom.core.protocol import JSON, Method, Protocol
+from gameroom.core.protocol import JSON, Method, WireProtocol
 from gameroom.core.wire import WireError, describe
 
 __all__ = ["PROTOCOL"]
@@ -19,7 +19,7 @@ def _event_object(value: Any) -> Any:
     return value
 
 
-PROTOCOL = Protocol("eriantys", (
+PROTOCOL = WireProtocol("eriantys", (
     Method("setup", "setup", (JSON, JSON, JSON)),
     Method("observe", "observe", (JSON,)),
     Method("act", "act", (JSON,), JSON, check=_event_object),
