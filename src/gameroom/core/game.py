@@ -121,6 +121,10 @@ class GameDescriptor:
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
     sign-up-and-referee server; ``gameroom serve/clients/connect`` then use the lobby."""
+    player_interface: type[Any] | None = None
+    """The game's player interface as a ``typing.Protocol`` class (``QPlayer``, ...): what a
+    player object offers, typed; its methods are the protocol table's (``protocol.methods``,
+    which the registry's contract test checks), plus a ``name`` where the game asks for one."""
     learning: Callable[[], Any] | None = None
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium

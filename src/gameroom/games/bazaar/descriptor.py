@@ -15,7 +15,7 @@ from gameroom.games.bazaar import codec, config
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
 from gameroom.games.bazaar.hosting import HOSTING
-from gameroom.games.bazaar.players import ReferencePlayer, make_player
+from gameroom.games.bazaar.players import BazaarPlayer, ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
@@ -122,6 +122,7 @@ GAME = GameDescriptor(
     min_players=config.MIN_PLAYERS,
     max_players=config.MAX_PLAYERS,
     protocol=PROTOCOL,
+    player_interface=BazaarPlayer,
     strategies={policy.value: _strategy(policy) for policy in Policy},
     misbehaviours=_misbehaviours(),
     deal=deal,

@@ -18,7 +18,7 @@ from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.hosting import HOSTING, LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
-from gameroom.games.eriantys.protocol import PROTOCOL
+from gameroom.games.eriantys.protocol import PROTOCOL, PlayerInterface
 from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
@@ -109,6 +109,7 @@ GAME = GameDescriptor(
     min_players=2,
     max_players=4,
     protocol=PROTOCOL,
+    player_interface=PlayerInterface,
     strategies={kind: _player(kind) for kind in STRATEGIES},
     misbehaviours={**{f"{kind}@{MISBEHAVING_AT}": _player(f"{kind}@{MISBEHAVING_AT}") for kind in MISBEHAVIOURS},
                    "outofturn": _player("outofturn")},

@@ -16,7 +16,7 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
-from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
+from gameroom.games.evolution.protocol import ACTION4, PROTOCOL, PlayerInterface
 from gameroom.games.evolution.rules import PlayerState, Table, player_id
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
@@ -116,6 +116,7 @@ GAME = GameDescriptor(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     protocol=PROTOCOL,
+    player_interface=PlayerInterface,
     strategies={"silly": lambda _name, _seed: SillyPlayer(),
                 "silly-need": lambda _name, _seed: SillyPlayer("need")},
     misbehaviours={kind: _baddie(kind) for kind in BADDIES},

@@ -15,7 +15,7 @@ from gameroom.games.fish import codec
 from gameroom.games.fish.actors import BADDIES
 from gameroom.games.fish.hosting import HOSTING
 from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
-from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
+from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, PlayerInterface
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
@@ -89,6 +89,7 @@ GAME = GameDescriptor(
     min_players=2,
     max_players=4,
     protocol=PROTOCOL,
+    player_interface=PlayerInterface,
     strategies={kind: _strategy(kind) for kind in STRATEGY_NAMES},
     misbehaviours=_misbehaviours(),
     deal=deal,

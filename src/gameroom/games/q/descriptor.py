@@ -14,7 +14,7 @@ from gameroom.core.protocol import Codec
 from gameroom.games.q import codec
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
 from gameroom.games.q.hosting import HOSTING
-from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
+from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, QPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
 from gameroom.games.q.actions import Placement
@@ -144,6 +144,7 @@ GAME = GameDescriptor(
     min_players=2,
     max_players=4,
     protocol=PROTOCOL,
+    player_interface=QPlayer,
     strategies={name: _strategy(name) for name in STRATEGIES},
     misbehaviours=_misbehaviours(),
     deal=deal,
