@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
 
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
@@ -27,7 +27,12 @@ from gameroom.core.options import Options, players_option, seed_option, strategi
 from gameroom.core.protocol import Codec, WireProtocol
 from gameroom.core.workload import Workload
 
-__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
+__all__ = ["GameDescriptor", "State", "Action", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
+
+State = TypeVar("State")
+"""A game's referee state type (Q's ``GameState``, ...)."""
+Action = TypeVar("Action")
+"""A game's action type: what its ``action_codec`` reads and writes."""
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -78,7 +83,7 @@ class SeatViews:
 
 
 @dataclass(frozen=True)
-class GameDescriptor:
+class GameDescriptor(Generic[State, Action]):
     """One game, as everything outside its package sees it.
 
     ``strategies`` and ``misbehaviours`` map names to player factories (the first strategy
@@ -105,13 +110,13 @@ class GameDescriptor:
     protocol: WireProtocol
     strategies: Mapping[str, PlayerFactory]
     misbehaviours: Mapping[str, PlayerFactory]
-    deal: Deal
+    deal: Callable[[int, Sequence[str]], State]
     play: PlayGame
     limits: Limits
-    state_codec: Codec[Any]
-    action_codec: Codec[Any]
+    state_codec: Codec[State]
+    action_codec: Codec[Action]
     views: SeatViews
-    render: Callable[[Any, str], str]
+    render: Callable[[State, str], str]
     harnesses: Callable[[], Mapping[str, Harness]]
     hosting: Hosting = Hosting()
     workloads: Sequence[Workload] = ()
@@ -157,7 +162,7 @@ class GameDescriptor:
                 for i, (name, strategy) in enumerate(zip(names, strategies))]
 
 
-def generic_play(game: GameDescriptor) -> PlayHosting:
+def generic_play(game: GameDescriptor[Any, Any]) -> PlayHosting:
     """The local game every descriptor gets: ``--players`` (default the minimum),
     ``--seed`` and ``--strategies`` (default the first), players ``P1``, ``P2``, ... on
     trusted seats, dealt and played by the descriptor's ``play``."""

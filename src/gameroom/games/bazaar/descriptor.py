@@ -116,7 +116,7 @@ def _render(state: GameState, caption: str) -> str:
     return render_svg(state, caption)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first action or a purchase
     name="bazaar",
     summary="Bazaar, pebbles, equations and cards (2-6 players)",
     min_players=config.MIN_PLAYERS,

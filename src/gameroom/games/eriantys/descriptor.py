@@ -103,7 +103,7 @@ def _view(state: GameState, _name: str | None = None) -> Any:
     return snapshot(state)   # everything in Eriantys is public
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action: a GAME_EVENT object
     name="eriantys",
     summary="Eriantys, islands, students and professors (2-4 players, teams with 4, expert mode)",
     min_players=2,

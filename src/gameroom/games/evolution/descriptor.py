@@ -14,6 +14,7 @@ from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
+from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL, PlayerInterface
@@ -110,7 +111,7 @@ def _harnesses() -> Mapping[str, Any]:
     return dict(harness.HARNESSES)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[Table, Action4] = GameDescriptor(
     name="evolution",
     summary="Evolution, species, traits and a watering hole (3-8 players)",
     min_players=MIN_PLAYERS,

@@ -17,7 +17,7 @@ from gameroom.games.fish.hosting import HOSTING
 from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, PlayerInterface
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
-from gameroom.games.fish.state import GameState
+from gameroom.games.fish.state import Action, GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.workloads import WORKLOADS
 
@@ -83,7 +83,7 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     return None
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     name="fish",
     summary="Fish, penguins on hexagonal tiles (2-4 players, knock-out tournaments)",
     min_players=2,

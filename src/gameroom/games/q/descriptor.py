@@ -12,6 +12,7 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
 from gameroom.games.q import codec
+from gameroom.games.q.actions import Action
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
 from gameroom.games.q.hosting import HOSTING
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, QPlayer, RaisingPlayer, StrategyPlayer
@@ -138,7 +139,7 @@ def _render(state: RefereeState, caption: str) -> str:
     return render_svg(state, caption)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[RefereeState, Action] = GameDescriptor(
     name="q",
     summary="Q, a Qwirkle-like tile game (2-4 players)",
     min_players=2,
