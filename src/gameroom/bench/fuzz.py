@@ -23,12 +23,12 @@ were sent, and prints the count, crashes and lost results. The property test
 
 from __future__ import annotations
 
-import logging
 import asyncio
 import contextlib
 import functools
 import io
 import json
+import logging
 import random
 import re
 import sys

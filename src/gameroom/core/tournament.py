@@ -78,7 +78,7 @@ def _safe_observe(observers: list[Any], event: str, *args: Any) -> None:
             continue
         try:
             handler(*args)
-        except Exception:   # a broken observer is dropped, never the tournament; it is told
+        except Exception:   # a broken observer is dropped, never the tournament; its traceback is logged
             observers.remove(observer)
             logger.warning("tournament observer %s dropped on %s", type(observer).__name__, event, exc_info=True)
 

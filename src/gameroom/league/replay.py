@@ -19,8 +19,8 @@ games of a round replay the same whatever the threads do) and compares each matc
 
 from __future__ import annotations
 
-import logging
 import json
+import logging
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence

@@ -11,8 +11,8 @@ process that dies is replaced and its games are played again.
 
 from __future__ import annotations
 
-import logging
 import concurrent.futures
+import logging
 import multiprocessing
 import time
 import zlib

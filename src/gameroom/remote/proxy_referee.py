@@ -20,8 +20,8 @@ servers that answer side messages; the calls and replies themselves are unchange
 
 from __future__ import annotations
 
-import logging
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 

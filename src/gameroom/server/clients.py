@@ -14,8 +14,8 @@ reporting success.
 
 from __future__ import annotations
 
-import logging
 import asyncio
+import logging
 from typing import Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec

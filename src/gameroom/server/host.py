@@ -10,8 +10,8 @@ holds many games (``python -m gameroom.bench capacity``).
 
 from __future__ import annotations
 
-import logging
 import asyncio
+import logging
 import traceback
 from typing import Any, Callable
 

@@ -16,9 +16,9 @@ throttle on failed joins are ``server.lobby_limits``'.
 
 from __future__ import annotations
 
-import logging
 import asyncio
 import json
+import logging
 import random
 import secrets
 import socket

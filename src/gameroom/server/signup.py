@@ -19,8 +19,8 @@ spaces). While it waits, the server says every few seconds how sign-up stands.
 
 from __future__ import annotations
 
-import logging
 import asyncio
+import logging
 import socket
 from dataclasses import dataclass
 from typing import Callable

@@ -17,8 +17,8 @@ invalid UTF-8 and oversized messages): ``"raw": text`` or ``"rawHex": hex``, rep
 
 from __future__ import annotations
 
-import logging
 import asyncio
+import logging
 import socket
 import threading
 import time

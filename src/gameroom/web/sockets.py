@@ -22,10 +22,10 @@ that is over sends only its ``hello`` and ``end``. A websocket message is at mos
 
 from __future__ import annotations
 
-import logging
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
