@@ -217,7 +217,8 @@ class Client:
                     try:
                         self.lobby.handle(self, value)
                     except Exception as exc:   # a server bug must not leave the client hanging
-                        logger.error("internal error on a lobby message", exc_info=True)
+                        # the one line below is the log's; its traceback is the module logger's
+                        logger.debug("internal error on a lobby message", exc_info=True)
                         self.lobby.log(f"{self.label()}: internal error on {str(value)[:200]}: "
                                        f"{type(exc).__name__}: {exc}")
                         self.lobby.lost(self, "CONNECTION_LOST", "internal error")
