@@ -21,7 +21,7 @@ import json
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text,
                         UniqueConstraint, create_engine, func, select)
@@ -343,8 +343,7 @@ def league_games(engine: Engine, league_id: int) -> Iterable[tuple[int, MatchRec
     """The league's games in index order, as (index, record)."""
     with Session(engine) as session:
         for row in session.scalars(select(GameRow).where(GameRow.league_id == league_id).order_by(GameRow.index)):
-            assert row.index is not None   # a league's games all have one
-            yield row.index, MatchRecord.from_jsonl(replay_of(row))
+            yield cast(int, row.index), MatchRecord.from_jsonl(replay_of(row))   # a league's games have one
 
 
 def dumps(value: Any) -> str:

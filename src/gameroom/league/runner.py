@@ -18,7 +18,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -210,7 +210,7 @@ def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], s
                  .join(ResultRow, ResultRow.game_id == GameRow.id).join(BotRow, BotRow.id == ResultRow.bot_id)
                  .where(GameRow.league_id == league_id).order_by(GameRow.index, ResultRow.id))
         for index, name, rank, winner, ejected in session.execute(query):
-            assert index is not None   # a league's games all have one
+            index = cast(int, index)   # a league's games have one
             entry = games.setdefault(index, (index, {}, set(), set()))
             entry[1][name] = rank
             if winner:
