@@ -66,7 +66,8 @@ def _play(task: TableTask) -> tuple[MatchRecord, dict[str, str]]:
     game = registry.game(task.game)
     bots: Sequence[Bot] = bots_from_specs(task.bots)
     sandbox = task.sandbox if task.sandbox.mode != "auto" else resolve_policy(task.sandbox)
-    programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits)) for bot in bots if bot.kind == "command"]
+    programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits), bot.read) for bot in bots
+                if bot.kind == "command"]
     with seat_programs(game, programs, sandbox) as launched:
         seats = [launched.seats[bot.name] if bot.kind == "command"
                  else bot.local_seat(game, bot.name, task.seed + at, sandbox)
