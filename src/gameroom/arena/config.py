@@ -13,7 +13,7 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
 
     [uploads]   max_bytes [1048576], max_files [200], max_unpacked_bytes [16777216],
                 build_seconds [60]
-    [bots]      cpu_seconds [60], memory_mb [512], processes [16], file_mb [16]: each bot's limits
+    [bots]      cpu_seconds [60], memory_mb [1024], processes [16], file_mb [16]: each bot's limits
     [sandbox]   the league's sandbox table (mode, network, read, tmp_mb, nice)
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
@@ -98,7 +98,7 @@ class ArenaConfig:
     backend: str = "local"
     secret_file: Path | None = None
     uploads: UploadLimits = UploadLimits()
-    limits: ResourceLimits = ResourceLimits(cpu_seconds=60, memory_mb=512, processes=16, file_mb=16)
+    limits: ResourceLimits = ResourceLimits(cpu_seconds=60, memory_mb=1024, processes=16, file_mb=16)
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     competitions: tuple[Competition, ...] = ()
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES

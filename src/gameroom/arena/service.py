@@ -14,6 +14,7 @@ import asyncio
 import csv
 import io
 import logging
+import signal
 import socket
 from pathlib import Path
 from typing import Any
@@ -93,12 +94,16 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
                                            forwarded_allow_ips=config.proxy or "", log_config=None))
     if note:
         log.warning(note)
+    # uvicorn stops gracefully on SIGTERM and SIGINT, then raises the signal again to the
+    # handler it found: ours, which lets the engine stop too (games in flight written).
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, lambda number, _frame: log.info("signal", extra={"fields": {"signal": number}}))
     arena.start()
     log.info("serving", extra={"fields": {"url": f"http://{config.host}:{port}/arena", "database": config.database,
                                           "workers": config.workers, "backend": config.backend,
                                           "sandbox": arena.sandbox.mode}})
     try:
-        server.run(sockets=[sock])   # uvicorn stops gracefully on SIGTERM and SIGINT
+        server.run(sockets=[sock])
     finally:
         log.info("stopping", extra={"fields": {"games_in_flight": len(arena.running)}})
         arena.stop()

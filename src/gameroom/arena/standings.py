@@ -10,6 +10,8 @@ does it and lists every difference (and, asked to, writes the rebuilt figures).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -39,42 +41,59 @@ class Rebuilt:
     games: int
 
 
-def rebuild(engine: Engine, competition: str, game: str) -> Rebuilt:
+@contextlib.contextmanager
+def snapshot(engine: Engine) -> Iterator[Session]:
+    """A session whose reads all see one state of the database, while the arena goes on
+    writing games: SQLite's driver begins no transaction for reads by itself, so one is
+    begun (WAL readers see the database as of their first read); elsewhere REPEATABLE READ."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.exec_driver_sql("BEGIN")
+        else:
+            connection = connection.execution_options(isolation_level="REPEATABLE READ")
+        with Session(bind=connection) as session:
+            yield session
+        connection.rollback()
+
+
+def rebuild(engine: Engine, competition: str, game: str, session: Session | None = None) -> Rebuilt:
     """Replay every stored result of the competition's ladder, in the order written."""
+    if session is None:
+        with snapshot(engine) as fresh:
+            return rebuild(engine, competition, game, fresh)
     book = RatingBook()
     history: dict[str, list[float]] = {}
     count = 0
-    with Session(engine) as session:
-        league = session.scalar(select(LeagueRow.id).where(LeagueRow.name == league_name(competition)))
-        if league is None:
-            return Rebuilt(game, book, history, 0)
-        query = (select(GameRow.id, BotRow.name, ResultRow.rank, ResultRow.winner, ResultRow.ejected)
-                 .join(ResultRow, ResultRow.game_id == GameRow.id).join(BotRow, BotRow.id == ResultRow.bot_id)
-                 .where(GameRow.league_id == league).order_by(GameRow.id, ResultRow.id))
-        current: int | None = None
-        ranks: dict[str, int] = {}
-        winners: set[str] = set()
-        ejected: set[str] = set()
+    league = session.scalar(select(LeagueRow.id).where(LeagueRow.name == league_name(competition)))
+    if league is None:
+        return Rebuilt(game, book, history, 0)
+    query = (select(GameRow.id, BotRow.name, ResultRow.rank, ResultRow.winner, ResultRow.ejected)
+             .join(ResultRow, ResultRow.game_id == GameRow.id).join(BotRow, BotRow.id == ResultRow.bot_id)
+             .where(GameRow.league_id == league).order_by(GameRow.id, ResultRow.id))
+    current: int | None = None
+    ranks: dict[str, int] = {}
+    winners: set[str] = set()
+    ejected: set[str] = set()
 
-        def flush() -> None:
-            book.update(game, ranks, winners, ejected)
-            for name in ranks:
-                history.setdefault(name, []).append(round(book.of(game, name).ordinal, 4))
+    def flush() -> None:
+        book.update(game, ranks, winners, ejected)
+        for name in ranks:
+            history.setdefault(name, []).append(round(book.of(game, name).ordinal, 4))
 
-        for game_id, name, rank, winner, was_ejected in session.execute(query):
-            if game_id != current:
-                if current is not None:
-                    flush()
-                    count += 1
-                current, ranks, winners, ejected = game_id, {}, set(), set()
-            ranks[name] = rank
-            if winner:
-                winners.add(name)
-            if was_ejected:
-                ejected.add(name)
-        if current is not None:
-            flush()
-            count += 1
+    for game_id, name, rank, winner, was_ejected in session.execute(query):
+        if game_id != current:
+            if current is not None:
+                flush()
+                count += 1
+            current, ranks, winners, ejected = game_id, {}, set(), set()
+        ranks[name] = rank
+        if winner:
+            winners.add(name)
+        if was_ejected:
+            ejected.add(name)
+    if current is not None:
+        flush()
+        count += 1
     return Rebuilt(game, book, history, count)
 
 
@@ -82,9 +101,9 @@ def recompute(engine: Engine, competition: str, game: str, write: bool = False) 
     """Rebuild the competition's standings from its games; the differences from the stored
     ratings, one line each (none: the stored standings are exactly the games'). ``write``
     stores the rebuilt figures where they differ."""
-    rebuilt = rebuild(engine, competition, game)
     differences: list[str] = []
-    with Session(engine) as session, session.begin():
+    with snapshot(engine) as session:
+        rebuilt = rebuild(engine, competition, game, session)
         names = list(rebuilt.book.standings.get(game, {}))
         stored = {name: row for row, name in session.execute(
             select(RatingRow, BotRow.name).join(BotRow, BotRow.id == RatingRow.bot_id)
@@ -105,7 +124,8 @@ def recompute(engine: Engine, competition: str, game: str, write: bool = False) 
                          if abs(have - want) > TOLERANCE]
             if problems:
                 differences.append(f"{name}: " + "; ".join(problems))
-        if write and differences:
+    if write and differences:
+        with Session(engine) as session, session.begin():
             bots = {row.name: row for row in session.scalars(select(BotRow).where(BotRow.name.in_(names)))}
             rebuilt.book.store(session, game, bots)
     return rebuilt, differences

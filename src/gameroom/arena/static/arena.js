@@ -68,7 +68,9 @@ async function start() {
 function showUpload(choices, languages) {
   if (!choices.length) return;
   $("competition").replaceChildren(...choices.map((name) => text("option", name, { value: name })));
-  for (const name of languages) $("language").append(text("option", name, { value: name }));
+  if ($("language").options.length === 1) {
+    for (const name of languages) $("language").append(text("option", name, { value: name }));
+  }
   $("uploadform").classList.remove("hidden");
 }
 
@@ -81,7 +83,8 @@ $("joinform").addEventListener("submit", async (event) => {
   $("joined").className = reply.ok ? "" : "error";
   if (reply.ok) {
     const again = await (await fetch("/api/arena")).json();
-    showUpload(again.me.role === "admin" ? again.competitions.map((c) => c.name) : again.me.competitions, []);
+    showUpload(again.me.role === "admin" ? again.competitions.map((c) => c.name) : again.me.competitions,
+      again.me.languages);
   }
 });
 
