@@ -262,3 +262,13 @@ def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, chromium: Any, 
     with sqlite3.connect(arena.db) as db:
         total = db.execute("select count(*) from games").fetchone()[0]
     assert f"{total} of {total} replays verified" in verified.stdout
+
+    # a standing that is not the games' is found, and rebuilt from them
+    with sqlite3.connect(arena.db) as db:
+        db.execute("update ratings set games = games + 1, mu = mu + 1 where bot_id = "
+                   "(select id from bots where name = 'perly-v1')")
+    tampered = arena.command("recompute")
+    assert tampered.returncode == 1
+    assert "perly-v1: games stored" in tampered.stdout and "mu stored" in tampered.stdout
+    assert arena.command("recompute", "--write").returncode == 0
+    assert arena.command("recompute").returncode == 0

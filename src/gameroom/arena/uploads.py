@@ -101,7 +101,9 @@ def _zip_members(data: bytes) -> Iterator[tuple[str, str, IO[bytes] | None]]:
             mode = info.external_attr >> 16
             if info.is_dir():
                 yield info.filename, "dir", None
-            elif mode and not stat.S_ISREG(mode):
+            elif stat.S_ISLNK(mode):   # a Unix zip keeps a link's type in its external attributes
+                yield info.filename, "link", None
+            elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):
                 yield info.filename, "special", None
             else:
                 with archive.open(info) as member:
