@@ -10,6 +10,7 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
     workers = 2                    games played at once
     backend = "local"              local (a process pool) or ray
     secret_file = ""               the session secret (else GAMEROOM_WEB_SECRET, else one per run)
+    remote = ""                    HOST:PORT where remote bots connect with their tokens (none: no remote bots)
 
     [uploads]   max_bytes [1048576], max_files [200], max_unpacked_bytes [16777216],
                 build_seconds [60]
@@ -97,6 +98,7 @@ class ArenaConfig:
     workers: int = 2
     backend: str = "local"
     secret_file: Path | None = None
+    remote: tuple[str, int] | None = None
     uploads: UploadLimits = UploadLimits()
     limits: ResourceLimits = ResourceLimits(cpu_seconds=60, memory_mb=1024, processes=16, file_mb=16)
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
@@ -110,8 +112,8 @@ class ArenaConfig:
         return next((lang for lang in self.languages if lang.name == name), None)
 
 
-TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "uploads", "bots",
-       "sandbox", "competitions", "languages"}
+TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
+       "bots", "sandbox", "competitions", "languages"}
 
 
 class _Where:
@@ -183,6 +185,13 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     backend = where.string(table, "backend", "local")
     if backend not in ("local", "ray"):
         raise where.error("backend", f"must be local or ray, got {backend!r}")
+    remote_text = where.string(table, "remote", "")
+    remote = None
+    if remote_text:
+        remote_host, colon, remote_port = remote_text.rpartition(":")
+        if not colon or not remote_host or not remote_port.isdigit() or not 0 <= int(remote_port) <= 65535:
+            raise where.error("remote", f"must be HOST:PORT (port 0: any free one), got {remote_text!r}")
+        remote = (remote_host.strip("[]"), int(remote_port))
     secret_text = where.string(table, "secret_file", "")
     secret_file = (base / secret_text).resolve() if secret_text else None
 
@@ -264,7 +273,7 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
                                                  f"{', '.join(game.strategies)}")
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins)))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
-                       uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
+                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
 
 
 def _table(where: _Where, table: dict[str, Any], key: str, keys: set[str]) -> dict[str, Any]:

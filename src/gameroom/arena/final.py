@@ -58,7 +58,7 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
             task = TableTask(competition.game, number, game_seed(competition.seed ^ 0xF1A1, number),
                              tuple(specs[bot] for bot in table), (("arena", competition.name), ("final", form)),
                              arena.sandbox)
-            futures.append(arena.pool.submit(task))
+            futures.append(arena.submit(task))
         out = []
         for future in futures:
             outcome = future.result()
@@ -108,5 +108,5 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
             alive = byes + winners_next
         result = {"format": form, "games": total, "rounds": rounds, "champion": alive[0]}
     set_state(arena.engine, competition.name, final=result)
-    arena._bump()
+    arena.bump()
     return result

@@ -41,11 +41,14 @@ from sqlalchemy.orm import Session
 
 from gameroom.arena.config import NAME, ArenaConfig, Competition
 from gameroom.arena.matchmaking import pair
+from gameroom.arena.remote import Hall
 from gameroom.arena.standings import league_name, rebuild
 from gameroom.arena.tables import EntryRow, VersionRow, now, set_state, state_of
 from gameroom.arena.uploads import UploadError, build, fill, language_for, read_manifest, unpack
+from gameroom.core.match import Seat
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.db import GameRow, LeagueRow, record_game
+from gameroom.league.programs import failed_caller
 from gameroom.league.ratings import RatingBook
 from gameroom.league.schedule import game_seed
 from gameroom.league.table import TableOutcome, TableTask, play_table
@@ -159,7 +162,17 @@ class Arena:
         self.paused: dict[str, bool] = {}
         self.frozen: dict[str, bool] = {}
         self.playing: dict[str, dict[str, dict[str, Any]]] = {}   # competition -> bot -> spec
+        # games with a remote bot are played here, where its connection lives
+        self.local = concurrent.futures.ThreadPoolExecutor(config.workers, thread_name_prefix="arena-remote-game")
+        self.hall: Hall | None = None
         self._load()
+        if config.remote is not None:
+            from gameroom.games import registry
+
+            games = {c.name: c.game for c in config.competitions}
+            self.hall = Hall(engine, lambda competition: registry.game(games[competition]).protocol.greeting,
+                             self.bump)
+            self.hall.listen(*config.remote)
 
     # -- start-up: everything from the database ------------------------------------------
 
@@ -194,7 +207,7 @@ class Arena:
                                          .where(VersionRow.status.in_(("building", "qualifying")))).all()
         for version_id, status in unfinished:
             log.info("resumed", extra={"fields": {"version": version_id, "status": status}})
-            self._start_build(version_id)
+            self._start_build(version_id)   # a remote version is queued for its qualification again
 
     def _refresh_playing(self, competition: str) -> None:
         with Session(self.engine) as session:
@@ -257,8 +270,52 @@ class Arena:
         log.info("upload", extra={"fields": {"competition": competition, "bot": entry, "version": number,
                                              "language": language, "bytes": len(data)}})
         self._start_build(version_id)
-        self._bump()
+        self.bump()
         return {"bot": entry, "version": number, "status": "building"}
+
+    def register_remote(self, competition: str, owner: str, entry: str) -> dict[str, Any]:
+        """A remote bot for ``owner`` (a new version of its entry, with a new token, when
+        the entry exists): the token, shown this once."""
+        from gameroom.arena.tables import digest, new_secret
+
+        if self.hall is None:
+            raise ArenaError(404, "this arena takes no remote bots (no remote address in its configuration)")
+        found = self.config.competition(competition)
+        if found is None:
+            raise ArenaError(404, f"no competition {competition!r}")
+        if self.frozen.get(competition):
+            raise ArenaError(409, f"competition {competition!r} is frozen")
+        if not isinstance(entry, str) or not NAME.match(entry):
+            raise ArenaError(400, "name: 1-24 lower-case letters, digits or -, starting with a letter or digit")
+        token = new_secret()
+        with Session(self.engine) as session, session.begin():
+            row = session.scalar(select(EntryRow).where(EntryRow.name == entry))
+            if row is None:
+                row = EntryRow(competition=competition, name=entry, owner=owner, created_at=now())
+                session.add(row)
+                session.flush()
+            elif row.owner != owner or row.competition != competition:
+                raise ArenaError(409, f"the bot name {entry!r} is taken")
+            row.token_hash = digest(token)
+            number = (session.scalar(select(func.max(VersionRow.number)).where(VersionRow.entry_id == row.id))
+                      or 0) + 1
+            bot = f"{entry}-v{number}"
+            version = VersionRow(entry_id=row.id, number=number, language="remote", status="qualifying",
+                                 detail="remote: connects with its token", bot=bot,
+                                 spec={"name": bot, "remote": True}, created_at=now())
+            session.add(version)
+            session.flush()
+            version_id = version.id
+        if found.qualification == 0:
+            self._finish_version(version_id, "active", "remote: connects with its token\nqualified: no "
+                                                       "qualification games")
+        else:
+            with self.lock:
+                self.qualified[version_id] = found.qualification
+                self.qualifying.extend((version_id, game) for game in range(found.qualification))
+        log.info("remote bot", extra={"fields": {"competition": competition, "bot": entry, "version": number}})
+        self.bump()
+        return {"bot": entry, "version": number, "token": token, "port": self.hall.port}
 
     def _start_build(self, version_id: int) -> None:
         with self.lock:
@@ -277,6 +334,11 @@ class Arena:
                 main_name = version.detail.split("\n", 1)[0].removeprefix("main: ")
                 bot, competition_name = version.bot, entry.competition
             competition = self.config.competition(competition_name)
+            if version.language == "remote" and competition is not None:
+                with self.lock:
+                    self.qualified[version_id] = competition.qualification
+                    self.qualifying.extend((version_id, game) for game in range(competition.qualification))
+                return
             if language is None or competition is None or not directory.is_dir():
                 self._finish_version(version_id, "failed", "the language, competition or files of this version "
                                                             "are no longer configured or present")
@@ -301,7 +363,7 @@ class Arena:
                 with self.lock:
                     self.qualified[version_id] = competition.qualification
                     self.qualifying.extend((version_id, game) for game in range(competition.qualification))
-            self._bump()
+            self.bump()
         except Exception:   # a build never takes the arena down; the version says what happened
             log.exception("build failed", extra={"fields": {"version": version_id}})
             self._finish_version(version_id, "failed", "the build failed inside the arena (see its log)")
@@ -323,7 +385,7 @@ class Arena:
             competition = entry.competition
         log.info("version", extra={"fields": {"version": version_id, "status": status}})
         self._refresh_playing(competition)
-        self._bump()
+        self.bump()
 
     # -- the scheduler -------------------------------------------------------------------
 
@@ -338,6 +400,9 @@ class Arena:
         if self._thread is not None:
             self._thread.join(grace + 5)
         self.builds.shutdown(wait=False, cancel_futures=True)
+        self.local.shutdown(wait=False, cancel_futures=True)
+        if self.hall is not None:
+            self.hall.close()
         self.pool.close()
 
     def pause(self, paused: bool, competition: str | None = None) -> None:
@@ -345,9 +410,9 @@ class Arena:
             set_state(self.engine, name, paused=paused)
             self.paused[name] = paused
         log.info("pause" if paused else "resume", extra={"fields": {"competition": competition or "*"}})
-        self._bump()
+        self.bump()
 
-    def _bump(self) -> None:
+    def bump(self) -> None:
         with self.changed:
             self.version += 1
             self.changed.notify_all()
@@ -367,7 +432,7 @@ class Arena:
                     state = state_of(self.engine, competition.name)
                     if (state.paused, state.frozen) != (self.paused[competition.name], self.frozen[competition.name]):
                         self.paused[competition.name], self.frozen[competition.name] = state.paused, state.frozen
-                        self._bump()
+                        self.bump()
             if not self._stopping.is_set():
                 self._fill()
             if not self.running:
@@ -402,18 +467,53 @@ class Arena:
             if task is None:
                 return
             running, table = task
-            future = self.pool.submit(table)
+            future = self.submit(table)
             with self.lock:
                 self.running[future] = running
-            self._bump()
+            self.bump()
+
+    def submit(self, table: TableTask) -> concurrent.futures.Future[TableOutcome]:
+        """Play a game: on the pool, or here when a remote bot plays in it."""
+        remote = [spec["name"] for spec in table.bots if spec.get("remote")]
+        return self._play_here(table, remote) if remote else self.pool.submit(table)
+
+    def _play_here(self, table: TableTask, remote: list[str]) -> concurrent.futures.Future[TableOutcome]:
+        """Play a game with remote bots on a thread of this process, over their connections."""
+        from gameroom.games import registry
+
+        assert self.hall is not None
+        protocol = registry.game(table.game).protocol
+        given = {}
+        for bot in remote:
+            connection = self.hall.take(bot)
+            if connection is None:   # gone since it was paired: its seat fails at its first call
+                given[bot] = Seat(bot, failed_caller("the remote bot hung up before its game began"))
+            else:
+                given[bot] = self.hall.seat(protocol, connection, bot)
+        return self.local.submit(play_table, table, given)
+
+    def _remote_ready(self, bot: str, spec: dict[str, Any]) -> bool:
+        """A remote bot can be seated when its connection waits and it plays no game now."""
+        if not spec.get("remote"):
+            return True
+        return self.hall is not None and bot in self.hall.ready() \
+            and not any(bot in r.bots for r in self.running.values())
 
     def _next_task(self) -> tuple[Running, TableTask] | None:
         with self.lock:
-            while self.qualifying:
+            for _ in range(len(self.qualifying)):
                 version_id, number = self.qualifying.popleft()
-                task = self._qualification_task(version_id, number) if version_id in self.qualified else None
-                if task is not None:
-                    return task
+                if version_id not in self.qualified:
+                    continue
+                task = self._qualification_task(version_id, number)
+                if task is None:
+                    continue
+                candidate = task[0].bots[0]
+                spec = next(b for b in task[1].bots if b.get("name") == candidate)
+                if not self._remote_ready(candidate, spec):
+                    self.qualifying.append((version_id, number))   # waits for its connection
+                    continue
+                return task
             order = sorted(self.config.competitions, key=lambda c: self.metrics.games[c.name]
                            + sum(1 for r in self.running.values() if r.competition == c.name))
             for competition in order:
@@ -425,7 +525,8 @@ class Arena:
         return None
 
     def _ladder_task(self, competition: Competition) -> tuple[Running, TableTask] | None:
-        specs = self.playing.get(competition.name, {})
+        specs = {bot: spec for bot, spec in self.playing.get(competition.name, {}).items()
+                 if self._remote_ready(bot, spec)}
         book = self.books[competition.name]
         in_flight = collections.Counter(bot for r in self.running.values() for bot in r.bots)
         bots = {bot: (book.of(competition.game, bot).games + in_flight[bot], book.of(competition.game, bot).ordinal)
@@ -512,7 +613,7 @@ class Arena:
                                            "seed": record.seed, "seats": record.seats,
                                            "winners": record.result.winners,
                                            "ejected": [e.name for e in record.result.ejections]}})
-        self._bump()
+        self.bump()
 
     def _version_detail(self, version_id: int) -> str:
         with Session(self.engine) as session:

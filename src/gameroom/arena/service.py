@@ -65,6 +65,9 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
     if not config.public and not this_machine_only(config.host, is_loopback):
         raise ServiceError(f"{config.path}: listen: {config.host} is beyond this machine; set public = true to "
                            "serve a network")
+    if config.remote is not None and not config.public and not this_machine_only(config.remote[0], is_loopback):
+        raise ServiceError(f"{config.path}: remote: {config.remote[0]} is beyond this machine; set public = true to "
+                           "take remote bots from a network")
     try:
         secret, note = session_secret(config.secret_file)
     except ServeError as exc:
@@ -100,6 +103,7 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
         signal.signal(stop_signal, lambda number, _frame: log.info("signal", extra={"fields": {"signal": number}}))
     arena.start()
     log.info("serving", extra={"fields": {"url": f"http://{config.host}:{port}/arena", "database": config.database,
+                                          "remote_port": arena.hall.port if arena.hall is not None else None,
                                           "workers": config.workers, "backend": config.backend,
                                           "sandbox": arena.sandbox.mode}})
     try:

@@ -10,6 +10,8 @@ guard, sessions, stored games and replay viewer come with it).
     POST /api/arena/join                 {"code"} -> {"competition"}          (logged in)
     POST /api/arena/{competition}/bots   ?name=N&language=L&filename=F, the file as the body
                                                                             (a member)
+    POST /api/arena/{competition}/remote {"name"} -> {"bot", "version", "token", "port"}: a
+                                         remote bot and its secret token (a member)
     GET  /api/arena/games/{id}/replay.jsonl   the stored replay (JSON Lines) to download
     GET  /api/arena/admin                workers, queue, pause state         (administrator)
     POST /api/arena/admin/pause          {"paused": bool}                    (administrator)
@@ -103,12 +105,10 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         return JSONResponse({"competition": competition})
 
     async def upload(request: Request) -> Response:
-        key, _, role = await who(request)
+        key, refused = await member(request)
+        if refused is not None:
+            return refused
         competition = request.path_params["competition"]
-        if key is None:
-            return _error(401, "log in to upload a bot")
-        if role != "admin" and competition not in await asyncio.to_thread(competitions_of, arena.engine, key):
-            return _error(403, f"you are not a participant of {competition[:40]!r}: join with an invite code")
         limit = arena.config.uploads.max_bytes
         chunks: list[bytes] = []
         size = 0
@@ -122,6 +122,32 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
             made = await asyncio.to_thread(arena.upload, competition, key, params.get("name", ""),
                                            params.get("language") or None, params.get("filename", "bot"),
                                            b"".join(chunks))
+        except ArenaError as exc:
+            return _error(exc.status, str(exc))
+        return JSONResponse(made, status_code=201)
+
+    async def member(request: Request) -> tuple[str | None, Response | None]:
+        """The account key of a participant of the path's competition (or an administrator)."""
+        key, _, role = await who(request)
+        competition = request.path_params["competition"]
+        if key is None:
+            return None, _error(401, "log in first")
+        if role != "admin" and competition not in await asyncio.to_thread(competitions_of, arena.engine, key):
+            return None, _error(403, f"you are not a participant of {competition[:40]!r}: join with an invite code")
+        return key, None
+
+    async def remote(request: Request) -> Response:
+        key, refused = await member(request)
+        if refused is not None:
+            return refused
+        try:
+            body = await read_json(request, JSON_BODY)
+        except BadBody as exc:
+            return _error(exc.status, str(exc))
+        name = body.get("name") if isinstance(body, dict) else None
+        try:
+            made = await asyncio.to_thread(arena.register_remote, request.path_params["competition"], key,
+                                           name if isinstance(name, str) else "")
         except ArenaError as exc:
             return _error(exc.status, str(exc))
         return JSONResponse(made, status_code=201)
@@ -223,6 +249,7 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         Route("/api/arena/admin/invites", invites, methods=["POST"]),
         Route("/api/arena/games/{id}/replay.jsonl", replay),
         Route("/api/arena/{competition}/bots", upload, methods=["POST"]),
+        Route("/api/arena/{competition}/remote", remote, methods=["POST"]),
         WebSocketRoute("/api/arena/ws", live),
         Mount("/arena-static", StaticFiles(directory=STATIC), name="arena-static"),
     ]

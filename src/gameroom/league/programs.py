@@ -39,7 +39,7 @@ from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import ResourceLimits as ProgramLimits
 from gameroom.core.sandbox import SandboxPolicy
 
-__all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_all_programs", "START_SECONDS"]
+__all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_all_programs", "failed_caller", "START_SECONDS"]
 
 START_SECONDS = 15.0   # for a program to start and send its sign-up
 EXIT_GRACE_SECONDS = 1.0   # for a program whose connection closed to exit by itself
@@ -96,7 +96,7 @@ class _ProgramCaller:
             raise CallFailed(f"{failure.reason}; program {self.program.describe()}", failure.kind) from None
 
 
-def _failed_caller(reason: str) -> Callable[..., Any]:
+def failed_caller(reason: str) -> Callable[..., Any]:
     def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         raise CallFailed(reason, FailureKind.DISCONNECT)
 
@@ -167,7 +167,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
 
     def unstarted(seat_name: str, reason: str) -> Seat:
         out.unstarted[seat_name] = reason
-        return Seat(seat_name, _failed_caller(reason))
+        return Seat(seat_name, failed_caller(reason))
 
     async def launch(seat_name: str, argv: Sequence[str], limits: ProgramLimits, read: Sequence[str] = ()) -> Seat:
         signup = Signup(rules, log, game.protocol.greeting)

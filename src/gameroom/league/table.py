@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
 from gameroom.core.isolation import IsolatedCaller
+from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.bots import Bot, bots_from_specs
@@ -47,9 +48,11 @@ class TableOutcome:
     unstarted: tuple[tuple[str, str], ...] = ()   # (bot, reason): untrusted bots that never started
 
 
-def play_table(task: TableTask) -> TableOutcome:
-    """Play the task's game (in a worker)."""
-    record, unstarted = _play(task)
+def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOutcome:
+    """Play the task's game (in a worker). ``given``: seats made by the caller for the
+    bots whose spec is ``{"name": ..., "remote": true}`` (a remote bot's connection, which
+    lives in the caller's process: ``gameroom.arena``)."""
+    record, unstarted = _play(task, given or {})
     replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
     record.events = []
     return TableOutcome(task.index, record, replay, tuple(unstarted.items()))
@@ -60,29 +63,38 @@ def record_table(task: TableTask) -> MatchRecord:
     return _play(task)[0]
 
 
-def _play(task: TableTask) -> tuple[MatchRecord, dict[str, str]]:
+def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchRecord, dict[str, str]]:
     from gameroom.games import registry
 
     game = registry.game(task.game)
-    bots: Sequence[Bot] = bots_from_specs(task.bots)
+    given = given or {}
+    remote = {spec["name"] for spec in task.bots if spec.get("remote")}
+    missing = remote - set(given)
+    if missing:
+        raise ValueError(f"no seat given for the remote bots {sorted(missing)}")
+    parsed = iter(bots_from_specs([spec for spec in task.bots if not spec.get("remote")]))
+    bots: Sequence[Bot | str] = [spec["name"] if spec.get("remote") else next(parsed) for spec in task.bots]
     sandbox = task.sandbox if task.sandbox.mode != "auto" else resolve_policy(task.sandbox)
     programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits), bot.read) for bot in bots
-                if bot.kind == "command"]
+                if isinstance(bot, Bot) and bot.kind == "command"]
     with seat_programs(game, programs, sandbox) as launched:
-        seats = [launched.seats[bot.name] if bot.kind == "command"
+        seats = [given[bot] if isinstance(bot, str) else launched.seats[bot.name] if bot.kind == "command"
                  else bot.local_seat(game, bot.name, task.seed + at, sandbox)
                  for at, bot in enumerate(bots)]
         unstarted = dict(launched.unstarted)
         for seat in seats:   # a Python bot whose player never started counts as a program that never signed up
             if isinstance(seat.caller, IsolatedCaller) and seat.caller.start_failure is not None:
                 unstarted[seat.name] = seat.caller.start_failure
-        config = {"seats": [{"name": bot.name, "bot": bot.spec, "trusted": seat.trusted}
-                            for bot, seat in zip(bots, seats)], "index": task.index, **dict(task.extra)}
+        config = {"seats": [{"name": spec["name"], "bot": spec if isinstance(bot, str) else bot.spec,
+                             "trusted": seat.trusted} for spec, bot, seat in zip(task.bots, bots, seats)],
+                  "index": task.index, **dict(task.extra)}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
             game.play(task.seed, seats, observers=[recorder])
         finally:
-            for seat in seats:   # worker threads and isolated process groups end with the game
+            for seat in seats:   # worker threads, isolated process groups, remote connections end with the game
                 if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):
+                    seat.caller.close()
+                elif seat.name in given and hasattr(seat.caller, "close"):
                     seat.caller.close()
     return recorder.record, unstarted

@@ -72,6 +72,7 @@ function showUpload(choices, languages) {
     for (const name of languages) $("language").append(text("option", name, { value: name }));
   }
   $("uploadform").classList.remove("hidden");
+  $("remoteform").classList.remove("hidden");
 }
 
 $("joinform").addEventListener("submit", async (event) => {
@@ -101,3 +102,15 @@ $("uploadform").addEventListener("submit", async (event) => {
 });
 
 start();
+
+$("remoteform").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const reply = await fetch(`/api/arena/${encodeURIComponent($("competition").value)}/remote`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: $("remotename").value }) });
+  const body = await reply.json();
+  // the token is shown this once: the arena keeps only its hash
+  $("remote").textContent = reply.ok
+    ? `${body.bot} v${body.version}: connect to port ${body.port} and sign up with the token ${body.token} (shown once)`
+    : body.error;
+  $("remote").className = reply.ok ? "" : "error";
+});
