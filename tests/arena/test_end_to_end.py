@@ -272,3 +272,11 @@ def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, chromium: Any, 
     assert "perly-v1: games stored" in tampered.stdout and "mu stored" in tampered.stdout
     assert arena.command("recompute", "--write").returncode == 0
     assert arena.command("recompute").returncode == 0
+
+    # the season ends: frozen, a round robin of the standings' top three (every pair once)
+    final = arena.command("final", "course", "--format", "round-robin", "--top", "3", "--games", "1")
+    assert final.returncode == 0, final.stderr
+    table = json.loads(final.stdout)["table"]
+    assert sorted(row["bot"] for row in table) == ["crashy-v1", "nodey-v1", "perly-v1"]
+    with sqlite3.connect(arena.db) as db:
+        assert db.execute("select count(*) from games where tournament = 'arena:course:final'").fetchone()[0] == 3

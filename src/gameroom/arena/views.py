@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gameroom.arena.ladder import Arena
-from gameroom.arena.tables import EntryRow, VersionRow
+from gameroom.arena.tables import EntryRow, VersionRow, state_of
 from gameroom.league.db import BotRow, EjectionRow, GameRow, ResultRow, SeatRow
 
 __all__ = ["standings", "bot_page", "admin_view", "metrics_text", "sparkline"]
@@ -70,7 +70,9 @@ def standings(arena: Arena) -> dict[str, Any]:
         table.sort(key=lambda row: (row["rating"] is None, -(row["rating"] or 0.0), row["bot"]))
         for place, row in enumerate(table, 1):
             row["rank"] = place
+        final = state_of(arena.engine, competition.name).final if arena.frozen.get(competition.name) else None
         out.append({"name": competition.name, "game": competition.game, "players": competition.players,
+                    "final": final,
                     "paused": arena.paused.get(competition.name, False),
                     "frozen": arena.frozen.get(competition.name, False),
                     "games": arena.next_index.get(competition.name, 0), "standings": table})

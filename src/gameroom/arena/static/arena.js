@@ -42,8 +42,27 @@ function render(data) {
     }
     wrap.append(table);
     section.append(wrap);
+    if (competition.final) section.append(finalOf(competition.final));
     root.append(section);
   }
+}
+
+function finalOf(final) {
+  // the final tournament: a round robin's table, or a knock-out's rounds and champion
+  const box = text("div", "", { class: "final" });
+  box.append(text("h3", `Final (${final.format}, ${final.games} games)`));
+  if (final.table) {
+    const list = document.createElement("ol");
+    for (const row of final.table) list.append(text("li", `${row.bot}: ${row.wins} wins`));
+    box.append(list);
+  } else {
+    for (const [at, round] of final.rounds.entries()) {
+      box.append(text("p", `round ${at + 1}: ` + round.matches.map((m) => `${m.bots[0]} ${m.wins[0]}-${m.wins[1]} ${m.bots[1]}`).join("; ")
+        + (round.byes.length ? `; bye: ${round.byes.join(", ")}` : "")));
+    }
+    box.append(text("p", `champion: ${final.champion}`, { class: "champion" }));
+  }
+  return box;
 }
 
 async function start() {
