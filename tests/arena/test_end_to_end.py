@@ -19,7 +19,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -93,7 +92,7 @@ class Arena:
                 return
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"the arena did not start: {self.log.read_text()[-2000:]}")
+                    raise AssertionError(f"the arena did not start: {self.log.read_text()[-2000:]}") from None
                 time.sleep(0.3)
 
     def api(self, path: str) -> Any:
@@ -177,7 +176,7 @@ def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, chromium: Any, 
                ("ben", "nodey", "node_bot.js", (EXAMPLES / "node_bot.js").read_bytes(), ""),
                ("cat", "perly", "perl_bot.pl", (EXAMPLES / "perl_bot.pl").read_bytes(), "command")]
     pages = []
-    for (user, bot, filename, data, language), code in zip(uploads, codes):
+    for (user, bot, filename, data, language), code in zip(uploads, codes, strict=True):
         page = _page(chromium, f"{arena.url}/arena", mobile=user == "ben")
         _sign(page, arena.url, "signup", user)
         page.fill("#code", code)

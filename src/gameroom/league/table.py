@@ -86,7 +86,7 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
             if isinstance(seat.caller, IsolatedCaller) and seat.caller.start_failure is not None:
                 unstarted[seat.name] = seat.caller.start_failure
         config = {"seats": [{"name": spec["name"], "bot": spec if isinstance(bot, str) else bot.spec,
-                             "trusted": seat.trusted} for spec, bot, seat in zip(task.bots, bots, seats)],
+                             "trusted": seat.trusted} for spec, bot, seat in zip(task.bots, bots, seats, strict=True)],
                   "index": task.index, **dict(task.extra)}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
