@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 import pytest
 from tests.driver import free_port
-from tests.web.conftest import chromium_path
+from tests.web.conftest import browser  # noqa: F401 - the fixture: Debian's Chromium
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "bots"
@@ -130,22 +130,8 @@ def arena(tmp_path: Path) -> Iterator[Arena]:
             running.process.wait(30)
 
 
-@pytest.fixture
-def chromium() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no Chromium found (apt-get install chromium, or set GAMEROOM_CHROMIUM); .ci/run installs it")
-    api = pytest.importorskip("playwright.sync_api")
-    with api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def _page(browser: Any, url: str, mobile: bool = False) -> Any:
-    context = browser.new_context(viewport={"width": 390, "height": 844} if mobile else {"width": 1280, "height": 800})
+def _page(chromium: Any, url: str, mobile: bool = False) -> Any:
+    context = chromium.new_context(viewport={"width": 390, "height": 844} if mobile else {"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(120_000)
     page.goto(url)
@@ -161,7 +147,7 @@ def _sign(page: Any, url: str, how: str, name: str) -> None:
     page.wait_for_selector(f"#me:has-text('{name}')")
 
 
-def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, chromium: Any, tmp_path: Path) -> None:
+def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, browser: Any, tmp_path: Path) -> None:  # noqa: F811
     made = arena.command("admin", "boss", env={"GAMEROOM_ARENA_PASSWORD": PASSWORD})
     assert made.returncode == 0, made.stderr
     invited = arena.command("invite", "course", "--count", "3")
@@ -170,14 +156,14 @@ def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, chromium: Any, 
     assert len(codes) == 3
     arena.start()
 
-    admin = _page(chromium, f"{arena.url}/arena")
+    admin = _page(browser, f"{arena.url}/arena")
     _sign(admin, arena.url, "login", "boss")
     uploads = [("ann", "crashy", "crashy.py", crashing_python_bot(), ""),
                ("ben", "nodey", "node_bot.js", (EXAMPLES / "node_bot.js").read_bytes(), ""),
                ("cat", "perly", "perl_bot.pl", (EXAMPLES / "perl_bot.pl").read_bytes(), "command")]
     pages = []
     for (user, bot, filename, data, language), code in zip(uploads, codes, strict=True):
-        page = _page(chromium, f"{arena.url}/arena", mobile=user == "ben")
+        page = _page(browser, f"{arena.url}/arena", mobile=user == "ben")
         _sign(page, arena.url, "signup", user)
         page.fill("#code", code)
         page.click("#joinform button")
@@ -224,7 +210,7 @@ def test_a_season_from_sign_up_to_kill_and_restart(arena: Arena, chromium: Any, 
     # a replay opens in the web room's viewer, and its JSON Lines download is the stored game
     link = bot_page.get_attribute("#games tbody tr a", "href")
     assert link is not None and link.startswith("/results/games/")
-    viewer = _page(chromium, arena.url + link)
+    viewer = _page(browser, arena.url + link)
     viewer.wait_for_selector("body")
     game_id = link.rsplit("/", 1)[1]
     with urllib.request.urlopen(f"{arena.url}/api/results/games/{game_id}/replay", timeout=60) as reply:

@@ -135,6 +135,20 @@ class Metrics:
         return recent / window
 
 
+def _next_version(session: Session, competition: str, owner: str, entry: str) -> tuple[EntryRow, int]:
+    """The entry (made for ``owner`` when new; another's name is refused) and the number of
+    its next version."""
+    row = session.scalar(select(EntryRow).where(EntryRow.name == entry))
+    if row is None:
+        row = EntryRow(competition=competition, name=entry, owner=owner, created_at=now())
+        session.add(row)
+        session.flush()
+    elif row.owner != owner or row.competition != competition:
+        raise ArenaError(409, f"the bot name {entry!r} is taken")
+    number = (session.scalar(select(func.max(VersionRow.number)).where(VersionRow.entry_id == row.id)) or 0) + 1
+    return row, number
+
+
 class Arena:
     """The engine of one arena (see the module). Thread-safe: the web handlers call
     :meth:`upload`, :meth:`pause` and read :meth:`snapshot` while the scheduler runs."""
@@ -222,26 +236,12 @@ class Arena:
                data: bytes) -> dict[str, Any]:
         """A new version of ``entry`` (made for ``owner`` on its first upload): unpacked
         now, built and qualified in the background. ArenaError says what is refused."""
-        found = self.config.competition(competition)
-        if found is None:
-            raise ArenaError(404, f"no competition {competition!r}")
-        if self.frozen.get(competition):
-            raise ArenaError(409, f"competition {competition!r} is frozen: no more uploads")
-        if not isinstance(entry, str) or not NAME.match(entry):
-            raise ArenaError(400, "name: 1-24 lower-case letters, digits or -, starting with a letter or digit")
+        self._open(competition, entry)
         if language is not None and self.config.language(language) is None:
             raise ArenaError(400, f"language {language!r} is not offered; choose from "
                                   f"{', '.join(lang.name for lang in self.config.languages)}")
         with Session(self.engine) as session, session.begin():
-            row = session.scalar(select(EntryRow).where(EntryRow.name == entry))
-            if row is None:
-                row = EntryRow(competition=competition, name=entry, owner=owner, created_at=now())
-                session.add(row)
-                session.flush()
-            elif row.owner != owner or row.competition != competition:
-                raise ArenaError(409, f"the bot name {entry!r} is taken")
-            number = (session.scalar(select(func.max(VersionRow.number)).where(VersionRow.entry_id == row.id))
-                      or 0) + 1
+            row, number = _next_version(session, competition, owner, entry)
             directory = self.config.data / "builds" / entry / f"v{number}"
             if directory.exists():   # left by a crash before its row was written
                 shutil.rmtree(directory)
@@ -273,6 +273,17 @@ class Arena:
         self.bump()
         return {"bot": entry, "version": number, "status": "building"}
 
+    def _open(self, competition: str, entry: Any) -> Competition:
+        """The competition, when it takes a new version of a bot named ``entry``."""
+        found = self.config.competition(competition)
+        if found is None:
+            raise ArenaError(404, f"no competition {competition!r}")
+        if self.frozen.get(competition):
+            raise ArenaError(409, f"competition {competition!r} is frozen: no more bots or versions")
+        if not isinstance(entry, str) or not NAME.match(entry):
+            raise ArenaError(400, "name: 1-24 lower-case letters, digits or -, starting with a letter or digit")
+        return found
+
     def register_remote(self, competition: str, owner: str, entry: str) -> dict[str, Any]:
         """A remote bot for ``owner`` (a new version of its entry, with a new token, when
         the entry exists): the token, shown this once."""
@@ -280,25 +291,11 @@ class Arena:
 
         if self.hall is None:
             raise ArenaError(404, "this arena takes no remote bots (no remote address in its configuration)")
-        found = self.config.competition(competition)
-        if found is None:
-            raise ArenaError(404, f"no competition {competition!r}")
-        if self.frozen.get(competition):
-            raise ArenaError(409, f"competition {competition!r} is frozen")
-        if not isinstance(entry, str) or not NAME.match(entry):
-            raise ArenaError(400, "name: 1-24 lower-case letters, digits or -, starting with a letter or digit")
+        found = self._open(competition, entry)
         token = new_secret()
         with Session(self.engine) as session, session.begin():
-            row = session.scalar(select(EntryRow).where(EntryRow.name == entry))
-            if row is None:
-                row = EntryRow(competition=competition, name=entry, owner=owner, created_at=now())
-                session.add(row)
-                session.flush()
-            elif row.owner != owner or row.competition != competition:
-                raise ArenaError(409, f"the bot name {entry!r} is taken")
+            row, number = _next_version(session, competition, owner, entry)
             row.token_hash = digest(token)
-            number = (session.scalar(select(func.max(VersionRow.number)).where(VersionRow.entry_id == row.id))
-                      or 0) + 1
             bot = f"{entry}-v{number}"
             version = VersionRow(entry_id=row.id, number=number, language="remote", status="qualifying",
                                  detail="remote: connects with its token", bot=bot,

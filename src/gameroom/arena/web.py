@@ -178,27 +178,29 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         refused = await admin_only(request)
         return refused or JSONResponse(admin_view(arena))
 
-    async def pause(request: Request) -> Response:
+    async def admin_body(request: Request) -> tuple[Any, Response | None]:
+        """An administrator's JSON body, or the refusal."""
         refused = await admin_only(request)
         if refused:
-            return refused
+            return None, refused
         try:
-            body = await read_json(request, JSON_BODY)
+            return await read_json(request, JSON_BODY), None
         except BadBody as exc:
-            return _error(exc.status, str(exc))
+            return None, _error(exc.status, str(exc))
+
+    async def pause(request: Request) -> Response:
+        body, refused = await admin_body(request)
+        if refused:
+            return refused
         if not isinstance(body, dict) or not isinstance(body.get("paused"), bool):
             return _error(400, "the body must be {\"paused\": true or false}")
         await asyncio.to_thread(arena.pause, body["paused"])
         return JSONResponse(admin_view(arena))
 
     async def invites(request: Request) -> Response:
-        refused = await admin_only(request)
+        body, refused = await admin_body(request)
         if refused:
             return refused
-        try:
-            body = await read_json(request, JSON_BODY)
-        except BadBody as exc:
-            return _error(exc.status, str(exc))
         competition = body.get("competition") if isinstance(body, dict) else None
         count = body.get("count", 1) if isinstance(body, dict) else None
         if arena.config.competition(str(competition)) is None:
