@@ -171,6 +171,7 @@ class Arena:
         self._thread: threading.Thread | None = None
         self.league_ids: dict[str, int] = {}
         self.next_index: dict[str, int] = {}
+        self.stored: collections.Counter[str] = collections.Counter()   # ladder games in the database
         self.books: dict[str, RatingBook] = {}
         self.history: dict[str, list[float]] = {}
         self.paused: dict[str, bool] = {}
@@ -212,6 +213,7 @@ class Arena:
             for bot in rebuilt.book.standings.get(competition.game, {}):   # this competition's bots only
                 book.standings.setdefault(competition.game, {})[bot] = stored.of(competition.game, bot)
             self.books[name] = book
+            self.stored[name] = rebuilt.games
             self.history.update(rebuilt.history)
             state = state_of(self.engine, name)
             self.paused[name], self.frozen[name] = state.paused, state.frozen
@@ -603,6 +605,7 @@ class Arena:
             self.books[running.competition] = self._reload_book(competition)   # the transaction did not happen
             raise
         self.metrics.games[running.competition] += 1
+        self.stored[running.competition] += 1
         self.metrics.finished_at.append(time.monotonic())
         for name in record.seats:
             self.history.setdefault(name, []).append(round(book.of(competition.game, name).ordinal, 4))

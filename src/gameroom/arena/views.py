@@ -75,7 +75,7 @@ def standings(arena: Arena) -> dict[str, Any]:
                     "final": final,
                     "paused": arena.paused.get(competition.name, False),
                     "frozen": arena.frozen.get(competition.name, False),
-                    "games": arena.next_index.get(competition.name, 0), "standings": table})
+                    "games": arena.stored[competition.name], "standings": table})
     return {"competitions": out, "version": arena.version}
 
 
