@@ -131,3 +131,44 @@ def test_matchmaking_takes_the_least_played_and_close_ratings() -> None:
     assert pair({"a": (0, 0.0)}, 2, seed=1, index=0) is None
     three = pair(bots, 3, seed=2, index=0)
     assert three is not None and len(set(three)) == 3
+
+
+SLOW = '''
+import time as _time
+
+_answer = answer
+_turns = []
+
+
+def answer(game, method, args):
+    if method == "take-turn" and not _turns:   # the first turn only: the game stays short
+        _turns.append(1)
+        _time.sleep(0.6)
+    return _answer(game, method, args)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("call_seconds, ejected", [(None, False), (0.2, True)])
+def test_a_competitions_call_limit_replaces_the_games(tmp_path: Path, call_seconds: float | None,
+                                                      ejected: bool) -> None:
+    """A bot that takes 0.6 s over its first turn plays Q (6 s a call) whole, and is timed
+    out at that turn when the competition's ``call_seconds`` is 0.2."""
+    from gameroom.league.table import TableTask, record_table
+
+    source = (Path(__file__).resolve().parents[2] / "examples" / "bots" / "python_bot.py").read_text()
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text(source.rpartition('if __name__ == "__main__":')[0] + SLOW)
+    example = Path(__file__).resolve().parents[2] / "examples" / "bots" / "python_bot.py"
+    bots = ({"name": "slow", "command": [sys.executable, str(slow), "{port}"]},
+            {"name": "quick", "command": [sys.executable, str(example), "{port}"]})
+    record = record_table(TableTask("q", 0, 3, bots, call_seconds=call_seconds))
+    assert record.result is not None
+    failures = [e for e in record.result.ejections if e.name == "slow"]
+    assert bool(failures) == ejected
+    if ejected:
+        assert failures[0].method == "take-turn" and "0.2 s" in failures[0].reason
+        assert record.config["call_seconds"] == 0.2

@@ -19,7 +19,8 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
-                      play without being ejected), builtins [the game's strategies]
+                      play without being ejected), builtins [the game's strategies],
+                      call_seconds [the game's own]: the time limit of each call to a bot
     [[languages]]     name, suffixes, build [none], run: argv templates with {main} (the
                       bot's main file), {dir} (its directory), and at run time {port},
                       {game}, {name}. Python, JavaScript (Node) and command are defined
@@ -84,6 +85,7 @@ class Competition:
     seed: int = 0
     qualification: int = 4
     builtins: tuple[str, ...] = ()
+    call_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -243,10 +245,10 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         key = f"competitions[{at}]"
         if not isinstance(entry, dict):
             raise where.error(key, "must be a table")
-        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins"})
+        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds"})
         if extra:
             raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, game, players, seed, "
-                                                   "qualification, builtins")
+                                                   "qualification, builtins, call_seconds")
         name = entry.get("name")
         if not isinstance(name, str) or not NAME.match(name):
             raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
@@ -271,7 +273,12 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         if not isinstance(builtins, list) or not builtins or not all(b in game.strategies for b in builtins):
             raise where.error(f"{key}.builtins", f"must be a non-empty list of {game_name}'s built-in players: "
                                                  f"{', '.join(game.strategies)}")
-        competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins)))
+        call_seconds = entry.get("call_seconds")
+        if call_seconds is not None and (not isinstance(call_seconds, (int, float)) or isinstance(call_seconds, bool)
+                                         or not 0.01 <= call_seconds <= 600):
+            raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
+        competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
+                                        None if call_seconds is None else float(call_seconds)))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
                        remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
 

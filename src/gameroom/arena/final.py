@@ -57,7 +57,7 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
             number = next(counter)
             task = TableTask(competition.game, number, game_seed(competition.seed ^ 0xF1A1, number),
                              tuple(specs[bot] for bot in table), (("arena", competition.name), ("final", form)),
-                             arena.sandbox)
+                             arena.sandbox, competition.call_seconds)
             futures.append(arena.submit(task))
         out = []
         for future in futures:

@@ -34,6 +34,9 @@ class TableTask:
     bots: tuple[dict[str, Any], ...]
     extra: tuple[tuple[str, Any], ...] = ()
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    call_seconds: float | None = None
+    """The time limit of every call to an untrusted seat instead of the game's own (an
+    arena competition's ``call_seconds``); None: the game's."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,16 @@ def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOu
     replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
     record.events = []
     return TableOutcome(task.index, record, replay, tuple(unstarted.items()))
+
+
+class _Limited:
+    """A caller whose time-limited calls get ``seconds`` instead."""
+
+    def __init__(self, caller: Any, seconds: float) -> None:
+        self.caller, self.seconds = caller, seconds
+
+    def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        return self.caller(method, args, None if limit is None else self.seconds)
 
 
 def record_table(task: TableTask) -> MatchRecord:
@@ -85,16 +98,22 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
         for seat in seats:   # a Python bot whose player never started counts as a program that never signed up
             if isinstance(seat.caller, IsolatedCaller) and seat.caller.start_failure is not None:
                 unstarted[seat.name] = seat.caller.start_failure
+        closers = [seat.caller for seat in seats]
+        if task.call_seconds is not None:
+            for seat in seats:
+                if not seat.trusted:
+                    seat.caller = _Limited(seat.caller, task.call_seconds)
         config = {"seats": [{"name": spec["name"], "bot": spec if isinstance(bot, str) else bot.spec,
                              "trusted": seat.trusted} for spec, bot, seat in zip(task.bots, bots, seats, strict=True)],
-                  "index": task.index, **dict(task.extra)}
+                  "index": task.index, **dict(task.extra),
+                  **({"call_seconds": task.call_seconds} if task.call_seconds is not None else {})}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
             game.play(task.seed, seats, observers=[recorder])
         finally:
-            for seat in seats:   # worker threads, isolated process groups, remote connections end with the game
-                if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):
-                    seat.caller.close()
-                elif seat.name in given and hasattr(seat.caller, "close"):
-                    seat.caller.close()
+            for seat, caller in zip(seats, closers, strict=True):   # threads, process groups, remote connections
+                if isinstance(caller, (ThreadedCaller, IsolatedCaller)):
+                    caller.close()
+                elif seat.name in given and hasattr(caller, "close"):
+                    caller.close()
     return recorder.record, unstarted
