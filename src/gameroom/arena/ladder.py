@@ -560,7 +560,8 @@ class Arena:
         seats = seats[turn:] + seats[:turn]
         seed = game_seed(competition.seed ^ 0x51A1, version_id * 1000 + number)
         task = TableTask(competition.game, number, seed, tuple(seats),
-                         (("arena", competition.name), ("qualify", version.bot)), self.sandbox, competition.call_seconds)
+                         (("arena", competition.name), ("qualify", version.bot)), self.sandbox,
+                         competition.call_seconds)
         return Running("qualify", competition.name, None, [version.bot], time.monotonic(), version_id), task
 
     def _write(self, running: Running, outcome: TableOutcome) -> None:
