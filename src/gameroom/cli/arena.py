@@ -28,7 +28,9 @@ PASSWORD_VARIABLE = "GAMEROOM_ARENA_PASSWORD"
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:   # type: ignore[type-arg]
-    arena = commands.add_parser("arena", help="a season-long bot competition on its own server")
+    arena = commands.add_parser("arena", help="a season-long bot competition on its own server",
+                                description="Without a sub-command: serve the arena of --config until SIGTERM "
+                                            "or Ctrl-C. With one: administer it (the arena may be running).")
     arena.add_argument("--config", type=Path, default=Path("arena.toml"), help="the arena's file (default arena.toml)")
     actions = arena.add_subparsers(dest="arena_command", required=False)
 
