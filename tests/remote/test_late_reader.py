@@ -73,3 +73,27 @@ def test_half_a_reply_by_the_deadline_is_a_time_out() -> None:
         connection.read_value(deadline, "no reply")
     connection.close()
     bot.close()
+
+
+def test_a_reply_that_arrived_late_is_late_however_late_the_worker_reads() -> None:
+    """The bot answers after the deadline; the worker reads later still: the kernel's
+    receive timestamp says the reply was late, so the call times out."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    bot, _ = listener.accept()
+    listener.close()
+
+    def answer_late() -> None:
+        bot.recv(4096)
+        time.sleep(2 * LIMIT)
+        bot.sendall(b'"late"\n')
+
+    threading.Thread(target=answer_late, daemon=True).start()
+    connection = BlockingConnection(client, JSONStreamDecoder())
+    deadline = monotonic() + LIMIT
+    connection.send_raw(encode([1]), deadline, "late")
+    time.sleep(5 * LIMIT)   # the worker looks only now; the late reply is in the buffer
+    with pytest.raises(ReadTimeout):
+        connection.read_value(deadline, "no reply")
+    connection.close()
+    bot.close()
