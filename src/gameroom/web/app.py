@@ -4,7 +4,8 @@ through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
     GET  /matches/{id}              the match page
-    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit"}]
+    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit",
+                                      "person_limit"}]
     POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
@@ -83,7 +84,8 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
                               "strategies": list(g.strategies), "human": g.playable_by_people,
-                              "time_limit": g.limits.call} for g in games.values()])
+                              "time_limit": g.limits.call, "person_limit": g.person_limit}
+                             for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:

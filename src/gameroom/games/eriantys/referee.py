@@ -93,9 +93,9 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, *, expert: bool =
             reason = "TIMEOUT" if "time limit" in (seats[index].ejected or "") else "EJECTED"
             deliver(eject(state, index, reason))
 
-    def picture(caption: str) -> None:
+    def picture(caption: str, **notes: Any) -> None:
         if watched:
-            match.state(state.copy(), caption)
+            match.state(state.copy(), caption, **notes)
 
     deliver(setup)
     settle()
@@ -120,7 +120,8 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, *, expert: bool =
         settle()
         if watched:   # a picture after every move: watchers (and a person at the web room) see each step
             move = str(event.get("eventType", "move")).lower().replace("_", " ")
-            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over")
+            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over",
+                    player=names[index])
     for seat in seats:
         if seat.ejected is None:
             match.call(seat, "end", list(state.winners))

@@ -132,7 +132,7 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
     def removed(color: Color, reason: str | None, message: str | None = None, turn: int | None = None) -> None:
         # A removal during a turn is a new position (a picture); before play it is a fact.
         notes = {"turn": turn, "message": message} if turn is not None else {}
-        caption = f"turn {turn}: {message}" if turn is not None else f"{color.value} is removed: {reason}"
+        caption = f"{seat_of[color].name} ({color.value}) is removed: {reason}"
         match.state(state.copy() if turn is not None else None, caption, event="removed", color=color.value,
                     reason=reason, **notes)
 
@@ -162,8 +162,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
             spot = match.call(seat, "initial", given(seat))
             if spot is not FAILED and state.can_place(spot):
                 state.place(spot)
-                if watched:
-                    match.state(None, f"{player.color.value} places a penguin on {list(spot)}",
+                if watched:   # a picture per penguin: a person placing the next one sees where they stand
+                    match.state(state.copy(), f"{seat.name} ({player.color.value}) places a penguin on {list(spot)}",
                                 event="placed", color=player.color.value, position=list(spot))
             else:
                 if spot is not FAILED:
@@ -174,7 +174,7 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
                     removed(player.color, seat.ejected)
             state.rotate()
     if watched:
-        match.state(state.copy(), "after placement", event="placement-over")
+        match.state(state.copy(), "every penguin is placed: the moves begin", event="placement-over")
 
     # -- 3. playing -------------------------------------------------------------------
     played_out: list[Seat] = []
@@ -190,7 +190,7 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
             history.append(SKIP)
             state.rotate()
             if watched:
-                match.state(None, f"{skipped.value} cannot move and is skipped", event="skipped",
+                match.state(None, f"{seat_of[skipped].name} ({skipped.value}) cannot move and is skipped", event="skipped",
                             color=skipped.value)
         else:
             player = state.players[0]
@@ -206,7 +206,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
                 state.apply(move)
                 history.append(move)
                 if watched:
-                    match.state(state.copy(), f"turn {turns}: {seat.name} ({player.color.value}) moved {list(move[0])} -> {list(move[1])}", event="moved",
+                    match.state(state.copy(), f"{seat.name} ({player.color.value}) moves {list(move[0])} -> "
+                                f"{list(move[1])}, +{fish} fish", event="moved",
                                 color=player.color.value, move=[list(move[0]), list(move[1])], fish=fish,
                                 turn=turns)
             else:
