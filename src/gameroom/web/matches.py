@@ -33,7 +33,7 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
 from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID, Method
-from gameroom.core.record import CALL, EJECT, END, STATE, Event
+from gameroom.core.record import CALL, EJECT, END, Event
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "MatchBook", "HumanPlayer", "BadRequest", "state_frame"]
 

@@ -69,8 +69,9 @@ def _narrator(seed: int, names: Sequence[str]) -> Any:
     from gameroom.games.fish.narrator import narrator
 
     state = deal(seed, names)
-    return narrator(state, names, f"Fish on the manager's {MANAGER_BOARD[0]} x {MANAGER_BOARD[1]} board, seed "
-                                  f"{seed}: " + ", ".join(f"{n} ({p.color.value})" for n, p in zip(names, state.players)))
+    players = ", ".join(f"{n} ({p.color.value})" for n, p in zip(names, state.players))
+    return narrator(state, names, f"Fish on the manager's {MANAGER_BOARD[0]} x {MANAGER_BOARD[1]} board, "
+                                  f"seed {seed}: {players}")
 
 
 def _render(state: GameState, caption: str) -> str:
