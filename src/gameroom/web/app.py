@@ -22,7 +22,9 @@ the pages say so):
     GET  /api/results                       {"database", "games": [{"name", "stored"}]}
     GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
+                                            x-replay-verified: yes | no | not-re-dealable (a tournament's
+                                            game: drawn from its recorded snapshots), x-replay-message
     GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
@@ -177,8 +179,12 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
             return _error(404, f"no stored game {request.path_params['id']!r}")
         frames, check = drawn
         text = "".join(json.dumps(frame) + "\n" for frame in frames)
-        return Response(text, media_type="application/x-ndjson",
-                        headers={"x-replay-verified": "yes" if check["verified"] else "no"})
+        # a game the rules cannot re-deal is neither verified nor altered: said in replay verify's words
+        verdict = "yes" if check["verified"] else ("no" if check.get("re_dealable", True) else "not-re-dealable")
+        headers = {"x-replay-verified": verdict}
+        if check.get("message"):
+            headers["x-replay-message"] = check["message"].encode("ascii", "replace").decode("ascii")[:1000]
+        return Response(text, media_type="application/x-ndjson", headers=headers)
 
     async def stored_ratings(request: Request) -> Response:
         if results is None:
