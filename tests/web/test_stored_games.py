@@ -3,7 +3,8 @@ by the tournament, not from a seed) is "not re-dealable" in the same words on th
 line (``replay verify``, status 0: nothing is wrong with it) and in the web room (never
 "differs", never an alteration), and the web room still draws every step from the state
 snapshots the replay kept, captioned with who did what, the winners on the last picture.
-A Q game stored by a league is re-run and told by Q's narrator, as ``gameroom play`` tells it."""
+A Q game stored by a league is re-run and told by Q's narrator, as ``gameroom play`` tells it.
+The stored games' tables stay inside their panels on a laptop and on a phone."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import subprocess
 import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -20,7 +21,9 @@ pytest.importorskip("sqlalchemy")
 
 from driver import GAMEROOM  # noqa: E402
 from gameroom.league.replay import NOT_RE_DEALABLE  # noqa: E402
-from tests.web.conftest import WebServer, running_web  # noqa: E402
+from tests.web.conftest import WebServer, running_web, screenshot  # noqa: E402
+
+LONG = "a-bot-whose-name-is-much-longer-than-a-table-cell"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +33,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> str:
     tournament = subprocess.run([*GAMEROOM, "tournament", "fish", "--players", "5", "--seed", "2", "--db", url],
                                 capture_output=True, timeout=300, cwd=where)
     assert tournament.returncode == 0, tournament.stderr.decode()
-    (where / "bots.toml").write_text('[[bots]]\nname = "dag"\nbuiltin = "dag"\n\n'
+    (where / "bots.toml").write_text(f'[[bots]]\nname = "{LONG}"\nbuiltin = "dag"\n\n'
                                      '[[bots]]\nname = "ldasg"\nbuiltin = "ldasg"\n')
     league = subprocess.run([*GAMEROOM, "league", "q", "--bots", str(where / "bots.toml"), "--games", "1", "--db",
                              url, "--workers", "1", "--seed", "3", "--players", "2", "--quiet"],
@@ -90,8 +93,35 @@ def test_a_re_dealt_game_is_told_by_its_narrator(server: WebServer) -> None:
     captions = [f["caption"] for f in frames]
     assert captions[0].startswith("start") and all(not c.startswith("step ") for c in captions)
     turns = [f for f in frames[1:-1]]
-    assert turns and all(f["caption"].split()[0] in ("dag", "ldasg") for f in turns)
+    assert turns and all(f["caption"].split()[0] in (LONG, "ldasg") for f in turns)
     # the lines gameroom play prints: "turn   1: dag places 2 tiles: ...  [scores; pile N]"
     assert all(len(f["narration"]) == 1 and f["narration"][0].startswith("turn ") and f["caption"] in
                f["narration"][0] for f in turns)
     assert captions[-1].startswith("game over: winner") and all(w in captions[-1] for w in game["winners"])
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+def test_the_stored_games_tables_stay_inside_their_panels(server: WebServer, browser: Any, width: int,
+                                                        height: int) -> None:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(120_000)
+    try:
+        (game,) = server.get("/api/results/games?game=q")["games"]
+        for path, ready in (("/results?game=q", "#stored tbody tr"), (f"/results/games/{game['id']}", "#seats tr")):
+            page.goto(server.url + path)
+            page.wait_for_selector(ready)
+            screenshot(page, f"stored-{path.split('/')[-1].split('?')[0]}-{width}x{height}")
+            # nothing runs past the page's right edge
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            # a table stays inside its panel, or scrolls inside it (never over its edge)
+            for table in page.query_selector_all("table"):
+                fits = table.evaluate("""t => { const s = t.closest('section'), a = t.getBoundingClientRect(),
+                                               b = s.getBoundingClientRect();
+                                        return a.width === 0 || a.right <= b.right + 0.5
+                                               || getComputedStyle(s).overflowX === 'auto'; }""")
+                assert fits, (path, table.get_attribute("id"))
+        # the seats of a stored game fit at both sizes, the long name wrapped
+        seats = page.query_selector("#seats")
+        assert seats.evaluate("t => t.getBoundingClientRect().right <= t.closest('section').getBoundingClientRect().right + 0.5")
+    finally:
+        page.close()
