@@ -5,6 +5,7 @@ person when the request names no limit, never the bots' per-call limit."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from typing import Any
@@ -12,27 +13,27 @@ from typing import Any
 import pytest
 
 from gameroom.games import registry
-from gameroom.web.matches import HUMAN, MatchBook, MatchRequest
-from tests.web.conftest import WebServer
+from gameroom.web.matches import HUMAN, MatchRequest, WebMatch
+from tests.web.conftest import running_web, signed_up
 
 
 def frames_of(name: str, seed: int) -> tuple[list[dict[str, Any]], Any]:
     game = registry.game(name)
     seats = [list(game.strategies)[i % len(game.strategies)] for i in range(game.min_players)]
-    book = MatchBook()
     done = threading.Event()
     frames: list[dict[str, Any]] = []
 
-    def listen(frame: dict[str, Any]) -> None:
-        frames.append(frame)
-        if frame["type"] == "end":
+    def listen(text: str, kind: str) -> None:
+        frames.append(json.loads(text))
+        if kind == "end":
             done.set()
 
-    match = book.start(MatchRequest.from_json({"game": name, "seats": seats, "seed": seed}, registry.games()))
-    past = match.subscribe(None, listen)
-    frames[:0] = past
-    if any(f["type"] == "end" for f in past):
-        done.set()
+    # listened to from before its start (the book starts a match of bots at once)
+    match = WebMatch(f"1-{name}", MatchRequest.from_json({"game": name, "seats": seats, "seed": seed},
+                                                         registry.games()))
+    past, over = match.subscribe(None, listen)
+    assert past == [] and not over
+    match.start()
     assert done.wait(300), f"{name}: the match did not end"
     return frames, match
 
@@ -56,22 +57,28 @@ def test_every_frame_tells_its_event(name: str) -> None:
     assert "game over" in last and all(w in last for w in match.result["winners"]), last
 
 
-def test_a_person_gets_the_games_time_for_a_person_by_default(web_server: WebServer) -> None:
-    for name in registry.names():
-        game = registry.game(name)
-        if not game.playable_by_people:
-            continue
-        bots = [next(iter(game.strategies))] * (game.min_players - 1)
-        status, answer = web_server.request("POST", "/api/matches", {"game": name, "seats": [HUMAN, *bots]})
-        assert status == 201, answer
-        summary = web_server.get(f"/api/matches/{answer['id']}")
-        assert summary["time_limit"] == game.person_limit and game.person_limit >= 30, (name, summary)
-        assert game.person_limit != game.limits.call
-        # a limit asked for is kept; a match of bots keeps the bots' limit
-        status, answer = web_server.request("POST", "/api/matches", {"game": name, "seats": [HUMAN, *bots],
-                                                                      "time_limit": 7})
-        assert web_server.get(f"/api/matches/{answer['id']}")["time_limit"] == 7
-        status, answer = web_server.request("POST", "/api/matches", {"game": name, "seats": [*bots, bots[0]]})
-        assert web_server.get(f"/api/matches/{answer['id']}")["time_limit"] == game.limits.call
-    listed = {g["name"]: g for g in web_server.get("/api/games")}
-    assert all(entry["person_limit"] == registry.game(n).person_limit for n, entry in listed.items())
+def test_a_person_gets_the_games_time_for_a_person_by_default() -> None:
+    # every match with a person waits for its page: room for them all in the quotas
+    with running_web("--matches-per-user", "50", "--matches-per-address", "50") as server:
+        person = signed_up(server.url, "time-for-a-person")
+        try:
+            for name in registry.names():
+                game = registry.game(name)
+                if not game.playable_by_people:
+                    continue
+                bots = [next(iter(game.strategies))] * (game.min_players - 1)
+
+                def limit_of(body: dict[str, Any]) -> float | None:
+                    reply = person.post("/api/matches", json={"game": name, **body})
+                    assert reply.status_code == 201, reply.text
+                    return server.get(f"/api/matches/{reply.json()['id']}")["time_limit"]
+
+                assert limit_of({"seats": [HUMAN, *bots]}) == game.person_limit and game.person_limit >= 30, name
+                assert game.person_limit != game.limits.call
+                # a limit asked for is kept; a match of bots keeps the bots' limit
+                assert limit_of({"seats": [HUMAN, *bots], "time_limit": 7}) == 7
+                assert limit_of({"seats": [*bots, bots[0]]}) == game.limits.call
+            listed = {g["name"]: g for g in server.get("/api/games")}
+            assert all(entry["person_limit"] == registry.game(n).person_limit for n, entry in listed.items())
+        finally:
+            person.close()
