@@ -213,3 +213,14 @@ def test_the_terminal_exits_non_zero_when_the_server_dies(when: str) -> None:
         if server.poll() is None:
             server.terminate()
             server.wait(timeout=30)
+
+
+def test_moves_differing_in_their_last_word_are_listed_as_one() -> None:
+    from gameroom.cli.terminal import compact_moves
+
+    commands = ["table green", "table red", *[f"island green {i}" for i in range(12)], "island red 3",
+                "use 0", "use 5", "mother 1", "mother 2", "done"]
+    assert compact_moves(commands) == ["table green|red", "island green 0-11", "island red 3", "use 0|5",
+                                       "mother 1|2", "done"]
+    assert compact_moves(["card 2", "card 3", "card 4", "card 9"]) == ["card 2|3|4|9"]   # not a range
+    assert compact_moves([]) == []

@@ -165,10 +165,14 @@ class TerminalClient:
 
     # -- the story ----------------------------------------------------------------------
 
-    def start_story(self, players: list[str]) -> None:
-        """A game starts (or is back after a reconnection): its narrator, if the game has one."""
+    def start_story(self, players: list[str], snap: dict[str, Any] | None = None) -> None:
+        """A game starts (or is back after a reconnection, from ``snap``): its narrator,
+        if the game has one."""
         make = getattr(self.words, "narrator", None)
-        self.narrator = make(list(players)) if make is not None and players else None
+        if make is None or not players:
+            self.narrator = None
+        else:
+            self.narrator = make(list(players)) if snap is None else make(list(players), snap)
         self.last_turn = None
 
     def tell(self, m: dict[str, Any]) -> None:
@@ -221,7 +225,7 @@ class TerminalClient:
         self.started = True
         self.room = state.get("roomId")
         self.seat = next((p["seat"] for p in state.get("players", []) if p.get("username") == self.name), None)
-        self.start_story([p.get("username") for p in state.get("players", [])])
+        self.start_story([p.get("username") for p in state.get("players", [])], state)
         say("back in your game", "bold")
         self.show_board()
 
@@ -342,7 +346,6 @@ class TerminalClient:
                 raise ValueError(f"unknown command {name!r} (type help)")
         except ValueError as exc:
             say(str(exc), "fg:ansired")
-
 
     def show_moves(self) -> None:
         """The moves possible now, as typed commands (the game's own checks)."""

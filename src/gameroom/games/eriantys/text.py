@@ -206,10 +206,14 @@ def command_of(event: dict[str, Any]) -> str:
 assert set(_COMMAND_OF_TYPE) | {"CHOOSE_CLOUD"} >= set(t for ts in CARD_INPUTS.values() for t in ts)
 
 
-def narrator(players: list[str]) -> Narrator:
+def narrator(players: list[str], snap: dict[str, Any] | None = None) -> Narrator:
     """The narrator of a room's game between ``players`` (seat order): it is fed every
-    broadcast as a ``message`` event, as the in-process referee reports them."""
-    return EriantysNarrator("", list(players), TEAMS)
+    broadcast as a ``message`` event, as the in-process referee reports them. ``snap``:
+    the game joined midway (a reconnection), whose rounds are counted on from its own."""
+    told = EriantysNarrator("", list(players), TEAMS)
+    if snap is not None and isinstance(snap.get("round"), int):
+        told.round = snap["round"]
+    return told
 
 
 def turn(snap: dict[str, Any]) -> Any:
