@@ -115,6 +115,16 @@ def _terminal(port: int, name: str, *flags: str) -> pexpect.spawn:
                          dimensions=(50, 160))
 
 
+def _game_with_a_bot(child: pexpect.spawn, port: int) -> subprocess.Popen:
+    """The person creates a room for two, a bot joins it, and the game starts."""
+    child.sendline("create 2")
+    child.expect(r"room (\d+) created")
+    bots = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(port), "--join", child.match.group(1),
+                                        "--players", "1", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child.expect("the game starts")
+    return bots
+
+
 def _lobby(port: int) -> subprocess.Popen:
     server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet"])
     for _ in range(400):
@@ -152,12 +162,7 @@ def test_compact_draws_the_board_when_asked_and_ctrl_c_leaves_a_game_with_130() 
         child.expect("logged in as erin")
         child.sendline("moves")
         child.expect("no game yet")
-        child.sendline("create 2")
-        child.expect(r"room (\d+) created")
-        bots = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(port), "--join",
-                                            child.match.group(1), "--players", "1", "--quiet"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        child.expect("the game starts")
+        bots = _game_with_a_bot(child, port)
         child.expect("your turn: an assistant card")
         child.sendline("moves")
         child.expect(r"moves possible now: card ")
@@ -193,12 +198,7 @@ def test_the_terminal_exits_non_zero_when_the_server_dies(when: str) -> None:
         child = _terminal(port, "dora")
         child.expect("logged in as dora")
         if when == "during the game":
-            child.sendline("create 2")
-            child.expect(r"room (\d+) created")
-            bots = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(port), "--join",
-                                                child.match.group(1), "--players", "1", "--quiet"],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            child.expect("the game starts")
+            bots = _game_with_a_bot(child, port)
         server.kill()
         server.wait(timeout=30)
         child.expect("the server closed the connection" + (" during the game: no result" if bots else ""))
