@@ -16,6 +16,7 @@ import pytest
 
 from gameroom.core.pictures import CHAR_EM
 from gameroom.core.record import STATE
+from gameroom.core.context import MatchContext
 from gameroom.games import registry
 from gameroom.games.eriantys.render import render_svg as eriantys_svg
 from gameroom.games.q.render import CELL, MIN_CELL, render_svg as q_svg
@@ -65,7 +66,7 @@ def pictures_of(name: str, seed: int) -> list[tuple[Any, str]]:
 
     strategies = list(game.strategies)
     game.play(seed, game.seats([strategies[i % len(strategies)] for i in range(len(names))], seed, names),
-              observers=[observe])
+              MatchContext(observers=[observe]))
     return states
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gameroom.core.record import CALL, STATE
+from gameroom.core.context import MatchContext
 from gameroom.games import registry
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -49,7 +50,7 @@ def told(name: str, seed: int) -> dict[str, Any]:
 
     strategies = list(game.strategies)
     result = game.play(seed, game.seats([strategies[i % len(strategies)] for i in range(len(names))], seed, names),
-                       observers=[observe])
+                       MatchContext(observers=[observe]))
     ending = story.end(result)
     out["ending"], out["result"] = ending, result
     if ending.caption is not None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gameroom.core.context import MatchContext
 from gameroom.games import registry
 from gameroom.web.matches import HUMAN, MatchRequest, WebMatch
 from tests.web.conftest import running_web, signed_up
@@ -46,7 +47,7 @@ def test_every_frame_tells_its_event(name: str) -> None:
     story, expected = game.story(3, match.names), []
     strategies = [list(game.strategies)[i % len(game.strategies)] for i in range(game.min_players)]
     result = game.play(3, game.seats(strategies, 3, match.names),
-                       observers=[lambda event: expected.extend(story.tell(event).lines)])
+                       MatchContext(observers=[lambda event: expected.extend(story.tell(event).lines)]))
     expected += story.end(result).lines
     lines = [line for f in frames for line in f.get("narration", ())]
     assert lines == expected
