@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
@@ -109,7 +110,7 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
                   **({"call_seconds": task.call_seconds} if task.call_seconds is not None else {})}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
-            game.play(task.seed, seats, observers=[recorder])
+            game.play(task.seed, seats, MatchContext(observers=[recorder]))
         finally:
             for seat, caller in zip(seats, closers, strict=True):   # threads, process groups, remote connections
                 if isinstance(caller, (ThreadedCaller, IsolatedCaller)):
