@@ -14,6 +14,9 @@ first) and plays either
 
 Every game is stored (labelled ``arena:{competition}:final``) without changing ratings,
 with a seed derived from the competition's; the result is kept in the competition's state.
+Played by ``gameroom arena final`` (a process of its own), the final has the uploaded bots:
+remote bots play only over their connections to the running arena, and the result names
+those left out.
 """
 
 from __future__ import annotations
@@ -43,7 +46,11 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
     set_state(arena.engine, competition.name, frozen=True)
     arena.frozen[competition.name] = True
     book = arena.books[competition.name]
-    specs = arena.playing.get(competition.name, {})
+    every = arena.playing.get(competition.name, {})
+    # a remote bot is seated only where its connection waits (the running arena): a final
+    # played by a command of its own has its uploaded bots only, and says so
+    specs = {bot: spec for bot, spec in every.items() if arena.hall is not None or not spec.get("remote")}
+    left_out = sorted(set(every) - set(specs))
     field = sorted(specs, key=lambda bot: (-book.of(competition.game, bot).ordinal, bot))[:top]
     if len(field) < competition.players:
         raise ArenaError(409, f"{competition.name} has {len(field)} playing bots; a final needs at least "
@@ -107,6 +114,8 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
             rounds.append({"matches": matches, "byes": byes})
             alive = byes + winners_next
         result = {"format": form, "games": total, "rounds": rounds, "champion": alive[0]}
+    if left_out:
+        result["remote_bots_left_out"] = left_out
     set_state(arena.engine, competition.name, final=result)
     arena.bump()
     return result

@@ -153,7 +153,10 @@ class Arena:
     """The engine of one arena (see the module). Thread-safe: the web handlers call
     :meth:`upload`, :meth:`pause` and read :meth:`snapshot` while the scheduler runs."""
 
-    def __init__(self, config: ArenaConfig, engine: Engine, pool: Pool | None = None) -> None:
+    def __init__(self, config: ArenaConfig, engine: Engine, pool: Pool | None = None, serving: bool = True) -> None:
+        """``serving=False``: an engine for a command beside a running arena (the final):
+        it takes no remote bots and leaves unfinished builds and qualifications to the
+        arena."""
         self.config = config
         self.engine = engine
         self.sandbox: SandboxPolicy = resolve_policy(config.sandbox, lambda text: log.warning(text))
@@ -180,8 +183,9 @@ class Arena:
         # games with a remote bot are played here, where its connection lives
         self.local = concurrent.futures.ThreadPoolExecutor(config.workers, thread_name_prefix="arena-remote-game")
         self.hall: Hall | None = None
+        self.serving = serving
         self._load()
-        if config.remote is not None:
+        if config.remote is not None and serving:
             from gameroom.games import registry
 
             games = {c.name: c.game for c in config.competitions}
@@ -221,7 +225,7 @@ class Arena:
         with Session(self.engine) as session:
             unfinished = session.execute(select(VersionRow.id, VersionRow.status)
                                          .where(VersionRow.status.in_(("building", "qualifying")))).all()
-        for version_id, status in unfinished:
+        for version_id, status in unfinished if self.serving else ():
             log.info("resumed", extra={"fields": {"version": version_id, "status": status}})
             self._start_build(version_id)   # a remote version is queued for its qualification again
 

@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace, config: object) -> int:
             raise UsageError(f"no competition {args.competition!r} in {config.path}")
         if args.top < 2 or args.games < 1:
             raise UsageError("--top must be at least 2 and --games at least 1")
-        arena = Arena(config, service.open_arena_database(config))
+        arena = Arena(config, service.open_arena_database(config), serving=False)
         try:
             result = play_final(arena, competition, args.format, args.top, args.games)
         except ArenaError as exc:
