@@ -1,4 +1,4 @@
-"""The arena on PostgreSQL (the league tests' private server): the migrations make its
+"""The arena on PostgreSQL (the tests' private server, ``tests/conftest.py``): the migrations make its
 tables, the ladder writes its games there, and ``recompute`` — run while the ladder goes
 on, in one REPEATABLE READ snapshot — finds the standings equal to the games."""
 
@@ -12,13 +12,12 @@ from pathlib import Path
 
 import httpx
 from tests.driver import free_port
-from tests.league.conftest import postgres_url  # noqa: F401 - the fixture
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 GAMEROOM = [sys.executable, "-m", "gameroom"]
 
 
-def test_an_arena_on_postgresql(postgres_url: str, tmp_path: Path) -> None:  # noqa: F811
+def test_an_arena_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
     port = free_port()
     config = tmp_path / "arena.toml"
     config.write_text(f'listen = "127.0.0.1:{port}"\ndatabase = "{postgres_url}"\n'
