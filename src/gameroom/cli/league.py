@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -160,10 +161,10 @@ def ratings(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
-    """(label, record) of every replay the command names: a file or the database."""
-    from gameroom.core.record import MatchRecord
-    from gameroom.league.replay import read_replays
+def _replays(args: argparse.Namespace) -> list[Any]:
+    """Every replay the command names (a file or the database) as ``LoadedReplay`` s, with
+    what their text (digest chain, layout) and, for stored games, their rows show."""
+    from gameroom.league.replay import load_replays
 
     if (args.file is None) == (args.db is None):
         raise UsageError("give a replay file or --db URL (not both)")
@@ -173,14 +174,21 @@ def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read replay {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
         try:
-            records = read_replays(text, str(args.file))
+            return load_replays(text, str(args.file))[0]
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        return [(f"{args.file}" + (f" #{i + 1}" if len(records) > 1 else ""), r) for i, r in enumerate(records)]
+    return _stored_replays(args)
+
+
+def _stored_replays(args: argparse.Namespace) -> list[Any]:
+    """The database's games (``--league``, ``--id``), each checked against its own row's
+    digest and its ``seats``/``results``/``ejections`` rows."""
     from sqlalchemy import select
     from sqlalchemy.orm import Session
 
-    from gameroom.league.db import GameRow, LeagueRow, replay_of
+    from gameroom.core.record import MatchRecord
+    from gameroom.league.db import GameRow, LeagueRow, replay_of, stored_differences
+    from gameroom.league.replay import LoadedReplay, head_problems, load_replays
 
     engine = database(args.db)
     out = []
@@ -194,8 +202,20 @@ def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
         if args.id is not None:
             query = query.where(GameRow.id == args.id)
         for row in session.scalars(query):
-            out.append((f"game {row.id}" + (f" (league index {row.index})" if row.index is not None else ""),
-                        MatchRecord.from_jsonl(replay_of(row))))
+            label = f"game {row.id}" + (f" (league index {row.index})" if row.index is not None else "")
+            try:
+                text = replay_of(row)
+                found, chain = load_replays(text, label)
+            except (ValueError, UnicodeDecodeError, zlib.error) as exc:
+                # a stored replay that cannot be read is reported; the other games go on
+                out.append(LoadedReplay(label, MatchRecord(row.game), 0, 0, [f"unreadable replay: {exc}"], True))
+                continue
+            loaded = found[0]
+            if len(found) > 1:
+                loaded.problems.append(f"line {found[1].first_line}: the stored replay holds {len(found)} records")
+            loaded.problems += head_problems(chain, row.digest)
+            loaded.problems += [f"database: {text}" for text in stored_differences(session, row, loaded.record)]
+            out.append(loaded)
     if not out:
         raise UsageError("no such games in the database")
     return out
@@ -206,38 +226,59 @@ def replay(args: argparse.Namespace) -> int:
 
     replays = _replays(args)
     if args.action == "show":
-        for label, record in replays:
+        for loaded in replays:
             if len(replays) > 1:
-                print(f"== {label}")
-            for line in describe(record):
+                print(f"== {loaded.label}")
+            for line in describe(loaded.record):
                 print(line)
+            for problem in loaded.problems:
+                stderr_log(f"{loaded.label}: {problem}")
         return 0
-    bad = unverifiable = 0
+    altered = unverifiable = unchained = 0
     outcomes = _verify_all(replays)
-    for (label, record), divergence in zip(replays, outcomes):
-        if divergence is None:
-            if len(replays) == 1:
-                print(f"{label}: verified ({sum(1 for e in record.events if e.kind == 'call')} calls)")
-        elif divergence.unverifiable:
-            unverifiable += 1
-            print(f"{label}: {divergence.message}", file=sys.stderr)
-        else:
-            bad += 1
+    single = len(replays) == 1
+    for loaded, divergence in zip(replays, outcomes):
+        label, record = loaded.label, loaded.record
+        for problem in loaded.problems:
+            print(f"{label}: {problem}", file=sys.stderr)
+        rerun_failed = divergence is not None and not divergence.unverifiable
+        if rerun_failed:
             print(f"{label}: differs from the rules at {divergence}", file=sys.stderr)
-    if len(replays) > 1:
-        print(f"{len(replays) - bad - unverifiable} of {len(replays)} replays verified"
-              + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else ""))
-    return 1 if bad else 0
+        elif divergence is not None:
+            print(f"{label}: {divergence.message}", file=sys.stderr)
+        bad = bool(loaded.problems) or rerun_failed
+        altered += bad
+        unverifiable += not bad and divergence is not None
+        unchained += loaded.note is not None
+        if single and loaded.note is not None:
+            print(f"{label}: {loaded.note}; checked by re-running only", file=sys.stderr)
+        if single and bad:
+            print(f"{label}: altered", file=sys.stderr)
+        elif single and divergence is None:
+            chain = "digest chain intact, " if loaded.chained else ""
+            print(f"{label}: verified ({chain}{sum(1 for e in record.events if e.kind == 'call')} calls)")
+    if not single:
+        print(f"{len(replays) - altered - unverifiable} of {len(replays)} replays verified"
+              + (f", {altered} altered" if altered else "")
+              + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else "")
+              + (f"; {unchained} with {UNCHAINED_SHORT}" if unchained else ""))
+    return 1 if altered else 0
 
 
-def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
+UNCHAINED_SHORT = "no digest chain (recorded before chains), checked by re-running only"
+
+
+def _verify_all(replays: list[Any]) -> list[Any]:
     """Each replay's first difference from the rules (or None): registry games one by one,
     served and tournament games by running each session once."""
     from gameroom.league.replay import verify, verify_session
 
     outcomes: list[Any] = [None] * len(replays)
     sessions: dict[tuple[str, str], list[int]] = {}
-    for at, (_label, record) in enumerate(replays):
+    for at, loaded in enumerate(replays):
+        record = loaded.record
+        if not loaded.first_line:     # unreadable: nothing to re-run
+            continue
         session = record.config.get("session") if isinstance(record.config, dict) else None
         if record.seed is None and isinstance(session, dict):
             key = (record.game, json.dumps(session, sort_keys=True))
@@ -245,7 +286,7 @@ def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
         else:
             outcomes[at] = verify(record)
     for (game, session), members in sessions.items():
-        found = verify_session([replays[at][1] for at in members], rerun_session(json.loads(session), game))
+        found = verify_session([replays[at].record for at in members], rerun_session(json.loads(session), game))
         for at, divergence in zip(members, found):
             outcomes[at] = divergence
     return outcomes

@@ -261,7 +261,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     played = finished.pop(done)
                     record = played.record
                     record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
-                                bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
+                                digest=played.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
                             zlib.decompress(played.replay))

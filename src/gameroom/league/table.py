@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.chain import head_of
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.record import MatchRecord
 from gameroom.league.bots import Bot, bots_from_specs
@@ -41,14 +42,16 @@ class TableOutcome:
     index: int
     record: MatchRecord
     replay: bytes
+    digest: str | None = None   # the head of the replay's digest chain
 
 
 def play_table(task: TableTask) -> TableOutcome:
     """Play the task's game (in a worker)."""
     record = record_table(task)
-    replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+    text = record.to_jsonl()
+    replay = zlib.compress(text.encode("utf-8"), 1)
     record.events = []
-    return TableOutcome(task.index, record, replay)
+    return TableOutcome(task.index, record, replay, head_of(text))
 
 
 def record_table(task: TableTask) -> MatchRecord:
