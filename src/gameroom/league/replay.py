@@ -502,13 +502,4 @@ def verify_session(records: Sequence[MatchRecord],
         recorded = [e for e in record.events if e.kind != STATE]
         out.append(_first_difference([e for e in twin.events if e.kind != STATE], recorded)
                    or result_difference(twin.result, record))
-    missing = [key for key in again if key not in ours]
-    if missing and out:
-        # a game the session plays that the file does not hold: it was cut out of the file
-        seats = ", ".join(missing[0][:-1])
-        note = Divergence(0, f"the session plays {len(missing)} game{'s' * (len(missing) != 1)} the replay does not "
-                             f"hold (the first between {seats}, #{missing[0][-1]}): removed from the file")
-        first = next((at for at, d in enumerate(out) if d is None), None)
-        if first is not None:
-            out[first] = note
     return out
