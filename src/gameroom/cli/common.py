@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence
 
@@ -26,8 +27,17 @@ def fail(message: str, status: int = 2) -> NoReturn:
     raise SystemExit(status)
 
 
+_LOG_LOCK = threading.Lock()
+
+
 def stderr_log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """One line on standard error, written whole: referees on several threads log at once,
+    and ``print`` writes the text and its newline separately, so two ejection lines could
+    run together (``...bytesfza dropped out on setup``) and a reader of the log miss one
+    (the fuzz benchmark's "offenders not ejected", issue 17 finding 9)."""
+    with _LOG_LOCK:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
 
 
 def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
@@ -220,21 +230,27 @@ def serve(game: GameCommands, args: Any, plan_hook: Callable[[list[Any], ServerP
         plan = plan_hook(values, plan)
 
     from gameroom.remote import aio
-    from gameroom.server.host import host_game
+    from gameroom.server.host import host_listening
 
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
     while True:   # one game, or one after another with the plan's keep-alive
         try:
-            result = aio.run(host_game(plan, args.port, args.host, log=log))
+            hosted = aio.run(host_listening(plan, args.port, args.host, log=log))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
-        print_value(result)
+        print_value(hosted.result)   # the spec's no-game output too, when it defines one
+        if not hosted.played:
+            # said even when --quiet: a server that played nothing must not look like one that did
+            stderr_log(f"gameroom: no game was played: {hosted.why}")
         if not plan.keep_alive:
-            return 0
+            return 0 if hosted.played else 1
 
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
                      done: str = "all done") -> int:
+    """Run the clients to their end; ``done`` is printed, and 0 returned, only when every
+    client that plays fair got its result (the game's final call, or the end of a game that
+    has none). A server that dies before or during the game fails the command in one line."""
     from gameroom.remote import aio
     from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
@@ -245,6 +261,14 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
         fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)
     if missed:
         stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port}")
+    fair = [(spec, session) for spec, session in zip(specs, sessions) if spec.wants_result]
+    unfinished = [(spec, session) for spec, session in fair if not session.got_result]
+    if unfinished:
+        spec, session = unfinished[0]
+        name = spec.name if isinstance(spec.name, str) else json.dumps(spec.name)[:40]
+        before = "" if any(s.calls for _spec, s in fair) else "; the server ended before any game started"
+        fail(f"{len(unfinished)} of {len(fair)} clients got no result from the server at {host}:{port} "
+             f"({name}: {session.ended or 'no session'}, after {len(session.calls)} calls){before}", status=1)
     print(done, flush=True)
     return 0
 

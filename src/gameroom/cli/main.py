@@ -122,7 +122,28 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
+INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``gameroom`` command; Ctrl-C anywhere (parsing, imports, a game, a database)
+    ends it with one line and status 130, never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass   # a closed or broken pipe: the line on stderr still says what happened
+    print("gameroom: interrupted", file=sys.stderr, flush=True)
+    return INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["harness"]:
         # Harness flags such as --show must not be taken for options of ours.
@@ -166,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         return 1
     except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback

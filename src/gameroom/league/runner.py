@@ -63,9 +63,14 @@ class LeaguePlan:
 
 def _watch_parent(parent: int) -> None:
     """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
-    programs and exit, so a killed league leaves nothing running."""
+    programs and exit, so a killed league leaves nothing running. Ctrl-C is the league
+    process's to handle (it stops the pool and says so in one line): a worker, in the same
+    process group, ignores it rather than print a traceback of the wait it was in."""
     import os
+    import signal
     import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -26,7 +26,7 @@ import sys
 from typing import Any, Sequence
 
 from gameroom.core.hosting import PeriodPolicy, ServerPlan
-from gameroom.server.host import host_game_on
+from gameroom.server.host import host_once
 from gameroom.server.signup import Signup
 
 __all__ = ["plan_for", "main"]
@@ -54,10 +54,9 @@ async def _host(plan: ServerPlan, signup: Signup) -> Any:
     from gameroom.cli.common import stderr_log
 
     port = signup.port
-    result = await host_game_on(signup, plan, stderr_log)
-    lost = result is not None and result in (plan.no_game_result, plan.error_result)
-    print(json.dumps({"port": port, "result": result, "lost": bool(lost)}), flush=True)
-    return result
+    hosted = await host_once(signup, plan, stderr_log)
+    print(json.dumps({"port": port, "result": hosted.result, "lost": not hosted.played}), flush=True)
+    return hosted.result
 
 
 async def _serve(game_name: str, games: int, seed: int, period: float | None) -> int:
