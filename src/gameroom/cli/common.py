@@ -235,7 +235,7 @@ def serve(game: GameCommands, args: Any, plan_hook: Callable[[list[Any], ServerP
     log = stderr_log if not getattr(args, "quiet", False) else (lambda _t: None)
     while True:   # one game, or one after another with the plan's keep-alive
         try:
-            hosted = aio.run(host_listening(plan, args.port, args.host, log=log))
+            hosted = aio.run(host_listening(plan, args.port, args.host, log=log, say_why=False))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
         print_value(hosted.result)   # the spec's no-game output too, when it defines one

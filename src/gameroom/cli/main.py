@@ -135,6 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _interrupted() -> int:
+    import logging
+
+    # A task that an interrupt ended (a terminal prompt's) is logged by asyncio with its
+    # traceback when it is collected on the way out ("Task exception was never retrieved"):
+    # the one line below says everything.
+    logging.getLogger("asyncio").disabled = True
     try:
         sys.stdout.flush()
     except (OSError, ValueError):

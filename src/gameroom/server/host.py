@@ -34,14 +34,16 @@ class Hosted:
     why: str = ""
 
 
-async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]) -> Hosted:
-    """Sign players up on an already listening ``signup`` and run the plan."""
+async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None], say_why: bool = True) -> Hosted:
+    """Sign players up on an already listening ``signup`` and run the plan; ``say_why``
+    logs why no game was played (a caller that reports it itself passes False)."""
     loop = asyncio.get_running_loop()
     try:
         players = await signup.run()
         if len(players) < plan.rules.min_players:
             why = f"too few players signed up ({len(players)} < {plan.rules.min_players})"
-            log(why)
+            if say_why:
+                log(why)
             return Hosted(plan.no_game_result, False, why)
         seats = plan.house_seats() + [remote_seat(plan.protocol, p.connection, loop, p.name) for p in players]
         try:
@@ -51,7 +53,8 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             why = (f"the game could not be run: {type(exc).__name__}: {exc} "
                    f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")
-            log(why)
+            if say_why:
+                log(why)
             return Hosted(plan.error_result, False, why)
     finally:
         signup.close_all()
@@ -69,8 +72,8 @@ async def host_game(plan: ServerPlan, port: int, host: str = "127.0.0.1",
 
 
 async def host_listening(plan: ServerPlan, port: int, host: str = "127.0.0.1",
-                         log: Callable[[str], None] = lambda _t: None) -> Hosted:
+                         log: Callable[[str], None] = lambda _t: None, say_why: bool = True) -> Hosted:
     """:func:`host_game`, telling whether a game was played."""
     signup = Signup(plan.rules, log, plan.protocol.greeting)
     await signup.listen(host, port)
-    return await host_once(signup, plan, log)
+    return await host_once(signup, plan, log, say_why)
