@@ -21,9 +21,8 @@ from typing import Any
 
 from gameroom.core.hosting import SignupRules, name_rule
 from gameroom.server.clients import run_clients
-from gameroom.server.host import host_game
 from gameroom.server.signup import MAX_PENDING
-from tests.server.test_signup import PLAN, player
+from tests.server.test_signup import PLAN, player, start_server
 
 from conftest import read_json_values
 from driver import free_port, spawn
@@ -84,25 +83,19 @@ def test_a_server_that_played_no_game_says_so_and_exits_1() -> None:
     assert err.decode().strip().splitlines() == ["gameroom: no game was played: too few players signed up (0 < 2)"]
 
 
-def serve_beside(attack: Any, specs: list[Any], rules: SignupRules | None = None) -> tuple[Any, list[Any], float]:
+def serve_beside(attack: Any, specs: list[Any], rules: SignupRules | None = None) -> tuple[Any, list[Any]]:
     """Host the toy game of ``test_signup`` (with ``rules``); ``attack(port)`` makes its
-    connections first, then ``specs`` play. The result, the sessions, the seconds taken."""
+    connections first, then ``specs`` play. The result and the clients' sessions."""
     plan = PLAN if rules is None else replace(PLAN, rules=rules)
 
-    async def main() -> tuple[Any, list[Any], float]:
-        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
-        port = probe.sockets[0].getsockname()[1]
-        probe.close()
-        await probe.wait_closed()
-        server = asyncio.get_running_loop().create_task(host_game(plan, port))
-        await asyncio.sleep(0.1)
-        started = time.perf_counter()
+    async def main() -> tuple[Any, list[Any]]:
+        port, server = await start_server(plan)
         held = await attack(port)
         sessions = await run_clients(specs, "127.0.0.1", port)
         result = await asyncio.wait_for(server, 60)
         for writer in held:
             writer.close()
-        return result, sessions, time.perf_counter() - started
+        return result, sessions
 
     return asyncio.run(main())
 
@@ -128,7 +121,7 @@ SLOW_PERIOD = SignupRules(min_players=2, max_players=3, periods=1, period_second
 def test_silent_connections_cost_one_name_deadline_not_one_each() -> None:
     """40 silent connections (20 s of name deadlines one after the other) before three
     players: the game is full after about one deadline."""
-    result, sessions, _seconds = serve_beside(silent(40), [player("a"), player("b"), player("c")], SLOW_PERIOD)
+    result, sessions = serve_beside(silent(40), [player("a"), player("b"), player("c")], SLOW_PERIOD)
     assert result == [["c"], []]
     assert [s.got_result for s in sessions] == [True] * 3
 
@@ -136,7 +129,7 @@ def test_silent_connections_cost_one_name_deadline_not_one_each() -> None:
 def test_more_silent_connections_than_may_wait_still_let_players_in() -> None:
     """Three times as many silent connections as may be signing up at once: the longest
     waiting is closed to make room for each newcomer, so the players still get in."""
-    result, _sessions, _seconds = serve_beside(silent(3 * MAX_PENDING), [player("a"), player("b"), player("c")],
+    result, _sessions = serve_beside(silent(3 * MAX_PENDING), [player("a"), player("b"), player("c")],
                                                SLOW_PERIOD)
     assert result == [["c"], []]
 
@@ -151,7 +144,7 @@ def test_trickling_names_fail_at_their_own_deadline() -> None:
         await asyncio.sleep(0.2)
         return held
 
-    result, _sessions, _seconds = serve_beside(attack, [player("a"), player("b"), player("c")], SLOW_PERIOD)
+    result, _sessions = serve_beside(attack, [player("a"), player("b"), player("c")], SLOW_PERIOD)
     assert result == [["c"], []]
 
 
@@ -168,7 +161,7 @@ def test_players_are_taken_in_acceptance_order_not_name_order() -> None:
         return [first, second]
 
     rules = replace(SLOW_PERIOD, max_players=3, name_first_byte=2.0, period_seconds=3.0)
-    result, sessions, _seconds = serve_beside(attack, [player("third")], rules)
+    result, sessions = serve_beside(attack, [player("third")], rules)
     # "first" and "second" never answer: they are ejected; "third" sat last
     assert result[0] == ["third"] and result[1] == ["first", "second"]
     assert sessions[0].got_result

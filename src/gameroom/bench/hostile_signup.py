@@ -113,17 +113,40 @@ def _short() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _silent(port: int, count: int) -> list[socket.socket]:
-    held: list[socket.socket] = []
+    """``count`` connections that never send, made the way an attacker makes them: all at
+    once (non-blocking), so the server's small listen backlog (30, as the specs say) costs
+    the attack retransmitted SYNs, not one connection after the other. Waits until the
+    server listens and every connection is established."""
+    import select
+
     end = time.monotonic() + 60
-    while not held:
+    while True:     # the server may still be starting
         try:
-            held.append(socket.create_connection(("127.0.0.1", port), timeout=10))
-        except ConnectionRefusedError:   # the server is still starting
+            socket.create_connection(("127.0.0.1", port), timeout=10).close()
+            break
+        except ConnectionRefusedError:
             if time.monotonic() > end:
                 raise
             time.sleep(0.05)
-    while len(held) < count:
-        held.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+    held = []
+    for _ in range(count):
+        connection = socket.socket()
+        connection.setblocking(False)
+        connection.connect_ex(("127.0.0.1", port))
+        held.append(connection)
+    poll = select.poll()
+    waiting = {connection.fileno(): connection for connection in held}
+    for fileno in waiting:
+        poll.register(fileno, select.POLLOUT)
+    while waiting and time.monotonic() < end:
+        for fileno, _event in poll.poll(1000):
+            connection = waiting.pop(fileno)
+            poll.unregister(fileno)
+            error = connection.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if error:
+                raise OSError(error, f"an attacking connection failed: {os.strerror(error)}")
+    if waiting:
+        raise TimeoutError(f"{len(waiting)} attacking connections were not established within 60 s")
     return held
 
 
@@ -133,10 +156,8 @@ def _honest_game(config: tuple[dict[str, Any], dict[str, Any]], silent: int) -> 
     server_config, clients_config = config
     port = _free_port()
     server = Started(["serve", "q", "--port", str(port)], json.dumps(server_config).encode())
-    held = _silent(port, silent) if silent else []
+    held = _silent(port, silent)    # with none, it waits until the server listens
     try:
-        if not silent:
-            _silent(port, 1)[0].close()   # wait until it listens, as the attack does
         clients = _run(["clients", "q", "--port", str(port)], json.dumps({**clients_config, "port": port}).encode())
         served = server.finish()
     finally:
