@@ -80,6 +80,7 @@ class Signup:
         self.log = log or (lambda _text: None)
         self.players: list[SignedUp] = []
         self._line: deque[_Attempt] = deque()       # not yet taken, in acceptance order
+        self._reading = 0                            # of them, not failed (read or being read)
         self._arrived = asyncio.Event()              # set while the line is not empty
         self._full = asyncio.Event()
         self._busy = asyncio.Lock()   # held while the attempt at the head is being taken
@@ -94,13 +95,14 @@ class Signup:
             if self._stopped:
                 self._late.append(connection)
                 return
-            if self.reading >= MAX_PENDING and not self._make_room():
+            if self._reading >= MAX_PENDING and not self._make_room():
                 self.log(f"refused {connection.peer}: {MAX_PENDING} connections are signing up")
                 connection.close()
                 return
             attempt = _Attempt(connection, asyncio.get_running_loop().time())
             attempt.reader = asyncio.get_running_loop().create_task(self._read_sign_up(attempt))
             self._line.append(attempt)
+            self._reading += 1
             self._arrived.set()
 
         self._server = await asyncio.start_server(accepted, host, port, reuse_address=True,
@@ -112,11 +114,6 @@ class Signup:
         if self._server is None or not self._server.sockets:
             return None
         return self._server.sockets[0].getsockname()[1]
-
-    @property
-    def reading(self) -> int:
-        """Connections whose sign-up is still being read or waits to be taken."""
-        return sum(1 for attempt in self._line if not attempt.done.done() or attempt.name is not None)
 
     def _make_room(self) -> bool:
         """Close the connection that has waited longest without completing its name; False
@@ -132,6 +129,7 @@ class Signup:
     def _fail(self, attempt: _Attempt, why: str) -> None:
         if attempt.done.done():
             return
+        self._reading -= 1
         self.log(f"improper sign-up from {attempt.connection.peer}: {why}")
         attempt.connection.close()
         attempt.done.set_result(None)
@@ -168,7 +166,8 @@ class Signup:
         when its name is valid: answer it if the greeting says so. True when it became one."""
         await attempt.done
         if attempt.name is None:
-            return False
+            return False     # failed (and counted out) while it was read
+        self._reading -= 1
         if self.greeting.ack is not None:
             try:
                 await attempt.connection.send(self.greeting.ack)
@@ -265,6 +264,7 @@ class Signup:
     def _stop_reading(self) -> None:
         """Sign-up is over: connections still in line are late (kept open, unread, until
         the game ends, as the specs say of connections after sign-up)."""
+        self._reading = 0
         while self._line:
             attempt = self._line.popleft()
             if attempt.reader is not None:
