@@ -1,8 +1,9 @@
 """Exit statuses that tell the truth (issue 17, findings 7 and 8), with the real programs:
 
 * ``gameroom clients q|bazaar|fish|evolution`` exit 1, with one line saying so, when the
-  server dies before or during the game, and 0 only when every client that plays fair got
-  its result;
+  server dies before or during the game (after the spec's last line, which every client
+  command prints once its clients are done), and 0 only when every client that plays fair
+  got its result;
 * Ctrl-C (SIGINT to the process group, as a terminal sends it; a real pseudo-terminal for
   ``connect``) ends any command with one line and status 130, never a traceback;
 * every referee server binds the address its ``--help`` names as the default.
@@ -108,6 +109,9 @@ CLIENTS = {
 }
 
 
+DONE = {"q": "all done", "bazaar": '"void"', "fish": "all done", "evolution": "(good bye)"}
+
+
 @pytest.mark.parametrize("game", sorted(CLIENTS))
 def test_clients_fail_when_the_server_dies_before_the_game(game: str) -> None:
     server = Server(game, example(game, "server.json"))
@@ -124,7 +128,7 @@ def test_clients_fail_when_the_server_dies_before_the_game(game: str) -> None:
     assert running.returncode == 1, err.decode()
     last = err.decode().strip().splitlines()[-1]
     assert re.fullmatch(r"gameroom: error: \d of \d clients got no result from the server at 127\.0\.0\.1:\d+ .*", last)
-    assert "Traceback" not in err.decode() and out.decode().strip() == ""
+    assert "Traceback" not in err.decode() and out.decode().strip() == DONE[game]   # the spec's last line
 
 
 def test_q_clients_fail_when_the_server_dies_during_the_game() -> None:
@@ -140,7 +144,7 @@ def test_q_clients_fail_when_the_server_dies_during_the_game() -> None:
         out, err = running.communicate(timeout=120)
     finally:
         running.kill()
-    assert running.returncode == 1 and "all done" not in out.decode()
+    assert running.returncode == 1 and out.decode().strip() == "all done"
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1, lines
     assert re.fullmatch(r"gameroom: error: 3 of 3 clients got no result from the server at \S+ "

@@ -248,9 +248,11 @@ def serve(game: GameCommands, args: Any, plan_hook: Callable[[list[Any], ServerP
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
                      done: str = "all done") -> int:
-    """Run the clients to their end; ``done`` is printed, and 0 returned, only when every
-    client that plays fair got its result (the game's final call, or the end of a game that
-    has none). A server that dies before or during the game fails the command in one line."""
+    """Run the clients to their end and print ``done`` (the spec's last line); 0 only when
+    every client that plays fair got its result (the game's final call, or the end of a
+    game that has none): a server that dies before or during the game fails the command
+    with one line on standard error and status 1. When no client reached a server at all,
+    nothing is printed."""
     from gameroom.remote import aio
     from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
@@ -263,13 +265,13 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
         stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port}")
     fair = [(spec, session) for spec, session in zip(specs, sessions) if spec.wants_result]
     unfinished = [(spec, session) for spec, session in fair if not session.got_result]
+    print(done, flush=True)   # the spec's line once every client is done, whatever they got
     if unfinished:
         spec, session = unfinished[0]
         name = spec.name if isinstance(spec.name, str) else json.dumps(spec.name)[:40]
         before = "" if any(s.calls for _spec, s in fair) else "; the server ended before any game started"
         fail(f"{len(unfinished)} of {len(fair)} clients got no result from the server at {host}:{port} "
              f"({name}: {session.ended or 'no session'}, after {len(session.calls)} calls){before}", status=1)
-    print(done, flush=True)
     return 0
 
 
