@@ -89,16 +89,39 @@ def spawn(args: Sequence[str], **options) -> subprocess.Popen:
     return _start(GAMEROOM + list(args), options)
 
 
+def _port_range() -> range:
+    """The ports this test process may hand out: a slice of 10000-32767, below the kernel's
+    ephemeral range (32768-60999 on Linux), one slice per pytest-xdist worker. A port bound
+    to 0 and released comes from the ephemeral range, where any outgoing connection of the
+    suite (or the other worker) may take it before the server binds it: that race gave
+    "address already in use" on a loaded machine."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    size = (32768 - 10000) // _WORKERS
+    start = 10000 + index * size + (os.getpid() % 7) * 13 % max(1, size // 4)
+    return range(start, 10000 + (index + 1) * size)
+
+
+_PORTS = iter(())  # filled on first use
+
+
 def free_port() -> int:
     """A port that is free now and not handed to another concurrent case."""
+    global _PORTS
     with _PORT_LOCK:
-        while True:
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = probe.getsockname()[1]
-            if port not in _USED_PORTS:
+        for _ in range(2):
+            for port in _PORTS:
+                if port in _USED_PORTS:
+                    continue
+                with socket.socket() as probe:
+                    try:
+                        probe.bind(("127.0.0.1", port))
+                    except OSError:
+                        continue
                 _USED_PORTS.add(port)
                 return port
+            _PORTS = iter(_port_range())
+        raise RuntimeError("no free port left in this test process's range")
 
 
 def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import pytest
+from tests.driver import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "bots"
@@ -38,10 +38,6 @@ def toml_bots(entries: Sequence[dict]) -> str:
     return "".join("[[bots]]\n" + "".join(f"{k} = {value(v)}\n" for k, v in e.items()) for e in entries)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from gameroom.core.protocol import TAGGED, Codec, Greeting, Method, Positional, 
 from gameroom.core.wire import WireError, expect_int
 from gameroom.server.clients import run_clients
 from gameroom.server.host import host_game
+from tests.driver import free_port
 
 INT = Codec(lambda v: v, expect_int, "int")
 POSITIONAL = Protocol("toy-positional", (
@@ -52,10 +53,6 @@ def play(seats: Sequence[Seat]) -> Any:
 PLAN = ServerPlan(protocol=POSITIONAL, rules=RULES, play=play, no_game_result=None, error_result="error")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_envelopes_encode_and_find_methods() -> None:

@@ -13,10 +13,11 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", *games],
+                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games) "
-                             "or capacity (one referee server holding many remote Q players)")
+                             "capacity (one referee server holding many remote Q players) or rl (every "
+                             "game's learning environment beside PettingZoo's classic ones)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
@@ -29,7 +30,13 @@ def main() -> int:
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
     parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
+    parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
     args = parser.parse_args()
+    if args.game == "rl":
+        from gameroom.bench import rl
+
+        rl.run(args.seconds)
+        return 0
     if args.game == "fuzz":
         from gameroom.bench import fuzz
 

@@ -115,6 +115,10 @@ game from a seed and seats. ``state_codec`` encodes
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
     sign-up-and-referee server; ``gameroom serve/clients/connect`` then use the lobby."""
+    learning: Callable[[], Any] | None = None
+    """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
+    use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
+    environments of every game that declares one."""
 
     @property
     def playable_by_people(self) -> bool:

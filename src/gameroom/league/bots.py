@@ -9,7 +9,11 @@ A bot is one of three kinds (a TOML table ``[[bots]]`` with ``name`` and one of 
   process group of its own with the bot's resource limits (``core.isolation``), killed at
   its time limit or when a call fails;
 * ``command = ["prog", "arg", ...]`` — a program in any language that connects to a local
-  port and speaks the game's TCP protocol, like any remote client (``league.programs``).
+  port and speaks the game's TCP protocol, like any remote client (``league.programs``);
+* ``policy = "module:callable"`` — a trained agent: a callable from an observation dict to
+  an action index, played through the game's learning encoding (``gameroom.rl``'s
+  ``policy_player``, with the encoding's ``options = {...}`` if any) in an isolated seat
+  like a ``python`` bot. Needs the ``rl`` extra.
 
 Game-agnostic: everything about a game comes from its descriptor.
 """
@@ -29,7 +33,7 @@ from gameroom.core.sandbox import ResourceLimits
 
 __all__ = ["Bot", "BotError", "read_bots", "parse_bots", "load_factory"]
 
-KINDS = ("builtin", "python", "command")
+KINDS = ("builtin", "python", "command", "policy")
 
 
 class BotError(ValueError):
@@ -44,11 +48,14 @@ class Bot:
     kind: str
     value: Any
     limits: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """A policy bot's encoding options (``gameroom.rl``)."""
 
     @property
     def spec(self) -> dict[str, Any]:
         """The JSON form stored in the results database and replays."""
-        return {"name": self.name, self.kind: self.value, **self.limits}
+        return {"name": self.name, self.kind: self.value, **self.limits,
+                **({"options": dict(self.options)} if self.options else {})}
 
     def check(self, game: GameDescriptor) -> None:
         """Raise BotError when this bot cannot play ``game``."""
@@ -56,6 +63,10 @@ class Bot:
             raise BotError(f"bot {self.name!r}: {game.name} has no built-in player {self.value!r}; choose from "
                            f"{', '.join([*game.strategies, *game.misbehaviours])}")
         if self.kind == "python":
+            load_factory(self.value, self.name)
+        if self.kind == "policy":
+            if game.learning is None:
+                raise BotError(f"bot {self.name!r}: {game.name} has no learning encoding for a policy")
             load_factory(self.value, self.name)
 
     def local_seat(self, game: GameDescriptor, seat_name: str, seed: int) -> Seat:
@@ -69,12 +80,23 @@ class Bot:
             # when a call fails (core.isolation); the factory is loaded there, not here.
             return isolated_seat(seat_name, functools.partial(make_python_bot, self.value, self.name, seat_name, seed),
                                  ResourceLimits.of(self.limits))
+        if self.kind == "policy":
+            # A trained agent is untrusted code too: the same isolated seat.
+            return isolated_seat(seat_name, functools.partial(make_policy_bot, game.name, self.value, dict(self.options),
+                                                              self.name, seat_name), ResourceLimits.of(self.limits))
         raise ValueError(f"bot {self.name!r} is a program; seat it through league.programs")
 
 
 def make_python_bot(target: str, bot: str, seat_name: str, seed: int) -> Any:
     """The player of a ``python`` bot (called inside its isolated process)."""
     return load_factory(target, bot)(seat_name, seed)
+
+
+def make_policy_bot(game: str, target: str, options: dict[str, Any], bot: str, seat_name: str) -> Any:
+    """The player of a ``policy`` bot (called inside its isolated process)."""
+    from gameroom.rl import policy_player
+
+    return policy_player(game, load_factory(target, bot), name=seat_name, **options)
 
 
 def load_factory(target: str, bot: str = "?") -> Any:
@@ -116,7 +138,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         kinds = [kind for kind in KINDS if kind in entry]
         if len(kinds) != 1:
             raise BotError(f"{where} ({name}): give exactly one of {', '.join(KINDS)}")
-        unknown = set(entry) - {"name", *KINDS, "cpu_seconds", "memory_mb", "processes"}
+        unknown = set(entry) - {"name", *KINDS, "cpu_seconds", "memory_mb", "processes", "options"}
         if unknown:
             raise BotError(f"{where} ({name}): unknown key {sorted(unknown)[0]!r}")
         kind = kinds[0]
@@ -128,12 +150,15 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
             value = list(value)
         elif not isinstance(value, str) or not value:
             raise BotError(f"{where} ({name}): {kind} must be a non-empty string")
+        options = entry.get("options", {})
+        if "options" in entry and (kind != "policy" or not isinstance(options, dict)):
+            raise BotError(f"{where} ({name}): options is a table, for a policy bot only")
         # Resource limits of a python or command bot (core.sandbox.ResourceLimits).
         limits = {key: entry[key] for key in ("cpu_seconds", "memory_mb", "processes") if key in entry}
         for key, number in limits.items():
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 raise BotError(f"{where} ({name}): {key} must be a positive integer")
-        bots.append(Bot(name, kind, value, limits))
+        bots.append(Bot(name, kind, value, limits, dict(options)))
     return bots
 
 

@@ -102,6 +102,12 @@ def _harnesses() -> Mapping[str, Any]:
     return harness.HARNESSES
 
 
+def _learning() -> Any:
+    from gameroom.games.bazaar.learning import LEARNING
+
+    return LEARNING
+
+
 def _render(state: GameState, caption: str) -> str:
     from gameroom.games.bazaar.render import render_svg
 
@@ -127,4 +133,5 @@ GAME = GameDescriptor(
     commands="gameroom.cli.bazaar",
     benchmark="gameroom.bench.bazaar",
     seat_moves=_person_moves,
+    learning=_learning,
 )

@@ -88,6 +88,12 @@ def _harnesses() -> Mapping[str, Any]:
     return dict(harness.HARNESSES)
 
 
+def _learning() -> Any:
+    from gameroom.games.eriantys.learning import LEARNING
+
+    return LEARNING
+
+
 def _render(state: GameState, caption: str) -> str:
     from gameroom.games.eriantys.render import render_svg
 
@@ -119,4 +125,5 @@ GAME = GameDescriptor(
     benchmark="gameroom.bench.eriantys",
     moves=moves,
     lobby=LOBBY,
+    learning=_learning,
 )

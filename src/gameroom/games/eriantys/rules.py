@@ -125,6 +125,17 @@ def check_event(s: GameState, seat: int, event: Any) -> tuple[str | None, tuple[
     return error, (parsed if error is None else None)
 
 
+def accepted_now(s: GameState) -> frozenset[str]:
+    """The event types the current situation accepts (table 4.3), for the current player."""
+    return frozenset(_PENDING[s.pending] if s.pending is not None else _STAGE[s.phase])
+
+
+def check_parsed(s: GameState, seat: int, kind: str, args: list[int]) -> str | None:
+    """The event-specific checks of table 4.3 (check 9) for an event of an accepted type
+    already parsed into ``args`` (:func:`parse_event`): the NACK text, or None."""
+    return _CHECKS[kind](s, seat, args)
+
+
 def _island_error(s: GameState, index: int, text: str | None = None) -> str | None:
     if 0 <= index < len(s.islands):
         return None

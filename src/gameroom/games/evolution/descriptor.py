@@ -97,6 +97,12 @@ def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | 
     return PersonMoves()
 
 
+def _learning() -> Any:
+    from gameroom.games.evolution.learning import LEARNING
+
+    return LEARNING
+
+
 def _harnesses() -> Mapping[str, Any]:
     from gameroom.games.evolution import harness
 
@@ -123,4 +129,5 @@ GAME = GameDescriptor(
     commands="gameroom.cli.evolution",
     benchmark="gameroom.bench.evolution",
     seat_moves=_person_moves,
+    learning=_learning,
 )

@@ -65,6 +65,12 @@ def _render(state: GameState, caption: str) -> str:
     return render_svg(state, caption)
 
 
+def _learning() -> Any:
+    from gameroom.games.fish.learning import LEARNING
+
+    return LEARNING
+
+
 def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     """A person's legal answers: a free tile to place a penguin on, or a move of one of
     its penguins (in the spec's canonical order), as the protocol's wire values."""
@@ -97,4 +103,5 @@ GAME = GameDescriptor(
     commands="gameroom.cli.fish",
     benchmark="gameroom.bench.fish",
     moves=moves,
+    learning=_learning,
 )

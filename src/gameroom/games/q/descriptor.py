@@ -124,6 +124,12 @@ def _harnesses() -> Mapping[str, Any]:
     return harness.HARNESSES
 
 
+def _learning() -> Any:
+    from gameroom.games.q.learning import LEARNING
+
+    return LEARNING
+
+
 def _render(state: RefereeState, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
@@ -149,4 +155,5 @@ GAME = GameDescriptor(
     commands="gameroom.cli.q",
     benchmark="gameroom.bench.q",
     moves=moves,
+    learning=_learning,
 )

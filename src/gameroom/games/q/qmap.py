@@ -20,6 +20,7 @@ a line are allowed (spec 11 #1).
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import islice
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from gameroom.games.q.pieces import ALL_KINDS, KIND_INDEX, NKINDS, Coord, Tile
@@ -307,6 +308,25 @@ class QMap:
         coord_of = self.coord_of
         return [(coord_of(key), ALL_KINDS[k]) for key, k in self._kinds.items()]
 
+    def placed_since(self, count: int) -> list[tuple[Coord, Tile]]:
+        """The (coordinate, tile) pairs of the tiles placed after the first ``count``, in
+        the order they were placed (a removal takes a tile out of that order, so this holds
+        for maps that only grow or take back their latest tiles, as games and searches do)."""
+        coord_of = self.coord_of
+        return [(coord_of(key), ALL_KINDS[k]) for key, k in islice(self._kinds.items(), count, None)]
+
+    def free_fits(self, coords: Iterable[Coord]) -> list[tuple[Coord, int]]:
+        """For each of ``coords`` that is a free neighbour (free, next to a tile): the
+        coordinate and the bit mask of the kinds that fit there (bit k: ``ALL_KINDS[k]``)."""
+        free, w, b = self._free, self._w, self._b
+        out = []
+        for r, c in coords:
+            if -b <= c < b:
+                entry = free.get(r * w + c + b)
+                if entry is not None:
+                    out.append(((r, c), _COMBO_MASK[entry & _COMBO_BITS]))
+        return out
+
     def sorted_items(self) -> list[tuple[Coord, Tile]]:
         """All (coordinate, tile) pairs in row-major order."""
         kinds, coord_of = self._kinds, self.coord_of
@@ -430,12 +450,14 @@ class QMap:
         """The number of free neighbours."""
         return len(self._free)
 
-    def candidates(self, tile: Tile) -> list[Coord]:
-        """The free neighbours where `tile` fits, sorted in row-major order (9.1)."""
+    def candidates(self, tile: Tile, ordered: bool = True) -> list[Coord]:
+        """The free neighbours where `tile` fits, sorted in row-major order (9.1) unless
+        not ``ordered``."""
         index = self._index
         a, b, c = _TILE_SLOTS[KIND_INDEX[tile]]
         coord_of = self.coord_of
-        return [coord_of(key) for key in sorted(index[a] | index[b] | index[c])]
+        keys = index[a] | index[b] | index[c]
+        return [coord_of(key) for key in (sorted(keys) if ordered else keys)]
 
     def has_candidate(self, tile: Tile) -> bool:
         """Whether `tile` has at least one candidate."""

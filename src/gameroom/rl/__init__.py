@@ -1,0 +1,104 @@
+"""Learning environments for every game that declares an encoding (its ``learning``
+module, ``core.learning``): PettingZoo AEC environments, Gymnasium environments of one
+seat against other players, and trained agents as ordinary players.
+
+* :func:`env` — ``env("fish", players=3)``: every seat an agent (PettingZoo AEC API);
+* :func:`single_agent` — ``single_agent("q", opponents=["dag"])``: one seat against
+  built-in strategies or any players (Gymnasium API);
+* :func:`policy_player` — a policy (observation dict -> action index) as a player that
+  can sit anywhere a bot can;
+* :func:`parallel_env` — PettingZoo's parallel API, for games whose every decision round
+  asks all seats at once (none of the five: see :func:`parallel_env`);
+* :func:`table` — the encoding itself: catalogue, observation shape, options.
+
+The games' referees run unchanged (``rl.driver``), so legality, ejection and scoring are
+the referee's. Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet).
+Game-agnostic: games are reached through the registry's descriptors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gameroom.core.learning import Learning, LearningTable, OptionError
+from gameroom.games import registry
+
+__all__ = ["MissingExtra", "env", "games", "learning", "parallel_env", "policy_player", "single_agent", "table"]
+
+
+class MissingExtra(ImportError):
+    """The ``rl`` extra is not installed."""
+
+
+def _need_extra() -> None:
+    try:
+        import greenlet  # noqa: F401
+        import gymnasium  # noqa: F401
+        import numpy  # noqa: F401
+        import pettingzoo  # noqa: F401
+    except ImportError as exc:
+        raise MissingExtra(f"gameroom.rl needs the rl extra (pip install 'gameroom[rl]'): {exc}") from None
+
+
+def learning(game: str) -> Learning:
+    """The encoding of ``game``; OptionError when it declares none."""
+    descriptor = registry.game(game)
+    if descriptor.learning is None:
+        raise OptionError(f"{game} declares no learning encoding")
+    found = descriptor.learning()
+    if not isinstance(found, Learning):
+        raise TypeError(f"the learning of {game} is not a gameroom.core.learning.Learning")
+    return found
+
+
+def games() -> list[str]:
+    """The registered games that declare a learning encoding."""
+    return [name for name, game in registry.games().items() if game.learning is not None]
+
+
+def table(game: str, **options: Any) -> LearningTable:
+    """The encoding of ``game`` for ``options`` (the others at their defaults)."""
+    return learning(game).table(game, **options)
+
+
+def env(game: str, *, seed: int = 0, render_mode: str | None = None, **options: Any) -> Any:
+    """A PettingZoo AEC environment of ``game``: every seat an agent. ``seed`` seeds the
+    games of ``reset()`` without a seed; ``options`` are the game's (players, board ...)."""
+    _need_extra()
+    from gameroom.rl.aec import GameEnv
+
+    return GameEnv(table(game, **options), seed=seed, render_mode=render_mode)
+
+
+def single_agent(game: str, opponents: Sequence[Any] | None = None, *, seat: int = 0, seed: int = 0,
+                 render_mode: str | None = None, **options: Any) -> Any:
+    """A Gymnasium environment of seat ``seat`` of ``game`` against ``opponents`` (one per
+    other seat: built-in strategy names, players, or seats; default the game's first
+    strategy)."""
+    _need_extra()
+    from gameroom.rl.single import SingleAgentEnv
+
+    return SingleAgentEnv(table(game, **options), opponents, seat=seat, seed=seed, render_mode=render_mode)
+
+
+def parallel_env(game: str, **options: Any) -> Any:
+    """PettingZoo's parallel API is for games in which every live seat decides at once,
+    each round. Every referee here asks one seat at a time, and what it asks the next
+    seat depends on the answer (Q, Bazaar, Fish: turns in order; Eriantys: the planning
+    order with its no-duplicate rule; Evolution: its choices are collected one by one and
+    its feeding is a queue), so no game has such rounds: this raises a clear error saying
+    so, and names :func:`env` (the AEC API covers every game)."""
+    _need_extra()
+    found = table(game, **options)
+    raise OptionError(f"{found.game} has no simultaneous decision rounds (its referee asks one seat at a time): "
+                      f"use gameroom.rl.env({game!r}), PettingZoo's AEC API")
+
+
+def policy_player(game: str, policy: Callable[[dict[str, Any]], Any], name: str = "policy", **options: Any) -> Any:
+    """A player of ``game`` that asks ``policy`` (observation dict -> action index) for
+    every sub-action, encoding the calls as :func:`env` does for ``options``."""
+    _need_extra()
+    from gameroom.rl.policy import PolicyPlayer
+
+    return PolicyPlayer(table(game, **options), policy, name)

@@ -1,0 +1,179 @@
+"""A PettingZoo AEC environment of any game that declares a learning encoding.
+
+Every seat is an agent (``player_0`` ... in seat order); the agent selected is the seat
+the referee is asking, and it acts one sub-action per ``step``. Observations are
+``{"observation": float32 array, "action_mask": int8 array}``; an agent that is not being
+asked sees its latest observation and an empty mask. A masked-out action is given to the
+referee as asked, the referee ejects the seat, and the agent is terminated with reward -1
+(it ranks last); the game goes on for the others. When the game ends every agent gets
+the table's rewards (``core.learning.rank_rewards`` unless the game says otherwise).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from gameroom.core.learning import LearningTable
+from gameroom.games import registry
+from gameroom.rl.driver import Driver
+from gameroom.rl.spaces import Encoder
+
+__all__ = ["RENDER_MODES", "GameEnv", "render_state", "seat_names"]
+
+RENDER_MODES = ["ansi", "svg"]
+"""``ansi``: the game's text picture; ``svg``: the game's SVG picture (a string)."""
+
+EJECTED_REWARD = -1.0
+
+
+def seat_names(players: int) -> list[str]:
+    """The referee's names of the seats: ``player0``, ``player1``, ..."""
+    return [f"player{i}" for i in range(players)]
+
+
+def render_state(table: LearningTable, mode: str | None, state: Any, caption: str) -> str | None:
+    """The picture of a referee state in a render mode (None: no mode, with a warning)."""
+    if mode is None:
+        gymnasium.logger.warn("render() was called without a render_mode")
+        return None
+    if state is None:
+        return "(the game has not shown a position yet)"
+    if mode == "svg":
+        return registry.game(table.game).render(state, caption)
+    return table.text(state) + (f"\n{caption}" if caption else "")
+
+
+class GameEnv(AECEnv):
+    """The AEC environment of one table (see the module's docstring)."""
+
+    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
+
+    def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode {render_mode!r}: choose from {', '.join(RENDER_MODES)}")
+        self.metadata = {**self.metadata, "name": f"gameroom_{table.game}"}
+        self.table = table
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(table.players)]
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._encoder = Encoder(table)
+        self.observation_spaces = {a: self._encoder.observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: self._encoder.action_space() for a in self.possible_agents}
+        # The referee's seat names are the players' names on the wire, which some games
+        # restrict to letters and digits: player0, player1, ... for agents player_0, ...
+        self._driver = Driver(table, seat_names(table.players), range(table.players), watch=render_mode is not None)
+        self._seeds = random.Random(seed)
+        self._latest: list[dict[str, Any]] = []
+        self._current: dict[str, Any] | None = None
+        self.agents: list[str] = []
+
+    def __str__(self) -> str:
+        return f"gameroom_{self.table.game}"
+
+    # -- spaces ----------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- the game ----------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game: from ``seed``, or from the next seed of the environment's own
+        seeded sequence (the ``seed`` option), so unseeded resets replay too."""
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            game_seed = self._seeds.randrange(2**31)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._latest = [self._encoder.blank() for _ in self.agents]
+        self._driver.start(game_seed)
+        self._settle()
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        seat = self._seat_of[agent]
+        pending = self._driver.pending
+        if pending is None or pending[0] != seat:
+            latest = self._latest[seat]
+            return {"observation": latest["observation"], "action_mask": np.zeros(self._encoder.n, np.int8)}
+        if self._current is None:
+            turn = pending[1]
+            self._current = {"observation": self._encoder.observation(turn.observation()),
+                             "action_mask": self._encoder.mask(turn.legal())}
+            self._latest[seat] = self._current
+        return self._current
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        driver = self._driver
+        pending = driver.pending
+        assert pending is not None and pending[0] == self._seat_of[agent], "the selected agent is not being asked"
+        index = _action_index(action, self._encoder.n)
+        current = self._current
+        allowed = bool(current["action_mask"][index]) if current is not None else index in set(pending[1].legal())
+        self._cumulative_rewards[agent] = 0.0
+        for name in self.rewards:
+            self.rewards[name] = 0.0
+        self._current = None
+        driver.act(index, allowed)
+        self._settle()
+
+    def _settle(self) -> None:
+        """After the referee played on: terminate ejected agents, pay the end of the game,
+        select the agent the referee is asking."""
+        driver = self._driver
+        for agent in self.agents:
+            if not self.terminations[agent]:
+                reason = driver.ejected(self._seat_of[agent])
+                if reason is not None:
+                    self.terminations[agent] = True
+                    self.rewards[agent] = EJECTED_REWARD
+                    self.infos[agent] = {"ejected": reason}
+        if driver.result is not None:
+            rewards = self.table.rewards(driver.result, driver.names)
+            for agent in self.agents:
+                if not self.terminations[agent]:
+                    self.terminations[agent] = True
+                    self.rewards[agent] = rewards[self._seat_of[agent]]
+            if self.agents:
+                self.agent_selection = self.agents[0]
+        elif driver.pending is not None:
+            self.agent_selection = self.possible_agents[driver.pending[0]]
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    # -- pictures ----------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption)
+
+    def close(self) -> None:
+        self._driver.stop()
+
+
+def _action_index(action: Any, n: int) -> int:
+    """An action as an index of the catalogue; ValueError outside ``0 .. n-1``."""
+    try:
+        index = int(action)
+    except (TypeError, ValueError):
+        raise ValueError(f"an action is an integer in 0..{n - 1}, got {action!r}") from None
+    if index != action or not 0 <= index < n:
+        raise ValueError(f"an action is an integer in 0..{n - 1}, got {action!r}")
+    return index
