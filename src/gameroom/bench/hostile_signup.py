@@ -112,7 +112,7 @@ def _short() -> tuple[dict[str, Any], dict[str, Any]]:
     return server, clients
 
 
-def _silent(port: int, count: int) -> list[socket.socket]:
+def _silent(port: int, count: int, server: Started) -> list[socket.socket]:
     """``count`` connections that never send, made the way an attacker makes them: all at
     once (non-blocking), so the server's small listen backlog (30, as the specs say) costs
     the attack retransmitted SYNs, not one connection after the other. Waits until the
@@ -125,7 +125,7 @@ def _silent(port: int, count: int) -> list[socket.socket]:
             socket.create_connection(("127.0.0.1", port), timeout=10).close()
             break
         except ConnectionRefusedError:
-            if time.monotonic() > end:
+            if time.monotonic() > end or server.process.poll() is not None:
                 raise
             time.sleep(0.05)
     held = []
@@ -154,9 +154,17 @@ def _honest_game(config: tuple[dict[str, Any], dict[str, Any]], silent: int) -> 
     """One Q game of honest clients after ``silent`` silent connections: the clients' time
     (inf when no game was played for them) and the server's peak memory."""
     server_config, clients_config = config
-    port = _free_port()
-    server = Started(["serve", "q", "--port", str(port)], json.dumps(server_config).encode())
-    held = _silent(port, silent)    # with none, it waits until the server listens
+    for attempt in range(3):
+        # a port found free may be taken before the server binds it (it then exits at once)
+        port = _free_port()
+        server = Started(["serve", "q", "--port", str(port)], json.dumps(server_config).encode())
+        try:
+            held = _silent(port, silent, server)    # with none, it waits until the server listens
+            break
+        except ConnectionRefusedError:
+            server.finish()
+            if attempt == 2:
+                raise
     try:
         clients = _run(["clients", "q", "--port", str(port)], json.dumps({**clients_config, "port": port}).encode())
         served = server.finish()
