@@ -1,12 +1,14 @@
 """The terminal client for people (``gameroom connect eriantys``) through a real
 pseudo-terminal: log in, create a room, a bot joins, and the person plays a whole game by
 typed commands (asking ``hint`` for a legal one each time), seeing the board and every
-refusal explained."""
+refusal explained; Ctrl-C is one line and status 130, and a lobby that dies before or
+during the game leaves the client with status 1."""
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -68,3 +70,68 @@ def test_a_person_plays_a_whole_game_against_a_bot(tmp_path) -> None:
             bots.kill()
         server.terminate()
         server.wait(timeout=30)
+
+
+def _terminal(port: int, name: str) -> pexpect.spawn:
+    env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
+    return pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
+                                          "--name", name], env=env, encoding="utf-8", timeout=60,
+                         dimensions=(50, 160))
+
+
+def _lobby(port: int) -> subprocess.Popen:
+    server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet"])
+    for _ in range(400):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=10).close()
+            return server
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("the lobby did not start")
+
+
+def test_ctrl_c_says_one_line_and_exits_non_zero() -> None:
+    port = free_port()
+    server = _lobby(port)
+    try:
+        child = _terminal(port, "carl")
+        child.expect("logged in as carl")
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 130
+        assert "gameroom: interrupted" in child.before and "Traceback" not in child.before
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("when", ["in the lobby", "during the game"])
+def test_the_terminal_exits_non_zero_when_the_server_dies(when: str) -> None:
+    port = free_port()
+    server = _lobby(port)
+    bots = None
+    try:
+        child = _terminal(port, "dora")
+        child.expect("logged in as dora")
+        if when == "during the game":
+            child.sendline("create 2")
+            child.expect(r"room (\d+) created")
+            bots = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(port), "--join",
+                                                child.match.group(1), "--players", "1", "--quiet"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            child.expect("the game starts")
+        server.kill()
+        server.wait(timeout=30)
+        child.expect("the server closed the connection" + (" during the game: no result" if bots else ""))
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 1
+        assert "Traceback" not in child.before
+    finally:
+        if bots is not None:
+            bots.kill()
+            bots.wait(timeout=30)
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=30)

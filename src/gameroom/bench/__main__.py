@@ -9,15 +9,33 @@ from gameroom.bench import generic
 from gameroom.games import registry
 
 
+def _hostile(quick: bool) -> None:
+    """Every hostile-user part (a ``gameroom.bench.hostile_*`` module with
+    ``run_attacks(quick)``), one after another: its own ``run(quick)`` prints it when it
+    has one, else each row it returns is printed as ``key value`` pairs."""
+    import pkgutil
+
+    import gameroom.bench
+
+    for part in sorted(m.name for m in pkgutil.iter_modules(gameroom.bench.__path__) if m.name.startswith("hostile_")):
+        module = importlib.import_module(f"gameroom.bench.{part}")
+        if hasattr(module, "run"):
+            module.run(quick)
+        elif hasattr(module, "run_attacks"):
+            for row in module.run_attacks(quick):
+                print("; ".join(f"{key} {value}" for key, value in row.items()), flush=True)
+
+
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", *games],
+                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
-                             "messages at every server), slowloris (silent and slow clients beside games) "
-                             "capacity (one referee server holding many remote Q players) or rl (every "
-                             "game's learning environment beside PettingZoo's classic ones)")
+                             "messages at every server), slowloris (silent and slow clients beside games), "
+                             "capacity (one referee server holding many remote Q players), rl (every "
+                             "game's learning environment beside PettingZoo's classic ones) or hostile (the "
+                             "attacks of issue 17 beside honest games)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
@@ -31,6 +49,7 @@ def main() -> int:
                              "default 200 games each)")
     parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
     parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
+    parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
     args = parser.parse_args()
     if args.game == "rl":
         from gameroom.bench import rl
@@ -51,6 +70,9 @@ def main() -> int:
         from gameroom.bench import lobby
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
+        return 0
+    if args.game == "hostile":
+        _hostile(args.quick)
         return 0
     if args.game == "capacity":
         from gameroom.bench import capacity

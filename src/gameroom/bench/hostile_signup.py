@@ -11,8 +11,9 @@
   more); ``replay verify`` must report each (exit non-zero). The rows give the forgeries
   detected out of those made and the verifier's peak memory.
 
-``run_attacks(quick)`` returns the rows; ``python -m gameroom.bench.hostile_signup
-[--quick]`` prints them. Targets: peak memory under 300 MB, honest games at most 1.5x
+``run_attacks(quick)`` returns the rows; ``python -m gameroom.bench hostile [--quick]``
+(every hostile part) or ``python -m gameroom.bench.hostile_signup [--quick]`` (this one)
+prints them. Targets: peak memory under 300 MB, honest games at most 1.5x
 slower, every forgery detected.
 """
 
@@ -37,7 +38,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_attacks", "REPLAY_FORGERIES", "DATABASE_FORGERIES", "main"]
+__all__ = ["DATABASE_FORGERIES", "REPLAY_FORGERIES", "main", "run", "run_attacks"]
 
 RSS_TARGET_MB = 300.0
 SLOWDOWN_TARGET = 1.5
@@ -336,9 +337,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench.hostile_signup",
                                      description="Sign-up starvation and forged records, with the real programs.")
     parser.add_argument("--quick", action="store_true", help="fewer and smaller attacks")
-    args = parser.parse_args(argv)
+    return run(parser.parse_args(argv).quick)
+
+
+def run(quick: bool = False) -> int:
+    """Print each attack's row (a line and its JSON), as ``python -m gameroom.bench hostile``
+    does for every hostile part; 1 when one misses its target."""
     failed = False
-    for row in run_attacks(args.quick):
+    for row in run_attacks(quick):
         if row["finding"] == 6:
             ratio = row["honest_s_with"] / row["honest_s_without"]
             ok = row["peak_rss_mb"] < RSS_TARGET_MB and ratio <= SLOWDOWN_TARGET

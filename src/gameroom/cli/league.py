@@ -69,46 +69,64 @@ def add_commands(commands: Any, game_choices: list[str]) -> None:
         sub.add_argument("--id", type=_positive, default=None, help="with --db: only the game of this id")
 
 
-def database(url: str | None) -> Any:
+def database(url: str | None, create: bool = True) -> Any:
+    """The results database at ``url`` (a missing extra is reported by ``cli.main``);
+    ``create=False`` for commands that only read: a missing SQLite file is an error."""
+    from gameroom.league.db import DEFAULT_URL, DatabaseError, open_database
+
     try:
-        from gameroom.league.db import DEFAULT_URL, DatabaseError, open_database
-    except ImportError as exc:
-        raise UsageError(f"the league commands need the league extra (pip install 'gameroom[league]'): {exc}") from None
-    try:
-        return open_database(url or DEFAULT_URL)
+        return open_database(url or DEFAULT_URL, create=create)
     except DatabaseError as exc:
         raise UsageError(str(exc)) from None
 
 
 def league(args: argparse.Namespace) -> int:
-    from gameroom.league.bots import BotError, read_bots
+    """``gameroom league``: 0 when every game was played and every program bot played;
+    1, after the leaderboard, when a program bot never started (each one named, with how
+    its program ended); 2 with one error line when the league could not be run."""
+    from gameroom.core.sandbox import SandboxUnavailable, resolve_policy
+    from gameroom.league.bots import BotError, read_bots_file
     from gameroom.league.ratings import print_leaderboard
-    from gameroom.league.runner import LeagueError, LeaguePlan, backend, run_league
+    from gameroom.league.runner import BotsNeverStarted, LeagueError, LeaguePlan, backend, run_league
 
     game = registry.game(args.game)
     if args.seed >= 2 ** 31:
         raise UsageError(f"--seed must be below 2**31, got {args.seed}")
     try:
-        bots = read_bots(args.bots)
+        bots, sandbox = read_bots_file(args.bots)
+    except BotError as exc:
+        raise UsageError(str(exc)) from None
+    if any(bot.kind != "builtin" for bot in bots):   # decided (and any warning said) before the progress bar
+        try:
+            sandbox = resolve_policy(sandbox, stderr_log)
+        except SandboxUnavailable as exc:
+            raise UsageError(str(exc)) from None
+    try:
         for bot in bots:
-            bot.check(game)
+            bot.check(game, sandbox)
     except BotError as exc:
         raise UsageError(str(exc)) from None
     engine = database(args.db)
-    plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays)
+    plan = LeaguePlan(game, bots, args.games, args.seed, args.players, args.name, args.replays, sandbox=sandbox)
     try:
         runner = backend(args.backend, args.workers)
     except LeagueError as exc:
         raise UsageError(str(exc)) from None
+    never: BotsNeverStarted | None = None
     try:
         with _progress(args.quiet, plan.games) as show:
-            book = run_league(plan, engine, runner, progress=show, log=stderr_log)
+            book = run_league(plan, engine, runner, progress=show, log=stderr_log, check=False)
+    except BotsNeverStarted as exc:
+        never, book = exc, exc.book
     except LeagueError as exc:
         raise UsageError(str(exc)) from None
     finally:
         runner.close()
     print(f"league {plan.league_name}: {plan.games} games of {game.name}")
     print_leaderboard(book.table(game.name), f"{game.name} league {plan.league_name}")
+    if never is not None:
+        print(f"gameroom: error: {never}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -152,7 +170,7 @@ class _progress:
 def ratings(args: argparse.Namespace) -> int:
     from gameroom.league.ratings import RatingBook, print_leaderboard
 
-    engine = database(args.db)
+    engine = database(args.db, create=False)
     table = RatingBook.load(engine, args.game).table(args.game)
     if not table:
         print(f"no rated {args.game} games in the database")
@@ -196,7 +214,7 @@ def _stored_replays(args: argparse.Namespace) -> tuple[int, Iterator[Any]]:
 
     from gameroom.league.db import GameRow, LeagueRow
 
-    engine = database(args.db)
+    engine = database(args.db, create=False)
     query = select(GameRow).order_by(GameRow.id)
     with Session(engine) as session:
         if args.league is not None:

@@ -5,7 +5,10 @@
 FILE`` (a JSON object of 8.1), ``-d`` (log every message to the configuration's
 ``logFile``); flags override the file. ``clients``: R rooms at once of N players, every
 seat a bot of the chosen strategy except the ``--baddie KIND@K`` players, which take the
-last seat of the first rooms; each room's winners are printed as one JSON line.
+last seat of the first rooms; each room's winners are printed as one JSON line. The
+lobby listens on 127.0.0.1 unless ``--host`` (or the configuration's ``host``) says
+otherwise. ``clients`` exits with status 1 when no lobby is reachable or when a room it
+asked for was refused or did not finish, each such room said on standard error.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import random
 import sys
 from typing import Any
 
-from gameroom.cli.common import UsageError, print_json, stderr_log
+from gameroom.cli.common import UsageError, fail, print_json, stderr_log
 from gameroom.core.wire import WireError
 from gameroom.server.lobby_config import DEFAULT_PORT, LobbyConfig, decode_lobby_config, with_overrides
 from gameroom.remote import aio
@@ -28,7 +31,9 @@ __all__ = ["add_serve_arguments", "serve", "add_clients_arguments", "clients", "
 def add_serve_arguments(parser: argparse.ArgumentParser, port_type: Any) -> None:
     parser.add_argument("--port", "-s", type=port_type, default=None,
                         help=f"TCP port (default: the configuration's, else {DEFAULT_PORT})")
-    parser.add_argument("--host", default=None, help="address to listen on (default: the configuration's, else 0.0.0.0)")
+    parser.add_argument("--host", default=None,
+                        help="address to listen on (default: the configuration's, else 127.0.0.1, this machine only; "
+                             "0.0.0.0 serves every network)")
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (eriantys.md 8.1)")
     parser.add_argument("-d", "--debug", action="store_true", default=None,
                         help="append every message sent and received to the log file (logFile, Server.txt)")
@@ -136,8 +141,12 @@ def clients(game: Any, args: argparse.Namespace) -> int:
     try:
         results = aio.run(run())
     except OSError as exc:
-        raise UsageError(f"cannot reach {args.host}:{args.port}: {exc.strerror or exc}") from None
-    failures = 0
+        fail(f"cannot reach the lobby at {args.host}:{args.port}: {exc.strerror or exc}", 1)
+    outcomes = [res for row in results for res in row]
+    if outcomes and all(isinstance(res, OSError) for res in outcomes):
+        exc = outcomes[0]
+        fail(f"cannot reach the lobby at {args.host}:{args.port}: {exc.strerror or exc}", 1)
+    failures: list[str] = []
     for r, row in enumerate(results):
         done = [res for res in row if not isinstance(res, BaseException)]
         errors = [res for res in row if isinstance(res, BaseException)]
@@ -150,18 +159,22 @@ def clients(game: Any, args: argparse.Namespace) -> int:
             line["consistent"] = all(res.consistent for res in done if res.winners is not None)
         else:
             line["closed"] = next((res.closed for res in done if res.closed), None) or (
-                str(errors[0]) if errors else "unknown")
-            failures += 1
+                f"{type(errors[0]).__name__}: {errors[0]}" if errors else "unknown")
+            failures.append(f"room {r + 1} of {args.rooms}" + (f" (id {room})" if room is not None else "")
+                            + (": refused: " if room is None else ": did not finish: ") + line["closed"])
         if errors:
             line["errors"] = [f"{type(e).__name__}: {e}" for e in errors]
         print_json(line)
+    for failure in failures:
+        print(f"gameroom: {failure}", file=sys.stderr)
+    if failures:
+        print(f"gameroom: error: {len(failures)} of {args.rooms} room(s) did not end with a result", file=sys.stderr)
+        return 1
     return 0
 
 
 def connect(game: Any, args: argparse.Namespace) -> int:
     """``gameroom connect GAME``: the terminal client for a person."""
-    try:
-        from gameroom.cli import terminal
-    except ImportError as exc:
-        raise UsageError(f"the terminal client needs prompt_toolkit (pip install 'gameroom[terminal]'): {exc}") from None
+    from gameroom.cli import terminal   # without prompt_toolkit cli.main names the extra to install
+
     return terminal.run(game, args.host, args.port, args.name)

@@ -145,7 +145,11 @@ def _interrupted() -> int:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass   # a closed or broken pipe: the line on stderr still says what happened
-    print("gameroom: interrupted", file=sys.stderr, flush=True)
+    try:
+        sys.stderr.write("gameroom: interrupted\n")   # one write: no other thread's line can split it
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
     return INTERRUPTED
 
 
@@ -195,10 +199,47 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:
+        _say("gameroom: error: the output was closed before the command finished (broken pipe)")
         return 1
+    except ModuleNotFoundError as exc:
+        extra = extra_providing(exc.name or "")
+        if extra is None:
+            fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
+        fail(f"gameroom {args.command} needs the {extra} extra ({(exc.name or '').split('.')[0]} is missing): "
+             f"pip install 'gameroom[{extra}]'")
     except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback
         fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
     return 2
+
+
+def _say(text: str) -> None:
+    """A line on standard error, if standard error can still be written to."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def extra_providing(module: str) -> str | None:
+    """The optional extra of gameroom (from its installed metadata) that installs the
+    package of ``module`` (``sqlalchemy`` -> ``league``); None when no extra does."""
+    import re
+    from importlib import metadata
+
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    wanted = normal(module.split(".")[0])
+    try:
+        requirements = metadata.requires("gameroom") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for requirement in requirements:
+        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+        extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", requirement)
+        if name and extra and extra.group(1) != "test" and normal(name.group(1)) == wanted:
+            return extra.group(1)
+    return None
 
 
 def _quote(text: str, limit: int = 200) -> str:

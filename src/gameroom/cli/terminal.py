@@ -6,6 +6,10 @@ the game (``LobbyGame.client_view``, kept up to date from every broadcast), and 
 commands for the lobby (log in, list, create, join, leave, quit) and for the game (the
 game's own words, ``LobbyGame.terminal``). Every ``NACK`` is shown with the request it
 answers.
+
+Exit status: 0 when the person quits with no game left unfinished; 1 when the server
+closed the connection (the lobby died or dropped us) or the person left a game before its
+end (no result either way); 130 after Ctrl-C, which says so in one line.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ class TerminalClient:
         self.requests: deque[tuple[str, Any]] = deque()   # (type, message) awaiting replies
         self.done = asyncio.Event()
         self.last_prompted: Any = None
+        self.server_closed = False      # the server hung up without our LOGOUT
+        self.left_a_game = False        # the person quit while a game of theirs was running
 
     # -- sending ----------------------------------------------------------------------
 
@@ -68,7 +74,10 @@ class TerminalClient:
         while True:
             messages = await self.conn.receive()
             if not messages:
-                say("the server closed the connection", "fg:ansired bold")
+                self.server_closed = not self.done.is_set()
+                if self.server_closed:
+                    say("the server closed the connection" + (" during the game: no result" if self.playing()
+                                                              else ""), "fg:ansired bold")
                 self.done.set()
                 return
             for m in messages:
@@ -176,6 +185,10 @@ class TerminalClient:
         self.room = None
         self.started = False
 
+    def playing(self) -> bool:
+        """A game of ours has started and not ended."""
+        return self.started and self.room is not None
+
     def my_move(self) -> bool:
         if not self.started or self.view is None or self.seat is None:
             return False
@@ -245,6 +258,7 @@ class TerminalClient:
                 self.request({"type": "LEAVE_ROOM"}, line)
             elif name in ("quit", "exit", "logout"):
                 if self.room is not None:
+                    self.left_a_game = self.left_a_game or self.playing()
                     self.request({"type": "LEAVE_ROOM"}, "leave")
                 self.request({"type": "LOGOUT"}, "quit")
             elif name == "board":
@@ -276,6 +290,22 @@ def _number(word: str) -> int:
         raise ValueError(f"{word!r} is not a number") from None
 
 
+_INTERRUPTED = object()   # what the prompt gives for Ctrl-C
+_QUIT_WAIT_SECONDS = 5.0   # how long a quit waits for the server's ACK of the LOGOUT
+
+
+async def _line(session: PromptSession[str], prompt: str) -> Any:
+    """The next typed line; None at end of input (Ctrl-D); _INTERRUPTED for Ctrl-C. Caught
+    here, inside the task: a KeyboardInterrupt escaping a task goes through the event loop
+    and ends in a traceback."""
+    try:
+        return await session.prompt_async(prompt)
+    except EOFError:
+        return None
+    except KeyboardInterrupt:
+        return _INTERRUPTED
+
+
 async def _main(game: Any, host: str, port: int, name: str) -> int:
     try:
         conn = await LobbyConnection.open(host, port, attempts=1)
@@ -284,31 +314,54 @@ async def _main(game: Any, host: str, port: int, name: str) -> int:
         return 2
     client = TerminalClient(game, conn, name)
     session: PromptSession[str] = PromptSession()
+    status: int | None = None
     with patch_stdout(raw=True):
         receiver = asyncio.get_running_loop().create_task(client.receive_loop())
         client.command(f"login {name}")
         while not client.done.is_set():
-            prompt = asyncio.ensure_future(session.prompt_async(f"{client.name}> "))
+            prompt = asyncio.ensure_future(_line(session, f"{client.name}> "))
             finished = asyncio.ensure_future(client.done.wait())
             await asyncio.wait({prompt, finished}, return_when=asyncio.FIRST_COMPLETED)
-            if prompt.done():
-                finished.cancel()
-                try:
-                    line = prompt.result()
-                except (EOFError, KeyboardInterrupt):
-                    client.command("quit")
-                    try:
-                        await asyncio.wait_for(client.done.wait(), 5)
-                    except asyncio.TimeoutError:
-                        pass
-                    break
-                client.command(line)
-            else:
+            if not prompt.done():
                 prompt.cancel()
+                continue
+            finished.cancel()
+            line = prompt.result()
+            if line is _INTERRUPTED:
+                status = _interrupted()
+                break
+            if line is None:
+                client.command("quit")
+                break
+            client.command(line)
+            if any(sent.get("type") == "LOGOUT" for _what, sent in client.requests):
+                break
+        if status is None and not client.done.is_set():
+            try:   # quit: wait for the ACK of the LOGOUT (or the server hanging up)
+                await asyncio.wait_for(client.done.wait(), _QUIT_WAIT_SECONDS)
+            except asyncio.TimeoutError:
+                say(f"the server did not answer the log-out within {_QUIT_WAIT_SECONDS:g} s", "fg:ansired")
+                status = 1
         receiver.cancel()
     conn.close()
+    if status is not None:
+        return status
+    if client.server_closed:
+        return 1
+    if client.left_a_game:
+        say("you left your game before its end: no result", "fg:ansiyellow")
+        return 1
     return 0
 
 
+def _interrupted() -> int:
+    say("gameroom: interrupted", "fg:ansired")
+    return 130
+
+
 def run(game: Any, host: str, port: int, name: str) -> int:
-    return asyncio.run(_main(game, host, port, name))
+    try:
+        return asyncio.run(_main(game, host, port, name))
+    except KeyboardInterrupt:   # Ctrl-C outside the prompt (connecting, quitting)
+        print("gameroom: interrupted", flush=True)
+        return 130

@@ -4,13 +4,23 @@ Python threads cannot be stopped, so a player that spins the CPU forever would s
 other game in the process. :class:`IsolatedCaller` keeps such a player in its own process:
 each call crosses a pipe, and a call that overruns its limit gets the process killed.
 
-The child leads a process group of its own and sets its resource limits
-(``core.sandbox.ResourceLimits``: CPU seconds, memory, processes) *before* it unpickles
-the player's factory, so none of the player's code - not even its module's top level -
-runs unlimited. When a call fails in any way (time-out, exception, a limit reached, the
-process dead) or the caller is closed, the whole group is killed with SIGKILL: whatever
-the player forked goes with it, and a referee that ejected the player never pays for it
-again.
+Two ways to make that process:
+
+* without a sandbox policy, a ``multiprocessing`` spawn child that leads a process group
+  of its own and sets its resource limits (``core.sandbox.ResourceLimits``: CPU seconds,
+  memory, processes, file size) *before* it unpickles the player's factory; killing the
+  group kills whatever the player forked (unless it left the group);
+* with a policy (a league's Python bots), the child is started like a program bot
+  (``core.confine``): inside bubblewrap it has its own PID namespace (nothing it forks
+  outlives it, ``setsid`` or not), no network at all, a read-only view of the files
+  Python imports from and a private ``/tmp``, and its own user when gameroom runs as
+  root; the fallback is the process group, limits and sweep. The factory crosses the
+  pipe once the limits are set, and the tail of the child's stderr joins the reason when
+  it dies.
+
+When a call fails in any way (time-out, exception, a limit reached, the process dead) or
+the caller is closed, the child and everything it started are killed, so a referee that
+ejected the player never pays for it again.
 """
 
 from __future__ import annotations
@@ -19,23 +29,23 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pickle
+import socket
+import sys
 import traceback
 from typing import Any, Callable
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.record import FailureKind
-from gameroom.core.sandbox import ResourceLimits, apply_limits, describe_exit, kill_group, user_processes
+from gameroom.core.sandbox import (ResourceLimits, SandboxPolicy, apply_limits, describe_exit, kill_group,
+                                   user_processes)
 
-__all__ = ["IsolatedCaller", "ResourceLimits"]
+__all__ = ["IsolatedCaller", "ResourceLimits", "serve_sandboxed"]
 
 
-def _child(pickled_factory: bytes, conn: multiprocessing.connection.Connection,
-           limits: ResourceLimits | None, processes: int) -> None:
-    os.setpgid(0, 0)   # a group of its own: killing it kills whatever the player forks
-    if limits is not None:
-        apply_limits(limits, processes)
+def _serve(conn: multiprocessing.connection.Connection, make: Callable[[], Any]) -> None:
+    """The child's side: make the player, then answer calls until told to stop."""
     try:
-        player = pickle.loads(pickled_factory)()
+        player = make()
     except BaseException as exc:
         conn.send((False, f"could not be created: {type(exc).__name__}: {exc}"))
         return
@@ -58,22 +68,114 @@ def _child(pickled_factory: bytes, conn: multiprocessing.connection.Connection,
                 conn.send((False, f"raised an unpicklable exception\n{traceback.format_exc()}"))
 
 
+def _child(pickled_factory: bytes, conn: multiprocessing.connection.Connection,
+           limits: ResourceLimits | None, processes: int) -> None:
+    os.setpgid(0, 0)   # a group of its own: killing it kills whatever the player forks
+    if limits is not None:
+        apply_limits(limits, processes)
+    _serve(conn, lambda: pickle.loads(pickled_factory)())
+
+
+def serve_sandboxed() -> None:
+    """The sandboxed child's main (``python -c``): its pipe is the descriptor in argv[1];
+    the factory is the first message (its limits are already set by the launcher)."""
+    conn = multiprocessing.connection.Connection(int(sys.argv[1]))
+    _serve(conn, lambda: pickle.loads(conn.recv_bytes())())
+
+
+class _Spawned:
+    """The player's process as a ``multiprocessing`` spawn child leading its own group."""
+
+    def __init__(self, factory: Callable[[], Any], limits: ResourceLimits | None) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conn, child_end = context.Pipe()
+        processes = user_processes() + limits.processes if limits is not None else 0
+        self.process = context.Process(target=_child, args=(pickle.dumps(factory), child_end, limits, processes),
+                                       daemon=True, name="isolated-player")
+        self.process.start()
+        child_end.close()
+        self.limits = limits
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def ending(self) -> str | None:
+        self.process.join(1)
+        code = self.process.exitcode
+        return describe_exit(code, self.limits) if code is not None else None
+
+    def stop(self, seconds: float) -> None:
+        self.process.join(seconds)
+
+    def kill(self) -> None:
+        if self.process.pid is not None:
+            kill_group(self.process.pid)
+        self.process.join(5)
+
+
+class _Sandboxed:
+    """The player's process started in a sandbox (``core.confine``)."""
+
+    def __init__(self, factory: Callable[[], Any], limits: ResourceLimits, policy: SandboxPolicy) -> None:
+        from gameroom.core.bwrap import python_paths
+        from gameroom.core.confine import Confined
+
+        ours, theirs = socket.socketpair()
+        self.conn = multiprocessing.connection.Connection(ours.detach())
+        path = os.pathsep.join(os.path.abspath(p) for p in sys.path if p)
+        try:
+            self.confined = Confined([sys.executable, "-c", "from gameroom.core.isolation import serve_sandboxed; "
+                                      "serve_sandboxed()", str(theirs.fileno())], policy, limits,
+                                     {"PYTHONPATH": path}, keep=[theirs.fileno()], read=python_paths())
+        finally:
+            theirs.close()
+        self.conn.send_bytes(pickle.dumps(factory))
+
+    @property
+    def pid(self) -> int | None:
+        return self.confined.pid
+
+    def alive(self) -> bool:
+        return self.confined.exit_status() is None
+
+    def ending(self) -> str | None:
+        self.confined.wait(1)
+        self.confined.kill()
+        return self.confined.describe()
+
+    def stop(self, seconds: float) -> None:
+        self.confined.wait(seconds)
+
+    def kill(self) -> None:
+        self.confined.kill()
+
+
 class IsolatedCaller:
-    """A caller whose player lives in a separate, resource-limited process group (killed
-    when a call fails). ``factory`` must be picklable (a class or a module-level function,
-    or a ``functools.partial`` of one); ``limits=None`` sets no resource limits."""
+    """A caller whose player lives in a separate, resource-limited process (killed with
+    what it started when a call fails). ``factory`` must be picklable (a class or a
+    module-level function, or a ``functools.partial`` of one); ``limits=None`` sets no
+    resource limits (and, with a ``sandbox``, the defaults); ``sandbox``: a resolved
+    policy (``core.sandbox.resolve_policy``) to start the child in."""
 
     def __init__(self, factory: Callable[[], Any], start_limit: float = 30.0,
-                 limits: ResourceLimits | None = ResourceLimits()) -> None:
+                 limits: ResourceLimits | None = ResourceLimits(), sandbox: SandboxPolicy | None = None) -> None:
         self.limits = limits
-        context = multiprocessing.get_context("spawn")
-        self._conn, child_end = context.Pipe()
-        processes = user_processes() + limits.processes if limits is not None else 0
-        self._process = context.Process(target=_child, args=(pickle.dumps(factory), child_end, limits, processes),
-                                        daemon=True, name="isolated-player")
-        self._process.start()
-        child_end.close()
         self._dead: str | None = None
+        self.start_failure: str | None = None   # why the player never started, if it did not
+        self._child: _Spawned | _Sandboxed | None = None
+        try:
+            if sandbox is None:
+                self._child = _Spawned(factory, limits)
+            else:
+                self._child = _Sandboxed(factory, limits or ResourceLimits(), sandbox)
+        except (OSError, ValueError) as exc:   # its first call fails with the reason
+            self._dead = self.start_failure = f"player process could not start: {exc}"
+            return
+        self._conn = self._child.conn
         if not self._conn.poll(start_limit):
             self._kill(f"player process did not start within {start_limit:g} s")
         else:
@@ -83,23 +185,21 @@ class IsolatedCaller:
                 ok, detail = False, f"process died while starting: {self._why_dead(exc)}"
             if not ok:
                 self._kill(f"player {detail}")
+        self.start_failure = self._dead
 
     @property
     def pid(self) -> int | None:
-        """The player's process id, which is also its process group id."""
-        return self._process.pid
+        """The player's process id (its process group's id, when it was spawned)."""
+        return self._child.pid if self._child is not None else None
 
     def _why_dead(self, exc: BaseException) -> str:
-        self._process.join(1)
-        code = self._process.exitcode
-        return describe_exit(code, self.limits) if code is not None else repr(exc)
+        return (self._child.ending() if self._child is not None else None) or repr(exc)
 
     def _kill(self, reason: str) -> None:
         self._dead = reason
-        if self._process.pid is not None:
-            kill_group(self._process.pid)
-        self._process.join(5)
-        self._conn.close()
+        if self._child is not None:
+            self._child.kill()
+            self._conn.close()
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         if self._dead is not None:
@@ -122,14 +222,15 @@ class IsolatedCaller:
 
     @property
     def alive(self) -> bool:
-        return self._dead is None and self._process.is_alive()
+        return self._dead is None and self._child is not None and self._child.alive()
 
     def close(self) -> None:
-        """End the player: ask its process to stop, then kill its whole group."""
+        """End the player: ask its process to stop, then kill it and what it started."""
         if self._dead is None:
             try:
                 self._conn.send(None)
             except (OSError, BrokenPipeError):
                 pass
-            self._process.join(2)
+            if self._child is not None:
+                self._child.stop(2)
             self._kill("closed")

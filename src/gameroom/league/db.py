@@ -142,12 +142,16 @@ class RatingRow(Base):
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-def open_database(url: str) -> Engine:
-    """An engine for ``url`` with the schema migrated to the newest revision."""
+def open_database(url: str, create: bool = True) -> Engine:
+    """An engine for ``url`` with the schema migrated to the newest revision. An in-memory
+    SQLite database is refused (whatever is written to it is lost when the command ends);
+    ``create=False`` (commands that only read) refuses a SQLite file that does not exist
+    rather than creating an empty one."""
     from alembic import command
     from alembic.config import Config
     from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
+    _check_sqlite(url, create)
     try:
         engine = create_engine(url, future=True, connect_args=_connect_args(url))
     except (ArgumentError, ImportError, ValueError) as exc:
@@ -165,6 +169,26 @@ def open_database(url: str) -> Engine:
     except SQLAlchemyError as exc:
         raise DatabaseError(f"cannot migrate database {url!r}: {' '.join(str(exc).split())}") from None
     return engine
+
+
+def _check_sqlite(url: str, create: bool) -> None:
+    """DatabaseError for an in-memory SQLite URL, and for a missing file when ``create`` is
+    False."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        return   # create_engine says what is wrong with it
+    if parsed.get_backend_name() != "sqlite":
+        return
+    database = parsed.database or ""
+    if database in ("", ":memory:") or parsed.query.get("mode") == "memory":
+        raise DatabaseError(f"{url!r} is an in-memory database: everything written to it is lost when the command "
+                            "ends; give a file, e.g. sqlite:///gameroom.db")
+    if not create and not database.startswith("file:") and not Path(database).is_file():
+        raise DatabaseError(f"no database file {database} ({url!r}): nothing to read")
 
 
 # A database server that does not answer (a host that drops packets) would otherwise hold

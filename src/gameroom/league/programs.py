@@ -1,14 +1,23 @@
-"""Program bots: a subprocess per seat that speaks the game's TCP protocol to a local port.
+"""Program bots: a sandboxed subprocess per seat that speaks the game's TCP protocol.
 
-For each program seat a :class:`~gameroom.server.signup.Signup` listens on a free port of
-127.0.0.1 (the server's own sign-up: greeting, name limits), the program is started with
-that port, signs up like any remote client and is seated through the server's proxy
-(``remote.proxy_player``), so a program bot is held to exactly the wire remote clients are.
+For each program seat a :class:`~gameroom.server.signup.Signup` (the server's own
+sign-up: greeting, name limits) waits for the program, which is started in its sandbox
+(``core.confine``, by the league's ``core.sandbox.SandboxPolicy``), signs up like any
+remote client and is seated through the server's proxy (``remote.proxy_player``), so a
+program bot is held to exactly the wire remote clients are.
 
-The program runs in its own session and process group with resource limits set in the
-child before ``exec`` (``core.sandbox``: CPU seconds, address space, processes).
-When a call to it fails (time-out, garbage, disconnect) or the game ends, the whole group
-is killed with SIGKILL and reaped, so nothing it forked outlives its game.
+The game connection: with bubblewrap and no network, the program's sandbox has a network
+namespace of its own, in which the launcher listens on ``127.0.0.1:{port}``
+(:data:`~gameroom.core.confine.SANDBOX_PORT`) and hands the listening socket to the
+league, which accepts the program's connection on it: nothing else is reachable from
+the sandbox, and no byte of a call is relayed. Otherwise the sign-up listens on a free
+port of the host's 127.0.0.1.
+
+A program that exits before signing up, cannot be found or does not sign up in time is
+ejected at its first call with how it ended and the tail of its standard error. When a
+call to it fails, the reason gets the same (a program whose connection closed is given a
+moment to exit by itself first). When a call fails or the game ends, the program and
+everything it started are killed and reaped.
 
 The argv may use ``{port}``, ``{game}`` and ``{name}``; the same facts are in the
 environment as ``GAMEROOM_PORT``, ``GAMEROOM_GAME`` and ``GAMEROOM_NAME``.
@@ -18,41 +27,40 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import threading
 from typing import Any, Callable, Sequence
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.confine import SANDBOX_PORT, Confined
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import PeriodPolicy, SignupRules
 from gameroom.core.match import Seat
 from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import ResourceLimits as ProgramLimits
-from gameroom.core.sandbox import kill_group as kill_process_group
-from gameroom.core.sandbox import limiter, user_processes
+from gameroom.core.sandbox import SandboxPolicy
 
-__all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_group"]
+__all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_all_programs", "START_SECONDS"]
 
 START_SECONDS = 15.0   # for a program to start and send its sign-up
+EXIT_GRACE_SECONDS = 1.0   # for a program whose connection closed to exit by itself
+
+_live: set[Confined] = set()   # programs running in this process's games
+_live_lock = threading.Lock()
 
 
-def kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the program's whole process group and reap the program."""
-    _live.discard(process)
-    kill_process_group(process.pid)
-    try:
-        process.wait(5)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-_live: set[subprocess.Popen[bytes]] = set()   # programs running in this process's games
+def _end(program: Confined) -> None:
+    """Kill the program and everything it started; reap it."""
+    with _live_lock:
+        _live.discard(program)
+    program.kill()
 
 
 def kill_all_programs() -> None:
-    """Kill every program group this process started that is still running."""
-    for process in list(_live):
-        kill_group(process)
+    """Kill every program this process started that is still running."""
+    with _live_lock:
+        programs = list(_live)
+    for program in programs:
+        _end(program)
 
 
 _loop_lock = threading.Lock()
@@ -71,19 +79,21 @@ def network_loop() -> asyncio.AbstractEventLoop:
 
 
 class _ProgramCaller:
-    """The server's proxy for the program, which kills the program's group when a call
-    fails: a program that spins or floods stops costing anything at its time-out."""
+    """The server's proxy for the program: when a call fails, the program is ended and the
+    reason says how it ended and what it last wrote on stderr."""
 
-    def __init__(self, proxy: Any, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, proxy: Any, program: Confined) -> None:
         self.proxy = proxy
-        self.process = process
+        self.program = program
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         try:
             return self.proxy(method, args, limit)
-        except CallFailed:
-            kill_group(self.process)
-            raise
+        except CallFailed as failure:
+            if failure.kind is FailureKind.DISCONNECT:
+                self.program.wait(EXIT_GRACE_SECONDS)   # it closed the connection: likely exiting
+            _end(self.program)
+            raise CallFailed(f"{failure.reason}; program {self.program.describe()}", failure.kind) from None
 
 
 def _failed_caller(reason: str) -> Callable[..., Any]:
@@ -94,18 +104,20 @@ def _failed_caller(reason: str) -> Callable[..., Any]:
 
 
 class ProgramSeats:
-    """The program seats of one game; :meth:`close` kills every program's group."""
+    """The program seats of one game; :meth:`close` ends every program. ``unstarted``:
+    the seats whose program never signed up, with the reason."""
 
     def __init__(self) -> None:
         self.seats: dict[str, Seat] = {}
-        self.processes: list[subprocess.Popen[bytes]] = []
+        self.programs: list[Confined] = []
+        self.unstarted: dict[str, str] = {}
         self._closers: list[Callable[[], None]] = []
 
     def close(self) -> None:
         for closer in self._closers:
             closer()
-        for process in self.processes:
-            kill_group(process)
+        for program in self.programs:
+            _end(program)
         self._closers.clear()
 
     def __enter__(self) -> "ProgramSeats":
@@ -115,46 +127,91 @@ class ProgramSeats:
         self.close()
 
 
+async def _exited(pid: int) -> None:
+    """Return when process ``pid`` (a child of ours) has ended."""
+    loop = asyncio.get_running_loop()
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:     # it has ended (and been reaped) already
+        return
+    ended = loop.create_future()
+    loop.add_reader(fd, lambda: ended.done() or ended.set_result(None))
+    try:
+        await ended
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
 def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[str], ProgramLimits]],
-                  log: Callable[[str], None] = lambda _t: None) -> ProgramSeats:
-    """Start every ``(seat name, argv, limits)`` program, let each sign up on its own port
-    and make its seat. A program that cannot start or sign up gets a seat whose first call
-    fails, so the game goes on and ejects it."""
+                  policy: SandboxPolicy | None = None, log: Callable[[str], None] = lambda _t: None) -> ProgramSeats:
+    """Start every ``(seat name, argv, limits)`` program in the sandbox ``policy`` (the
+    default policy, decided here, when None), let each sign up and make its seat. A
+    program that cannot start or sign up gets a seat whose first call fails with the
+    reason, so the game goes on and ejects it."""
+    from gameroom.core.sandbox import resolve_policy
+
     from gameroom.remote.proxy_player import remote_seat
     from gameroom.server.signup import Signup
 
+    if policy is None or policy.mode == "auto":
+        policy = resolve_policy(policy or SandboxPolicy(), log)
     loop = network_loop()
     out = ProgramSeats()
-    allowance = user_processes() if programs else 0
     rules = SignupRules(min_players=1, max_players=1, periods=1, period_seconds=START_SECONDS,
                         name_first_byte=START_SECONDS, name_complete=game.limits.signup_complete or 5.0,
                         valid_name=lambda name: isinstance(name, str) and 1 <= len(name) <= 64, backlog=2,
                         policy=PeriodPolicy(1, START_SECONDS))
+    own_network = policy.mode == "bwrap" and not policy.network
+
+    def unstarted(seat_name: str, reason: str) -> Seat:
+        out.unstarted[seat_name] = reason
+        return Seat(seat_name, _failed_caller(reason))
 
     async def launch(seat_name: str, argv: Sequence[str], limits: ProgramLimits) -> Seat:
         signup = Signup(rules, log, game.protocol.greeting)
-        await signup.listen("127.0.0.1", 0)
-        port = signup.port
+        if own_network:
+            port = SANDBOX_PORT
+        else:
+            await signup.listen("127.0.0.1", 0)
+            port = signup.port or 0
         facts = {"port": str(port), "game": game.name, "name": seat_name}
         command = [part.format(**facts) if "{" in part else part for part in argv]
-        env = {**os.environ, "GAMEROOM_PORT": str(port), "GAMEROOM_GAME": game.name, "GAMEROOM_NAME": seat_name}
+        env = {"GAMEROOM_PORT": str(port), "GAMEROOM_GAME": game.name, "GAMEROOM_NAME": seat_name}
         try:
-            process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=limiter(limits, allowance + limits.processes))
+            program = Confined(command, policy, limits, env, listen=port if own_network else None)
         except (OSError, ValueError) as exc:
             signup.stop_listening()
-            return Seat(seat_name, _failed_caller(f"program could not start: {exc}"))
-        out.processes.append(process)
-        _live.add(process)
-        players = await signup.run()
-        if not players:
+            return unstarted(seat_name, f"program could not start: {exc}")
+        out.programs.append(program)
+        with _live_lock:
+            _live.add(program)
+        if own_network:
+            listener = await loop.run_in_executor(None, program.receive_listener, START_SECONDS)
+            if listener is None:
+                await loop.run_in_executor(None, program.wait, EXIT_GRACE_SECONDS)
+                await loop.run_in_executor(None, _end, program)
+                return unstarted(seat_name, f"program could not start: {program.describe()}")
+            await signup.listen("127.0.0.1", 0, sock=listener)
+        signing = asyncio.ensure_future(signup.run())
+        exited = asyncio.ensure_future(_exited(program.pid))
+        await asyncio.wait({signing, exited}, return_when=asyncio.FIRST_COMPLETED)
+        exited.cancel()
+        if not signing.done():   # the program ended first: sign-up has nothing to wait for
+            signing.cancel()
+        players = await asyncio.gather(signing, return_exceptions=True)
+        signed = players[0] if isinstance(players[0], list) else []
+        if not signed:
             signup.close_all()
-            kill_group(process)
-            return Seat(seat_name, _failed_caller("program did not sign up"))
-        seat = remote_seat(game.protocol, players[0].connection, loop, seat_name)
-        out._closers.append(lambda c=players[0].connection: loop.call_soon_threadsafe(c.close))
-        seat.caller = _ProgramCaller(seat.caller, process)
+            still_running = program.exit_status() is None
+            await loop.run_in_executor(None, _end, program)
+            if still_running:
+                return unstarted(seat_name, f"program did not sign up within {START_SECONDS:g} s (killed)"
+                                 + program.stderr_note())
+            return unstarted(seat_name, f"program {program.ending()} before signing up{program.stderr_note()}")
+        seat = remote_seat(game.protocol, signed[0].connection, loop, seat_name)
+        out._closers.append(lambda c=signed[0].connection: loop.call_soon_threadsafe(c.close))
+        seat.caller = _ProgramCaller(seat.caller, program)
         return seat
 
     async def launch_all() -> list[Seat]:

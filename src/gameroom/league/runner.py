@@ -25,17 +25,28 @@ from sqlalchemy.orm import Session
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.record import MatchRecord
+from gameroom.core.sandbox import SandboxPolicy, SandboxUnavailable, resolve_policy
 from gameroom.league.bots import Bot
 from gameroom.league.db import BotRow, GameRow, LeagueRow, ResultRow, record_game
 from gameroom.league.ratings import RatingBook
 from gameroom.league.schedule import BLOCK, Schedule, game_seed
 from gameroom.league.table import TableOutcome, TableTask, play_table
 
-__all__ = ["LeagueError", "LeaguePlan", "run_league", "LocalBackend", "RayBackend", "backend"]
+__all__ = ["LeagueError", "BotsNeverStarted", "LeaguePlan", "run_league", "LocalBackend", "RayBackend", "backend"]
 
 
 class LeagueError(Exception):
     """The league cannot be run (the message says why)."""
+
+
+class BotsNeverStarted(LeagueError):
+    """Every game was played and written, but some program or Python bot never started in
+    any of its games (the message names each with the last reason); ``book`` holds the
+    ratings."""
+
+    def __init__(self, message: str, book: RatingBook) -> None:
+        super().__init__(message)
+        self.book = book
 
 
 @dataclass
@@ -48,6 +59,7 @@ class LeaguePlan:
     name: str | None = None
     replays: Path | None = None
     block: int = BLOCK
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
 
     @property
     def table_size(self) -> int:
@@ -126,10 +138,8 @@ class RayBackend:
     """Ray tasks on a local Ray instance (or the cluster ``RAY_ADDRESS`` names)."""
 
     def __init__(self, workers: int) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise LeagueError("--backend ray needs Ray: pip install 'gameroom[ray]'") from None
+        import ray   # missing: cli.main names the extra to install
+
         self.ray = ray
         if not ray.is_initialized():
             import os
@@ -212,10 +222,18 @@ def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], s
 
 def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBackend,
                progress: Callable[[Progress], None] = lambda _p: None,
-               log: Callable[[str], None] = lambda _t: None) -> RatingBook:
-    """Play the plan's games not yet in the database; the league's own ratings."""
-    for bot in plan.bots:
-        bot.check(plan.game)
+               log: Callable[[str], None] = lambda _t: None, check: bool = True) -> RatingBook:
+    """Play the plan's games not yet in the database; the league's own ratings. Raises
+    BotsNeverStarted (after writing every game) when an untrusted bot never started.
+    ``check=False``: the caller has checked the bots already (``Bot.check``)."""
+    sandbox = plan.sandbox
+    if any(bot.kind != "builtin" for bot in plan.bots):
+        try:   # decided here, once: the workers get the answer (and the warning is said once)
+            sandbox = resolve_policy(plan.sandbox, log)
+        except SandboxUnavailable as exc:
+            raise LeagueError(str(exc)) from None
+    for bot in plan.bots if check else ():
+        bot.check(plan.game, sandbox if sandbox.mode != "auto" else None)
     size = plan.table_size
     if not plan.game.min_players <= size <= plan.game.max_players:
         raise LeagueError(f"{plan.game.name} takes {plan.game.min_players}..{plan.game.max_players} players "
@@ -242,12 +260,13 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
     if plan.replays is not None:
         plan.replays.mkdir(parents=True, exist_ok=True)
     extra = (("league", plan.league_name),)
+    starts = _Starts()
     while done < plan.games:
         block_start = (done // plan.block) * plan.block
         block_end = min(block_start + plan.block, plan.games)
         rating = (lambda name: snapshot.of(plan.game.name, name).mu) if schedule.needs_ratings else None
         tasks = [TableTask(plan.game.name, i, game_seed(plan.seed, i),
-                           tuple(bots[name].spec for name in schedule.table(i, rating)), extra)
+                           tuple(bots[name].spec for name in schedule.table(i, rating)), extra, sandbox)
                  for i in range(done, block_end)]
         attempts = {task.index: 0 for task in tasks}
         finished: dict[int, TableOutcome] = {}
@@ -262,6 +281,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     again.append(task)
                     continue
                 finished[task.index] = outcome
+                starts.count(outcome)
                 while done in finished:   # write in index order
                     played = finished.pop(done)
                     record = played.record
@@ -275,7 +295,36 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     progress(Progress(done, plan.games, started, ours.table(plan.game.name)))
             tasks = sorted(again, key=lambda t: t.index)
         snapshot = _copy(ours)
+    never = starts.never()
+    if never:
+        raise BotsNeverStarted("; ".join(never), ours)
     return ours
+
+
+class _Starts:
+    """Which program and Python bots started in the games played by this run."""
+
+    def __init__(self) -> None:
+        self.seated: dict[str, int] = {}
+        self.started: dict[str, int] = {}
+        self.reason: dict[str, str] = {}
+
+    def count(self, outcome: TableOutcome) -> None:
+        unstarted = dict(outcome.unstarted)
+        for seat in outcome.record.config.get("seats", []):
+            name = seat["name"]
+            if not {"command", "python", "policy"} & set(seat.get("bot", {})):
+                continue
+            self.seated[name] = self.seated.get(name, 0) + 1
+            if name in unstarted:
+                self.reason[name] = unstarted[name]
+            else:
+                self.started[name] = self.started.get(name, 0) + 1
+
+    def never(self) -> list[str]:
+        """One line per untrusted bot that never started in any of its games."""
+        return [f"bot {name!r} never started in any of its {count} game{'s' * (count != 1)}: {self.reason[name]}"
+                for name, count in self.seated.items() if not self.started.get(name)]
 
 
 def _rate(book: RatingBook, record: MatchRecord) -> None:

@@ -103,6 +103,7 @@ class BotResult:
     room: int | None = None
     winners: list[str] | None = None     # END_GAME's winners
     closed: str | None = None            # why the game did not end (PLAYER_DISCONNECT reason, ...)
+    refused: bool = False                # the lobby refused the log-in, the room or the join
     consistent: bool = True              # the winners agree with the final position the bot saw
     events: int = 0
 
@@ -114,45 +115,84 @@ class RoomPlan:
     private: bool = False
     room_id: "asyncio.Future[int] | None" = None
     over: asyncio.Event = field(default_factory=asyncio.Event)   # set when a bot of the room is done
+    # set when a bot of the room was refused or failed before playing: the others, waiting
+    # for the room to fill, give up instead of waiting for ever
+    failed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 async def play_room(game: LobbyGame, host: str, port: int, name: str, player: Any, creates: bool, plan: RoomPlan,
                     ranking: Callable[[dict[str, Any]], list[str]] | None = None,
                     log: Callable[[str], None] = lambda _t: None) -> BotResult:
-    """One bot: log in, create (``creates``) or join the planned room, play to the end."""
+    """One bot: log in, create (``creates``) or join the planned room, play to the end.
+    A creator that cannot create the room tells the room's other bots (``plan.room_id``
+    fails), so they stop waiting for it."""
     result = BotResult(name)
-    conn = await LobbyConnection.open(host, port)
+    assert plan.room_id is not None
+    try:
+        conn = await LobbyConnection.open(host, port)
+    except BaseException as exc:
+        if creates:
+            _no_room(plan, f"{name} could not connect: {exc}")
+        plan.failed.set()
+        raise
     try:
         reply, _ = await conn.request({"type": "LOGIN", "username": name}, ("ACK",))
         if reply is None or reply["type"] != "ACK":
-            result.closed = f"login refused: {reply}"
+            result.refused = True
+            result.closed = f"login refused: {_why(reply)}"
             return result
         view = game.client_view()
         inbox: list[dict[str, Any]] = []
-        assert plan.room_id is not None
         if creates:
             reply, inbox = await conn.request({"type": "CREATE_ROOM", "numberOfPlayers": plan.players,
                                                "expert": plan.expert, "isPrivate": plan.private}, ("ROOM_ID",))
             if reply is None or reply["type"] != "ROOM_ID":
-                result.closed = f"room refused: {reply}"
-                plan.room_id.set_exception(RuntimeError(result.closed))
+                result.refused = True
+                result.closed = f"room refused: {_why(reply)}"
                 return result
             plan.room_id.set_result(reply["id"])
             result.room = reply["id"]
         else:
-            result.room = await plan.room_id
+            try:
+                result.room = await plan.room_id
+            except RuntimeError as exc:
+                result.refused = True
+                result.closed = f"no room to join: {exc}"
+                return result
             reply, inbox = await conn.request({"type": "ACCESS_ROOM", "id": result.room}, ("ACK",))
             if reply is None or reply["type"] != "ACK":
-                result.closed = f"join refused: {reply}"
+                result.refused = True
+                result.closed = f"join refused: {_why(reply)}"
                 return result
-        await _play(conn, game, view, player, name, inbox, result, ranking, plan.over)
+        await _play(conn, game, view, player, name, inbox, result, ranking, plan)
         plan.over.set()
         if result.winners is not None or result.closed is not None:
             log(f"{name}: room {result.room}: " + (f"winners {result.winners}" if result.winners is not None
                                                     else f"closed ({result.closed})"))
         return result
     finally:
+        if creates:
+            _no_room(plan, f"{name} did not create it ({result.closed or 'failed'})")
+        if result.refused or result.winners is None and result.closed is None:
+            plan.failed.set()   # refused, or an exception: the room will not fill
         conn.close()
+
+
+def _no_room(plan: RoomPlan, why: str) -> None:
+    """The room will not be created: its joiners, waiting for its id, learn why."""
+    assert plan.room_id is not None
+    if not plan.room_id.done():
+        plan.room_id.set_exception(RuntimeError(why))
+        plan.room_id.exception()   # retrieved: no warning when no joiner is left to read it
+
+
+def _why(reply: dict[str, Any] | None) -> str:
+    """A refusal in words: the NACK's message, or that the server hung up."""
+    if reply is None:
+        return "the server closed the connection"
+    if reply.get("type") == "NACK":
+        return f"NACK {reply.get('errorMessage')}"
+    return json.dumps(reply, ensure_ascii=False)[:200]
 
 
 STOP_READING_SECONDS = 600.0   # the longest a bot that stopped reading keeps its socket
@@ -160,7 +200,7 @@ STOP_READING_SECONDS = 600.0   # the longest a bot that stopped reading keeps it
 
 async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, name: str,
                 inbox: list[dict[str, Any]], result: BotResult,
-                ranking: Callable[[dict[str, Any]], list[str]] | None, over: asyncio.Event) -> None:
+                ranking: Callable[[dict[str, Any]], list[str]] | None, plan: RoomPlan) -> None:
     pending: dict[str, Any] | None = None    # our event awaiting its ACK/NACK
     started = False
     seat = -1
@@ -205,7 +245,7 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
                     # keep the socket open without reading until the room is over for the others
                     result.closed = "stopped reading"
                     try:
-                        await asyncio.wait_for(over.wait(), STOP_READING_SECONDS)
+                        await asyncio.wait_for(plan.over.wait(), STOP_READING_SECONDS)
                     except asyncio.TimeoutError:
                         pass
                     return
@@ -219,10 +259,31 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
                 else:
                     pending = {**event, "type": game.event_type}
                     conn.send(pending)
-        inbox = await conn.receive()
+        if started:
+            inbox = await conn.receive()
+        else:
+            received = await _receive_unless(conn, plan.failed)
+            if received is None:
+                result.closed = "the room did not fill: a room-mate was refused or failed"
+                return
+            inbox = received
         if not inbox:
             result.closed = result.closed or "connection closed by the server"
             return
+
+
+async def _receive_unless(conn: LobbyConnection, failed: asyncio.Event) -> list[Any] | None:
+    """The next messages, or None as soon as ``failed`` is set."""
+    if failed.is_set():
+        return None
+    receiving = asyncio.ensure_future(conn.receive())
+    giving_up = asyncio.ensure_future(failed.wait())
+    await asyncio.wait({receiving, giving_up}, return_when=asyncio.FIRST_COMPLETED)
+    if receiving.done():
+        giving_up.cancel()
+        return receiving.result()
+    receiving.cancel()
+    return None
 
 
 async def _wait_closed(conn: LobbyConnection) -> None:

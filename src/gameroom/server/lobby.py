@@ -7,8 +7,11 @@ within the handling of that one message, so the events of a room are processed o
 time in arrival order and every broadcast a request causes is queued to every member
 before its reply (7.4). Each connection has its own outbound queue and writer task: a
 client that reads slowly or not at all delays nobody else, and a write blocked longer
-than ``writeTimeoutSeconds`` counts as a lost connection. Time limits (log-in, turn,
-keep-alive, reconnection grace, solo time-out) are timers of the loop.
+than ``writeTimeoutSeconds`` counts as a lost connection. Memory per connection is
+bounded: while more than ``maxOutboxBytes`` wait to be written to a client, its requests
+are not read (they wait in the kernel, not here). Time limits (log-in, turn, keep-alive,
+reconnection grace, solo time-out) are timers of the loop. Quotas per address and the
+throttle on failed joins are ``server.lobby_limits``'.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import secrets
+import socket
 import time
 from typing import Any, Callable
 
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
 from gameroom.server.lobby_config import LobbyConfig
+from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
 
@@ -35,6 +41,14 @@ _LINGER_SECONDS = 2.0
 # the client's kernel retries after 1, 3, 7, 15 s, so a room waited that long for a player
 # (the lobby benchmark saw 13 s stalls). The kernel caps it at net.core.somaxconn.
 _BACKLOG = 1024
+# Messages handled from one connection before the others get a turn: a chunk of 64 KiB can
+# hold thousands of small requests, and handling them all at once held every room back.
+_FAIR_SHARE = 32
+# Connections refused over their address's quota that may linger at once (to let the peer
+# read the refusal); beyond, a refused connection is closed at once.
+_MAX_LINGERING_REFUSALS = 64
+_LISTING_HEAD, _LISTING_TAIL = b'{"type":"PUBLIC_ROOMS","rooms":[', b"]}\n"
+_KERNEL_SEND_BUFFER = 65536   # per connection (Linux doubles it for its bookkeeping)
 
 # Connection states of 7.1 (PLAYING is IN_ROOM with a started game).
 CONNECTED, LOBBY, IN_ROOM, CLOSED = "CONNECTED", "LOBBY", "IN_ROOM", "CLOSED"
@@ -74,24 +88,51 @@ class Client:
         self.username: str | None = None
         self.room: Room | None = None
         self.seat = -1
+        self.name_key: str | None = None
         self.outbox: list[bytes] = []
+        self.outbox_bytes = 0
         self.wake = asyncio.Event()
+        self.writable = asyncio.Event()   # set while what waits to be written is within the bound
+        self.writable.set()
         self.closing = False          # no more input is handled; the outbox is flushed, then closed
         self.pong = asyncio.Event()
         self.tasks: list[asyncio.Task[Any]] = []
+        self.counted = False          # counted against its address's connection quota
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.address = address_key(peer)
+        self.joins = JoinThrottle(lobby.config.failed_joins_per_minute)
 
     def label(self) -> str:
         return self.username or self.peer
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any], data: bytes | None = None) -> None:
+        """Queue ``message`` (already encoded as ``data`` when given)."""
         if self.state == CLOSED or self.closing and message.get("type") not in ("NACK", "ACK"):
             return
-        self.outbox.append(_encode(message))
+        if data is None:
+            data = _encode(message)
+        self.outbox.append(data)
+        self.outbox_bytes += len(data)
         self.wake.set()
         if self.lobby.debug_log is not None:
             self.lobby.debug_log(f"-> {self.label()} {json.dumps(message, ensure_ascii=False)}")
+
+    def unwritten(self) -> int:
+        """Bytes queued for this client and not yet taken by the kernel."""
+        return self.outbox_bytes + self.writer.transport.get_write_buffer_size()
+
+    def backlogged(self) -> bool:
+        limit = self.lobby.config.max_outbox_bytes
+        return bool(limit) and self.unwritten() > limit
+
+    async def until_written(self) -> None:
+        """Wait until what is queued for this client is back within the bound (the writer
+        says so); a client that stays over it is lost by the writer's time-out."""
+        while self.backlogged() and not self.closing:
+            self.writable.clear()
+            self.wake.set()
+            await self.writable.wait()
 
     async def write_loop(self) -> None:
         """Write the outbox in order; a write that cannot finish in time loses the client."""
@@ -103,16 +144,32 @@ class Client:
                 if self.outbox:
                     data = b"".join(self.outbox)
                     self.outbox.clear()
+                    self.outbox_bytes = 0
                     self.writer.write(data)
+                    del data
                     await asyncio.wait_for(self.writer.drain(), timeout)
+                elif self.backlogged():
+                    await asyncio.wait_for(self.writer.drain(), timeout)
+                if not self.backlogged():
+                    self.writable.set()
                 if self.closing and not self.outbox:
                     break
         except (asyncio.TimeoutError, ConnectionError, OSError):
             self.lobby.lost(self, "CONNECTION_LOST", "write blocked or failed")
-            self.writer.transport.abort()
+            self.drop()
             return
+        finally:
+            self.writable.set()
         await self._linger()
         self.writer.close()
+        self.lobby.forget(self)
+
+    def drop(self) -> None:
+        """Close at once, throwing away what was not written."""
+        self.outbox.clear()
+        self.outbox_bytes = 0
+        self.writer.transport.abort()
+        self.lobby.forget(self)
 
     async def _linger(self) -> None:
         """Half-close, then drop what the peer still sends for a moment: closing a socket
@@ -129,6 +186,7 @@ class Client:
 
     async def read_loop(self) -> None:
         decoder = JSONStreamDecoder(self.lobby.config.max_message_bytes)
+        handled = 0
         try:
             while not self.closing:
                 data = await self.reader.read(_READ_CHUNK)
@@ -149,6 +207,10 @@ class Client:
                         return
                     if value is NEED_MORE:
                         break
+                    if isinstance(value, dict) and value.get("type") == "ACCESS_ROOM":
+                        await self.lobby.join_turn(self)   # failed joins are throttled
+                        if self.closing:
+                            break
                     try:
                         self.lobby.handle(self, value)
                     except Exception as exc:   # a server bug must not leave the client hanging
@@ -156,6 +218,13 @@ class Client:
                                        f"{type(exc).__name__}: {exc}")
                         self.lobby.lost(self, "CONNECTION_LOST", "internal error")
                         return
+                    handled += 1
+                    if self.backlogged():
+                        # the client does not read its replies: read no more of its requests
+                        # until they are written (the rest waits in the kernel's buffers)
+                        await self.until_written()
+                    elif handled % _FAIR_SHARE == 0:
+                        await asyncio.sleep(0)
         except (ConnectionError, OSError):
             pass
         except asyncio.CancelledError:
@@ -167,8 +236,9 @@ class Room:
     """A room: its seats (clients, or None for a disconnected seat in resilience mode),
     its settings and, once full, its game."""
 
-    def __init__(self, room_id: int, players: int, expert: bool, private: bool) -> None:
+    def __init__(self, room_id: int, players: int, expert: bool, private: bool, address: str = "") -> None:
         self.id = room_id
+        self.address = address        # its creator's, whose quota it counts in
         self.players = players
         self.expert = expert
         self.private = private
@@ -180,6 +250,10 @@ class Room:
         self.turn: Any = None
         self.turn_timer: asyncio.TimerHandle | None = None
         self.solo_timer: asyncio.TimerHandle | None = None
+        # the last GAME_STATE sent, with the game it shows: states are never changed in place
+        # (every change is a new state), so while ``game`` is the same the snapshot holds
+        self.snapshot: tuple[Any, dict[str, Any], bytes] | None = None
+        self.listing: bytes | None = None
 
     @property
     def started(self) -> bool:
@@ -188,6 +262,12 @@ class Room:
     def info(self) -> dict[str, Any]:
         return {"id": self.id, "numberOfPlayers": self.players, "expert": self.expert, "isPrivate": self.private,
                 "currentPlayers": len(self.members)}
+
+    def listed(self) -> bytes:
+        """``info()`` encoded, kept until a member is seated."""
+        if self.listing is None:
+            self.listing = _encode(self.info())[:-1]
+        return self.listing
 
     def broadcast(self, messages: list[dict[str, Any]], skip: Client | None = None) -> None:
         for message in messages:
@@ -212,11 +292,20 @@ class Lobby:
         self.log = log
         self.debug_log = debug_log
         self.clients: set[Client] = set()
-        self.names: dict[str, Client] = {}
-        self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle]] = {}   # resilience: name -> seat
+        self.names: dict[str, Client] = {}       # username_key -> its connection
+        # resilience: username_key -> (room, seat, grace timer, the name as it logged in)
+        self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle, str]] = {}
         self.rooms: dict[int, Room] = {}
         self.room_ids = list(config.room_ids)
-        self.id_rng = random.Random(config.seed if config.seed is not None else time.time_ns())
+        # Without a seed, room ids come from the system's generator: ids of private rooms must
+        # not be predictable from the time (failed joins are throttled besides, 7.3 keeps
+        # ids within 1000..9998).
+        self.id_rng: random.Random = (random.Random(config.seed) if config.seed is not None
+                                      else secrets.SystemRandom())
+        self.addresses = AddressBook(config.max_connections_per_address, config.max_rooms_per_address,
+                                     config.failed_joins_per_minute_per_address)
+        self.lingering_refusals = 0
+        self._listings: dict[tuple[Any, Any], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
         self.events = 0                 # game events handled, for benchmarks
@@ -236,11 +325,68 @@ class Lobby:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = Client(self, reader, writer)
+        if not self.addresses.connect(client.address):
+            await self._refuse(client)
+            return
+        client.counted = True
+        if self.config.max_outbox_bytes:
+            # the transport pauses (and drain waits) no later than the outbox bound; and the
+            # kernel's send buffer stays small, else it takes megabytes of replies a client
+            # does not read (each one work for the loop) before the bound is even reached
+            writer.transport.set_write_buffer_limits(high=min(65536, self.config.max_outbox_bytes))
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                try:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _KERNEL_SEND_BUFFER)
+                except OSError:
+                    pass
         self.clients.add(client)
         loop = asyncio.get_running_loop()
         client.tasks = [loop.create_task(client.write_loop()), loop.create_task(client.read_loop())]
         if self.config.login_timeout > 0:
             loop.call_later(self.config.login_timeout, self._login_deadline, client)
+
+    async def _refuse(self, client: Client) -> None:
+        """A connection over its address's quota: one NACK, then closed."""
+        self.log(f"{client.peer}: refused: {self.config.max_connections_per_address} connections "
+                 f"from {client.address} already")
+        client.writer.write(_encode(nack("Too many connections from your address")))
+        if self.lingering_refusals >= _MAX_LINGERING_REFUSALS:
+            client.writer.transport.abort()
+            return
+        self.lingering_refusals += 1
+        try:
+            await client._linger()   # the connection's own ending, as after any refusal
+        finally:
+            self.lingering_refusals -= 1
+            client.writer.transport.abort()
+
+    def forget(self, client: Client) -> None:
+        """The connection is over: it no longer counts against its address."""
+        self.clients.discard(client)
+        if client.counted:
+            client.counted = False
+            self.addresses.disconnect(client.address, time.monotonic())
+
+    async def join_turn(self, client: Client) -> None:
+        """Before an ACCESS_ROOM is looked at: wait while the client or its address has
+        failed too many joins lately (so trying ids costs time, and no answer comes sooner)."""
+        while not client.closing:
+            now = time.monotonic()
+            use = self.addresses.uses.get(client.address)
+            wait = max(client.joins.wait(now), use.joins.wait(now) if use is not None and use.joins else 0.0)
+            if wait <= 0:
+                return
+            self.log(f"{client.label()} ({client.address}): too many failed joins; the next is looked at "
+                     f"in {wait:.0f} s")
+            await asyncio.sleep(wait)
+
+    def _join_failed(self, client: Client) -> None:
+        now = time.monotonic()
+        client.joins.failed(now)
+        use = self.addresses.uses.get(client.address)
+        if use is not None and use.joins is not None:
+            use.joins.failed(now)
 
     def _login_deadline(self, client: Client) -> None:
         if client.state == CONNECTED:
@@ -285,8 +431,8 @@ class Lobby:
         self.clients.discard(client)
         if room is not None:
             self._departure(room, client, seat, reason)
-        if client.username is not None and self.names.get(client.username) is client:
-            del self.names[client.username]
+        if client.name_key is not None and self.names.get(client.name_key) is client:
+            del self.names[client.name_key]
 
     # -- messages ---------------------------------------------------------------------
 
@@ -311,19 +457,25 @@ class Lobby:
             client.send(nack("Already logged in!"))
             return
         name = m.get("username")
-        if not valid_username(name):
+        if not isinstance(name, str) or not valid_username(name):
             client.send(nack("Invalid username"))
             return
-        if name in self.reserved:
-            self._reconnect(client, name)
+        key = self.name_key(name)
+        held = self.reserved.get(key)
+        if held is not None and held[3] == name:
+            self._reconnect(client, key)
             return
-        if name in self.names:
+        if key in self.names or held is not None:
             client.send(nack("Username was already taken"))
             return
-        client.username = name
+        client.username, client.name_key = name, key
         client.state = LOBBY
-        self.names[name] = client
+        self.names[key] = client
         client.send(ACK)
+
+    def name_key(self, name: str) -> str:
+        """Names with one key are one user (case-insensitive unless configured otherwise)."""
+        return name if self.config.case_sensitive_usernames else username_key(name)
 
     def _logout(self, client: Client, _m: dict[str, Any]) -> None:
         if client.room is not None:
@@ -344,11 +496,19 @@ class Lobby:
         if expert is not None and not isinstance(expert, bool):
             client.send(nack("Invalid expert filter"))
             return
-        rooms = [room.info() for room_id, room in sorted(self.rooms.items())
-                 if not room.started and not room.private and len(room.members) < room.players
-                 and (players in (None, -1) or room.players == players)
-                 and (expert is None or room.expert == expert)]
-        client.send({"type": "PUBLIC_ROOMS", "rooms": rooms})
+        key = (-1 if players is None else players, expert)
+        data = self._listings.get(key)
+        if data is None:
+            # Kept until a room changes, and made of each room's own encoded entry: asking
+            # again and again costs a lookup, and after a change a join (a listing of 1,000
+            # rooms encoded whole took 3.7 ms, a cost a host churning rooms could repeat).
+            rooms = [room for _id, room in sorted(self.rooms.items())
+                     if not room.started and not room.private and len(room.members) < room.players
+                     and (players in (None, -1) or room.players == players)
+                     and (expert is None or room.expert == expert)]
+            data = self._listings[key] = b"".join((_LISTING_HEAD, b",".join(room.listed() for room in rooms),
+                                                   _LISTING_TAIL))
+        client.send({"type": "PUBLIC_ROOMS"} if self.debug_log is None else json.loads(data), data)
 
     def _create_room(self, client: Client, m: dict[str, Any]) -> None:
         if client.room is not None:
@@ -365,8 +525,14 @@ class Lobby:
         if len(self.rooms) >= self.config.max_rooms:
             client.send(nack("Too many rooms"))
             return
-        room = Room(self._new_room_id(), players, expert, private)
+        if not self.addresses.may_create_room(client.address):
+            self.log(f"{client.label()}: refused a room: {self.config.max_rooms_per_address} rooms "
+                     f"from {client.address} already")
+            client.send(nack("Too many rooms from your address"))
+            return
+        room = Room(self._new_room_id(), players, expert, private, client.address)
         self.rooms[room.id] = room
+        self.addresses.room_created(room.address)
         self._seat(room, client)
         client.send({"type": "ROOM_ID", "id": room.id})
 
@@ -388,6 +554,8 @@ class Lobby:
                          **self.game.seat_fields(other, room.players)})
         room.members.append(client)
         room.usernames.append(client.username or "")
+        room.listing = None
+        self._listings.clear()
         client.room, client.seat, client.state = room, seat, IN_ROOM
         room.broadcast([{"type": "ADD_PLAYER", "username": client.username, "position": seat,
                          **self.game.seat_fields(seat, room.players)}])
@@ -399,9 +567,11 @@ class Lobby:
         room_id = m.get("id")
         room = self.rooms.get(room_id) if _is_int(room_id) else None
         if room is None or room.started:
+            self._join_failed(client)
             client.send(nack("Not an initializing room"))
             return
         if len(room.members) >= room.players:
+            self._join_failed(client)   # a full room tells that the id exists: counted too
             client.send(nack("Unable to access room"))
             return
         self._seat(room, client)
@@ -440,7 +610,14 @@ class Lobby:
         elif not room.started:
             client.send(nack("The game has not started yet"))
         else:
-            client.send({"type": "GAME_STATE", "state": self.game.snapshot(room.game)})
+            client.send(*self._game_state(room))
+
+    def _game_state(self, room: Room) -> tuple[dict[str, Any], bytes]:
+        """GAME_STATE for the room's game, encoded once per state of the game."""
+        if room.snapshot is None or room.snapshot[0] is not room.game:
+            message = {"type": "GAME_STATE", "state": self.game.snapshot(room.game)}
+            room.snapshot = (room.game, message, _encode(message))
+        return room.snapshot[1], room.snapshot[2]
 
     def _game_event(self, client: Client, m: dict[str, Any]) -> None:
         room = client.room
@@ -537,16 +714,18 @@ class Lobby:
     def _dissolve(self, room: Room) -> None:
         """The room ceases to exist; its members are back in the lobby (6.6.8)."""
         room.cancel_timers()
-        self.rooms.pop(room.id, None)
+        if self.rooms.pop(room.id, None) is room:
+            self.addresses.room_closed(room.address, time.monotonic())
+        self._listings.clear()
         for member in room.members:
             if member is not None and member.room is room:
                 member.room, member.seat = None, -1
                 if member.state == IN_ROOM:
                     member.state = LOBBY
-        for name, (reserved_room, _seat, timer) in list(self.reserved.items()):
+        for key, (reserved_room, _seat, timer, _name) in list(self.reserved.items()):
             if reserved_room is room:
                 timer.cancel()
-                del self.reserved[name]
+                del self.reserved[key]
         room.members = []
 
     # -- resilience mode (7.6) --------------------------------------------------------
@@ -554,8 +733,8 @@ class Lobby:
     def _disconnect(self, room: Room, client: Client, seat: int) -> None:
         room.members[seat] = None
         loop = asyncio.get_running_loop()
-        name = client.username or ""
-        self.reserved[name] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, name))
+        name, key = client.username or "", client.name_key or ""
+        self.reserved[key] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, key), name)
         room.game, broadcasts = self.game.disconnect(room.game, seat, self.config.solo_timeout)
         room.broadcast(broadcasts)
         self._suspension(room)
@@ -570,8 +749,8 @@ class Lobby:
             room.solo_timer.cancel()
             room.solo_timer = None
 
-    def _grace_over(self, name: str) -> None:
-        self.reserved.pop(name, None)
+    def _grace_over(self, key: str) -> None:
+        self.reserved.pop(key, None)
 
     def _solo_over(self, room: Room) -> None:
         room.solo_timer = None
@@ -585,15 +764,15 @@ class Lobby:
         room.broadcast(broadcasts)
         self._after_change(room)
 
-    def _reconnect(self, client: Client, name: str) -> None:
-        room, seat, timer = self.reserved.pop(name)
+    def _reconnect(self, client: Client, key: str) -> None:
+        room, seat, timer, name = self.reserved.pop(key)
         timer.cancel()
-        client.username, client.state = name, IN_ROOM
-        self.names[name] = client
+        client.username, client.name_key, client.state = name, key, IN_ROOM
+        self.names[key] = client
         client.room, client.seat = room, seat
         room.game, broadcasts = self.game.reconnect(room.game, seat)
         client.send(ACK)
-        client.send({"type": "GAME_STATE", "state": self.game.snapshot(room.game)})
+        client.send(*self._game_state(room))
         room.broadcast(broadcasts)
         room.members[seat] = client
         self._suspension(room)

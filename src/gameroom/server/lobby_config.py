@@ -4,6 +4,12 @@ JSON object with a clear error (``WireError`` with a JSON path) for every bad ke
 The ``policy`` selects the defaults of the timing constants: ``lobby`` (people may take
 their time and retry) or ``referee`` (automated matches: 10 s to log in and to act, the
 first invalid event ejects). A key given explicitly always wins over the policy default.
+
+Beside the spec's keys, ours bound what one client may cost (0 disables a limit, as in
+7.8): ``maxOutboxBytes`` (replies queued for a connection before the server stops reading
+its requests), ``maxConnectionsPerAddress``, ``maxRoomsPerAddress``,
+``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``; and
+``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are one user).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ DEFAULT_PORT = 9999
 
 @dataclass(frozen=True)
 class LobbyConfig:
-    host: str = "0.0.0.0"
+    host: str = "127.0.0.1"   # 8.1: loopback unless told otherwise
     port: int = DEFAULT_PORT
     debug: bool = False
     log_file: str = "Server.txt"
@@ -37,6 +43,13 @@ class LobbyConfig:
     write_timeout: float = 10.0
     max_message_bytes: int = 65536
     max_rooms: int = 1000
+    # Ours (see the module's docstring). 256 KiB holds three listings of 1,000 rooms.
+    max_outbox_bytes: int = 262144
+    max_connections_per_address: int = 256
+    max_rooms_per_address: int = 100
+    failed_joins_per_minute: int = 20
+    failed_joins_per_minute_per_address: int = 60
+    case_sensitive_usernames: bool = False
     test_hooks: Any = None        # the game's decoded hooks, or None
     room_ids: list[int] = field(default_factory=list)   # testHooks.roomIds
 
@@ -54,6 +67,10 @@ _KEYS: dict[str, tuple[str, str]] = {
     "pingIntervalSeconds": ("ping_interval", "seconds"), "pingTimeoutSeconds": ("ping_timeout", "seconds"),
     "writeTimeoutSeconds": ("write_timeout", "seconds"), "maxMessageBytes": ("max_message_bytes", "size"),
     "maxRooms": ("max_rooms", "nat"),
+    "maxOutboxBytes": ("max_outbox_bytes", "nat"), "maxConnectionsPerAddress": ("max_connections_per_address", "nat"),
+    "maxRoomsPerAddress": ("max_rooms_per_address", "nat"), "failedJoinsPerMinute": ("failed_joins_per_minute", "nat"),
+    "failedJoinsPerMinutePerAddress": ("failed_joins_per_minute_per_address", "nat"),
+    "caseSensitiveUsernames": ("case_sensitive_usernames", "bool"),
 }
 _REFEREE_DEFAULTS = {"login_timeout": 10.0, "turn_timeout": 10.0}
 

@@ -32,6 +32,7 @@ seconds how sign-up stands.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -89,7 +90,9 @@ class Signup:
         self._late: list[Connection] = []
         self._background: asyncio.Task[None] | None = None
 
-    async def listen(self, host: str, port: int) -> None:
+    async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
+        """Listen on ``host:port``, or accept on ``sock``, a listening socket made elsewhere
+        (a sandboxed program's, in its own network namespace: ``league.programs``)."""
         async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
             if self._stopped:
@@ -105,6 +108,9 @@ class Signup:
             self._reading += 1
             self._arrived.set()
 
+        if sock is not None:
+            self._server = await asyncio.start_server(accepted, sock=sock, backlog=self.rules.backlog)
+            return
         self._server = await asyncio.start_server(accepted, host, port, reuse_address=True,
                                                   backlog=self.rules.backlog)
 

@@ -17,14 +17,10 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
     a lobby server whose public rooms the lobby page shows, ``db`` the URL of a results
     database whose games and leaderboards the results pages show."""
-    try:
-        import uvicorn
+    import uvicorn   # a missing extra is named by cli.main
 
-        from gameroom.web.app import create_app
-        from gameroom.web.lobby import LobbyRooms
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"the web room needs the web extra ({exc.name} is missing): "
-                         "pip install 'gameroom[web]'") from None
+    from gameroom.web.app import create_app
+    from gameroom.web.lobby import LobbyRooms
     rooms = None
     if lobby is not None:
         lobby_host, colon, lobby_port = lobby.rpartition(":")
@@ -50,12 +46,8 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
 def _results(url: str) -> "Results":
     """The results database at ``url``, opened (and migrated) as ``gameroom ratings`` opens
     it; a bad URL or an unreachable database is a usage error (one line, exit 2)."""
-    try:
-        from gameroom.league.db import DatabaseError, open_database
-        from gameroom.web.results import Results
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"--db needs the league extra ({exc.name} is missing): "
-                         "pip install 'gameroom[web,league]'") from None
+    from gameroom.league.db import DatabaseError, open_database   # a missing extra is named by cli.main
+    from gameroom.web.results import Results
     try:
         return Results(open_database(url), url)
     except DatabaseError as exc:

@@ -1,0 +1,389 @@
+"""One untrusted process in its sandbox: started by the policy, its stderr tail kept, killed whole.
+
+:class:`Confined` starts ``argv`` in the sandbox of a resolved ``core.sandbox``
+policy, three ways:
+
+* bubblewrap as root (the usual case): bubblewrap (``core.bwrap``) keeps only
+  CAP_SETUID/CAP_SETGID, and ``setpriv`` (util-linux) drops to the bot's own user and
+  group before the bot runs. The game port: bubblewrap reports its first process and
+  waits (``--info-fd``, ``--block-fd``) while the league makes the listening socket
+  inside the bot's network namespace (``core.netns``), then lets it go on;
+* bubblewrap as another user: the launcher (``core.launcher``, a Python script) listens
+  inside and hands the socket over, then becomes the bot;
+* the fallback: the program itself, in a session of its own, as root in a pids cgroup of
+  its own (``core.sweep``), in a user namespace of its own where allowed, with a
+  temporary directory removed afterwards.
+
+Resource limits and the lower priority are set between fork and exec (inherited by
+bubblewrap and everything below it), except on the launcher's way, where the launcher
+sets them. The last :data:`STDERR_TAIL_BYTES` of the process's standard error are kept
+(read on a thread of its own, so a bot that floods it costs a bounded buffer) and
+:meth:`Confined.describe` says how it ended, for an ejection reason. :meth:`Confined.kill`
+ends everything the bot started:
+
+* bubblewrap: SIGKILL to the sandbox's first process (PID 1 of its namespace), whose end
+  makes the kernel kill every process in the namespace; bubblewrap itself then exits,
+  and once it has been reaped nothing of the bot runs;
+* fallback: SIGKILL to its process group, to every descendant found before that, to
+  every process of its pids cgroup, and to any process still carrying the bot's tag in
+  its environment, repeated until none is left; then its temporary directory goes.
+
+When gameroom runs as root, every bubblewrapped bot gets a user and group id of its own
+(:data:`UID_BASE` + the starting process's id x 64 + a counter), so its process limit
+counts its processes alone and it owns no file of the host.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+from gameroom.core import bwrap
+from gameroom.core.sandbox import ResourceLimits, SandboxPolicy, describe_exit, user_processes
+from gameroom.core.sweep import TAG, cgroup_members, kill_all, pids_cgroup, related, remove_cgroup
+
+__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE"]
+
+STDERR_TAIL_BYTES = 2048
+SANDBOX_PORT = 7001          # the game port inside a bot's own network namespace
+UID_BASE = 0x5000_0000       # below 2**31: user namespaces refuse larger ids
+CLONE_NEWUSER = 0x10000000
+_PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")   # the host environment a bubblewrapped bot sees
+_RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC,
+            "fsize": resource.RLIMIT_FSIZE, "core": resource.RLIMIT_CORE}
+
+_counter = itertools.count()
+_counter_lock = threading.Lock()
+
+
+def _own_ids() -> int:
+    with _counter_lock:
+        serial = next(_counter) % 64
+    return UID_BASE + (os.getpid() % (1 << 22)) * 64 + serial
+
+
+def _unshare() -> Callable[[int], int] | None:
+    """libc's unshare, looked up here: between fork and exec nothing may take the loader's lock."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).unshare
+    except (OSError, AttributeError):
+        return None
+
+
+def _user_namespaces() -> bool:
+    """Whether this system lets a process make a user namespace of its own."""
+    try:
+        with open("/proc/sys/user/max_user_namespaces") as allowed:
+            return int(allowed.read()) > 0
+    except (OSError, ValueError):
+        return False
+
+
+def _preexec(limits: dict[str, int], nice: int, cgroup: str | None = None, own_users: bool = False,
+             shared_nproc: int | None = None) -> Callable[[], None]:
+    """What runs between fork and exec: join the pids cgroup, leave for a user namespace of
+    its own (a bot started by root then keeps no capability outside it, so it cannot lift
+    its limits), lower the priority, set the limits."""
+    unshare = _unshare() if own_users else None
+
+    def apply() -> None:
+        if cgroup is not None:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as procs:
+                procs.write(str(os.getpid()))
+        values = dict(limits)
+        if own_users and (unshare is None or unshare(CLONE_NEWUSER) != 0) and shared_nproc is not None:
+            values["nproc"] = shared_nproc
+        if nice:
+            os.nice(nice)
+        for name, value in values.items():
+            resource.setrlimit(_RLIMITS[name], (value, value + 1 if name == "cpu" else value))
+
+    return apply
+
+
+class _Tail:
+    """The last ``size`` bytes of a pipe, read to its end on a daemon thread."""
+
+    def __init__(self, stream: object, size: int) -> None:
+        self.size = size
+        self.data = bytearray()
+        self._fd = stream.fileno()  # type: ignore[attr-defined]
+        self._stream = stream
+        self._thread = threading.Thread(target=self._read, daemon=True, name="bot-stderr")
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self._fd, 65536)
+                if not chunk:
+                    return
+                self.data += chunk
+                if len(self.data) > self.size:
+                    del self.data[:-self.size]
+        except OSError:
+            return
+        finally:   # at its end (every process holding it has ended): nothing else reads it
+            self._stream.close()  # type: ignore[attr-defined]
+
+    def wait(self, seconds: float) -> None:
+        self._thread.join(seconds)
+
+    def text(self) -> str:
+        """The tail as one line: undecodable bytes and control characters replaced, lines
+        joined by `` | ``."""
+        text = bytes(self.data).decode("utf-8", "replace")
+        lines = ["".join(c if c.isprintable() else "\ufffd" for c in line).strip() for line in text.splitlines()]
+        return " | ".join(line for line in lines if line)
+
+
+class Confined:
+    """``argv`` (``argv[0]`` looked up on the PATH) running in the sandbox ``policy`` (a
+    resolved one: ``bwrap`` or ``rlimits``) with ``limits``; ``env`` is added to its
+    environment. ``listen``: the program's game port; with a network namespace of its own
+    :meth:`receive_listener` gives the socket listening there. ``keep``: descriptors the
+    process inherits; ``read``: more host paths a bubblewrapped process may read. Raises
+    FileNotFoundError when the program is not found, OSError when it cannot be started."""
+
+    def __init__(self, argv: Sequence[str], policy: SandboxPolicy, limits: ResourceLimits, env: dict[str, str],
+                 listen: int | None = None, keep: Sequence[int] = (), read: Sequence[str] = ()) -> None:
+        if policy.mode not in ("bwrap", "rlimits"):
+            raise ValueError(f"resolve the sandbox policy first (mode {policy.mode!r})")
+        found = shutil.which(argv[0]) if "/" not in argv[0] else (argv[0] if os.path.exists(argv[0]) else None)
+        if found is None:
+            raise FileNotFoundError(f"{argv[0]!r} is not found{' on the PATH' if '/' not in argv[0] else ''}")
+        self.argv = [os.path.abspath(found), *argv[1:]]
+        self.policy, self.limits = policy, limits
+        self.wrapped = policy.mode == "bwrap"
+        self.tag = f"{os.getpid()}-{time.monotonic_ns()}"
+        self.temporary: str | None = None
+        self.cgroup: str | None = None
+        self._ctl: socket.socket | None = None       # the launcher's hand-over
+        self._info: int | None = None                # bubblewrap's report (as root)
+        self._release: int | None = None             # bubblewrap waits until this is written
+        self._port = listen if self.wrapped and not policy.network else None
+        self._killed_running = False
+        self._dead = False
+        own: list[int] = []                          # descriptors for the child only
+        try:
+            command, environment, preexec = self._command(env, list(keep), read, own)
+            self.process = subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                            start_new_session=True, pass_fds=[*keep, *own], preexec_fn=preexec)
+        except BaseException:
+            self._cleanup()
+            raise
+        finally:
+            for fd in own:
+                os.close(fd)
+        assert self.process.stderr is not None
+        self._tail = _Tail(self.process.stderr, STDERR_TAIL_BYTES)
+
+    def _command(self, env: dict[str, str], keep: list[int], read: Sequence[str], own: list[int]
+                 ) -> tuple[list[str], dict[str, str], Callable[[], None] | None]:
+        policy, limits = self.policy, self.limits
+        if not self.wrapped:
+            self.cgroup = pids_cgroup(f"gameroom-bot-{self.tag}", limits.processes)
+            self.temporary = tempfile.mkdtemp(prefix="gameroom-bot-")
+            shared = None if _user_namespaces() else user_processes() + limits.processes
+            preexec = _preexec(limits.rlimits(limits.processes), policy.nice, self.cgroup, True, shared)
+            return self.argv, {**os.environ, "TMPDIR": self.temporary, TAG: self.tag, **env}, preexec
+        root = os.geteuid() == 0
+        setpriv = shutil.which("setpriv") if root else None
+        cwd = os.getcwd()
+        paths = [*bwrap.command_paths(self.argv, cwd, policy.read), *read]
+        environment = {key: os.environ[key] for key in _PASSED if key in os.environ}
+        environment.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
+        if setpriv is not None:   # root: setpriv drops to the bot's user; bubblewrap waits for the game socket
+            prefix = bwrap.command(paths, cwd, policy.tmp_mb * 1024 * 1024, policy.network, True)
+            if self._port is not None:
+                info_read, info_write = os.pipe()
+                block_read, block_write = os.pipe()
+                self._info, self._release = info_read, block_write
+                own += [info_write, block_read]
+                prefix[-1:] = ["--info-fd", str(info_write), "--block-fd", str(block_read), "--"]
+            ids = _own_ids()
+            prefix += [setpriv, f"--reuid={ids}", f"--regid={ids}", "--clear-groups", "--inh-caps=-all", "--"]
+            preexec = _preexec(limits.rlimits(limits.processes), policy.nice)
+            return [*prefix, *self.argv], environment, preexec
+        spec: dict[str, Any] = {"keep": keep, "nice": policy.nice,
+                                "limits": limits.rlimits(limits.processes + (0 if root else 1))}  # + its PID 1
+        if root:
+            spec["uid"] = _own_ids()
+        if self._port is not None:
+            parent_end, child_end = socket.socketpair()
+            self._ctl = parent_end
+            own.append(child_end.detach())
+            spec.update({"listen": self._port, "ctl": own[-1]})
+        prefix = bwrap.command([*paths, *bwrap.python_paths()], cwd, policy.tmp_mb * 1024 * 1024, policy.network,
+                               root)
+        launcher = [os.path.realpath(sys.executable), "-I", "-S", bwrap.launcher_path(), json.dumps(spec), "--"]
+        return [*prefix, *launcher, *self.argv], environment, None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def _let_go(self) -> None:
+        if self._release is not None:
+            try:
+                os.write(self._release, b"x")
+            except OSError:
+                pass
+            os.close(self._release)
+            self._release = None
+        if self._info is not None:
+            os.close(self._info)
+            self._info = None
+
+    def _first_process(self, seconds: float) -> int | None:
+        """The host pid of the sandbox's first process, from bubblewrap's report."""
+        assert self._info is not None
+        deadline, text = time.monotonic() + seconds, b""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._info], [], [], left)[0]:
+                return None
+            chunk = os.read(self._info, 4096)
+            if not chunk:
+                return None
+            text += chunk
+            try:
+                return int(json.loads(text)["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+
+    def receive_listener(self, seconds: float) -> socket.socket | None:
+        """The socket listening on the game port in the bot's network namespace (None when
+        it could not be made within ``seconds``: the bot could not start)."""
+        if self._info is not None:
+            try:
+                pid = self._first_process(seconds)
+                if pid is None or self._port is None:
+                    return None
+                made: list[Any] = []
+
+                def make() -> None:   # on a thread of its own: a namespace is the thread's
+                    from gameroom.core.netns import listen_inside
+
+                    try:
+                        made.append(listen_inside(pid, self._port or 0))
+                    except OSError as exc:
+                        made.append(exc)
+
+                maker = threading.Thread(target=make, name="bot-netns")
+                maker.start()
+                maker.join()
+                return made[0] if made and isinstance(made[0], socket.socket) else None
+            finally:
+                self._let_go()
+        if self._ctl is None:
+            return None
+        self._ctl.settimeout(seconds)
+        try:
+            _message, fds, _flags, _address = socket.recv_fds(self._ctl, 64, 1)
+        except OSError:
+            return None
+        finally:
+            self._ctl.close()
+            self._ctl = None
+        return socket.socket(fileno=fds[0]) if fds else None
+
+    def exit_status(self) -> int | None:
+        return self.process.poll()
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the process to end by itself; True when it has."""
+        try:
+            self.process.wait(seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def kill(self) -> None:
+        """End the bot and everything it started, reap it, free its resources (idempotent)."""
+        if self._dead:
+            return
+        self._dead = True
+        if self.process.poll() is None:
+            self._killed_running = True
+        if self.wrapped:
+            self._kill_namespace()
+        else:
+            self._kill_sweep()
+        self._tail.wait(1.0)
+        self._cleanup()
+
+    def _kill_namespace(self) -> None:
+        pid = self.process.pid
+        try:   # bubblewrap's child is PID 1 of the bot's namespace: its end ends them all
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                kill_all([int(child) for child in children.read().split()])
+        except (OSError, ValueError):
+            pass
+        if not self.wait(5.0):
+            kill_all([pid])
+            self.wait(5.0)
+
+    def _kill_sweep(self) -> None:
+        pid = self.process.pid
+        below = related(pid, self.tag)   # before the kill, while parent links still lead from it
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        kill_all([pid, *below])
+        self.wait(5.0)
+        for _ in range(200):   # what it forked may still be forking: until none is left
+            left = related(pid, self.tag) - {os.getpid()}
+            if self.cgroup is not None:
+                left.update(cgroup_members(self.cgroup))
+            if not left:
+                break
+            kill_all(sorted(left))
+            time.sleep(0.01)
+
+    def _cleanup(self) -> None:
+        self._let_go()
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        if self.temporary is not None:
+            shutil.rmtree(self.temporary, ignore_errors=True)
+            self.temporary = None
+        if self.cgroup is not None:
+            remove_cgroup(self.cgroup)
+            self.cgroup = None
+
+    def stderr_tail(self) -> str:
+        return self._tail.text()
+
+    def ending(self) -> str:
+        """How the process ended: ``exited with status 1``, ``killed by SIGXCPU (its CPU
+        limit of 120 s)``, or ``killed by the league while still running``."""
+        if self._killed_running:
+            return "killed by the league while still running"
+        return describe_exit(self.process.poll(), self.limits, wrapped=self.wrapped)
+
+    def stderr_note(self) -> str:
+        """``; stderr: <tail>`` (or ``; no stderr``) to follow a reason."""
+        tail = self.stderr_tail()
+        return f"; stderr: {tail}" if tail else "; no stderr"
+
+    def describe(self) -> str:
+        """How the process ended and its stderr tail, e.g. ``exited with status 1;
+        stderr: Traceback ... | ZeroDivisionError: division by zero``."""
+        return self.ending() + self.stderr_note()
