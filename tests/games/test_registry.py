@@ -4,16 +4,25 @@ benchmarks, the server and (later) the web page and league rely on a descriptor 
 from __future__ import annotations
 
 import inspect
-import threading
 import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
 import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
 
 import pytest
 
 from gameroom.core.game import GameDescriptor
+from gameroom.core.hosting import Hosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat
+from gameroom.core.options import Option
 from gameroom.core.protocol import Protocol
+from gameroom.core.workload import Workload
 from gameroom.games import registry
 
 GAMES = sorted(registry.games())
@@ -39,8 +48,46 @@ def test_descriptor_basics(game: GameDescriptor) -> None:
     assert 1 <= game.min_players <= game.max_players
     assert game.strategies and game.summary
     assert set(game.harnesses()) and all(callable(h) for h in game.harnesses().values())
-    for plan in (game.server_plan, game.client_specs):
-        assert plan is None or callable(plan)
+    hosting = game.hosting
+    assert isinstance(hosting, Hosting)
+    for part, fields in ((hosting.play, ("options", "match")), (hosting.server, ("options", "plan", "configure")),
+                         (hosting.clients, ("options", "plan")), (hosting.tournament, ("options", "plan"))):
+        assert part is None or all(hasattr(part, f) for f in fields)
+    assert all(isinstance(option, Option) for option in game.local_play.options)
+    assert all(isinstance(w, Workload) for w in game.workloads)
+    # a game is served by the lobby or by the referee server, never both
+    assert game.lobby is None or hosting.server is None
+
+
+def test_every_game_is_registered_through_the_entry_point_group(game: GameDescriptor) -> None:
+    """The built-in games are found exactly as a plug-in is: an entry point of the
+    ``gameroom.games`` group in gameroom's own metadata."""
+    from importlib.metadata import entry_points
+
+    points = {p.name: p for p in entry_points(group=registry.GROUP) if p.dist is not None and p.dist.name == "gameroom"}
+    assert game.name in points and points[game.name].load() is game
+
+
+def test_every_game_builds_its_server_plan_without_a_configuration(game: GameDescriptor) -> None:
+    """Typed options in, a server plan out: nothing of the command line involved."""
+    from gameroom.core.hosting import ServerPlan
+    from gameroom.core.options import option_values
+
+    server = game.hosting.server
+    if server is None:
+        return
+    lines: list[str] = []
+    plan = server.plan(None, {**option_values(server.options, {}), "seed": 5}, lines.append)
+    assert isinstance(plan, ServerPlan) and plan.protocol is game.protocol
+    assert plan.rules.min_players >= 1 and server.defaults({"seed": 5})
+
+
+def test_every_example_configuration_is_a_file_of_the_package(game: GameDescriptor) -> None:
+    from importlib.resources import files
+
+    hosting = game.hosting
+    for name in hosting.examples:
+        assert (files(hosting.configs) / "configs" / name).is_file(), (game.name, name)
 
 
 def test_every_player_matches_the_protocol_table(game: GameDescriptor) -> None:
@@ -92,30 +139,34 @@ def test_misbehaving_players_are_ejected_not_fatal(game: GameDescriptor) -> None
 
 
 def test_the_command_line_plugs_in_from_the_descriptor(game: GameDescriptor) -> None:
-    from gameroom.cli.main import load_game
+    from gameroom.cli.commands import harnesses
+    from gameroom.cli.main import build_parser, load_game
 
-    commands = load_game(game.name)
-    assert commands.name == game.name and callable(commands.play)
+    assert load_game(game.name) is game
     # a game served by the lobby also gets the lobby's scenario harness
-    assert set(commands.harnesses()) == set(game.harnesses()) | ({"xscenario"} if game.lobby is not None else set())
+    assert set(harnesses(game)) == set(game.harnesses()) | ({"xscenario"} if game.lobby is not None else set())
+    args = build_parser(["play", game.name]).parse_args(["play", game.name])
+    assert {option.key for option in game.local_play.options} <= set(vars(args))
 
 
 def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.CaptureFixture[str]) -> None:
-    """A game that brings no command module or benchmark of its own still gets both."""
+    """A game that brings no hosting or workloads of its own still gets both."""
     import argparse
     from dataclasses import replace
 
     from gameroom.bench import generic
-    from gameroom.cli.common import GameCommands
+    from gameroom.cli import commands
+    from gameroom.cli.arguments import add_options
 
-    bare = replace(registry.game("q"), commands=None, benchmark=None)
-    commands = GameCommands.from_descriptor(bare)
+    bare = replace(registry.game("q"), hosting=Hosting(), workloads=())
     parser = argparse.ArgumentParser()
-    commands.add_play_arguments(parser)
-    assert commands.play(parser.parse_args(["--players", "3", "--seed", "5"])) == 0
+    parser.add_argument("--observe", default=None)
+    add_options(parser, bare.local_play.options, bare.name)
+    assert commands.play(bare, parser.parse_args(["--players", "3", "--seed", "5"])) == 0
     generic.run(bare, 2)
     out = capsys.readouterr().out.splitlines()
-    assert out[-1].startswith("q in-process") and json.loads(out[-2])[1] == []
+    assert out[0] == "q: P1, P2, P3; seed 5" and json.loads(out[-2])[1] == []
+    assert out[-1].startswith("q in-process")
 
 
 def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
@@ -172,3 +223,101 @@ def test_codec_functions_are_named_encode_and_decode(game: GameDescriptor) -> No
     for path in Path(package.__file__).parent.glob("*.py"):
         odd = re.findall(r"^def (\w+_(?:to|from)_json)\(", path.read_text(), re.M)
         assert not odd, f"{path.name}: {odd}"
+
+
+# -- the installed distribution and broken plug-ins ---------------------------------------------
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    """gameroom built as a wheel, from a copy of its sources (the build leaves nothing in
+    the checkout), offline: no index, the installed setuptools."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPOSITORY / name, source / name)
+    shutil.copytree(REPOSITORY / "src", source / "src",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path_factory.mktemp("wheel")
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                            "--quiet", "--wheel-dir", str(out), str(source)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    return zipfile.ZipFile(next(out.glob("gameroom-*.whl")))
+
+
+def test_the_wheel_holds_every_games_configurations_and_entry_point(built_wheel: zipfile.ZipFile,
+                                                                     game: GameDescriptor) -> None:
+    """Package data declared once (a wildcard) reaches the built distribution, not only an
+    editable install: every example the game names and every file of its configs folder."""
+    names = set(built_wheel.namelist())
+    hosting = game.hosting
+    folder = hosting.configs.replace(".", "/") + "/configs/" if hosting.configs else None
+    for example in hosting.examples:
+        assert folder + example in names, (game.name, example)
+    if folder is not None:
+        on_disk = sorted(p.name for p in (REPOSITORY / "src" / folder).glob("*.json"))
+        assert on_disk and all(folder + name in names for name in on_disk), game.name
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    text = built_wheel.read(entry_points).decode()
+    assert "[gameroom.games]" in text and f"{game.name} = " in text
+
+
+BROKEN_ENTRY_POINTS = {
+    "crash": "brokengames.crash:GAME",       # its module raises on import
+    "notagame": "brokengames.wrong:GAME",    # not a GameDescriptor
+    "misnamed": "brokengames.misnamed:GAME",  # a descriptor of another name
+    "q": "brokengames.wrong:GAME",           # a name gameroom already registers
+}
+
+
+@pytest.fixture(scope="module")
+def broken_plugins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """An installed distribution (metadata and modules on the path) of broken plug-ins."""
+    site = tmp_path_factory.mktemp("site")
+    package = site / "brokengames"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""Broken game plug-ins."""\n')
+    (package / "crash.py").write_text('raise ImportError("no module named nowhere")\n')
+    (package / "wrong.py").write_text("GAME = 42\n")
+    (package / "misnamed.py").write_text("from dataclasses import replace\nfrom gameroom.games.q.descriptor import GAME as Q\n"
+                                         "GAME = replace(Q, name='other')\n")
+    info = site / "brokengames-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokengames\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[gameroom.games]\n" + "".join(f"{k} = {v}\n"
+                                                                          for k, v in BROKEN_ENTRY_POINTS.items()))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+
+
+def _gameroom(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gameroom", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_broken_plugins_are_reported_in_one_line_each_and_skipped(broken_plugins: dict[str, str]) -> None:
+    listing = _gameroom(broken_plugins, "--help")
+    assert listing.returncode == 0, listing.stderr
+    warnings = listing.stderr.strip().splitlines()
+    assert len(warnings) == len(BROKEN_ENTRY_POINTS), listing.stderr
+    for name, value in BROKEN_ENTRY_POINTS.items():
+        line = next(w for w in warnings if f"{name} = {value!r}" in w)
+        assert line.startswith("gameroom: warning: game plug-in ") and "brokengames" in line
+    assert "ImportError: no module named nowhere" in listing.stderr and "is a int, not a GameDescriptor" in listing.stderr
+    assert "describes a game named 'other'" in listing.stderr and "already registered" in listing.stderr
+    games = listing.stdout.split("games:")[1]
+    assert all(f"  {g} " in games for g in registry.names()) and "misnamed" not in games
+
+
+def test_a_broken_plugin_breaks_no_other_command(broken_plugins: dict[str, str]) -> None:
+    """The built-in q stays gameroom's own (a plug-in cannot take its name: every command
+    says so, the other broken plug-ins are not even loaded); a command naming a broken
+    game fails with one line naming its entry point."""
+    play = _gameroom(broken_plugins, "play", "q", "--players", "2", "--seed", "4")
+    warnings = play.stderr.strip().splitlines()
+    assert play.returncode == 0 and len(warnings) == 1 and "already registered" in warnings[0], play.stderr
+    assert play.stdout.startswith("Q: Ada (dag), Bo (ldasg); seed 4")
+    crash = _gameroom(broken_plugins, "play", "crash")
+    lines = crash.stderr.strip().splitlines()
+    assert crash.returncode == 2 and len(lines) == 1, crash.stderr
+    assert "game plug-in crash = 'brokengames.crash:GAME'" in lines[0] and "cannot be loaded" in lines[0]

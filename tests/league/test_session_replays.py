@@ -96,3 +96,25 @@ def test_fish_served_tournament_replays_verify(tmp_path: Path) -> None:
     assert server.returncode == 0, server.stderr.read()
     verify = gameroom("replay", "verify", str(replay))
     assert verify.returncode == 0 and "replays verified" in verify.stdout, verify.stderr
+
+
+def test_replays_of_the_older_header_shape_still_verify(tmp_path: Path) -> None:
+    """Headers written before the typed options kept every raw command-line option (the
+    strategies as the text typed, the command's own options beside the game's): such a
+    file still verifies."""
+    replay = tmp_path / "cup.jsonl"
+    run = gameroom("tournament", "fish", "--players", "5", "--strategies", "greedy,maximin", "--depth", "1",
+                   "--seed", "4", "--replay", str(replay))
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in replay.read_text().splitlines()]
+    old = {"tournament_name": None, "players": 5, "seed": 4, "strategies": "greedy,maximin", "depth": 1, "rows": 5,
+           "columns": 5, "fish": None, "baddie": []}
+    headers = [row for row in rows if "session" in row.get("config", {})]
+    assert headers and all(row["config"]["session"]["options"]["strategies"] == ["greedy", "maximin"]
+                           for row in headers)
+    for row in headers:
+        row["config"]["session"]["options"] = old
+    older = tmp_path / "older.jsonl"
+    older.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    verify = gameroom("replay", "verify", str(older))
+    assert verify.returncode == 0 and f"{len(headers)} of {len(headers)} replays verified" in verify.stdout, verify.stderr

@@ -1,18 +1,23 @@
-"""Command line of the benchmarks."""
+"""Command line of the benchmarks: every registered game by name (its generic figures and
+the workloads its descriptor declares), and the server, league and lobby benchmarks."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 
 from gameroom.bench import generic
 from gameroom.games import registry
+
+REFERENCE_GAME = "q"
+"""The game the server benchmarks (capacity, slowloris, league) play unless ``--game``
+names another: the one their recorded figures (README, ARCHITECTURE) were measured on."""
 
 
 def _hostile(quick: bool) -> None:
     """Every hostile-user part (a ``gameroom.bench.hostile_*`` module with
     ``run_attacks(quick)``), one after another: its own ``run(quick)`` prints it when it
     has one, else each row it returns is printed as ``key value`` pairs."""
+    import importlib
     import pkgutil
 
     import gameroom.bench
@@ -33,9 +38,11 @@ def main() -> int:
                         choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games), "
-                             "capacity (one referee server holding many remote Q players), rl (every "
+                             "capacity (one referee server holding many remote players), rl (every "
                              "game's learning environment beside PettingZoo's classic ones) or hostile (the "
                              "attacks of issue 17 beside honest games)")
+    parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
+                        help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
     parser.add_argument("--games", type=int, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
@@ -51,6 +58,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
     args = parser.parse_args()
+    for problem in registry.problems():
+        print(f"bench: warning: {problem}", flush=True)
     if args.game == "rl":
         from gameroom.bench import rl
 
@@ -64,7 +73,7 @@ def main() -> int:
     if args.game == "slowloris":
         from gameroom.bench import slowloris
 
-        slowloris.run(args.connections, args.games or 20)
+        slowloris.run(args.connections, args.games or 20, game_name=args.played)
         return 0
     if args.game == "lobby":
         from gameroom.bench import lobby
@@ -77,7 +86,7 @@ def main() -> int:
     if args.game == "capacity":
         from gameroom.bench import capacity
 
-        capacity.run(args.players, args.games or 250)
+        capacity.run(args.players, args.games or 250, game_name=args.played)
         return 0
     if args.game == "league" and args.acceptance:
         from gameroom.bench import acceptance
@@ -88,15 +97,11 @@ def main() -> int:
     if args.game == "league":
         from gameroom.bench import league
 
-        league.run(args.games)
+        league.run(args.games, game_name=args.played)
         return 0
     args.games = args.games or 200
     for name, game in games.items():
-        if args.game not in ("all", name):
-            continue
-        if game.benchmark is not None:
-            importlib.import_module(game.benchmark).run(args.games)
-        else:
+        if args.game in ("all", name):
             generic.run(game, args.games)
     return 0
 

@@ -1,13 +1,14 @@
-"""``python -m gameroom.bench capacity [--players N] [--games G]``: one referee server
-holding many remote players.
+"""``python -m gameroom.bench capacity [--game GAME] [--players N] [--games G]``: one
+referee server holding many remote players of one game (Q unless ``--game`` names another
+with a referee server), each the game's first built-in strategy.
 
 Three measurements in one run, each with the server and its clients in separate processes
 talking over loopback TCP:
 
-1. the floor: a loopback JSON round trip of the messages of a real Q game, with nothing but
+1. the floor: a loopback JSON round trip of the messages of a real game, with nothing but
    the JSON work at both ends (this process sends each recorded call with a blocking
    socket; a minimal asyncio peer decodes it and answers with the recorded reply);
-2. one remote call: five Q games of four dag clients, one game at a time (``call_ms``, the
+2. one remote call: five games of four clients, one game at a time (``call_ms``, the
    mean of every call as the referee sees it: encode, send, the client's whole turn, read,
    decode);
 3. capacity: a server process signs up N players (``N/4`` tables, each a sign-up of the
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import resource
 import socket
 import statistics
@@ -40,7 +40,6 @@ __all__ = ["run", "measure", "floor_ms", "record_messages"]
 
 CLIENT_PROCESSES = 2
 CALL_GAMES = 5          # games (one at a time) that measure one remote call
-TABLE = 4               # dag players per game
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -48,16 +47,27 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def record_messages(seed: int = 0) -> list[tuple[Any, Any]]:
-    """(call, reply) JSON values of one in-process Q game between four dag players, as the
-    protocol puts them on the wire (one-way calls have no reply: None)."""
-    from gameroom.core.limits import Limits
-    from gameroom.core.match import Seat, trusted_seat
-    from gameroom.games.q.players import StrategyPlayer
-    from gameroom.games.q.protocol import PROTOCOL
-    from gameroom.games.q.referee import QRules, run_game
-    from gameroom.games.q.state import new_game
+def _game(name: str) -> Any:
+    from gameroom.games import registry
 
+    return registry.game(name)
+
+
+def _table(game: Any) -> int:
+    from gameroom.bench.remote import table_size
+
+    return table_size(game)
+
+
+def record_messages(game_name: str, seed: int = 0) -> list[tuple[Any, Any]]:
+    """(call, reply) JSON values of one in-process game between four players of the
+    game's first strategy, as the protocol puts them on the wire (one-way calls have no
+    reply: None)."""
+    from gameroom.core.limits import Limits
+    from gameroom.core.match import Seat
+
+    game = _game(game_name)
+    protocol = game.protocol
     pairs: list[tuple[Any, Any]] = []
 
     def recording(seat: Seat) -> Seat:
@@ -65,25 +75,25 @@ def record_messages(seed: int = 0) -> list[tuple[Any, Any]]:
 
         def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
             result = inner(method, args, limit)
-            spec = PROTOCOL.by_name[method]
-            pairs.append((PROTOCOL.envelope.encode_call(spec, args), spec.result.encode(result)))
+            spec = protocol.by_name[method]
+            pairs.append((protocol.envelope.encode_call(spec, args), spec.result.encode(result)))
             return result
 
         return Seat(seat.name, call, seat.trusted, seat.player)
 
-    names = ["A", "B", "C", "D"]
-    seats = [recording(trusted_seat(n, StrategyPlayer(n, "dag"))) for n in names]
-    run_game(seats, new_game(names, random.Random(seed)), rules=QRules(), limits=Limits())
+    strategy = next(iter(game.strategies))
+    seats = [recording(seat) for seat in game.seats([strategy] * _table(game), 0, names=list("ABCD"[:_table(game)]))]
+    game.play(seed, seats, limits=Limits())
     return pairs
 
 
 # -- 1. the floor -------------------------------------------------------------------------
 
-async def _echo(port: int) -> None:
+async def _echo(game_name: str, port: int) -> None:
     """The floor's peer: answer each call line with its recorded reply, nothing else."""
     from gameroom.remote.jsonstream import encode
 
-    replies = [encode(reply) for _call, reply in record_messages()]
+    replies = [encode(reply) for _call, reply in record_messages(game_name)]
     done = asyncio.get_running_loop().create_future()
 
     class Echo(asyncio.Protocol):
@@ -105,14 +115,14 @@ async def _echo(port: int) -> None:
     await done
 
 
-def floor_ms(rounds: int = 3) -> float:
-    """Mean loopback JSON round trip (ms) of a Q game's calls and replies."""
+def floor_ms(game_name: str, rounds: int = 3) -> float:
+    """Mean loopback JSON round trip (ms) of a game's calls and replies."""
     from gameroom.remote.jsonstream import encode
 
-    pairs = record_messages()
+    pairs = record_messages(game_name)
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    peer = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "echo", str(port)])
+    peer = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "echo", game_name, str(port)])
     try:
         listener.settimeout(30)
         sock, _ = listener.accept()
@@ -136,22 +146,23 @@ def floor_ms(rounds: int = 3) -> float:
     return statistics.mean(times) * 1e3
 
 
-def client_work_ms(rounds: int = 5) -> float:
-    """Mean time (ms) a dag client spends on a call by itself, in process: reading the
-    call, decoding its arguments with Q's codecs, the player's answer and its encoding."""
-    from gameroom.games.q.players import StrategyPlayer
-    from gameroom.games.q.protocol import PROTOCOL
+def client_work_ms(game_name: str, rounds: int = 5) -> float:
+    """Mean time (ms) a client spends on a call by itself, in process: reading the call,
+    decoding its arguments with the game's codecs, the player's answer and its encoding."""
     from gameroom.remote.jsonstream import JSONStreamDecoder, encode
 
-    texts = [encode(call) for call, _reply in record_messages()]
+    game = _game(game_name)
+    protocol = game.protocol
+    make = next(iter(game.strategies.values()))
+    texts = [encode(call) for call, _reply in record_messages(game_name)]
     best = float("inf")
     for _ in range(rounds):
         decoder = JSONStreamDecoder()
-        player = StrategyPlayer("A", "dag")
+        player = make("A", 0)
         start = time.perf_counter()
         for text in texts:
             decoder.feed(text)
-            spec, args = PROTOCOL.envelope.decode_call(PROTOCOL, decoder.next_value())
+            spec, args = protocol.envelope.decode_call(protocol, decoder.next_value())
             result = getattr(player, spec.name)(*args)
             if not spec.one_way:
                 encode(spec.result.encode(result))
@@ -161,22 +172,21 @@ def client_work_ms(rounds: int = 5) -> float:
 
 # -- 2 and 3. the server and its clients --------------------------------------------------
 
-async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
+async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[str, Any]:
     from gameroom.core.hosting import SignupRules, name_rule
     from gameroom.core.handoff import run_in_thread
     from gameroom.core.match import Seat
-    from gameroom.games import registry
-    from gameroom.games.q.referee import QRules, run_game
-    from gameroom.games.q.state import new_game
     from gameroom.remote.aio import loop_name
     from gameroom.remote.proxy_player import ProxyPlayer, remote_seat
     from gameroom.server.signup import Signup
 
-    q = registry.game("q")
+    game = _game(game_name)
+    table_size = _table(game)
     loop = asyncio.get_running_loop()
-    rules = SignupRules(TABLE, TABLE, 1, 120.0, 10.0, 10.0, name_rule(r"[A-Za-z0-9]+", 20), backlog=TABLE)
-    tables = players // TABLE
-    signups = [Signup(rules, greeting=q.protocol.greeting) for _ in range(tables)]
+    rules = SignupRules(table_size, table_size, 1, 120.0, 10.0, 10.0, name_rule(r"[A-Za-z0-9]+", 20),
+                        backlog=table_size)
+    tables = players // table_size
+    signups = [Signup(rules, greeting=game.protocol.greeting) for _ in range(tables)]
     for signup in signups:
         await signup.listen("127.0.0.1", 0)
     print(json.dumps({"ports": [s.port for s in signups]}), flush=True)
@@ -213,8 +223,7 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
 
             return Seat(seat.name, call, seat.trusted, seat.player)
 
-        state = new_game([s.name for s in seats], random.Random(seed + table))
-        result = run_game([timed(s) for s in seats], state, rules=QRules(), limits=q.limits).to_json()
+        result = game.play(seed + table, [timed(s) for s in seats], limits=game.limits).to_json()
         with lock:
             calls.extend(own_calls)
             added.extend(own_added)
@@ -224,12 +233,12 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
     gate = asyncio.Semaphore(games)
 
     async def table(index: int, players_: list[Any]) -> Any:
-        if len(players_) < TABLE:   # a client that could not sign up: nothing to measure here
+        if len(players_) < table_size:   # a client that could not sign up: nothing to measure here
             for p in players_:
                 p.connection.close()
             return None
         async with gate:
-            seats = [remote_seat(q.protocol, p.connection, loop, p.name) for p in players_]
+            seats = [remote_seat(game.protocol, p.connection, loop, p.name) for p in players_]
             try:
                 return await run_in_thread(play, seats, index)
             finally:
@@ -251,30 +260,31 @@ async def _serve(players: int, games: int, seed: int) -> dict[str, Any]:
             "rss_mb": after.ru_maxrss / 1024, "loop": loop_name()}
 
 
-async def _clients(ports: Sequence[int]) -> None:
+async def _clients(game_name: str, ports: Sequence[int]) -> None:
     from gameroom.core.hosting import ClientSpec
-    from gameroom.games.q.players import StrategyPlayer
-    from gameroom.games.q.protocol import PROTOCOL
     from gameroom.server.clients import run_clients
 
+    game = _game(game_name)
+    make = next(iter(game.strategies.values()))
+
     def table(port: int, index: int) -> Any:
-        names = [f"P{index}x{seat}" for seat in range(TABLE)]
-        return run_clients([ClientSpec(n, StrategyPlayer(n, "dag"), PROTOCOL, trusted=True) for n in names],
+        names = [f"P{index}x{seat}" for seat in range(_table(game))]
+        return run_clients([ClientSpec(n, make(n, k), game.protocol, trusted=True) for k, n in enumerate(names)],
                            "127.0.0.1", port)
 
     await asyncio.gather(*(table(port, i) for i, port in enumerate(ports)))
 
 
-def measure(players: int, games: int, seed: int = 0) -> dict[str, Any]:
-    """Run a server of ``players`` dag clients (``players/4`` tables, ``games`` at once)."""
-    server = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", str(players), str(games),
-                               str(seed)], stdout=subprocess.PIPE, text=True)
+def measure(game_name: str, players: int, games: int, seed: int = 0) -> dict[str, Any]:
+    """Run a server of ``players`` clients (``players/4`` tables, ``games`` at once)."""
+    server = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
+                               str(games), str(seed)], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     clients: list[subprocess.Popen[bytes]] = []
     try:
         ports = json.loads(server.stdout.readline() or "null")["ports"]
         shares = [ports[k::CLIENT_PROCESSES] for k in range(CLIENT_PROCESSES)]
-        clients = [subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "clients",
+        clients = [subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "clients", game_name,
                                      ",".join(map(str, share))], stdout=subprocess.DEVNULL)
                    for share in shares if share]
         figures = json.loads(server.stdout.readline() or "null")
@@ -292,22 +302,28 @@ def measure(players: int, games: int, seed: int = 0) -> dict[str, Any]:
     return figures
 
 
-def run(players: int = 1000, games: int = 250) -> dict[str, Any]:
+def run(players: int = 1000, games: int = 250, *, game_name: str) -> dict[str, Any]:
     from gameroom.remote.aio import loop_name
 
-    players = max(TABLE, players - players % TABLE)
-    games = max(1, min(games, players // TABLE))
-    floor = floor_ms()
-    print(f"capacity: loopback JSON round trip of a Q game's messages (floor, {loop_name()} peer): "
+    game = _game(game_name)
+    if game.lobby is not None or game.hosting.server is None:
+        raise SystemExit(f"capacity: {game_name} has no referee server")
+    table = _table(game)
+    strategy = next(iter(game.strategies))
+    players = max(table, players - players % table)
+    games = max(1, min(games, players // table))
+    floor = floor_ms(game_name)
+    print(f"capacity: loopback JSON round trip of a {game_name} game's messages (floor, {loop_name()} peer): "
           f"{floor:.3f} ms", flush=True)
-    one = measure(CALL_GAMES * TABLE, 1)
-    own = client_work_ms()
-    print(f"capacity: one remote call ({CALL_GAMES} games of 4 dag clients, one at a time, {one['calls']} calls): "
+    one = measure(game_name, CALL_GAMES * table, 1)
+    own = client_work_ms(game_name)
+    print(f"capacity: one remote call ({CALL_GAMES} games of {table} {strategy} clients, one at a time, "
+          f"{one['calls']} calls): "
           f"mean {one['call_ms']:.3f} ms = {one['call_ms'] / floor:.2f}x the floor; of it, the client's own work "
-          f"(Q's codecs and the dag turn, measured in process) {own:.3f} ms, the rest "
+          f"({game_name}'s codecs and the {strategy} turn, measured in process) {own:.3f} ms, the rest "
           f"{one['call_ms'] - own:.3f} ms = {(one['call_ms'] - own) / floor:.2f}x the floor; "
           f"from the call ready to send to its reply read {one['away_ms']:.3f} ms", flush=True)
-    big = measure(players, games)
+    big = measure(game_name, players, games)
     games_per_s = big["finished"] / big["seconds"]
     calls_per_s = big["calls"] / big["seconds"]
     print(f"capacity: {players} players, {big['tables']} games, at most {games} at once ({big['loop']} server): "
@@ -329,12 +345,12 @@ def _main(argv: Sequence[str]) -> None:
 
     role = argv[0]
     if role == "echo":
-        aio.run(_echo(int(argv[1])))
+        aio.run(_echo(argv[1], int(argv[2])))
     elif role == "server":
-        figures = aio.run(_serve(int(argv[1]), int(argv[2]), int(argv[3])))
+        figures = aio.run(_serve(argv[1], int(argv[2]), int(argv[3]), int(argv[4])))
         print(json.dumps(figures), flush=True)
     elif role == "clients":
-        aio.run(_clients([int(p) for p in argv[1].split(",")]))
+        aio.run(_clients(argv[1], [int(p) for p in argv[2].split(",")]))
     else:
         raise SystemExit(f"unknown role {role!r}")
 

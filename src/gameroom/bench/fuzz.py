@@ -82,11 +82,9 @@ class RoundReport:
 
 def served_games() -> list[str]:
     """Every registered game with a referee server (the lobby serves the others)."""
-    from gameroom.cli.common import GameCommands
     from gameroom.games import registry
 
-    return [name for name, game in registry.games().items()
-            if game.lobby is None and GameCommands.from_descriptor(game).server_plan is not None]
+    return [name for name, game in registry.games().items() if game.lobby is None and game.hosting.server is not None]
 
 
 def reply_methods(protocol: Protocol) -> list[Method]:

@@ -1,7 +1,9 @@
-"""League benchmark: games per second of a Q league between built-in bots through the real
-league runner (database, replays, ratings) with 1 and 2 local workers and on Ray, the
-time to write one result, and what a program bot costs a game in each sandbox (start,
-sign-up and end; the round trip of a call) (``python -m gameroom.bench league [--games N]``)."""
+"""League benchmark: games per second of a league of one game (``--game``) between four
+of its built-in bots (its first two strategies, twice each) through the real league
+runner (database, replays, ratings) with 1 and 2 local workers and on Ray, the time to
+write one result, and what a program bot (the example Python client, which plays every
+built-in game) costs a game in each sandbox (start, sign-up and end; the round trip of a
+call) (``python -m gameroom.bench league [--game G] [--games N]``)."""
 
 from __future__ import annotations
 
@@ -11,18 +13,26 @@ from pathlib import Path
 
 from gameroom.games import registry
 
-BOTS = [{"name": "dag-1", "builtin": "dag"}, {"name": "ldasg-1", "builtin": "ldasg"},
-        {"name": "dag-2", "builtin": "dag"}, {"name": "ldasg-2", "builtin": "ldasg"}]
 DEFAULT_GAMES = 10_000
 
 
-def _league(games: int, workers: int, backend_name: str, folder: Path) -> float:
+def bots(game_name: str) -> list[dict[str, str]]:
+    """Four built-in bots: the game's first two strategies (the first twice when it has
+    only one), each twice."""
+    strategies = list(registry.game(game_name).strategies)
+    pair = [strategies[0], strategies[1 % len(strategies)]]
+    return [{"name": f"{pair[k % 2]}-{k // 2 + 1}" if pair[0] != pair[1] else f"{pair[0]}-{k + 1}",
+             "builtin": pair[k % 2]} for k in range(4)]
+
+
+def _league(game_name: str, games: int, workers: int, backend_name: str, folder: Path) -> float:
     from gameroom.league.bots import bots_from_specs
     from gameroom.league.db import open_database
     from gameroom.league.runner import LeaguePlan, backend, run_league
 
     engine = open_database(f"sqlite:///{folder / f'{backend_name}-{workers}.db'}")
-    plan = LeaguePlan(registry.game("q"), bots_from_specs(BOTS), games, seed=1, players=4)
+    game = registry.game(game_name)
+    plan = LeaguePlan(game, bots_from_specs(bots(game_name)), games, seed=1, players=min(4, game.max_players))
     runner = backend(backend_name, workers)
     try:
         started = time.perf_counter()
@@ -32,13 +42,14 @@ def _league(games: int, workers: int, backend_name: str, folder: Path) -> float:
         runner.close()
 
 
-def _write_one(folder: Path, count: int = 200) -> float:
-    """Seconds to write one finished Q game (rows, compressed replay, ratings) to SQLite."""
+def _write_one(game_name: str, folder: Path, count: int = 200) -> float:
+    """Seconds to write one finished game (rows, compressed replay, ratings) to SQLite."""
     from gameroom.league.db import open_database, record_game
     from gameroom.league.ratings import RatingBook
     from gameroom.league.table import TableTask, play_table
 
-    played = play_table(TableTask("q", 0, 3, tuple(BOTS)))
+    table = bots(game_name)[:min(4, registry.game(game_name).max_players)]
+    played = play_table(TableTask(game_name, 0, 3, tuple(table)))
     engine = open_database(f"sqlite:///{folder / 'writes.db'}")
     book = RatingBook()
     started = time.perf_counter()
@@ -50,9 +61,9 @@ def _write_one(folder: Path, count: int = 200) -> float:
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "bots" / "python_bot.py"
 
 
-def _program_game(mode: str, games: int) -> tuple[float, float, float]:
-    """Median milliseconds of a Q game between the example Python program and a built-in in
-    sandbox ``mode``, of the same game between two built-ins, and of a call to the program."""
+def _program_game(game_name: str, mode: str, games: int) -> tuple[float, float, float]:
+    """Median milliseconds of a game between the example Python program and built-ins in
+    sandbox ``mode``, of the same game between built-ins only, and of a call to the program."""
     import statistics
     import sys
 
@@ -60,15 +71,18 @@ def _program_game(mode: str, games: int) -> tuple[float, float, float]:
     from gameroom.league.table import TableTask, record_table
 
     policy = SandboxPolicy(mode=mode)
-    program = ({"name": "py", "command": [sys.executable, str(EXAMPLE), "{port}"]}, {"name": "dag", "builtin": "dag"})
-    builtins = ({"name": "dag-2", "builtin": "dag"}, {"name": "dag", "builtin": "dag"})
-    record_table(TableTask("q", 0, 1, program, sandbox=policy))   # warm: imports, the first sandbox
+    game = registry.game(game_name)
+    strategy = next(iter(game.strategies))
+    others = tuple({"name": f"{strategy}-{k + 1}", "builtin": strategy} for k in range(game.min_players - 1))
+    program = ({"name": "py", "command": [sys.executable, str(EXAMPLE), "{port}"]}, *others)
+    builtins = ({"name": f"{strategy}-0", "builtin": strategy}, *others)
+    record_table(TableTask(game_name, 0, 1, program, sandbox=policy))   # warm: imports, the first sandbox
     times: dict[int, list[float]] = {0: [], 1: []}
     calls: list[float] = []
     for i in range(games):
         for kind, bots in enumerate((program, builtins)):
             started = time.perf_counter()
-            record = record_table(TableTask("q", i, 1000 + i, bots, sandbox=policy))
+            record = record_table(TableTask(game_name, i, 1000 + i, bots, sandbox=policy))
             times[kind].append(time.perf_counter() - started)
             calls += [e.data["latency"] for e in record.events
                       if e.kind == "call" and e.data.get("seat") == "py" and e.data.get("latency") is not None]
@@ -76,14 +90,15 @@ def _program_game(mode: str, games: int) -> tuple[float, float, float]:
             statistics.median(calls) * 1000)
 
 
-def run(games: int | None) -> None:
+def run(games: int | None, *, game_name: str) -> None:
     from gameroom.core.bwrap import probe
 
     problem = probe()
     for mode in (["bwrap"] if problem is None else []) + ["rlimits"]:
-        with_program, floor, call = _program_game(mode, 30)
-        print(f"league: a Q game with the example Python program in the {mode} sandbox: {with_program:.1f} ms "
-              f"(two built-ins: {floor:.1f} ms; the program's start, sign-up and end: {with_program - floor:.1f} ms; "
+        with_program, floor, call = _program_game(game_name, mode, 30)
+        print(f"league: a {game_name} game with the example Python program in the {mode} sandbox: "
+              f"{with_program:.1f} ms (built-ins only: {floor:.1f} ms; the program's start, sign-up and end: "
+              f"{with_program - floor:.1f} ms; "
               f"a call: {call:.3f} ms)", flush=True)
     if problem is not None:
         print(f"league: no bubblewrap figure: {problem}", flush=True)
@@ -91,15 +106,15 @@ def run(games: int | None) -> None:
     with tempfile.TemporaryDirectory(prefix="gameroom-bench-") as directory:
         folder = Path(directory)
         print(f"league: one result written (rows, replay, ratings; SQLite): "
-              f"{_write_one(folder) * 1000:.2f} ms", flush=True)
+              f"{_write_one(game_name, folder) * 1000:.2f} ms", flush=True)
         for workers in (1, 2):
-            rate = _league(games, workers, "local", folder)
-            print(f"league: {games} Q games between 4 built-ins, {workers} local worker{'s' * (workers > 1)}: "
+            rate = _league(game_name, games, workers, "local", folder)
+            print(f"league: {games} {game_name} games between 4 built-ins, {workers} local worker{'s' * (workers > 1)}: "
                   f"{rate:.1f} games/s", flush=True)
         try:
             import ray  # noqa: F401
         except ImportError:
             print("league: Ray is not installed (pip install 'gameroom[ray]'): no Ray figure", flush=True)
             return
-        rate = _league(games, 2, "ray", folder)
-        print(f"league: {games} Q games between 4 built-ins on Ray (2 CPUs): {rate:.1f} games/s", flush=True)
+        rate = _league(game_name, games, 2, "ray", folder)
+        print(f"league: {games} {game_name} games between 4 built-ins on Ray (2 CPUs): {rate:.1f} games/s", flush=True)

@@ -29,14 +29,14 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def measure(rooms: int, seed: int = 1) -> dict[str, float]:
-    lobby_game = next(g.lobby for g in registry.games().values() if g.lobby is not None)
+    name, lobby_game = next((n, g.lobby) for n, g in registry.games().items() if g.lobby is not None)
     # every bot comes from 127.0.0.1: the quotas per address would refuse most of them
     server = LobbyThread(lobby_game, LobbyConfig(host="127.0.0.1", port=0, seed=seed, max_connections_per_address=0,
                                                  max_rooms_per_address=0))
     server.lobby.latencies = []
     shares = [rooms // PROCESSES + (1 if k < rooms % PROCESSES else 0) for k in range(PROCESSES)]
     start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-m", "gameroom", "clients", "eriantys", "--port", str(server.port),
+    procs = [subprocess.Popen([sys.executable, "-m", "gameroom", "clients", name, "--port", str(server.port),
                                "--rooms", str(share), "--prefix", f"b{k}r", "--seed", str(k), "--quiet"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for k, share in enumerate(shares) if share]

@@ -86,7 +86,7 @@ async def _attacker(kind: str, port: int, name: str, stop: asyncio.Event, connec
         writer.close()
 
 
-async def run_mix(game_name: str = "q", games: int = 20, attackers: int = 500, seed: int = 0) -> MixReport:
+async def run_mix(game_name: str, games: int = 20, attackers: int = 500, seed: int = 0) -> MixReport:
     """Normal games beside ``attackers`` slow and silent connections (see the module)."""
     from gameroom.games import registry
 
@@ -139,7 +139,7 @@ async def run_mix(game_name: str = "q", games: int = 20, attackers: int = 500, s
     return report
 
 
-def run(attackers: int = 500, games: int = 20, game_name: str = "q", repeats: int = 3) -> None:
+def run(attackers: int = 500, games: int = 20, *, game_name: str, repeats: int = 3) -> None:
     """Print the normal games' time without and with the attackers (best of ``repeats``)."""
     figures: dict[int, list[MixReport]] = {0: [], attackers: []}
     for _ in range(repeats):

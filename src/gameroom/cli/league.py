@@ -306,6 +306,7 @@ def _verify_all(replays: list[Any]) -> list[Any]:
     """Each replay's first difference from the rules (or None): registry games one by one,
     served and tournament games by running each session once."""
     from gameroom.league.replay import verify, verify_session
+    from gameroom.league.sessions import rerun_session
 
     outcomes: list[Any] = [None] * len(replays)
     sessions: dict[tuple[str, str], list[int]] = {}
@@ -328,65 +329,57 @@ def _verify_all(replays: list[Any]) -> list[Any]:
 
 def play_recorded(game: Any, args: argparse.Namespace) -> int:
     """``gameroom play GAME --replay FILE``: the registry's game from ``--seed`` between the
-    named built-in players, its replay written to FILE."""
+    built-in players the game's roster option names (its first strategy when it has
+    none), its replay written to FILE."""
+    from gameroom.cli.arguments import typed_options
     from gameroom.league.table import TableTask, record_table
 
-    names = getattr(args, "strategies", None) or getattr(args, "policies", None) or next(iter(game.strategies))
-    strategies = names.split(",")
+    hosting = game.local_play
+    options = typed_options(hosting.options, args)
+    strategies = list(options.get(hosting.roster) or []) if hosting.roster else []
+    strategies = strategies or [next(iter(game.strategies))]
     unknown = [s for s in strategies if s not in game.strategies]
     if unknown:
         raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(game.strategies)}")
-    count = getattr(args, "players", None) or game.min_players
+    count = options.get("players") or game.min_players
     if not game.min_players <= count <= game.max_players:
         raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {count}")
+    seed = options.get("seed", 1)
     bots = tuple({"name": f"P{i + 1}", "builtin": strategies[i % len(strategies)]} for i in range(count))
-    record = record_table(TableTask(game.name, 0, args.seed, bots))
+    record = record_table(TableTask(game.name, 0, seed, bots))
     try:
         args.replay.write_text(record.to_jsonl(), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
-    print(f"{game.name}: " + ", ".join(f"{b['name']} ({b['builtin']})" for b in bots) + f"; seed {args.seed}")
+    print(f"{game.name}: " + ", ".join(f"{b['name']} ({b['builtin']})" for b in bots) + f"; seed {seed}")
     print_outcome(record.result)
     stderr_log(f"replay written to {args.replay}")
     return 0
 
 
-_NOT_RECORDED = ("replay", "db", "observe", "command", "game")
-"""Options a re-run never uses: where this run wrote (replays, database, pictures)."""
-
-
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    """The command's options as JSON, for running its session again."""
-    out: dict[str, Any] = {}
-    for key, value in vars(args).items():
-        if key in _NOT_RECORDED or callable(value):
-            continue
-        out[key] = str(value) if isinstance(value, Path) else value
-    return out
-
-
 def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:
     """``gameroom serve|tournament GAME --replay FILE``: run the command as usual, with the
     replay of every game it plays written to FILE. Each header carries the session: the
-    options, the server's configuration and the seats as the plan received them, so
-    ``replay verify`` can run it again (a seed the server would take from the clock is
+    typed options, the server's configuration and the seats as the plan received them,
+    so ``replay verify`` can run it again (a seed the server would take from the clock is
     drawn here and recorded)."""
     import dataclasses
     import time
 
+    from gameroom.cli.arguments import typed_options
     from gameroom.core.match import observe_every_match
     from gameroom.league.replay import ReplayFile
 
-    if mode == "serve" and getattr(args, "seed", None) is None:
+    if mode == "serve" and args.seed is None:
         args.seed = int(time.time())
     try:
         replays = ReplayFile(args.replay, {"mode": mode, "command_seed": getattr(args, "seed", None)})
     except OSError as exc:
         raise UsageError(f"cannot write replay {args.replay}: {exc.strerror}") from None
 
-    def hook(values: list[Any], plan: Any) -> Any:
+    def hook(values: list[Any], options: dict[str, Any], plan: Any) -> Any:
         def play(seats: Any) -> Any:
-            replays.begin({"mode": "serve", "options": _options(args), "values": values,
+            replays.begin({"mode": "serve", "options": _json(options), "values": values,
                            "order": [{"name": seat.name, "trusted": seat.trusted} for seat in seats]})
             try:
                 return plan.play(seats)
@@ -396,7 +389,7 @@ def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -
         return dataclasses.replace(plan, play=play)
 
     if mode == "tournament":
-        replays.begin({"mode": "tournament", "options": _options(args)})
+        replays.begin({"mode": "tournament", "options": _json(typed_options(game.hosting.tournament.options, args))})
     stop = observe_every_match(replays.observer)
     try:
         return command(game, args, plan_hook=hook) if mode == "serve" else command(game, args)
@@ -406,39 +399,6 @@ def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -
         stderr_log(f"{replays.written} replay{'s' * (replays.written != 1)} written to {args.replay}")
 
 
-def rerun_session(session: dict[str, Any], game_name: str) -> Any:
-    """``rerun(factory)`` for :func:`gameroom.league.replay.verify_session`: the session's
-    command run again (quietly, writing nothing) with ``factory`` given every match."""
-    import contextlib
-    import io
-
-    from gameroom.cli.main import load_game
-    from gameroom.core.match import Seat, observe_every_match
-
-    commands = load_game(game_name)
-    options = argparse.Namespace(**{**session.get("options", {}), "replay": None, "db": None, "observe": None,
-                                    "quiet": True})
-
-    def unanswered(method: str, _args: Any, _limit: Any) -> Any:
-        raise RuntimeError(f"{method} was called before the replay's answers were in place")
-
-    def run(factory: Any) -> None:
-        stop = observe_every_match(factory)
-        try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                if session.get("mode") == "serve":
-                    if commands.server_plan is None:
-                        raise UsageError(f"{game_name} has no server")
-                    plan = commands.server_plan(session.get("values", []), options)
-                    plan.play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
-                               for s in session.get("order", [])])
-                elif session.get("mode") == "tournament":
-                    if commands.tournament is None:
-                        raise UsageError(f"{game_name} has no tournament mode")
-                    commands.tournament(options)
-                else:
-                    raise UsageError(f"unknown session mode {session.get('mode')!r}")
-        finally:
-            stop()
-
-    return run
+def _json(options: dict[str, Any]) -> dict[str, Any]:
+    """Typed options as JSON for a replay header (tuples as lists)."""
+    return json.loads(json.dumps(options, default=str))

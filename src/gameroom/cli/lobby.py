@@ -20,6 +20,7 @@ import random
 import sys
 from typing import Any
 
+from gameroom.cli.arguments import add_options, typed_options
 from gameroom.cli.common import UsageError, fail, print_json, stderr_log
 from gameroom.core.wire import WireError
 from gameroom.server.lobby_config import DEFAULT_PORT, LobbyConfig, decode_lobby_config, with_overrides
@@ -86,7 +87,7 @@ def serve(game: Any, args: argparse.Namespace) -> int:
 def add_clients_arguments(parser: argparse.ArgumentParser, game: Any) -> None:
     parser.add_argument("--rooms", type=int, default=1, help="rooms played at once (default 1)")
     parser.add_argument("--players", type=int, default=2, help="players per room (default 2)")
-    parser.add_argument("--expert", action="store_true", help="expert rooms")
+    add_options(parser, game.lobby.room_options, game.name)   # the game's own room options (Eriantys: --expert)
     strategies = [k for k in game.strategies]
     parser.add_argument("--strategy", default=strategies[0], choices=strategies,
                         help=f"the bots' strategy (default {strategies[0]})")
@@ -126,10 +127,12 @@ def clients(game: Any, args: argparse.Namespace) -> int:
                 raise UsageError(str(exc)) from None
         players.append(row)
     log = (lambda _t: None) if args.quiet else stderr_log
+    room = typed_options(lobby.room_options, args)
 
     async def run() -> list[list[Any]]:
         loop = asyncio.get_running_loop()
-        plans = [RoomPlan(args.players, args.expert, args.private, loop.create_future()) for _ in range(args.rooms)]
+        plans = [RoomPlan(args.players, bool(room.get("expert")), args.private, loop.create_future())
+                 for _ in range(args.rooms)]
         if args.join is not None:
             plans[0].room_id.set_result(args.join)
         tasks = [[loop.create_task(play_room(lobby, args.host, args.port, f"{args.prefix}{r}_{seat}",

@@ -1,16 +1,19 @@
-"""Entry point of the ``gameroom`` command."""
+"""Entry point of the ``gameroom`` command: one parser for every game, the game's own
+options added from its descriptor's hosting when the command line names it."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
-from pathlib import Path
-
 from gameroom import __version__
+from gameroom.cli import commands as game_commands
 from gameroom.cli import league as league_commands
-from gameroom.cli.common import GameCommands, UsageError, clients, fail, run_harness, serve
+from gameroom.cli.arguments import add_options
+from gameroom.cli.common import UsageError, fail, stderr_log
+from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
 
 
@@ -21,11 +24,17 @@ class _Parser(argparse.ArgumentParser):
         fail(f"{message} (see '{self.prog} --help')")
 
 
-def load_game(name: str) -> GameCommands:
+def load_game(name: str) -> GameDescriptor:
     try:
-        return GameCommands.from_descriptor(registry.game(name))
+        return registry.game(name)
     except registry.UnknownGame as exc:
         raise UsageError(str(exc)) from None
+
+
+def _report_broken_plugins() -> None:
+    """One line per game plug-in skipped because it cannot be loaded."""
+    for problem in registry.problems():
+        stderr_log(f"gameroom: warning: {problem}")
 
 
 def _port(text: str) -> int:
@@ -76,6 +85,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
+    play.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
     play.add_argument("--replay", type=Path, metavar="FILE", default=None,
                       help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")
     league_commands.add_commands(commands, game_choices)
@@ -85,7 +95,12 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     harness.add_argument("flags", nargs="*", help="--show: write a picture of every state into Tmp/ (game harnesses)")
 
     # Game-specific options: look at the game named on the command line, if any.
-    descriptor = registry.game(argv[1]) if len(argv) >= 2 and argv[1] in games else None
+    descriptor = None
+    if len(argv) >= 2 and argv[1] in games:
+        try:
+            descriptor = registry.game(argv[1])
+        except registry.UnknownGame as exc:   # a broken plug-in: one line, status 2
+            fail(str(exc))
     if descriptor is not None and descriptor.lobby is not None:
         from gameroom.cli import lobby
 
@@ -95,17 +110,19 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     else:
         _add_referee_server_arguments(srv, cli)
     if descriptor is not None:
+        if argv[0] == "tournament" and not descriptor.tournament:
+            fail(f"{descriptor.name} has no tournament mode; tournaments: "
+                 + ", ".join(name for name, game in registry.games().items() if game.tournament))
         try:
-            game = load_game(argv[1])
-        except UsageError:
-            return parser
-        if argv[0] == "tournament" and game.tournament is None:
-            fail(f"{game.name} has no tournament mode; tournaments: "
-                 + ", ".join(g for g in games if load_game(g).tournament is not None))
-        game.add_play_arguments(play)
-        if descriptor.lobby is None:
-            game.add_client_arguments(cli)
-        game.add_tournament_arguments(tournament)
+            add_options(play, descriptor.local_play.options, descriptor.name)
+            if descriptor.lobby is None and descriptor.hosting.server is not None:
+                add_options(srv, descriptor.hosting.server.options, descriptor.name)
+            if descriptor.lobby is None and descriptor.hosting.clients is not None:
+                add_options(cli, descriptor.hosting.clients.options, descriptor.name)
+            if descriptor.hosting.tournament is not None:
+                add_options(tournament, descriptor.hosting.tournament.options, descriptor.name)
+        except UsageError as exc:
+            fail(str(exc))
     return parser
 
 
@@ -159,41 +176,43 @@ def _main(argv: Sequence[str] | None = None) -> int:
         # Harness flags such as --show must not be taken for options of ours.
         argv = argv[:3] + ["--"] + argv[3:] if len(argv) > 3 else argv
     parser = build_parser(argv)
+    _report_broken_plugins()
     args = parser.parse_args(argv)
     try:
         if args.command == "web":
-            from gameroom.web.serve import serve_web
+            from gameroom.web.serve import ServeError, serve_web
 
-            return serve_web(args.host, args.port, args.lobby, args.db)
+            try:
+                return serve_web(args.host, args.port, args.lobby, args.db)
+            except ServeError as exc:
+                raise UsageError(str(exc)) from None
         if args.command in ("league", "ratings", "replay"):
             return getattr(league_commands, args.command)(args)
         game = load_game(args.game)
         if args.command == "play" and args.replay is not None:
-            return league_commands.play_recorded(registry.game(args.game), args)
+            return league_commands.play_recorded(game, args)
         if args.command == "play":
-            return game.play(args)
+            return game_commands.play(game, args)
         if args.command == "tournament":
-            if game.tournament is None:
-                raise UsageError(f"{game.name} has no tournament mode")
             if args.replay is not None:
-                return league_commands.run_recorded("tournament", lambda _g, a: game.tournament(a), game, args)
-            return game.tournament(args)
-        lobby_hosted = registry.game(args.game).lobby is not None
+                return league_commands.run_recorded("tournament", game_commands.tournament, game, args)
+            return game_commands.tournament(game, args)
+        lobby_hosted = game.lobby is not None
         if args.command == "connect" and not lobby_hosted:
             raise UsageError(f"{args.game} is not played in a lobby; connect to: "
-                             + ", ".join(name for name in registry.names() if registry.game(name).lobby is not None))
+                             + ", ".join(name for name, g in registry.games().items() if g.lobby is not None))
         if args.command in ("serve", "clients", "connect") and lobby_hosted:
             from gameroom.cli import lobby
 
-            return getattr(lobby, args.command)(registry.game(args.game), args)
+            return getattr(lobby, args.command)(game, args)
         if args.command == "serve":
             if args.replay is None:
-                return serve(game, args)
-            return league_commands.run_recorded("serve", serve, game, args)
+                return game_commands.serve(game, args)
+            return league_commands.run_recorded("serve", game_commands.serve, game, args)
         if args.command == "clients":
-            return clients(game, args)
+            return game_commands.clients(game, args)
         if args.command == "harness":
-            return run_harness(game, args.name, args.flags)
+            return game_commands.harness(game, args.name, args.flags)
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

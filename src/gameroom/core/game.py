@@ -1,14 +1,15 @@
 """What a game is, in one place: the :class:`GameDescriptor` every game package exports.
 
-The command line, the benchmarks, the server, the tests (and later the web page, the league
-and the results database) ask a descriptor — never a game's modules — which games exist,
-how many players they take, which built-in and misbehaving players they have, how to
-start a game from a seed and seats, which protocol the players speak, how states and
-actions travel as JSON, what each seat may see, how a state looks as a picture, which
-test harnesses exist and how to host a game or launch clients.
+The command line, the benchmarks, the server, the web room, the league and the results
+database ask a descriptor — never a game's modules — which games exist, how many players
+they take, which built-in and misbehaving players they have, how to start a game from a
+seed and seats, which protocol the players speak, how states and actions travel as JSON,
+what each seat may see, how a state looks as a picture, which test harnesses exist, how
+each command hosts the game and what the benchmark measures.
 
-A game package ``gameroom.games.<name>`` defines ``GAME`` in its module ``descriptor``;
-:mod:`gameroom.games.registry` finds it there. Game-agnostic: imports only ``core``.
+A game's distribution registers its descriptor under the entry-point group
+``gameroom.games`` (``NAME = "package.module:GAME"``); :mod:`gameroom.games.registry`
+finds it there. Game-agnostic: imports only ``core``.
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
-from gameroom.core.match import Seat
+from gameroom.core.match import Seat, trusted_seat
+from gameroom.core.narration import Narrator
+from gameroom.core.options import Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
+from gameroom.core.workload import Workload
 
-__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame"]
+__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -75,18 +80,19 @@ class GameDescriptor:
 
     ``strategies`` and ``misbehaviours`` map names to player factories (the first strategy
     is the default). ``deal`` makes the state a game starts from, ``play`` deals and runs a
-game from a seed and seats. ``state_codec`` encodes
-    the referee state the game reports to observers (and decodes it back);
-    ``action_codec`` one player action. ``commands`` names a module of command-line
-    plug-ins (``gameroom.cli.common.GameCommands`` fields) when the game wants more than
-    the generic commands; ``benchmark`` a module with ``run(games)``. ``moves(method,
-    args)`` offers a person at a seat (the web room) the legal answers to the call
-    ``method`` (protocol name) with ``args``: ``(label, answer as JSON)`` pairs (the
-    method's result codec decodes them), or None for a call that asks no decision.
-    ``seat_moves()`` instead makes a fresh such function for one person's seat, for games
-    whose legal answers depend on what earlier calls told the player (Evolution's
-    ``choose`` needs the hand ``start`` dealt; Bazaar's trades the equations of
-    ``setup``): it sees every call of its seat in order, notifications included.
+    game from a seed and seats. ``state_codec`` encodes the referee state the game reports
+    to observers (and decodes it back); ``action_codec`` one player action. ``hosting``
+    says how the commands host the game (``core.hosting.Hosting``: options, local play
+    and its narrator, server and client plans, tournament, example configurations);
+    ``workloads`` what the benchmark measures beyond the generic figures
+    (``core.workload.Workload``). ``moves(method, args)`` offers a person at a seat (the
+    web room) the legal answers to the call ``method`` (protocol name) with ``args``:
+    ``(label, answer as JSON)`` pairs (the method's result codec decodes them), or None
+    for a call that asks no decision. ``seat_moves()`` instead makes a fresh such function
+    for one person's seat, for games whose legal answers depend on what earlier calls told
+    the player (Evolution's ``choose`` needs the hand ``start`` dealt; Bazaar's trades the
+    equations of ``setup``): it sees every call of its seat in order, notifications
+    included.
     """
 
     name: str
@@ -104,11 +110,8 @@ game from a seed and seats. ``state_codec`` encodes
     views: SeatViews
     render: Callable[[Any, str], str]
     harnesses: Callable[[], Mapping[str, Harness]]
-    server_plan: Callable[[list[Any], Any], Any] | None = None
-    client_specs: Callable[[list[Any], Any], Any] | None = None
-    tournament: bool = False
-    commands: str | None = None
-    benchmark: str | None = None
+    hosting: Hosting = Hosting()
+    workloads: Sequence[Workload] = ()
     moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
     seat_moves: Callable[[], Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]] | None = None
     lobby: Any = None
@@ -121,6 +124,17 @@ game from a seed and seats. ``state_codec`` encodes
     environments of every game that declares one."""
 
     @property
+    def tournament(self) -> bool:
+        """Whether the game has a local tournament mode (``gameroom tournament``)."""
+        return self.hosting.tournament is not None
+
+    @property
+    def local_play(self) -> PlayHosting:
+        """How ``gameroom play`` runs the game: the game's own, or the generic local game
+        between its built-in strategies (``--players``, ``--seed``, ``--strategies``)."""
+        return self.hosting.play if self.hosting.play is not None else generic_play(self)
+
+    @property
     def playable_by_people(self) -> bool:
         """Whether a person can take a seat (the web room): the game offers legal answers."""
         return self.moves is not None or self.seat_moves is not None
@@ -131,8 +145,24 @@ game from a seed and seats. ``state_codec`` encodes
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""
-        from gameroom.core.match import trusted_seat
-
         names = list(names) if names is not None else [f"P{i + 1}" for i in range(len(strategies))]
         return [trusted_seat(name, self.strategies[strategy](name, seed + i))
                 for i, (name, strategy) in enumerate(zip(names, strategies))]
+
+
+def generic_play(game: GameDescriptor) -> PlayHosting:
+    """The local game every descriptor gets: ``--players`` (default the minimum),
+    ``--seed`` and ``--strategies`` (default the first), players ``P1``, ``P2``, ... on
+    trusted seats, dealt and played by the descriptor's ``play``."""
+    options = (players_option(game.min_players, game.max_players, game.min_players),
+               seed_option("seed of the deal"),
+               strategies_option(list(game.strategies), [next(iter(game.strategies))]))
+
+    def match(values: Options) -> LocalMatch:
+        strategies, seed = values["strategies"], values["seed"]
+        seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
+        opening = [f"{game.name}: {', '.join(seat.name for seat in seats)}; seed {seed}"]
+        return LocalMatch(run=lambda observers, log: game.play(seed, seats, observers=observers, log=log),
+                          narrator=Narrator(opening))
+
+    return PlayHosting(options, match)

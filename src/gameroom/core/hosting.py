@@ -1,10 +1,18 @@
-"""What a game tells the server and the clients runner, as plain data.
+"""What a game tells the command line, the server and the clients runner, as plain data.
 
 A game describes its sign-up rules and how to run a game (or tournament) with the seats
 the server signed up (:class:`ServerPlan`), and which clients to launch
 (:class:`ClientSpec`). The server and clients in ``gameroom.server`` are written once and
 know nothing of any game. Keeping these as data lets games build them without importing
 the networking layers.
+
+The descriptor's :class:`Hosting` says how each command hosts the game: its options (as
+``core.options.Option`` data), a local game for ``play`` (:class:`LocalMatch`, with a
+``core.narration.Narrator`` for the lines it prints), the server plan and client plan
+(:class:`ServerHosting`, :class:`ClientHosting`, built from the configuration read on
+standard input and typed options) and a tournament (:class:`TournamentHosting`). Every
+builder is a pure function of its inputs: the command line does the reading, printing,
+clocks and files.
 
 *When* sign-up ends is a pluggable :class:`SignupPolicy` of the rules: :class:`PeriodPolicy`
 (waiting periods; Q, Bazaar, Fish) or :class:`QuorumPolicy` (wait for the minimum however
@@ -17,13 +25,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, AsyncContextManager, Callable, Protocol as Interface, Sequence
+from typing import Any, AsyncContextManager, Callable, Mapping, Protocol as Interface, Sequence
 
 from gameroom.core.match import Seat
+from gameroom.core.narration import Narrator
+from gameroom.core.options import Option, Options
 from gameroom.core.protocol import Protocol
 
 __all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule", "SignupSteps", "SignupPolicy",
-           "PeriodPolicy", "QuorumPolicy"]
+           "PeriodPolicy", "QuorumPolicy", "Log", "LocalMatch", "PlayHosting", "ServerHosting", "ClientPlan",
+           "ClientHosting", "TournamentPlan", "TournamentHosting", "Hosting", "NO_REPLY"]
+
+Log = Callable[[str], None]
+"""Where a plan writes lines for the operator (the command line passes standard error)."""
 
 
 def name_rule(pattern: str, max_length: int) -> Callable[[Any], bool]:
@@ -184,3 +198,126 @@ class ClientSpec:
         if self.expects_result is not None:
             return self.expects_result
         return self.behaviour == "play" and self.signup_bytes is None and not self.deviations
+
+
+# -- how each command hosts a game (the descriptor's ``hosting``) ---------------------------
+
+@dataclass
+class LocalMatch:
+    """One local game as ``gameroom play`` runs it, made by :attr:`PlayHosting.match`.
+
+    ``run(observers, log)`` plays the game to the end with ``observers`` (the command
+    line's: the narrator's printer, then the picture writer) and returns its outcome, a
+    ``core.record.MatchResult`` (whose ``to_json()`` is the last line printed).
+    ``narrator`` supplies every line printed before, during and after the game, and the
+    pictures' captions. ``summary`` prints the generic ending (final scores, winners and
+    the players who dropped out, called ``dropped``) after the narrator's closing lines;
+    a game whose closing lines already say it all (Evolution's result lines) turns it off.
+    """
+
+    run: Callable[[Sequence[Any], Log], Any]
+    narrator: Narrator
+    summary: bool = True
+    dropped: str = "ejected"
+
+
+@dataclass(frozen=True)
+class PlayHosting:
+    """``gameroom play GAME``: its options and ``match(options) -> LocalMatch``, which
+    raises ``core.options.OptionError`` for a combination of values the options' own
+    checks cannot see. ``roster`` names the option that lists the built-in strategies in
+    turn (``play --replay`` records a game between them; None: the first strategy)."""
+
+    options: Sequence[Option]
+    match: Callable[[Options], LocalMatch]
+    roster: str | None = "strategies"
+
+
+NO_REPLY = object()
+"""``ServerHosting.bad_configuration_reply`` when a bad configuration prints nothing on
+standard output (the error line on standard error says it)."""
+
+
+@dataclass(frozen=True)
+class ServerHosting:
+    """``gameroom serve GAME``.
+
+    ``configure(values, options)`` reads the JSON values given on standard input (one or
+    more) into the game's configuration, raising ``core.wire.WireError`` (or
+    ``OptionError``) naming what is wrong; ``plan(configuration, options, log)`` builds
+    the :class:`ServerPlan` from it, or from the game's defaults when ``configuration`` is
+    None (nothing on standard input). ``defaults(options)`` describes those defaults in the
+    line the server prints then. ``options`` are the game's own ``serve`` options; the
+    typed options always hold the generic ``seed`` too (an int: the command line draws one
+    from the clock when none is given; the game's lines name it where it deals with it). ``bad_configuration_reply`` is a
+    JSON value printed on standard output for a bad configuration (the reference
+    servers' answer, which drivers read), or :data:`NO_REPLY`."""
+
+    plan: Callable[[Any, Options, Log], ServerPlan]
+    configure: Callable[[Sequence[Any], Options], Any]
+    defaults: Callable[[Options], str] = lambda _options: "the spec's defaults"
+    options: Sequence[Option] = ()
+    bad_configuration_reply: Any = NO_REPLY
+
+
+@dataclass
+class ClientPlan:
+    """The clients ``gameroom clients GAME`` launches, where (``host``, unless
+    ``--host`` is given) and whether their sessions are logged (``quiet``)."""
+
+    specs: list[ClientSpec]
+    host: str = "127.0.0.1"
+    quiet: bool = True
+
+
+@dataclass(frozen=True)
+class ClientHosting:
+    """``gameroom clients GAME``: ``plan(values, options) -> ClientPlan`` from the JSON
+    values on standard input (possibly none) and the typed options; ``done`` is the line
+    printed once every client has finished."""
+
+    plan: Callable[[Sequence[Any], Options], ClientPlan]
+    options: Sequence[Option] = ()
+    done: str = "all done"
+
+
+@dataclass
+class TournamentPlan:
+    """One local tournament: the seats in sign-up order and ``run(observers,
+    game_observers, log) -> core.tournament.TournamentResult`` (``observers`` are
+    tournament observers, ``game_observers(seats)`` makes each game's observers).
+    ``opening`` is printed first; ``bots`` says what each seat is (by name) and ``config``
+    what the games were played with, both stored with every game in a results database."""
+
+    seats: list[Seat]
+    run: Callable[[Sequence[Any], Callable[[list[Seat]], Any], Log], Any]
+    opening: Sequence[str] = ()
+    bots: Mapping[str, Any] = field(default_factory=dict)
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TournamentHosting:
+    """``gameroom tournament GAME``: its options (all of them: a tournament has no generic
+    ones but ``--db``, ``--replay`` and ``--tournament-name``) and ``plan(options)``."""
+
+    options: Sequence[Option]
+    plan: Callable[[Options], TournamentPlan]
+
+
+@dataclass(frozen=True)
+class Hosting:
+    """How the commands host a game; every part is optional.
+
+    ``play`` (None: the generic local game of the descriptor's built-in strategies),
+    ``server`` and ``clients`` (None: the game has no referee server, or is served by the
+    lobby through the descriptor's ``lobby``), ``tournament``. ``configs`` is the package
+    whose ``configs/`` folder holds the example configuration files ``examples`` (package
+    data: the first is the server's, named when the server runs on its defaults)."""
+
+    play: PlayHosting | None = None
+    server: ServerHosting | None = None
+    clients: ClientHosting | None = None
+    tournament: TournamentHosting | None = None
+    configs: str | None = None
+    examples: Sequence[str] = ()

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from gameroom.core.options import OptionError   # one option error for the command line and agents alike
 from gameroom.core.record import MatchResult
 
 __all__ = [
@@ -59,10 +60,6 @@ __all__ = [
 
 class ForbiddenAction(Exception):
     """A sub-action the game's answer cannot carry: the seat's call fails with it."""
-
-
-class OptionError(ValueError):
-    """An option of a learning environment that the game does not have or cannot take."""
 
 
 class Turn(Protocol):

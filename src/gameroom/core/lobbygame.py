@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from gameroom.core.options import Option
+
 __all__ = ["LobbyGame", "Message", "Transition", "Silence", "StopReading"]
 
 Message = dict[str, Any]
@@ -76,6 +78,9 @@ class LobbyGame:
     event_type: str = "GAME_EVENT"
     server_types: frozenset[str] = frozenset()
     """Message types only the server sends (a client sending one is dropped, §4.5)."""
+    room_options: Sequence[Option] = ()
+    """The options of a room the game declares (Eriantys: ``expert``), as command-line
+    options of ``gameroom clients`` (the bots' rooms)."""
 
 
 class Silence(Exception):

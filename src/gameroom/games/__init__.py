@@ -1,5 +1,6 @@
-"""The games. Each sub-package is pure: no sockets, threads, files or printing.
+"""The games. Each sub-package is pure: no sockets, threads, files, clocks or printing.
 
-A game package may import ``gameroom.core`` (game-agnostic referee support) but never
-``gameroom.remote``, ``gameroom.server`` or ``gameroom.cli``.
+A game package may import ``gameroom.core`` but never ``gameroom.remote``, ``server``,
+``league``, ``web``, ``cli`` or another game. ``registry`` finds every game registered
+under the ``gameroom.games`` entry points, these five and any installed plug-in.
 """

@@ -21,6 +21,7 @@ import sys
 from time import monotonic, perf_counter
 from typing import Any, Callable
 
+from gameroom.remote.errors import ConnectionClosed, ReadTimeout
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 
 __all__ = ["BlockingConnection"]
@@ -42,9 +43,6 @@ class BlockingConnection:
     """
 
     def __init__(self, sock: socket.socket | None, decoder: JSONStreamDecoder) -> None:
-        # Errors are imported late: connection.py imports this module.
-        from gameroom.remote.connection import ConnectionClosed, ReadTimeout
-
         self._closed_error = ConnectionClosed
         self._timeout_error = ReadTimeout
         self._sock = sock

@@ -14,20 +14,13 @@ import socket
 from typing import Any, Callable
 
 from gameroom.remote.blocking import BlockingConnection
+from gameroom.remote.errors import ConnectionClosed, ReadTimeout
 from gameroom.remote.jsonstream import (DEFAULT_MAX_VALUE_BYTES, NEED_MORE, JSONStreamDecoder,
                                         JSONStreamError, encode)
 
 __all__ = ["Connection", "ConnectionClosed", "ReadTimeout", "JSONStreamError", "open_connection"]
 
 _CHUNK = 65536
-
-
-class ConnectionClosed(ConnectionError):
-    """The peer closed the stream before a complete value arrived."""
-
-
-class ReadTimeout(TimeoutError):
-    """No complete value arrived within the limit."""
 
 
 def _expire(waiter: "asyncio.Future[bool]") -> None:

@@ -2,8 +2,8 @@
 
 ``python -m gameroom.server.arena GAME --games N [--seed S] [--period SECONDS]`` hosts N
 games, one per port, all at once on one asyncio loop, each exactly as ``gameroom
-serve GAME`` hosts its one game: the game's own server plan (built from no configuration,
-as the command line builds it, found through the registry) and the server's own
+serve GAME`` hosts its one game: the game's own server plan (built by the descriptor's
+hosting from no configuration, as the command line builds it) and the server's own
 ``host_game``. Only the waiting periods are shortened (``--period``), so a game whose
 sign-up is not full starts after seconds instead of the spec's half minute.
 
@@ -26,23 +26,28 @@ import sys
 from typing import Any, Sequence
 
 from gameroom.core.hosting import PeriodPolicy, ServerPlan
+from gameroom.core.console import log_line
+from gameroom.core.options import option_values
 from gameroom.server.host import host_once
 from gameroom.server.signup import Signup
 
 __all__ = ["plan_for", "main"]
 
 
+def _log(text: str) -> None:
+    log_line(text)   # whole lines: the games' referees log from their threads at once
+
+
 def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPlan:
     """The server plan ``gameroom serve GAME --seed SEED`` builds without a configuration;
     with ``period``, waiting periods of that many seconds (a quorum policy becomes one
     period, so a half-full game starts too)."""
-    from gameroom.cli.common import GameCommands
     from gameroom.games import registry
 
-    commands = GameCommands.from_descriptor(registry.game(game_name))
-    if commands.server_plan is None:
+    server = registry.game(game_name).hosting.server
+    if server is None:
         raise SystemExit(f"{game_name} has no referee server")
-    plan = commands.server_plan([], argparse.Namespace(seed=seed, quiet=True, host="127.0.0.1", port=0))
+    plan = server.plan(None, {**option_values(server.options, {}), "seed": seed}, _log)
     if period is not None:
         rules = dataclasses.replace(plan.rules, periods=1, period_seconds=period,
                                     policy=PeriodPolicy(1, period))
@@ -51,21 +56,17 @@ def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPl
 
 
 async def _host(plan: ServerPlan, signup: Signup) -> Any:
-    from gameroom.cli.common import stderr_log
-
     port = signup.port
-    hosted = await host_once(signup, plan, stderr_log)
+    hosted = await host_once(signup, plan, _log)
     print(json.dumps({"port": port, "result": hosted.result, "lost": not hosted.played}), flush=True)
     return hosted.result
 
 
 async def _serve(game_name: str, games: int, seed: int, period: float | None) -> int:
-    from gameroom.cli.common import stderr_log
-
     plans = [plan_for(game_name, seed + i, period) for i in range(games)]
     signups = []
     for plan in plans:
-        signup = Signup(plan.rules, stderr_log, plan.protocol.greeting)
+        signup = Signup(plan.rules, _log, plan.protocol.greeting)
         await signup.listen("127.0.0.1", 0)
         signups.append(signup)
     print(json.dumps({"ports": [signup.port for signup in signups]}), flush=True)

@@ -15,11 +15,13 @@ from gameroom.core.protocol import Codec
 from gameroom.games.bazaar import codec, config
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
+from gameroom.games.bazaar.hosting import HOSTING
 from gameroom.games.bazaar.players import ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
+from gameroom.games.bazaar.workloads import WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -130,8 +132,8 @@ GAME = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
-    commands="gameroom.cli.bazaar",
-    benchmark="gameroom.bench.bazaar",
+    hosting=HOSTING,
+    workloads=WORKLOADS,
     seat_moves=_person_moves,
     learning=_learning,
 )

@@ -1,8 +1,11 @@
-"""Bazaar over the network, as data (spec §7, §8, §9.10, §10.1): the server's sign-up rules
-and game runner for a server input, and the clients to launch for a clients input,
-including the bonus client's broken-JSON players and its Special clients.
+"""How the commands host Bazaar, as data (the descriptor's :data:`HOSTING`; spec §7, §8,
+§9.10, §10.1): a local game for ``play`` (policies, players and bonus as options), the
+server's sign-up rules and game runner for a server input, and the clients to launch for
+a clients input, including the bonus client's broken-JSON players and its Special
+clients.
 
-Pure: the game-agnostic ``gameroom.server`` does the networking.
+Pure: the game-agnostic ``gameroom.server`` does the networking, the command line the
+reading and printing.
 """
 
 from __future__ import annotations
@@ -12,18 +15,23 @@ import random
 from typing import Any, Callable, Sequence
 
 from gameroom.core.limits import Limits
-from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
-from gameroom.core.match import Seat
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+                                   ServerHosting, ServerPlan, SignupRules)
+from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import bare_text, truncated
+from gameroom.core.options import Option, OptionError, Options, comma_list, players_option, seed_option
 from gameroom.games.bazaar import config
 from gameroom.games.bazaar.actors import Special, WireBehaviour, valid_name
 from gameroom.games.bazaar.config import ClientsInput, ServerConfig, ServerInput
-from gameroom.games.bazaar.players import make_player
+from gameroom.games.bazaar.narrator import BazaarNarrator
+from gameroom.games.bazaar.players import PLAYERS, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import run_game
+from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import scratch_state
+from gameroom.games.bazaar.strategies import Policy
 
-__all__ = ["signup_rules", "server_plan", "client_specs", "BROKEN_CLIENTS", "SPECIAL_CLIENTS"]
+__all__ = ["signup_rules", "server_plan", "client_specs", "BROKEN_CLIENTS", "SPECIAL_CLIENTS", "HOSTING"]
 
 
 def signup_rules(server: ServerConfig = ServerConfig()) -> SignupRules:
@@ -105,3 +113,88 @@ def client_specs(spec: ClientsInput, bonus: bool = False, reference_framing: boo
         specs.append(ClientSpec(name=special.value, behaviour=SPECIAL_CLIENTS[special], delay=pause,
                                 pad=pad, trickle=reference_framing))
     return specs
+
+
+# -- the commands (the descriptor's HOSTING) ----------------------------------------------------
+
+NAMES = ("Ada", "Bo", "Cy", "Di", "Eve", "Fay")
+POLICIES = tuple(p.value for p in Policy)
+
+
+def _check_policies(value: Sequence[str]) -> None:
+    if not value or any(p not in POLICIES for p in value):
+        raise OptionError(f"unknown policy in {','.join(value)!r}; choose from {', '.join(POLICIES)}")
+
+
+PLAY_OPTIONS = (
+    players_option(config.MIN_PLAYERS, config.MAX_PLAYERS, 4),
+    seed_option("seed of the equations"),
+    Option("policies", comma_list, ("purchase-points", "purchase-size"),
+           "comma-separated purchase policies, assigned in turn (default purchase-points,purchase-size)",
+           check=_check_policies),
+    Option("bonus", str, None, "end-of-game bonus (default none)", choices=[b.value for b in Bonus]),
+    Option("strategy", str, "reference", "reference: the spec's player (bazaar.md 9), which burns a card whenever "
+           "no exchange helps, so its games mostly end 0 to 0; patient: ours, which asks for pebbles until it can buy "
+           "and so plays to win (default reference)", choices=list(PLAYERS)),
+)
+
+
+def local_match(options: Options) -> LocalMatch:
+    """Ada, Bo, ... with the policies in turn, a game from scratch drawn from ``--seed``,
+    no time limits; the players who break a rule are "kicked out" (bazaar.md's word)."""
+    policies = [Policy(p) for p in options["policies"]]
+    names = list(NAMES[: options["players"]])
+    state = scratch_state(random.Random(options["seed"]), names)
+    player = PLAYERS[options["strategy"]]
+    seats = [trusted_seat(name, player(name, policies[i % len(policies)])) for i, name in enumerate(names)]
+    bonus = Bonus(options["bonus"]) if options["bonus"] else None
+    opening = (f"Bazaar ({options['strategy']} players): "
+               f"{', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {options['seed']}; "
+               f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
+               + (f"; bonus {bonus.value}" if bonus else ""))
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, bonus=bonus, limits=Limits(),
+                                                          observers=observers, log=log),
+                      narrator=BazaarNarrator(opening, explain_zero=options["strategy"] == "reference"),
+                      dropped="kicked out")
+
+
+def plan_server(spec: ServerInput | None, options: Options, log: Callable[[str], None]) -> ServerPlan:
+    """What ``Integration/xserver`` reads: Equations, Game and an optional Bonus; or, as
+    ``Run/xserver``, only an optional Bonus (or nothing) for a game from scratch, dealt
+    from the seed."""
+    seed = options["seed"]
+    if spec is None:
+        spec = config.decode_server_input([])
+    elif spec.game is None:
+        log(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
+    return server_plan(spec, seed=seed, log=log)
+
+
+def _server_defaults(options: Options) -> str:
+    seed = options["seed"]
+    return f"the spec's defaults; dealing a game from scratch with seed {seed} (replay it with --seed {seed})"
+
+
+CLIENT_OPTIONS = (
+    Option("bonus", flag=True, help="the robustness clients: lax names, broken-JSON players, special clients"),
+    Option("reference-framing", flag=True,
+           help="pad every message with 5000 spaces and trickle it, as the reference client does"),
+)
+
+
+def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
+    """What ``xclients`` (``xclients-bonus`` with ``--bonus``) reads: *Actors and an
+    optional list of Special clients."""
+    spec = config.decode_clients_input(values, lax_names=options["bonus"])
+    return ClientPlan(client_specs(spec, options["bonus"], options["reference_framing"]), config.DEFAULT_HOST,
+                      quiet=False)
+
+
+HOSTING = Hosting(
+    play=PlayHosting(PLAY_OPTIONS, local_match, roster="policies"),
+    server=ServerHosting(plan_server, lambda values, _options: config.decode_server_input(values), _server_defaults,
+                         bad_configuration_reply="xserver: things went wrong"),
+    clients=ClientHosting(plan_clients, CLIENT_OPTIONS, done='"void"'),
+    configs="gameroom.games.bazaar",
+    examples=("server.json", "clients.json"),
+)

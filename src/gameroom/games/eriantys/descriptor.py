@@ -17,12 +17,13 @@ from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
-from gameroom.games.eriantys.hosting import LOBBY
+from gameroom.games.eriantys.hosting import HOSTING, LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
 from gameroom.games.eriantys.referee import LIMITS, PROTOCOL, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
+from gameroom.games.eriantys.workloads import WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -121,8 +122,8 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_view, spectator=_view),
     render=_render,
     harnesses=_harnesses,
-    commands="gameroom.cli.eriantys",
-    benchmark="gameroom.bench.eriantys",
+    hosting=HOSTING,
+    workloads=WORKLOADS,
     moves=moves,
     lobby=LOBBY,
     learning=_learning,

@@ -1,8 +1,10 @@
-"""Eriantys as the lobby plays it (eriantys.md 6-7): the :class:`LobbyGame` of the
-descriptor. The rules are ``rules.step``; this module adds the room's other changes to a
-game as pure functions of the same shape: ejection under the referee policy (7.7), and
-the resilience mode's disconnection, reconnection and solo time-out (7.6); and the bots
-of ``gameroom clients`` (the players of 9, plus a slow reader that stops reading).
+"""How the commands host Eriantys: a local game for ``play`` (the descriptor's
+:data:`HOSTING`: mode and players as options), and the lobby (eriantys.md 6-7), the
+:class:`LobbyGame` of the descriptor that ``serve``, ``clients`` and ``connect`` use. The
+rules are ``rules.step``; this module adds the room's other changes to a game as pure
+functions of the same shape: ejection under the referee policy (7.7), and the resilience
+mode's disconnection, reconnection and solo time-out (7.6); and the bots of ``gameroom
+clients`` (the players of 9, plus a slow reader that stops reading).
 """
 
 from __future__ import annotations
@@ -10,15 +12,21 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.lobbygame import LobbyGame, Silence, StopReading, Transition
+from gameroom.core.match import guarded_seat, trusted_seat
+from gameroom.core.options import Option, OptionError, Options, comma_list, players_option, seed_option
 from gameroom.games.eriantys import rules, text
 from gameroom.games.eriantys.config import decode_hooks
+from gameroom.games.eriantys.narrator import EriantysNarrator
 from gameroom.games.eriantys.pieces import PLANNING, TOWER_COLORS, team_of
-from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer
+from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer, parse_strategy
+from gameroom.games.eriantys.referee import LIMITS, run_game
 from gameroom.games.eriantys.state import GameState, from_snapshot, new_game, snapshot
+from gameroom.games.eriantys.strategies import STRATEGIES
 from gameroom.games.eriantys.view import TableView
 
-__all__ = ["LOBBY", "SERVER_TYPES"]
+__all__ = ["LOBBY", "SERVER_TYPES", "HOSTING"]
 
 SERVER_TYPES = frozenset({
     "ACK", "NACK", "ROOM_ID", "PUBLIC_ROOMS", "ADD_PLAYER", "START_GAME", "NOTIFY_CHARACTER_CARD",
@@ -145,4 +153,51 @@ LOBBY = LobbyGame(
     bot_kinds=BOT_KINDS,
     ranking=_ranking,
     terminal=text,
+    room_options=(Option("expert", flag=True, help="expert rooms"),),
 )
+
+
+# -- gameroom play eriantys (the descriptor's HOSTING) -------------------------------------------
+
+NAMES = ("Ann", "Ben", "Cyd", "Dot")
+TEAMS = ["BLACK", "WHITE", "GREY"]
+
+
+def _check_players(value: tuple[str, ...]) -> None:
+    for kind in value:
+        try:
+            parse_strategy(kind)
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+
+
+PLAY_OPTIONS = (
+    players_option(2, 4, 2),
+    seed_option("seed of the game's generator"),
+    Option("expert", flag=True, help="expert mode: coins and three character cards"),
+    Option("strategies", comma_list, ("greedy", "first-legal"),
+           "comma-separated players assigned in turn, from " + ", ".join(PLAYER_KINDS) + " (default greedy,first-legal)",
+           check=_check_players),
+)
+
+
+def local_match(options: Options) -> LocalMatch:
+    """Ann, Ben, ... of the kinds in turn (built-in strategies on trusted seats, the
+    misbehaving kinds of 9.3 on guarded ones), the referee policy's limits."""
+    kinds, seed, expert = options["strategies"], options["seed"], options["expert"]
+    names = list(NAMES[: options["players"]])
+    seats = []
+    for i, name in enumerate(names):
+        kind = kinds[i % len(kinds)]
+        player = EriantysPlayer(name, kind, random.Random(seed * 131 + i))
+        seats.append(trusted_seat(name, player) if kind in STRATEGIES else guarded_seat(name, player))
+    opening = (f"Eriantys, {'expert' if expert else 'simple'} mode, seed {seed}: "
+               + ", ".join(f"{s.name} ({TEAMS[i if len(names) == 3 else i % 2]}, {kinds[i % len(kinds)]})"
+                           for i, s in enumerate(seats)))
+    return LocalMatch(run=lambda observers, log: run_game(seats, seed, expert=expert, limits=LIMITS,
+                                                          observers=observers, log=log),
+                      narrator=EriantysNarrator(opening, names, TEAMS))
+
+
+HOSTING = Hosting(play=PlayHosting(PLAY_OPTIONS, local_match), configs="gameroom.games.eriantys",
+                  examples=("server.json", "referee-server.json"))

@@ -15,12 +15,14 @@ from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
+from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
 from gameroom.games.evolution.rules import PlayerState, Table
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
+from gameroom.games.evolution.workloads import WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -126,8 +128,8 @@ GAME = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
-    commands="gameroom.cli.evolution",
-    benchmark="gameroom.bench.evolution",
+    hosting=HOSTING,
+    workloads=WORKLOADS,
     seat_moves=_person_moves,
     learning=_learning,
 )

@@ -1,5 +1,6 @@
-"""Evolution over the network, as data (spec 6, 7, 8.2, 9.2, 9.3): the server's sign-up
-rules and game from a configuration, and the clients to launch.
+"""How the commands host Evolution, as data (the descriptor's :data:`HOSTING`; spec 6, 7,
+8.2, 9.2, 9.3): a local game for ``play`` (deck, baddies and fat requests as options), the
+server's sign-up rules and game from a configuration, and the clients to launch.
 
 * :func:`server_plan` -- sign-up of 7.1: a JSON string answered by ``"ok"`` (5 s to the
   first byte, 5 s more to complete it), wait for 3 players however long, then up to 10 s
@@ -11,7 +12,8 @@ rules and game from a configuration, and the clients to launch.
   and signing up as ``"<prefix> <i>"``; the sign-up baddies ``ill``, ``huge``, ``deep`` and
   ``infsu`` break sign-up on purpose.
 
-Pure: the game-agnostic ``gameroom.server`` does the networking.
+Pure: the game-agnostic ``gameroom.server`` does the networking, the command line the
+reading and printing.
 """
 
 from __future__ import annotations
@@ -20,17 +22,21 @@ import json
 from typing import Any, Callable, Sequence
 
 from gameroom.core.limits import Limits
-from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules
-from gameroom.core.match import Seat
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+                                   QuorumPolicy, ServerHosting, ServerPlan, SignupRules)
+from gameroom.core.match import Seat, guarded_seat, trusted_seat
+from gameroom.core.options import ConfigurationError, Option, OptionError, Options, seed_option
 from gameroom.core.record import STATE, Event
 from gameroom.core.wire import PlainText
-from gameroom.games.evolution.config import Config
+from gameroom.games.evolution.config import Config, decode_config
 from gameroom.games.evolution.harness import result_lines
+from gameroom.games.evolution.narrator import EvolutionNarrator
+from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.protocol import PROTOCOL
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.players import BADDIES, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
+from gameroom.games.evolution.players import BADDIES, FAT_REQUESTS, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
 
-__all__ = ["signup_rules", "server_plan", "client_specs", "CLIENT_BADDIES", "REFERENCE_PAD"]
+__all__ = ["signup_rules", "server_plan", "client_specs", "CLIENT_BADDIES", "REFERENCE_PAD", "HOSTING"]
 
 CLIENT_BADDIES: tuple[str, ...] = (*BADDIES, *SIGNUP_BADDIES)
 """Every misbehaving client of spec 9.3, in the order of ``xdist-bad``."""
@@ -110,3 +116,78 @@ def client_specs(count: int, baddies: Sequence[str] = (), *, name: str = "good g
                "connect_retries": connect_retries, "retry_wait": retry_wait}
     specs = [client_spec("silly", i, name=name, **options) for i in range(count)]
     return specs + [client_spec(kind, i, **options) for i, kind in enumerate(baddies)]
+
+
+# -- the commands (the descriptor's HOSTING) ----------------------------------------------------
+
+PLAY_OPTIONS = (
+    Option("players", int, 3, f"silly players; with the baddies {MIN_PLAYERS}..{MAX_PLAYERS} in all (default 3)"),
+    seed_option("seed of the shuffled deck"),
+    Option("deck", str, "sorted", "the reference's sorted deck (default) or a deck shuffled by --seed",
+           choices=["sorted", "shuffled"]),
+    Option("baddie", str, None, "add a misbehaving player, in-process (repeatable): " + ", ".join(BADDIES),
+           choices=list(BADDIES), repeat=True, metavar="NAME"),
+    Option("fat-request", str, "min", "how much fat food silly players ask for (default min)", choices=FAT_REQUESTS),
+)
+
+
+def local_match(options: Options) -> LocalMatch:
+    """Silly players ``0``, ``1``, ... on trusted seats, then the baddies in-process on
+    guarded seats; the reference's sorted deck or one shuffled by ``--seed``."""
+    total = options["players"] + len(options["baddie"])
+    if not MIN_PLAYERS <= total <= MAX_PLAYERS:
+        raise OptionError(f"a game needs {MIN_PLAYERS}..{MAX_PLAYERS} players in all, got {total}")
+    fat = options["fat_request"]
+    seats = [trusted_seat(str(i), SillyPlayer(fat)) for i in range(options["players"])]
+    seats += [guarded_seat(name, BaddiePlayer(name, i, fat)) for i, name in enumerate(options["baddie"])]
+    shuffled = options["deck"] == "shuffled"
+    deck = shuffled_deck(options["seed"]) if shuffled else sorted_deck()
+    opening = f"Evolution: {total} players, {options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else "")
+    return LocalMatch(run=lambda observers, _log: run_game(seats, deck, observers=observers),
+                      narrator=EvolutionNarrator([opening]), summary=False)
+
+
+def configure(values: Sequence[Any], _options: Options) -> Config:
+    """The optional configuration of spec 8.2 (its server, referee and client sections)."""
+    if len(values) > 1:
+        raise ConfigurationError(f"expected at most one configuration on standard input, got {len(values)} JSON values")
+    return decode_config(values[0]) if values else Config()
+
+
+CLIENT_OPTIONS = (
+    Option("count", int, 3, "number of silly clients (default 3)"),
+    Option("baddie", str, None, "misbehaving clients after the silly ones (the i-th with k = i): "
+           + ", ".join(CLIENT_BADDIES), many=True, metavar="NAME"),
+    Option("reference-framing", flag=True,
+           help="pad every message with 5000 spaces and trickle it, as the reference client does"),
+    Option("verbose", flag=True, help="log each client's session on standard error"),
+)
+
+
+def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
+    """``gameroom clients evolution``: 3 <= count + #baddies <= 8 (spec 7.2); an optional
+    configuration on standard input gives the client section (host, sign-up name)."""
+    config = configure(values, options)
+    unknown = [b for b in options["baddie"] if b not in CLIENT_BADDIES]
+    if unknown:
+        raise OptionError(f"unknown baddie {unknown[0]!r}; choose from {', '.join(CLIENT_BADDIES)}")
+    total = options["count"] + len(options["baddie"])
+    if options["count"] < 0 or not MIN_PLAYERS <= total <= MAX_PLAYERS:
+        raise OptionError(f"clients need {MIN_PLAYERS}..{MAX_PLAYERS} connections in all (--count plus --baddie), "
+                          f"got {total}")
+    specs = client_specs(options["count"], options["baddie"], name=config.client.name,
+                         fat_request=config.referee.silly_fat_request, reference_framing=options["reference_framing"],
+                         connect_retries=config.client.connect_retries, retry_wait=config.client.retry_wait_s)
+    return ClientPlan(specs, config.client.host, quiet=not options["verbose"])
+
+
+HOSTING = Hosting(
+    play=PlayHosting(PLAY_OPTIONS, local_match, roster=None),
+    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else Config(), log),
+                         configure,
+                         lambda _options: "the spec's defaults (3..8 players, 10 s per extra player, 1 s per call, "
+                                          "the sorted deck)"),
+    clients=ClientHosting(plan_clients, CLIENT_OPTIONS, done="(good bye)"),
+    configs="gameroom.games.evolution",
+    examples=("server.json", "clients.json"),
+)

@@ -14,11 +14,13 @@ from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Codec
 from gameroom.games.fish import codec
 from gameroom.games.fish.actors import BADDIES
+from gameroom.games.fish.hosting import HOSTING
 from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
+from gameroom.games.fish.workloads import WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -99,9 +101,8 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,
     harnesses=_harnesses,
-    tournament=True,
-    commands="gameroom.cli.fish",
-    benchmark="gameroom.bench.fish",
+    hosting=HOSTING,
+    workloads=WORKLOADS,
     moves=moves,
     learning=_learning,
 )

@@ -1,5 +1,7 @@
-"""Fish over the network, as data (spec 7, 8.2, 9.6, 10.7): the server's sign-up rules and
-tournament from a server configuration, and the clients to launch.
+"""How the commands host Fish, as data (the descriptor's :data:`HOSTING`; spec 7, 8.2,
+9.6, 10.7): a local game for ``play`` and a local knock-out tournament (board, fish,
+strategies and look-ahead as options), the server's sign-up rules and tournament from a
+server configuration, and the clients to launch.
 
 * :func:`server_plan` -- sign-up of 7.1 (5..10 players, two 30 s periods, names of 1..12
   ASCII letters read within 10 s + 10 s), then a knock-out tournament on 5 x 5 boards with
@@ -10,7 +12,8 @@ tournament from a server configuration, and the clients to launch.
   ``invalid-json-setup`` and ``ill-formed-setup``), the reference launcher's 15 s pause before
   the sixth client, names ``P`` + index digits spelled as letters.
 
-Pure: the game-agnostic ``gameroom.server`` does the networking.
+Pure: the game-agnostic ``gameroom.server`` does the networking, the command line the
+reading and printing.
 """
 
 from __future__ import annotations
@@ -19,19 +22,26 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
-from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
-from gameroom.core.match import Seat, trusted_seat
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+                                   ServerHosting, ServerPlan, SignupRules, TournamentHosting, TournamentPlan, name_rule)
+from gameroom.core.limits import Limits
+from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
+from gameroom.core.options import (ConfigurationError, Option, OptionError, Options, players_option,
+                                   strategies_option)
 from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
-from gameroom.games.fish.config import ServerConfig
+from gameroom.games.fish.config import ServerConfig, decode_server_config
+from gameroom.games.fish.narrator import FishNarrator
 from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
-from gameroom.games.fish.protocol import CLIENT_HICCUP, PROTOCOL
+from gameroom.games.fish.protocol import CLIENT_HICCUP, MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.queries import WireQueries
+from gameroom.games.fish.referee import run_game
+from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.tournament import run_fish_tournament
 
 __all__ = ["NO_TOURNAMENT", "signup_rules", "server_plan", "client_name", "client_kinds", "client_specs",
-           "CLIENT_KINDS", "canonical_kind", "client_spec", "house_seats"]
+           "CLIENT_KINDS", "canonical_kind", "client_spec", "house_seats", "HOSTING"]
 
 NO_TOURNAMENT = [0, 0]
 """``[W, F]`` when too few players signed up (or the tournament could not be run)."""
@@ -154,3 +164,142 @@ def client_specs(kinds: Sequence[str], *, depth: int = 1, seed: int = 0, hiccup:
     return [client_spec(kind, client_name(i), depth=depth, seed=seed + i, delay=hiccup if i == 5 else 0.0,
                         reference_framing=reference_framing)
             for i, kind in enumerate(kinds)]
+
+
+# -- the commands (the descriptor's HOSTING) ----------------------------------------------------
+
+NAMES = ("Astrid", "Billybob", "Claus", "Doris")   # the reference's observed game
+LOCAL_BADDIES = tuple(b for b, v in BADDIES.items() if not v.remote)
+
+
+def _game_options(players: Option) -> tuple[Option, ...]:
+    """What a local game and a tournament share: players, seed, strategies, board."""
+    return (players,
+            Option("seed", int, 1, "seed of the random fish and players (default 1)"),
+            strategies_option(STRATEGY_NAMES, ["greedy"]),
+            Option("depth", int, 2, "look-ahead of maximin players, 1..4 (default 2)", low=1, high=4),
+            Option("rows", int, MANAGER_BOARD[0], "board rows (default 5)"),
+            Option("columns", int, MANAGER_BOARD[1], "board columns (default 5)"),
+            Option("fish", int, None, "fish on every tile, 1..5 (default: random 1..5)", low=1, high=5))
+
+
+def _check_board(options: Options) -> None:
+    rows, columns = options["rows"], options["columns"]
+    if not (2 <= rows <= 25 and 2 <= columns <= 25):
+        raise OptionError(f"the board must have 2..25 rows and columns, got {rows} x {columns}")
+
+
+def _player(strategy: str, name: str, depth: int, seed: int) -> StrategyPlayer:
+    return StrategyPlayer(make_strategy(strategy, depth=depth, rng=random.Random(seed)), name)
+
+
+def _label(strategy: str, depth: int) -> str:
+    return f"maximin depth {depth}" if strategy == "maximin" else strategy
+
+
+def local_match(options: Options) -> LocalMatch:
+    """Astrid, Billybob, ... with the strategies in turn on the board given, no time
+    limits; a player that breaks a rule is "removed" (fish.md's word)."""
+    _check_board(options)
+    strategies, seed, depth = options["strategies"], options["seed"], options["depth"]
+    names = NAMES[: options["players"]]
+    seats = [trusted_seat(name, _player(strategies[i % len(strategies)], name, depth, seed + i))
+             for i, name in enumerate(names)]
+    state = GameState.create(options["rows"], options["columns"], len(seats), fish=options["fish"],
+                             rng=random.Random(seed))
+    board = "random fish" if options["fish"] is None else f"{options['fish']} fish per tile"
+    opening = (f"Fish on a {options['rows']} x {options['columns']} board ({board}), seed {seed}: "
+               + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], depth)})"
+                           for i, (p, s) in enumerate(zip(state.players, seats))))
+    narrator = FishNarrator(opening, {p.color: s.name for p, s in zip(state.players, seats)})
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, limits=Limits(), observers=observers,
+                                                          log=log),
+                      narrator=narrator, dropped="removed")
+
+
+TOURNAMENT_OPTIONS = (*_game_options(Option("players", int, None, "number of players, 1..100", low=1, high=100,
+                                            required=True)),
+                      Option("baddie", str, None, "add a misbehaving player (repeatable): " + ", ".join(LOCAL_BADDIES),
+                             choices=LOCAL_BADDIES, repeat=True, metavar="NAME"))
+
+
+def local_tournament(options: Options) -> TournamentPlan:
+    """Players ``P0``, ``P1``, ... of the strategies in turn, then the misbehaving ``Bad0``,
+    ... (guarded seats); 1 s per call."""
+    _check_board(options)
+    strategies, seed, depth = options["strategies"], options["seed"], options["depth"]
+    seats: list[Seat] = [trusted_seat(f"P{i}", _player(strategies[i % len(strategies)], f"P{i}", depth, seed + i))
+                         for i in range(options["players"])]
+    bots = {s.name: {"name": s.name, "builtin": strategies[i % len(strategies)]} for i, s in enumerate(seats)}
+    for i, baddie in enumerate(options["baddie"]):
+        seat = guarded_seat(f"Bad{i}", BaddiePlayer(baddie, f"Bad{i}", hang=hang))
+        seats.append(seat)
+        bots[seat.name] = {"name": seat.name, "builtin": baddie}
+    rows, columns, fish = options["rows"], options["columns"], options["fish"]
+    opening = (f"Fish tournament: {len(seats)} players ({', '.join(strategies)}"
+               f"{', ' + ', '.join(options['baddie']) if options['baddie'] else ''}), {rows} x {columns} boards, "
+               f"seed {seed}")
+
+    def run(observers: Sequence[Any], game_observers: Callable[[list[Seat]], Any], _log: Any) -> Any:
+        return run_fish_tournament(seats, rows=rows, columns=columns, fish=fish, seed=seed, time_limit=1.0,
+                                   ready_time=1.0, start_limit=1.0, observers=observers,
+                                   game_observers=game_observers)
+
+    return TournamentPlan(seats, run, [opening], bots, {"rows": rows, "columns": columns, "fish": fish})
+
+
+def configure_server(values: Sequence[Any], _options: Options) -> ServerConfig:
+    if len(values) > 1:
+        raise ConfigurationError(f"expected at most one server configuration on standard input, "
+                                 f"got {len(values)} JSON values")
+    return decode_server_config(values[0])
+
+
+CLIENT_OPTIONS = (
+    Option("count", int, 5, "number of well-behaved clients, 0..100 (default 5)", low=0, high=100),
+    Option("strategy", str, "greedy", "their strategy (default greedy; querying asks the server for legal moves)",
+           choices=[*STRATEGY_NAMES, "querying"]),
+    Option("depth", int, 1, "look-ahead of maximin clients, 1..4 (default 1)", low=1, high=4),
+    Option("seed", int, 0, "seed of random clients (default 0)"),
+    Option("baddie", str, None, "misbehaving clients after the others: " + ", ".join(BADDIES), many=True,
+           metavar="NAME"),
+    Option("baddies-first", flag=True, help="the misbehaving clients sign up first"),
+    Option("hiccup", float, CLIENT_HICCUP, f"seconds to pause before the sixth client (default {CLIENT_HICCUP:g})",
+           check=lambda value: _not_negative("--hiccup", value)),
+    Option("reference-framing", flag=True,
+           help="pad every message with 2040 spaces and trickle it, as the reference client does"),
+    Option("verbose", flag=True, help="log each client's session on standard error"),
+)
+
+
+def _not_negative(option: str, value: float) -> None:
+    if value < 0:
+        raise OptionError(f"{option} must not be negative, got {value:g}")
+
+
+def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
+    """The line-up of the options (Fish's clients read nothing on standard input)."""
+    if values:
+        raise ConfigurationError("fish clients take their options on the command line, not on standard input")
+    try:
+        kinds = client_kinds(options["count"], options["strategy"], options["baddie"], options["baddies_first"])
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+    if not kinds:
+        raise OptionError("no clients: give --count or --baddie")
+    specs = client_specs(kinds, depth=options["depth"], seed=options["seed"], hiccup=options["hiccup"],
+                         reference_framing=options["reference_framing"])
+    return ClientPlan(specs, "127.0.0.1", quiet=not options["verbose"])
+
+
+HOSTING = Hosting(
+    play=PlayHosting((*_game_options(players_option(2, 4, 4)),), local_match),
+    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else ServerConfig(), log),
+                         configure_server,
+                         lambda _options: "the spec's defaults (5..10 players, 2 periods of 30 s, 10 s per turn, "
+                                          "5 x 5 boards with 2 fish)"),
+    clients=ClientHosting(plan_clients, CLIENT_OPTIONS),
+    tournament=TournamentHosting(TOURNAMENT_OPTIONS, local_tournament),
+    configs="gameroom.games.fish",
+    examples=("server.json",),
+)

@@ -14,6 +14,7 @@ from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
 from gameroom.games.q import codec
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
+from gameroom.games.q.hosting import HOSTING
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
@@ -21,6 +22,7 @@ from gameroom.games.q.actions import Placement
 from gameroom.games.q.rules import can_exchange
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
+from gameroom.games.q.workloads import WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -152,8 +154,8 @@ GAME = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
-    commands="gameroom.cli.q",
-    benchmark="gameroom.bench.q",
+    hosting=HOSTING,
+    workloads=WORKLOADS,
     moves=moves,
     learning=_learning,
 )

@@ -1,8 +1,10 @@
-"""Q over the network, as data: the server's sign-up rules and game runner from a server
-configuration (q.md 7 and 8.1), and the clients to launch from a client configuration
-(7.6, 8.4), including the broken clients of the bonus tests (9.5, 10.9).
+"""How the commands host Q, as data (the descriptor's :data:`HOSTING`): a local game for
+``play`` (the bonuses as options), the server's sign-up rules and game runner from a
+server configuration (q.md 7 and 8.1), and the clients to launch from a client
+configuration (7.6, 8.4), including the broken clients of the bonus tests (9.5, 10.9).
 
-Pure: the game-agnostic ``gameroom.server`` does the networking.
+Pure: the game-agnostic ``gameroom.server`` does the networking, the command line the
+reading and printing.
 """
 
 from __future__ import annotations
@@ -11,19 +13,26 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
-from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+                                   ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.limits import Limits
-from gameroom.core.match import Seat
+from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import bare_text, truncated
+from gameroom.core.options import (ConfigurationError, Option, Options, players_option, seed_option,
+                                   strategies_option)
+from gameroom.core.wire import WireError
 from gameroom.games.q import codec
-from gameroom.games.q.config import ClientConfig, ServerConfig
-from gameroom.games.q.players import is_well_behaved, player_from_spec
+from gameroom.games.q.config import (DEFAULT_FINISH_BONUS, DEFAULT_Q_BONUS, ClientConfig, ServerConfig,
+                                     decode_client_config, decode_server_config)
+from gameroom.games.q.narrator import QNarrator
+from gameroom.games.q.players import StrategyPlayer, is_well_behaved, player_from_spec
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.state import new_game
+from gameroom.games.q.strategies import STRATEGIES
 
 __all__ = ["MIN_PLAYERS", "MAX_PLAYERS", "server_plan", "client_specs", "BROKEN_CLIENTS", "SPECIAL_CLIENTS",
-           "CLIENT_SPACING"]
+           "CLIENT_SPACING", "HOSTING"]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -111,3 +120,86 @@ def client_specs(config: ClientConfig, bonus: bool = False, special: str | None 
         specs.append(ClientSpec(name=special, behaviour=SPECIAL_CLIENTS[special], delay=CLIENT_SPACING,
                                 pad=pad, trickle=reference_framing))
     return specs
+
+
+# -- the commands (the descriptor's HOSTING) ----------------------------------------------------
+
+NAMES = ("Ada", "Bo", "Cy", "Di")
+MAX_BONUS = 10   # q.md 8.3: both bonuses are at most 10
+
+PLAY_OPTIONS = (
+    players_option(MIN_PLAYERS, MAX_PLAYERS, 4),
+    seed_option("seed of the shuffle"),
+    strategies_option(list(STRATEGIES), ["dag", "ldasg"]),
+    Option("q-bonus", int, DEFAULT_Q_BONUS, f"points for completing a Q, 0..{MAX_BONUS} (default 6)",
+           low=0, high=MAX_BONUS),
+    Option("finish-bonus", int, DEFAULT_FINISH_BONUS, f"points for placing a whole hand, 0..{MAX_BONUS} (default 6)",
+           low=0, high=MAX_BONUS),
+)
+
+
+def local_match(options: Options) -> LocalMatch:
+    """Ada, Bo, ... with the strategies in turn, the shuffle of ``--seed``, the bonuses
+    given, no time limits (built-in players on trusted seats)."""
+    strategies, seed = options["strategies"], options["seed"]
+    names = list(NAMES[: options["players"]])
+    state = new_game(names, random.Random(seed))
+    seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)])) for i, name in enumerate(names)]
+    narrator = QNarrator([(s.name, s.player.strategy) for s in seats], seed, len(state.pile))
+    rules = QRules(options["q_bonus"], options["finish_bonus"])
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules, limits=Limits(),
+                                                          observers=observers, log=log),
+                      narrator=narrator)
+
+
+def configure_server(values: Sequence[Any], _options: Options) -> ServerConfig:
+    if len(values) != 1:
+        raise ConfigurationError(f"expected one server configuration on standard input, got {len(values)} JSON values")
+    return decode_server_config(values[0])
+
+
+def plan_server(config: ServerConfig | None, options: Options, log: Callable[[str], None]) -> ServerPlan:
+    """The configured game; without a configuration the spec's defaults (q.md 8.1), whose
+    state has no player records, so a game is dealt for whoever signs up, as ``play``
+    deals one, from the seed."""
+    if config is None:
+        return server_plan(ServerConfig(), log, deal_seed=options["seed"])
+    return server_plan(config, log)
+
+
+def _server_defaults(options: Options) -> str:
+    return ("the spec's defaults (2 periods of 20 s, 2 s for a name, 6 s per call, bonuses 6 and 6) and a game "
+            f"dealt for whoever signs up with seed {options['seed']}")
+
+
+CLIENT_OPTIONS = (
+    Option("bonus", flag=True, help="the robustness clients: lax names, broken-JSON players, special clients"),
+    Option("reference-framing", flag=True,
+           help="pad every message with 5000 spaces and trickle it, as the reference client does"),
+)
+
+
+def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
+    """The client configuration (and, with ``--bonus``, an optional special client)."""
+    bonus = options["bonus"]
+    if not values or len(values) > (2 if bonus else 1):
+        raise ConfigurationError(f"expected a client configuration{' and an optional special client' if bonus else ''}"
+                                 f" on standard input, got {len(values)} JSON values")
+    config = decode_client_config(values[0], lax_names=bonus)
+    special = None
+    if len(values) == 2:
+        special = values[1]
+        if special not in SPECIAL_CLIENTS:
+            raise WireError(f"expected one of {', '.join(map(json.dumps, SPECIAL_CLIENTS))}, got {json.dumps(special)}",
+                            "$special")
+    return ClientPlan(client_specs(config, bonus, special, options["reference_framing"]), config.host, config.quiet)
+
+
+HOSTING = Hosting(
+    play=PlayHosting(PLAY_OPTIONS, local_match),
+    server=ServerHosting(plan_server, configure_server, _server_defaults,
+                         bad_configuration_reply="xserver: things went wrong"),
+    clients=ClientHosting(plan_clients, CLIENT_OPTIONS),
+    configs="gameroom.games.q",
+    examples=("server.json", "clients.json"),
+)

@@ -1,0 +1,148 @@
+"""A game's command-line options as data: what ``gameroom play|serve|clients|tournament
+GAME`` accepts beyond the generic options, declared by the game and turned into argparse
+by the command line.
+
+A game declares :class:`Option` records; the command line parses them and hands the game
+plain *typed options*: a mapping from each option's :attr:`Option.key` to its value,
+converted by the option's ``type`` and checked (bounds, choices, the option's own
+``check``). Games build their plans from such a mapping, never from an
+``argparse.Namespace``, so the same plan can be built again from a replay header, which
+stores the mapping as JSON. Game-agnostic: imports only the standard library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+__all__ = [
+    "ConfigurationError",
+    "Option",
+    "OptionError",
+    "Options",
+    "comma_list",
+    "option_values",
+    "players_option",
+    "seed_option",
+    "strategies_option",
+]
+
+Options = Mapping[str, Any]
+"""Typed option values by :attr:`Option.key` (``"q_bonus"`` for ``--q-bonus``)."""
+
+
+class OptionError(ValueError):
+    """A bad option value; the message names the option (``--depth must lie in 1..4, got 9``)."""
+
+
+class ConfigurationError(ValueError):
+    """A configuration that cannot be used as a whole (too many JSON values on standard
+    input, ...); a value of the wrong shape inside it is a ``core.wire.WireError``."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option, ``--NAME``.
+
+    ``type`` converts the text given (``int``, ``float``, ``str``, or any function of one
+    string; :func:`comma_list` for comma-separated names); ``default`` is the value when the
+    option is absent (not converted). ``choices`` limits the values; ``low``/``high``
+    bound a number (checked after parsing: ``--NAME must lie in LOW..HIGH, got V``).
+    ``flag`` makes a switch without a value (``False`` unless given). ``repeat`` lets the
+    option be given several times, one value each; ``many`` takes one or more values per
+    use; both collect a list. ``check(value)`` raises :class:`OptionError` for a value
+    the bounds cannot describe. ``aliases`` are further spellings (``-s``).
+    """
+
+    name: str
+    type: Callable[[str], Any] = str
+    default: Any = None
+    help: str = ""
+    choices: Sequence[Any] | None = None
+    low: float | None = None
+    high: float | None = None
+    flag: bool = False
+    repeat: bool = False
+    many: bool = False
+    required: bool = False
+    metavar: str | None = None
+    aliases: tuple[str, ...] = ()
+    check: Callable[[Any], None] | None = None
+
+    @property
+    def key(self) -> str:
+        """The option's key among the typed options: its name with ``_`` for ``-``."""
+        return self.name.replace("-", "_")
+
+    @property
+    def flag_text(self) -> str:
+        return f"--{self.name}"
+
+    def validate(self, value: Any) -> None:
+        """Raise :class:`OptionError` when ``value`` (already converted) breaks a bound,
+        a choice or the option's own check; None (an absent optional value) passes."""
+        if value is None:
+            return
+        values = value if isinstance(value, (list, tuple)) and (self.repeat or self.many) else [value]
+        for one in values:
+            if self.choices is not None and one not in self.choices:
+                raise OptionError(f"{self.flag_text}: invalid choice {one!r}; choose from "
+                                  f"{', '.join(map(str, self.choices))}")
+            number = isinstance(one, (int, float)) and not isinstance(one, bool)
+            if number and ((self.low is not None and one < self.low) or (self.high is not None and one > self.high)):
+                raise OptionError(f"{self.flag_text} must lie in {_bound(self.low)}..{_bound(self.high)}, got {one}")
+        if self.check is not None:
+            self.check(value)
+
+
+def _bound(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def option_values(declared: Sequence[Option], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The typed options of ``declared`` taken from ``given`` (keys as :attr:`Option.key`;
+    anything else in ``given`` is ignored, e.g. the other command-line options an older
+    replay header stored, and raw text is converted by the option's type), defaults for
+    those missing, each validated."""
+    out: dict[str, Any] = {}
+    for option in declared:
+        value = given.get(option.key, bool(option.default) if option.flag else option.default)
+        if (option.repeat or option.many) and value is None:
+            value = []
+        elif isinstance(value, str) and option.type is not str and not option.flag:
+            try:   # the raw text an older replay header kept ("greedy,maximin")
+                value = option.type(value)
+            except (TypeError, ValueError) as exc:
+                raise OptionError(f"{option.flag_text}: cannot read {value!r}: {exc}") from None
+        option.validate(value)
+        out[option.key] = value
+    return out
+
+
+def comma_list(text: str) -> tuple[str, ...]:
+    """``"dag,ldasg"`` -> ``("dag", "ldasg")``: an option type for names assigned in turn."""
+    return tuple(text.split(","))
+
+
+def players_option(low: int, high: int, default: int) -> Option:
+    """``--players N`` of a local game, within ``low..high``."""
+    return Option("players", int, default, f"number of players, {low}..{high} (default {default})", low=low, high=high)
+
+
+def seed_option(help: str, default: int | None = 1) -> Option:
+    """``--seed S``: what the seed decides (``help``) and its default."""
+    return Option("seed", int, default, f"{help} (default {default})" if default is not None else help)
+
+
+def strategies_option(known: Sequence[str], default: Sequence[str], name: str = "strategies",
+                      what: str = "strategy") -> Option:
+    """``--strategies a,b``: built-in players assigned to the seats in turn, each one of
+    ``known`` (``unknown strategy 'x'; choose from ...`` otherwise)."""
+    def check(value: Sequence[str]) -> None:
+        unknown = [s for s in value if s not in known]
+        if unknown or not value:
+            raise OptionError(f"unknown {what} {(unknown or [''])[0]!r}; choose from {', '.join(known)}")
+
+    return Option(name, comma_list, tuple(default),
+                  f"comma-separated {what} names, assigned in turn, from {', '.join(known)} "
+                  f"(default {','.join(default)})", check=check)

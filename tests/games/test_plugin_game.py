@@ -1,0 +1,242 @@
+"""A game from another distribution gets every command (issue 18's acceptance).
+
+The example of docs/ARCHITECTURE.md, "Adding a game" (Nim), is written from that page
+into a temporary folder as its own distribution, installed into a temporary virtual
+environment that sees this interpreter's packages (gameroom among them) but installs
+nothing into them, and then driven through the real commands as separate processes:
+``play`` (with pictures and ``--replay``), ``harness``, ``serve`` + ``clients`` (and a
+served game's replay verified), ``league`` and ``replay verify``, a web match of bots
+and one with a person through the web API against a real ``gameroom web``, and the
+benchmark. No file of gameroom changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import site
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from driver import free_port
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+GUIDE = REPOSITORY / "docs" / "ARCHITECTURE.md"
+BLOCK = re.compile(r"^```\w+ file=(\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def example_files() -> dict[str, str]:
+    """The example distribution's files, as "Adding a game" gives them."""
+    section = GUIDE.read_text(encoding="utf-8").split("## Adding a game", 1)[1].split("\n## ", 1)[0]
+    return {path: text for path, text in BLOCK.findall(section)}
+
+
+def test_the_guide_gives_a_whole_distribution() -> None:
+    files = example_files()
+    assert {"pyproject.toml", "nim_game/descriptor.py", "nim_game/hosting.py", "nim_game/game.py"} <= set(files)
+    assert '[project.entry-points."gameroom.games"]' in files["pyproject.toml"]
+
+
+@pytest.fixture(scope="module")
+def nim(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The example installed in a fresh virtual environment: its python and a folder."""
+    root = tmp_path_factory.mktemp("plugin")
+    source = root / "nim"
+    for path, text in example_files().items():
+        (source / path).parent.mkdir(parents=True, exist_ok=True)
+        (source / path).write_text(text, encoding="utf-8")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    # The new environment sees this interpreter's packages (gameroom, pip, setuptools) the
+    # way a venv made with --system-site-packages sees the system's: through a .pth file.
+    places = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    Path(own, "_gameroom_host.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in places))
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                              "--no-index", str(source)], capture_output=True, text=True, timeout=300, check=False)
+    assert install.returncode == 0, install.stderr
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {"python": str(python), "env": env, "folder": root}
+
+
+def gameroom(nim: dict[str, Any], *args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([nim["python"], "-m", "gameroom", *args], input=stdin, capture_output=True, text=True,
+                          env=nim["env"], cwd=nim["folder"], timeout=timeout, check=False)
+
+
+def test_the_plugin_is_installed_apart_from_gameroom(nim: dict[str, Any]) -> None:
+    here = subprocess.run([sys.executable, "-c", "import importlib.util as u; print(u.find_spec('nim_game'))"],
+                          capture_output=True, text=True, check=True)
+    assert here.stdout.strip() == "None"   # this interpreter does not have it
+    listing = gameroom(nim, "--help")
+    assert listing.returncode == 0 and not listing.stderr, listing.stderr
+    assert "nim      Nim, one pile" in listing.stdout and "  q        Q," in listing.stdout
+
+
+def test_play_prints_the_narrators_lines_and_draws_every_state(nim: dict[str, Any]) -> None:
+    pictures = nim["folder"] / "pictures"
+    run = gameroom(nim, "play", "nim", "--seed", "3", "--strategies", "perfect,random", "--observe", str(pictures))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("Nim: ") and "Ann (perfect), Bob (random)" in lines[0]
+    assert any(re.fullmatch(r"(Ann|Bob) takes [123], \d+ left", line) for line in lines)
+    winners, ejected = json.loads(lines[-1])
+    assert len(winners) == 1 and ejected == [] and f"winner: {winners[0]}" in lines
+    drawn = sorted(pictures.glob("*.svg"))
+    assert len(drawn) >= 3 and f"pictures: {len(drawn)} SVG files" in run.stdout
+    assert all(ET.parse(p).getroot().tag.endswith("svg") for p in drawn)
+    assert "game over: winner" in drawn[-1].read_text()
+    again = gameroom(nim, "play", "nim", "--seed", "3", "--strategies", "perfect,random")
+    assert again.stdout.splitlines()[-1] == lines[-1]   # deterministic by seed
+
+
+def test_the_games_options_and_errors_come_from_its_descriptor(nim: dict[str, Any]) -> None:
+    assert "seed of the pile" in " ".join(gameroom(nim, "play", "nim", "--help").stdout.split())
+    bad = gameroom(nim, "play", "nim", "--strategies", "clever")
+    assert bad.returncode == 2 and bad.stderr.strip() == ("gameroom: error: unknown strategy 'clever'; choose from "
+                                                          "perfect, random")
+    assert "nim has no tournament mode" in gameroom(nim, "tournament", "nim").stderr
+
+
+def test_play_replay_and_replay_verify(nim: dict[str, Any]) -> None:
+    replay = nim["folder"] / "played.jsonl"
+    run = gameroom(nim, "play", "nim", "--seed", "8", "--replay", str(replay))
+    assert run.returncode == 0, run.stderr
+    verify = gameroom(nim, "replay", "verify", str(replay))
+    assert verify.returncode == 0 and "verified" in verify.stdout, verify.stderr
+    altered = replay.read_text().replace('"reply": 1,', '"reply": 2,', 1)
+    if altered != replay.read_text():
+        (nim["folder"] / "altered.jsonl").write_text(altered)
+        assert gameroom(nim, "replay", "verify", str(nim["folder"] / "altered.jsonl")).returncode == 1
+
+
+def test_a_harness(nim: dict[str, Any]) -> None:
+    run = gameroom(nim, "harness", "nim", "xnim", stdin="5 2 1")
+    assert run.returncode == 0 and [json.loads(line) for line in run.stdout.splitlines()] == [[1, 2, 3], [1, 2], [1]]
+    bad = gameroom(nim, "harness", "nim", "xnim", stdin='"five"')
+    assert bad.returncode == 2 and "bad xnim input" in bad.stderr
+
+
+def test_serve_and_clients_play_over_tcp_and_the_served_game_verifies(nim: dict[str, Any]) -> None:
+    port = free_port()
+    replay = nim["folder"] / "served.jsonl"
+    configuration = nim["folder"] / "server.json"
+    configuration.write_text('{"wait": 60}')
+    with configuration.open() as stdin:
+        server = subprocess.Popen([nim["python"], "-m", "gameroom", "serve", "nim", "--port", str(port), "--replay",
+                                   str(replay)], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, env=nim["env"])
+    try:
+        clients = None
+        for _attempt in range(60):   # until the server listens (the clients also retry a refused connection)
+            clients = gameroom(nim, "clients", "nim", "--port", str(port), "--strategy", "random")
+            if clients.returncode == 0:
+                break
+            time.sleep(0.5)
+        out, err = server.communicate(timeout=120)
+    finally:
+        server.kill()
+    assert clients is not None and clients.returncode == 0 and clients.stdout.strip() == "all done", clients.stderr
+    assert server.returncode == 0, err
+    winners, ejected = json.loads(out.splitlines()[-1])
+    assert winners in (["Ann"], ["Bob"]) and ejected == [], out
+    assert "signed up Ann" in err and "signed up Bob" in err
+    verify = gameroom(nim, "replay", "verify", str(replay))
+    assert verify.returncode == 0 and "verified" in verify.stdout, verify.stdout + verify.stderr
+
+
+def test_a_bad_server_configuration_is_one_line(nim: dict[str, Any]) -> None:
+    run = gameroom(nim, "serve", "nim", "--port", str(free_port()), stdin='{"wait": -1}')
+    assert run.returncode == 2 and run.stderr.strip() == ("gameroom: error: bad server configuration: $.wait: "
+                                                          "expected seconds in (0, 600], got -1")
+
+
+def test_a_league_and_its_replays(nim: dict[str, Any]) -> None:
+    bots = nim["folder"] / "bots.toml"
+    bots.write_text('[[bots]]\nname = "perfect"\nbuiltin = "perfect"\n[[bots]]\nname = "random"\nbuiltin = "random"\n'
+                    '[[bots]]\nname = "cheater"\nbuiltin = "cheat"\n')
+    url = f"sqlite:///{nim['folder'] / 'league.db'}"
+    league = gameroom(nim, "league", "nim", "--bots", str(bots), "--games", "12", "--db", url, "--quiet")
+    assert league.returncode == 0, league.stderr
+    assert "league nim-seed0-perfect-random-cheater: 12 games of nim" in league.stdout
+    verify = gameroom(nim, "replay", "verify", "--db", url)
+    assert verify.returncode == 0 and "12 of 12 replays verified" in verify.stdout, verify.stderr
+    ratings = gameroom(nim, "ratings", "--game", "nim", "--db", url)
+    assert ratings.returncode == 0 and "perfect" in ratings.stdout and "cheater" in ratings.stdout
+
+
+@pytest.fixture(scope="module")
+def web(nim: dict[str, Any]) -> Any:
+    port = free_port()
+    server = subprocess.Popen([nim["python"], "-m", "gameroom", "web", "--port", str(port)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=nim["env"])
+    try:
+        assert "serving on" in server.stdout.readline()
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.kill()
+        server.communicate()
+
+
+def _over(client: Any, match: str) -> dict[str, Any]:
+    for _ in range(600):
+        summary = client.get(f"/api/matches/{match}").json()
+        if summary["status"] == "over":
+            return summary
+        time.sleep(0.2)
+    raise AssertionError(f"match {match} did not end")
+
+
+def test_a_web_match_of_bots(nim: dict[str, Any], web: str) -> None:
+    httpx = pytest.importorskip("httpx")
+    with httpx.Client(base_url=f"http://{web}", timeout=60) as client:
+        games = {g["name"]: g for g in client.get("/api/games").json()}
+        assert games["nim"]["players"] == [2, 2] and games["nim"]["human"]
+        started = client.post("/api/matches", json={"game": "nim", "seats": ["perfect", "random"], "seed": 4})
+        assert started.status_code == 201, started.text
+        summary = _over(client, started.json()["id"])
+        assert summary["result"]["winners"] and "error" not in summary["result"]
+        frames = [json.loads(line) for line in client.get(f"/api/matches/{summary['id']}/replay").text.splitlines()]
+        assert len(frames) == summary["steps"] > 2
+        assert all(f["svg"].startswith("<svg") and f["view"]["players"] == ["P1", "P2"] for f in frames)
+        refused = client.post("/api/matches", json={"game": "nim", "seats": ["perfect"]})
+        assert refused.status_code == 400 and "nim takes 2 to 2 players" in refused.json()["error"]
+
+
+def test_a_person_plays_nim_in_the_web_room(nim: dict[str, Any], web: str) -> None:
+    httpx = pytest.importorskip("httpx")
+    sync_client = pytest.importorskip("websockets.sync.client")
+    with httpx.Client(base_url=f"http://{web}", timeout=60) as client:
+        started = client.post("/api/matches", json={"game": "nim", "seats": ["human", "random"], "seed": 5,
+                                                    "time_limit": 120}).json()
+        token = started["tokens"]["P1"]
+        prompts = 0
+        with sync_client.connect(f"ws://{web}/api/matches/{started['id']}/ws?seat=P1&token={token}") as person:
+            while True:
+                frame = json.loads(person.recv(timeout=300))
+                if frame["type"] == "end":
+                    break
+                if frame["type"] == "prompt" and frame["method"] == "take":
+                    labels = [c["label"] for c in frame["choices"]]
+                    assert labels and all(re.fullmatch(r"take [123]", label) for label in labels)
+                    prompts += 1
+                    person.send(json.dumps({"choice": len(labels) - 1}))   # take as many as allowed
+        summary = _over(client, started["id"])
+    assert prompts >= 1 and summary["result"]["ejected"] == [], summary
+
+
+def test_the_benchmark(nim: dict[str, Any]) -> None:
+    run = subprocess.run([nim["python"], "-m", "gameroom.bench", "nim", "--games", "20"], capture_output=True,
+                         text=True, env=nim["env"], timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("nim in-process, 2 built-in players (perfect, random in turn)") and "games/s" in lines[0]
+    assert lines[1].startswith("nim remote (2 perfect clients") and "one remote call mean" in lines[1]
