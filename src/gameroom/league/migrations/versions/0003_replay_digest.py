@@ -1,15 +1,15 @@
 """The head of each stored replay's digest chain (``games.digest``): a stored replay cut
 short or swapped for another no longer ends in it. Games stored before have none.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
