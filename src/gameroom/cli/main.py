@@ -14,6 +14,7 @@ from gameroom.cli import league as league_commands
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
+from gameroom.core.console import last_line
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
 
@@ -158,11 +159,9 @@ def _interrupted() -> int:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass   # a closed or broken pipe: the line on stderr still says what happened
-    try:
-        sys.stderr.write("gameroom: interrupted\n")   # one write: no other thread's line can split it
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    # One write, and the last: a thread still running (a referee whose connections the
+    # interrupt closed) logs nothing after it.
+    last_line("gameroom: interrupted")
     return INTERRUPTED
 
 
