@@ -107,6 +107,33 @@ def test_a_changed_score_is_reported(q_replay: Path, tmp_path: Path) -> None:
     assert status == 1 and "the recorded result differs from the rules' (scores: rules " in out, out
 
 
+def test_a_result_line_edited_by_seats_or_by_names_only_is_reported(q_replay: Path, tmp_path: Path) -> None:
+    """Result lines name players by seat and by name: a forger who edits one side (the
+    seats, which the parsed result is built from, or the names, which people read) is
+    told both by the line's own disagreement and by the rules' result."""
+    lines = lines_of(q_replay)
+    result = json.loads(lines[-1])["result"]
+    loser = next(seat for group in result["ranking_seats"][1:] for seat in group)
+
+    def seats(row: dict) -> None:
+        row["result"]["winner_seats"] = [loser]
+
+    status, out = verify(str(write(tmp_path / "seats.jsonl", resealed([*lines[:-1], edit_json(lines[-1], seats)]))))
+    assert status == 1, out
+    assert f"line {len(lines)}: the result line's names disagree with its seats" in out
+    assert f"winner_seats: rules {json.dumps(result['winner_seats'])} / replay {json.dumps([loser])}" in out
+
+    def both(row: dict) -> None:   # consistent on both sides: only the rules tell
+        row["result"]["winner_seats"] = [loser]
+        row["result"]["winners"] = [result["names"][loser]]
+
+    forged = [*lines[:-2], edit_json(lines[-2], both), edit_json(lines[-1], both)]
+    status, out = verify(str(write(tmp_path / "both.jsonl", resealed(forged))))
+    assert status == 1 and "disagree with its seats" not in out, out
+    assert (f'end differs (result: rules {{"winners": {json.dumps(result["winners"])}' in out
+            and f'/ replay {{"winners": {json.dumps([result["names"][loser]])}' in out), out
+
+
 def test_a_removed_result_line_is_reported(q_replay: Path, tmp_path: Path) -> None:
     lines = lines_of(q_replay)
     status, out = verify(str(write(tmp_path / "cut.jsonl", lines[:-1])))
@@ -307,3 +334,30 @@ def test_games_stored_before_chains_verify_after_the_migration(tmp_path: Path) -
     assert digests[0] is None and re.fullmatch("[0-9a-f]{64}", digests[1])
     status, out = _db_verify(db)
     assert status == 0 and "2 of 2 replays verified; 1 with no digest chain" in out, out
+
+
+def test_a_bot_seated_twice_has_its_rows_compared_seat_by_seat(tmp_path: Path) -> None:
+    """Names may repeat (a bot seated twice): its two results rows are compared with its
+    two seats in order, so flipping one of them is reported, and an intact game verifies."""
+    from gameroom.core.context import MatchContext
+    from gameroom.games import registry
+    from gameroom.league.db import open_database, record_game
+    from gameroom.league.replay import ReplayRecorder
+
+    game = registry.game("q")
+    names = ["twin", "twin", "solo"]
+    seats = game.seats([next(iter(game.strategies))] * 3, 3, names)
+    recorder = ReplayRecorder("q", 3, {"seats": [{"name": n, "bot": {"name": n}} for n in names]}, names)
+    game.play(3, seats, MatchContext(observers=[recorder]))
+    db = tmp_path / "twins.sqlite"
+    engine = open_database(f"sqlite:///{db}")
+    record_game(engine, recorder.record, tournament="twins")
+    engine.dispose()
+    status, out = _db_verify(db)
+    assert status == 0 and "game 1: verified (digest chain intact, " in out, out
+    with sqlite3.connect(db) as connection:
+        second = connection.execute("SELECT MAX(r.id) FROM results r JOIN bots b ON b.id = r.bot_id "
+                                    "WHERE b.name = 'twin'").fetchone()[0]
+        connection.execute("UPDATE results SET winner = 1 - winner WHERE id = ?", (second,))
+    status, out = _db_verify(db)
+    assert status == 1 and "database: results row of twin (its seat 2 of 2) says " in out, out

@@ -31,10 +31,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from gameroom.core.chain import head_of
-from gameroom.core.record import MatchRecord
+from gameroom.core.record import MatchRecord, MatchResult
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
-           "open_database", "record_game", "DatabaseError", "replay_of", "DEFAULT_URL", "stored_differences"]
+           "open_database", "record_game", "ranks_of", "bot_ranks", "DatabaseError", "replay_of", "DEFAULT_URL",
+           "stored_differences"]
 
 DEFAULT_URL = "sqlite:///gameroom.db"
 
@@ -252,26 +253,45 @@ def bot_row(session: Session, name: str, spec: dict[str, Any] | None = None) -> 
     return row
 
 
-def ranks_of(record: MatchRecord) -> dict[str, int]:
-    """Each seat's rank (1 = best): the result's ranking groups in order, seats it does not
-    rank after them (winners first), and every ejected seat last of all."""
+def ranks_of(record: MatchRecord) -> dict[int, int]:
+    """Each seat's rank (1 = best), by seat index: the result's ranking groups in order,
+    seats it does not rank after them (winners first), and every ejected seat last of all."""
     assert record.result is not None
     result = record.result
-    ejected = set(result.misbehaved) | {e.name for e in result.ejections}
-    ranks: dict[str, int] = {}
+    ejected = ejected_seats(result)
+    ranks: dict[int, int] = {}
     rank = 1
-    for group in result.ranking:
-        members = [name for name in group if name not in ejected and name not in ranks]
-        for name in members:
-            ranks[name] = rank
+    for group in result.ranking_seats:
+        members = [seat for seat in group if seat not in ejected and seat not in ranks]
+        for seat in members:
+            ranks[seat] = rank
         rank += 1 if members else 0
-    unranked = [name for name in record.seats if name not in ranks and name not in ejected]
-    for name in sorted(unranked, key=lambda n: n not in result.winners):
-        ranks[name] = rank if name in result.winners else rank + 1
+    winners = set(result.winner_seats)
+    unranked = [seat for seat in range(len(record.seats)) if seat not in ranks and seat not in ejected]
+    for seat in sorted(unranked, key=lambda s: s not in winners):
+        ranks[seat] = rank if seat in winners else rank + 1
     last = max(ranks.values(), default=0) + 1
-    for name in record.seats:
-        ranks.setdefault(name, last)
+    for seat in range(len(record.seats)):
+        ranks.setdefault(seat, last)
     return ranks
+
+
+def ejected_seats(result: MatchResult) -> set[int]:
+    """The seats the result names as misbehaving or ejected."""
+    return set(result.misbehaved_seats) | {e.seat for e in result.ejections}
+
+
+def bot_ranks(record: MatchRecord) -> tuple[dict[str, int], set[str], set[str]]:
+    """What the ratings of bots need from one game: each bot's rank (a bot seated twice
+    counts once, at its better rank), the bots that won and those ejected."""
+    assert record.result is not None
+    ranks: dict[str, int] = {}
+    for seat, rank in ranks_of(record).items():
+        name = record.seats[seat]
+        ranks[name] = min(rank, ranks.get(name, rank))
+    result = record.result
+    return (ranks, {record.seats[s] for s in result.winner_seats},
+            {record.seats[s] for s in ejected_seats(result) if 0 <= s < len(record.seats)})
 
 
 def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = None, index: int | None = None,
@@ -298,20 +318,22 @@ def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = 
                        finished_at=datetime.now(timezone.utc), replay=replay, digest=digest)
         session.add(game)
         session.flush()
-        ejected = {e.name for e in result.ejections} | set(result.misbehaved)
+        ejected = ejected_seats(result)
         added: list[Any] = []
         for position, name in enumerate(record.seats):
             added.append(SeatRow(game_id=game.id, position=position, bot_id=rows[name].id))
-            added.append(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[name],
-                                   score=result.scores.get(name), winner=name in result.winners,
-                                   ejected=name in ejected))
+            added.append(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[position],
+                                   score=result.seat_scores.get(position), winner=position in result.winner_seats,
+                                   ejected=position in ejected))
         for position, ejection in enumerate(result.ejections):
-            if ejection.name in rows:
-                added.append(EjectionRow(game_id=game.id, bot_id=rows[ejection.name].id, position=position,
-                                         method=ejection.method, kind=ejection.kind.value, reason=ejection.reason))
+            if 0 <= ejection.seat < len(record.seats):
+                added.append(EjectionRow(game_id=game.id, bot_id=rows[record.seats[ejection.seat]].id,
+                                         position=position, method=ejection.method, kind=ejection.kind.value,
+                                         reason=ejection.reason))
         session.add_all(added)
         if ratings is not None:
-            ratings.update(record.game, ranks, winners=set(result.winners), ejected=ejected)
+            by_bot, winners, ejected_bots = bot_ranks(record)
+            ratings.update(record.game, by_bot, winners=winners, ejected=ejected_bots)
             ratings.store(session, record.game, {name: rows[name] for name in record.seats})
         return game.id
 
@@ -337,40 +359,49 @@ def stored_differences(session: Session, row: GameRow, record: MatchRecord) -> l
         out.append("the replay has no result to compare the results rows with")
         return out
     result = record.result
-    expected = _result_rows(record)
+    # A bot seated twice has a results row per seat; rows are written in seat order, so
+    # the rows of one name are compared with that name's seats in order.
+    expected: dict[str, list[tuple[Any, ...]]] = {}
+    for name, want in zip(record.seats, _result_rows(record)):
+        expected.setdefault(name, []).append(want)
     found: dict[str, list[tuple[Any, ...]]] = {}
     for r in session.scalars(select(ResultRow).where(ResultRow.game_id == row.id).order_by(ResultRow.id)):
         name = names.get(r.bot_id) or _bot_name(session, r.bot_id)
         found.setdefault(name, []).append((r.rank, r.score, bool(r.winner), bool(r.ejected)))
     for name in sorted(set(expected) | set(found), key=lambda n: (n not in record.seats, n)):
         rows = found.get(name, [])
-        want = expected.get(name)
-        if want is None:
+        wants = expected.get(name, [])
+        if not wants:
             out.append(f"results has {len(rows)} row(s) of {name}, who did not play this game")
         elif not rows:
-            out.append(f"results has no row of {name} (the replay: {_result_text(want)})")
-        elif len(rows) > 1:
-            out.append(f"results has {len(rows)} rows of {name}")
-        elif rows[0] != want:
-            out.append(f"results row of {name} says {_result_text(rows[0])}, the replay {_result_text(want)}")
+            out.append(f"results has no row of {name} (the replay: {'; '.join(map(_result_text, wants))})")
+        elif len(rows) != len(wants):
+            out.append(f"results has {len(rows)} rows of {name}"
+                       + (f", who has {len(wants)} seats in the replay" if len(wants) > 1 else ""))
+        else:
+            for at, (got, want) in enumerate(zip(rows, wants)):
+                if got != want:
+                    which = f" (its seat {at + 1} of {len(wants)})" if len(wants) > 1 else ""
+                    out.append(f"results row of {name}{which} says {_result_text(got)}, the replay {_result_text(want)}")
     ejections = [(e.position, names.get(e.bot_id) or _bot_name(session, e.bot_id), e.method, e.kind, e.reason)
                  for e in session.scalars(select(EjectionRow).where(EjectionRow.game_id == row.id)
                                           .order_by(EjectionRow.position, EjectionRow.id))]
-    wanted = [(at, e.name, e.method, e.kind.value, e.reason) for at, e in enumerate(result.ejections)
-              if e.name in record.seats]
+    wanted = [(at, record.seats[e.seat], e.method, e.kind.value, e.reason) for at, e in enumerate(result.ejections)
+              if 0 <= e.seat < len(record.seats)]
     if ejections != wanted:
         out.append(f"ejections rows {_ejections_text(ejections)} differ from the replay's {_ejections_text(wanted)}")
     return out
 
 
-def _result_rows(record: MatchRecord) -> dict[str, tuple[Any, ...]]:
-    """Each seat's (rank, score, winner, ejected), as :func:`record_game` writes them."""
+def _result_rows(record: MatchRecord) -> list[tuple[Any, ...]]:
+    """Each seat's (rank, score, winner, ejected) in seat order, as :func:`record_game`
+    writes them."""
     assert record.result is not None
     result = record.result
     ranks = ranks_of(record)
-    ejected = {e.name for e in result.ejections} | set(result.misbehaved)
-    return {name: (ranks[name], result.scores.get(name), name in result.winners, name in ejected)
-            for name in record.seats}
+    ejected = ejected_seats(result)
+    return [(ranks[seat], result.seat_scores.get(seat), seat in result.winner_seats, seat in ejected)
+            for seat in range(len(record.seats))]
 
 
 def _bot_name(session: Session, bot_id: int) -> str:

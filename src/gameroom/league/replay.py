@@ -24,21 +24,34 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.calls import CallFailed
 from gameroom.core.chain import UNCHAINED, ChainCheck, DigestChain, check_chain
 from gameroom.core.match import Seat
-from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, MatchResult, Recorder
+from gameroom.core.record import (CALL, EJECT, END, SEAT_KEYS, STATE, Event, FailureKind, MatchRecord, MatchResult,
+                                  Recorder, names_only)
 
 __all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile",
-           "LoadedReplay", "load_replays", "head_problems", "result_difference"]
+           "LoadedReplay", "load_replays", "head_problems", "result_difference", "NOT_RE_DEALABLE"]
+
+NOT_RE_DEALABLE = ("not re-dealable: dealt by a tournament or a server rather than from a seed, so the rules "
+                   "cannot re-run it (no sign of an alteration)")
+"""What ``replay verify`` and the web room say of a game they cannot re-run, in the same
+words: it is not evidence of an alteration."""
 
 
 class ReplayRecorder(Recorder):
     """A recorder that keeps calls, ejections and the end (no state snapshots, which cost
-    encoding and space and which the rules recompute on verification)."""
+    encoding and space and which the rules recompute on verification) — unless
+    ``states``: a game the rules cannot re-deal (no seed) keeps its snapshots, the only
+    way to draw it later."""
+
+    def __init__(self, *args: Any, states: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.states = states
 
     def __call__(self, event: Event) -> None:
-        if event.kind != STATE:
+        if event.kind != STATE or (self.states and event.subject is not None):
             super().__call__(event)
 
 
@@ -70,8 +83,14 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _comparable(event: Event) -> dict[str, Any]:
-    return {key: value for key, value in event.to_json().items() if key != "latency"}
+def _comparable(event: Event, recorded: Event | None = None) -> dict[str, Any]:
+    """The event's facts to compare (not its latency); a re-run's end is compared by names
+    only with a replay written before results held seat indices."""
+    data = {key: value for key, value in event.to_json().items() if key != "latency"}
+    if (recorded is not None and event.kind == END and isinstance(data.get("result"), dict)
+            and "names" not in (recorded.get("result") or {})):
+        data["result"] = names_only(data["result"])
+    return data
 
 
 class _Script:
@@ -128,8 +147,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     except registry.UnknownGame as exc:
         return Divergence(0, str(exc))
     if record.seed is None:
-        return Divergence(0, "not dealt by the registry from a seed (a served or tournament game): it cannot be re-run",
-                          unverifiable=True)
+        return Divergence(0, NOT_RE_DEALABLE, unverifiable=True)
     seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
     if [s.get("name") for s in seat_config] != list(record.seats):
         return Divergence(0, "the header's seats and configuration disagree")
@@ -137,7 +155,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     seats = [Seat(s["name"], script.caller(s["name"]), trusted=bool(s.get("trusted", False))) for s in seat_config]
     again = ReplayRecorder(record.game, record.seed, record.config, record.seats)
     try:
-        game.play(record.seed, seats, observers=[again, *observers])
+        game.play(record.seed, seats, MatchContext(observers=[again, *observers]))
     except _Diverged as exc:
         earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
         return earlier or exc.divergence
@@ -147,7 +165,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
             or result_difference(again.record.result, record))
 
 
-_RESULT_KEYS = ("winners", "misbehaved", "ranking", "scores", "ejections")
+_RESULT_KEYS = ("winners", "misbehaved", "ranking", "scores", "ejections", *SEAT_KEYS)
 
 
 def result_difference(derived: MatchResult | None, record: MatchRecord) -> Divergence | None:
@@ -162,8 +180,13 @@ def result_difference(derived: MatchResult | None, record: MatchRecord) -> Diver
     if record.result is None:
         return Divergence(step, "the replay has no result line (the rules' result: "
                                 f"{_short(derived.to_record(), 200)})")
-    ours, theirs = derived.to_record(), record.result.to_record()
-    keys = [key for key in _RESULT_KEYS if ours.get(key) != theirs.get(key)]
+    # The line as written: a name list edited without its seats (or the reverse) differs
+    # from the rules' result even though the parsed result is rebuilt from the seats.
+    theirs = record.written_result if isinstance(record.written_result, dict) else record.result.to_record()
+    ours = derived.to_record()
+    if "names" not in theirs:   # written before results held seat indices: compared by names
+        ours = names_only(ours)
+    keys = [key for key in _RESULT_KEYS if key in ours and ours.get(key) != theirs.get(key)]
     if not keys:
         return None
     what = ", ".join(f"{k}: rules {_short(ours.get(k))} / replay {_short(theirs.get(k))}" for k in keys)
@@ -179,7 +202,7 @@ def _first_difference(replayed: Sequence[Event], recorded: Sequence[Event], stop
             missing = "the replay ends" if theirs is None else "the rules end the game"
             other = ours if theirs is None else theirs
             return Divergence(at + 1, f"{missing} here, before {other.kind} {_short(_comparable(other))}")
-        a, b = _comparable(ours), _comparable(theirs)
+        a, b = _comparable(ours, theirs), _comparable(theirs)
         if a != b:
             keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
             what = ", ".join(f"{k}: rules {_short(a.get(k))} / replay {_short(b.get(k))}" for k in keys)
@@ -211,8 +234,8 @@ def describe(record: MatchRecord) -> Iterable[str]:
     if record.result is not None:
         result = record.result
         yield f"winners: {', '.join(result.winners) or 'none'}; ejected: {', '.join(result.misbehaved) or 'none'}"
-        if result.scores:
-            yield "scores: " + ", ".join(f"{k} {v}" for k, v in result.scores.items())
+        if result.seat_scores:
+            yield "scores: " + ", ".join(f"{k} {v}" for k, v in result.named_scores())
 
 
 def _bot(spec: dict[str, Any]) -> str:
@@ -317,7 +340,22 @@ def _layout(chunk: list[tuple[int, str, dict[str, Any]]]) -> list[str]:
         problems.append(f"line {result_at}: the result line differs from the end event's result (line {end_at})")
     elif end_at is None and result_at is not None:
         problems.append(f"line {result_at}: a result line without an end event")
+    if result_at is not None and not _consistent(result):
+        problems.append(f"line {result_at}: the result line's names disagree with its seats (winners, ranking, "
+                        "scores or ejections edited on one side only)")
     return problems
+
+
+def _consistent(result: Any) -> bool:
+    """Whether a result line that names players both by seat and by name says the same
+    both ways (what ``MatchResult.to_record`` writes); a line by names only (written before
+    seats were identity) has nothing to disagree with."""
+    if not isinstance(result, dict) or "names" not in result:
+        return True
+    try:
+        return MatchResult.from_record(result).to_record() == result
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
 
 
 def head_problems(check: ChainCheck, stored: str | None, where: str = "the database") -> list[str]:
