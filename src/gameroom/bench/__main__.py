@@ -18,7 +18,6 @@ def _hostile(quick: bool) -> None:
     """Every hostile-user part (a ``gameroom.bench.hostile_*`` module with
     ``run_attacks(quick)``), one after another: its own ``run(quick)`` prints it when it
     has one, else each row it returns is printed as ``key value`` pairs."""
-    import importlib
     import pkgutil
 
     import gameroom.bench
