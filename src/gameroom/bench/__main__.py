@@ -35,12 +35,13 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
+                        choices=["all", "lobby", "league", "arena", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games), "
                              "capacity (one referee server holding many remote players), rl (every "
                              "game's learning environment beside PettingZoo's classic ones) or hostile (the "
-                             "attacks of issue 17 beside honest games)")
+                             "attacks of issue 17 beside honest games), arena (the arena's ladder with program bots of "
+                             "each language, and its overhead per game)")
     parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
                         help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
     parser.add_argument("--games", type=int, default=None,
@@ -94,6 +95,11 @@ def main() -> int:
         return acceptance.run(args.games, args.workers)
     if args.acceptance:
         parser.error("--acceptance belongs to the league benchmark")
+    if args.game == "arena":
+        from gameroom.bench import arena
+
+        arena.run(args.games, game_name=args.played, workers=args.workers)
+        return 0
     if args.game == "league":
         from gameroom.bench import league
 

@@ -1,6 +1,6 @@
 """Slow and silent clients beside normal games, in one server process.
 
-One arena server (``gameroom.server.arena``) hosts the normal games and, on other ports of
+One arena server (``gameroom.server.many``) hosts the normal games and, on other ports of
 the same process, a few games that the attackers crowd. The attackers are hundreds of
 connections of three kinds, made before the normal games start and held while they play:
 

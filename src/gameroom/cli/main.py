@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gameroom import __version__
+from gameroom.cli import arena as arena_commands
 from gameroom.cli import commands as game_commands
 from gameroom.cli import league as league_commands
 from gameroom.cli import web as web_commands
@@ -88,6 +89,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     play.add_argument("--replay", type=Path, metavar="FILE", default=None,
                       help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")
     league_commands.add_commands(commands, game_choices)
+    arena_commands.add_command(commands)
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices, help=game_help)
     harness.add_argument("name", help="the harness, e.g. xmap (a wrong name lists the game's harnesses)")
@@ -178,6 +180,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "web":
             return web_commands.run(args)
+        if args.command == "arena":
+            return arena_commands.run(args)
         if args.command in ("league", "ratings", "replay"):
             return getattr(league_commands, args.command)(args)
         game = load_game(args.game)

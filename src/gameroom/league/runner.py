@@ -73,7 +73,7 @@ class LeaguePlan:
         return {"bots": [b.spec for b in self.bots], "players": self.table_size}
 
 
-def _watch_parent(parent: int) -> None:
+def watch_parent(parent: int) -> None:
     """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
     programs and exit, so a killed league leaves nothing running. Ctrl-C is the league
     process's to handle (it stops the pool and says so in one line): a worker, in the same
@@ -110,7 +110,7 @@ class LocalBackend:
             os.environ["GAMEROOM_LEAGUE_PARENT"] = str(os.getpid())
             self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
                                                                 mp_context=multiprocessing.get_context("spawn"),
-                                                                initializer=_watch_parent, initargs=(os.getpid(),))
+                                                                initializer=watch_parent, initargs=(os.getpid(),))
         return self._pool
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
