@@ -1,32 +1,40 @@
 """A time limit on a call made on the main thread, without a thread hand-off.
 
-A guarded call (``core.calls.ThreadedCaller``) must stop waiting for a player at its limit.
+A guarded call (``core.calls.GuardedCaller``) must stop waiting for a player at its limit.
 Handing each call to a worker thread costs two thread wake-ups and a GIL hand-over a
-call (13 µs of CPU, 35-55 µs of wall time here), more than a turn of most strategies.
-On the main thread the call runs in place instead, under the process's real-time
-interval timer: ``setitimer(ITIMER_REAL)`` is armed for the limit before the call and
-disarmed after it (about 1 µs of CPU for both). When the limit passes, SIGALRM's handler
-raises :class:`Overrun` inside the player's code — it interrupts a Python loop at its
-next instruction and a blocking wait (``time.sleep``, a lock, a socket read) through
-EINTR — and the timer fires again every :data:`REPEAT` seconds, so a player that catches
-the exception is hit again until it lets go. Whatever the call returns once the limit
-passed is discarded: the caller reports a time-out, so nothing the player did after its
-limit reaches the game.
+call (13-15 µs of CPU, 35-55 µs of wall time here), more than a turn of most strategies.
+On the main thread the call runs in place instead, watched by one daemon thread: a call
+writes its deadline where the watchdog reads it (a clock read and a few stores, no
+system call — arming the process's interval timer around every call cost two
+``setitimer`` calls, 3-4 µs of a loaded machine's wall time). The watchdog sleeps until
+the earliest deadline it knows of; when it wakes and the running call is past its
+deadline, it sends SIGALRM to the main thread, whose handler raises :class:`Overrun`
+inside the player's code — it interrupts a Python loop at its next instruction and a
+blocking wait (``time.sleep``, a lock, a socket read) through EINTR — and it signals
+again every :data:`REPEAT` seconds while the call goes on (a player that caught it once and
+returned is still reported as a time-out). Whatever the call returns once the limit passed is discarded: the
+caller reports a time-out, so nothing the player did after its limit reaches the game.
+Calls one after another with the same limit wake the watchdog about once a limit; only a
+call whose deadline comes before the watchdog's next look wakes it early.
 
 The handler never raises in this module's own code (it only marks the call overrun),
 so the wrapper's bookkeeping cannot be torn. Only the main thread receives signals, so
 :func:`available` is false elsewhere (referees on a server's threads) and when another
 part of the program owns SIGALRM; callers then use a worker thread. What this cannot
 interrupt: a single C call that neither returns to the interpreter nor waits in an
-interruptible system call (a huge ``sum(range(10**12))``); such a player belongs in an
-isolated seat.
+interruptible system call (a huge ``sum(range(10**12))``), nor a player that catches
+``BaseException`` inside its endless loop (each interruption lands in that loop, since the
+main thread takes it at the same point where it gave the watchdog the interpreter); such
+players belong in an isolated seat, whose process is killed.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Callable
+from time import monotonic
 from typing import Any
 
 __all__ = ["REPEAT", "Overrun", "TimedOut", "available", "call_with_limit"]
@@ -35,8 +43,9 @@ REPEAT = 0.005
 """Seconds between repeated interruptions once a call has overrun its limit."""
 
 _MAIN = threading.main_thread().ident
-_SIGNALS = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+_SIGNALS = hasattr(signal, "pthread_kill") and hasattr(signal, "SIGALRM")
 _GLOBALS = globals()
+_INFINITY = float("inf")
 
 
 class Overrun(BaseException):
@@ -49,30 +58,74 @@ class TimedOut(TimeoutError):
     own TimeoutError, which propagates as the player's exception)."""
 
 
-class _Timer:
-    armed = False     # a call is running under the timer
-    overran = False   # ... and its limit passed
+class _Watch:
+    """The running call, as the watchdog and the signal handler see it."""
+
+    armed = False          # a call is running under the watch
+    deadline = _INFINITY   # ... until then
+    overran = False        # ... and its limit passed
+    wake_at = _INFINITY    # when the watchdog looks next
+    ours = False           # SIGALRM's handler is ours and the watchdog runs
+
+
+_wake = threading.Condition()
+
+
+def _forked() -> None:
+    # A forked child has no watchdog thread: its first watched call starts one.
+    global _wake
+    _wake = threading.Condition()
+    _Watch.ours = _Watch.armed = False
+    _Watch.wake_at = _INFINITY
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _on_alarm(_signum: int, frame: Any) -> None:
-    if not _Timer.armed:
-        return   # a late signal of a call that already ended
-    _Timer.overran = True
-    if frame is None or frame.f_globals is not _GLOBALS:
+    # A late signal (its call ended, or the next call is not overdue) does nothing.
+    if not _Watch.armed or monotonic() < _Watch.deadline:
+        return
+    _Watch.overran = True
+    if frame is not None and frame.f_globals is not _GLOBALS:
         raise Overrun
 
 
+def _watchdog() -> None:
+    with _wake:
+        while True:
+            now = monotonic()
+            if _Watch.armed and now >= _Watch.deadline:
+                if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+                    _Watch.ours = False   # someone took SIGALRM: later calls use a worker
+                else:
+                    signal.pthread_kill(_MAIN, signal.SIGALRM)   # type: ignore[arg-type]
+                wake = now + REPEAT
+            else:
+                wake = _Watch.deadline if _Watch.armed else _INFINITY
+            _Watch.wake_at = wake
+            # A call that began since the first look may need an earlier one (the caller
+            # wrote its deadline before it read wake_at, so one of us sees the other).
+            if _Watch.armed and _Watch.deadline < wake:
+                continue
+            _wake.wait(None if wake == _INFINITY else max(wake - monotonic(), 0.0))
+
+
 def available() -> bool:
-    """Whether a call on this thread can be limited by the timer: the main thread, no
-    timed call already running, and SIGALRM free or already ours."""
-    if not _SIGNALS or threading.get_ident() != _MAIN or _Timer.armed:
+    """Whether a call on this thread can be limited by the watchdog: the main thread, no
+    watched call already running, and SIGALRM free or already ours."""
+    if _Watch.ours:
+        return not _Watch.armed and threading.get_ident() == _MAIN
+    if not _SIGNALS or threading.get_ident() != _MAIN or _Watch.armed:
         return False
     handler = signal.getsignal(signal.SIGALRM)
-    if handler is _on_alarm:
-        return True
-    if handler is not signal.SIG_DFL:
-        return False   # someone else's alarm: leave it alone
-    signal.signal(signal.SIGALRM, _on_alarm)
+    if handler is not _on_alarm:
+        if handler is not signal.SIG_DFL:
+            return False   # someone else's alarm: leave it alone
+        signal.signal(signal.SIGALRM, _on_alarm)
+    threading.Thread(target=_watchdog, daemon=True, name="gameroom-overrun").start()
+    _Watch.ours = True
     return True
 
 
@@ -80,22 +133,21 @@ def call_with_limit(fn: Callable[..., Any], args: tuple[Any, ...], limit: float)
     """``fn(*args)`` on this thread (check :func:`available` first); raises TimedOut
     when ``limit`` seconds passed before it returned (its value, if any, is discarded).
     The player's own exceptions propagate."""
-    _Timer.overran = False
-    _Timer.armed = True
-    signal.setitimer(signal.ITIMER_REAL, max(limit, 1e-6), REPEAT)
+    deadline = monotonic() + limit
+    _Watch.overran = False
+    _Watch.deadline = deadline
+    _Watch.armed = True
+    if deadline < _Watch.wake_at:   # the watchdog would look too late: wake it
+        with _wake:
+            _wake.notify()
     try:
         value = fn(*args)
     except BaseException:
-        _disarm()
-        if _Timer.overran:   # Overrun itself, or what the player made of it
+        _Watch.armed = False
+        if _Watch.overran:   # Overrun itself, or what the player made of it
             raise TimedOut from None
         raise
-    _disarm()
-    if _Timer.overran:
+    _Watch.armed = False
+    if _Watch.overran:
         raise TimedOut
     return value
-
-
-def _disarm() -> None:
-    _Timer.armed = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
