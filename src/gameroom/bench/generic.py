@@ -77,13 +77,14 @@ def run_lineup(game: GameDescriptor, lineup: Lineup, games: int, isolated_games:
         figures[f"games_per_cpu_s_{kind}"] = round(rate.per_cpu_s, 2)
         part = f"{kind} {rate.per_s:.1f} games/s ({rate.per_cpu_s:.1f} per CPU-second, {count} games)"
         if reference is not None:
-            part += f" = {rate.per_s / reference:.1f}x"
+            part += f" = {rate.per_s / reference:.1f}x the reference ({rate.per_cpu_s / reference:.1f}x per CPU-second)"
         parts.append(part)
     line = f"{lineup.label}: " + "; ".join(parts)
     if reference is not None:
         line += f"; reference {reference:g} games/s"
         for kind in seats.KINDS:
             figures[f"x_reference_{kind}"] = round(figures[f"games_per_s_{kind}"] / reference, 2)
+            figures[f"x_reference_cpu_{kind}"] = round(figures[f"games_per_cpu_s_{kind}"] / reference, 2)
     return line + f" (guarded limit {seats.guard_limit(game):g} s a call)", figures
 
 
