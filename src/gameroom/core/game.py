@@ -22,12 +22,13 @@ from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
-from gameroom.core.narration import Narrator
+from gameroom.core.narration import Narrator, Story
 from gameroom.core.options import Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
 from gameroom.core.workload import Lineup, Workload
 
-__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
+__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
+           "MatchNarrator", "PERSON_LIMIT"]
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -47,6 +48,14 @@ PlayGame = Callable[..., Any]
 receive its events, the log of ejections and the cancel event (a ``threading.Event``:
 setting it stops the game at its next call with ``core.match.MatchCancelled``). The
 game's own options (Eriantys's ``expert=``) are keyword arguments."""
+
+MatchNarrator = Callable[[int, Sequence[str]], Narrator]
+"""``narrator(seed, names) -> Narrator``: the narrator of one match that ``play`` deals
+from ``seed`` for seats named ``names`` (in turn order)."""
+
+PERSON_LIMIT = 60.0
+"""Seconds a person has for one decision when a game declares nothing else: time to look
+at the board and click, where a bot's per-call limit (Fish: 0.6 s) would eject them."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,9 @@ class GameDescriptor:
     for one person's seat, for games whose legal answers depend on what earlier calls told
     the player (Evolution's ``choose`` needs the hand ``start`` dealt; Bazaar's trades the
     equations of ``setup``): it sees every call of its seat in order, notifications
-    included.
+    included. ``narrator(seed, names)`` tells a match of ``play`` (the lines ``gameroom
+    play`` prints, the pictures' captions; :meth:`story`); ``person_limit`` is the time
+    a person has for one decision by default (the web room).
     """
 
     name: str
@@ -129,6 +140,13 @@ class GameDescriptor:
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
     environments of every game that declares one."""
+    narrator: MatchNarrator | None = None
+    """The game's narrator of a match ``play`` deals (``(seed, names) -> Narrator``): one
+    line per move and the pictures' captions, the same in ``gameroom play``, the web
+    room and stored games. None: the generic :class:`core.narration.Narrator`."""
+    person_limit: float | None = PERSON_LIMIT
+    """Seconds a person has for one decision unless told otherwise (the web room's
+    default for a person's seat): suited to a person, never the bots' ``limits.call``."""
 
     @property
     def tournament(self) -> bool:
@@ -150,6 +168,15 @@ class GameDescriptor:
         """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
         return self.seat_moves() if self.seat_moves is not None else self.moves
 
+    def story(self, seed: int, names: Sequence[str]) -> Story:
+        """One match of ``play`` from ``seed`` between seats named ``names``, told: the
+        game's narrator (or the generic one) with the game's pictures."""
+        if self.narrator is not None:
+            narrator = self.narrator(seed, list(names))
+        else:
+            narrator = Narrator([f"{self.name}: {', '.join(names)}; seed {seed}"])
+        return Story(narrator, self.render)
+
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""
         names = list(names) if names is not None else [f"P{i + 1}" for i in range(len(strategies))]
@@ -168,9 +195,8 @@ def generic_play(game: GameDescriptor) -> PlayHosting:
     def match(values: Options) -> LocalMatch:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
-        opening = [f"{game.name}: {', '.join(seat.name for seat in seats)}; seed {seed}"]
         return LocalMatch(run=lambda observers, log: game.play(seed, seats,
                                                                context=MatchContext(observers=observers, log=log)),
-                          narrator=Narrator(opening))
+                          narrator=game.story(seed, [seat.name for seat in seats]).narrator)
 
     return PlayHosting(options, match)

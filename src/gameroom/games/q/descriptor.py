@@ -128,6 +128,17 @@ def _learning() -> Any:
     return LEARNING
 
 
+PERSON_LIMIT = 120.0
+"""A person's time for one turn: placing several tiles means looking over the map and
+trying cells (q.md's 6 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.q.narrator import narrator
+
+    return narrator(seed, names)
+
+
 def _render(state: RefereeState, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
@@ -155,4 +166,6 @@ GAME = GameDescriptor(
     lineups=LINEUPS,
     moves=moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )
