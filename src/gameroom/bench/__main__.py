@@ -58,6 +58,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
     parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
+    parser.add_argument("--reference", action="append", default=[], metavar="FILE|KEY=RATE",
+                        help="a game: more reference figures, a TOML file shaped like gameroom/bench/"
+                             "references.toml, or one work's rate (KEY=RATE, e.g. q-dag-dag=91.3); "
+                             "repeatable; the recorded figures are in references.toml")
+    parser.add_argument("--isolated-games", type=int, default=3,
+                        help="a game: games played on isolated seats (a process per player; default 3)")
     args = parser.parse_args()
     for problem in registry.problems():
         print(f"bench: warning: {problem}", flush=True)
@@ -106,9 +112,17 @@ def main() -> int:
         league.run(args.games, game_name=args.played)
         return 0
     args.games = args.games or 200
+    if args.games < 1 or args.isolated_games < 1:
+        parser.error("--games and --isolated-games must be at least 1")
+    from gameroom.bench import references
+
+    try:
+        figures = references.load(args.reference, None if args.game == "all" else args.game)
+    except ValueError as exc:
+        parser.error(str(exc))
     for name, game in games.items():
         if args.game in ("all", name):
-            generic.run(game, args.games)
+            generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
     return 0
 
 
