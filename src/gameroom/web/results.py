@@ -136,7 +136,15 @@ def draw(record: MatchRecord) -> tuple[list[Frame], dict[str, Any]]:
     divergence = verify(record, observers=[observe])
     check = {"verified": divergence is None, "message": None if divergence is None else str(divergence)}
     if divergence is not None and divergence.unverifiable:
-        return _calls(record), check
+        # the command line's words (gameroom replay): not evidence of an alteration
+        check["message"] = f"not re-dealable (served or tournament games): {divergence.message}"
+        recorded = [(game.state_codec.decode(e.get("state")), e.get("caption")) for e in record.events
+                    if e.kind == STATE and e.get("state") is not None]
+        if not recorded:
+            return _calls(record), check
+        states = recorded   # the pictures of the states the record kept
+    elif divergence is not None:
+        check["message"] = f"the replay differs from the rules' re-run at {divergence}"
     return [state_frame(game, state, None, step, caption or f"step {step}")
             for step, (state, caption) in enumerate(states, 1)], check
 

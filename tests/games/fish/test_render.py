@@ -17,8 +17,10 @@ def test_example_picture() -> None:
     svg = render_svg(example_state(), caption="turn 3 <white> & co")
     root = ET.fromstring(svg)
     assert root.tag == f"{NS}svg"
-    tiles = root.findall(f"{NS}polygon[@class='tile']")
+    tiles = root.findall(f".//{NS}polygon[@class='tile']")
     assert len(tiles) == 14  # 16 spots, 2 holes
+    keys = [g.get("data-key") for g in root.findall(f"{NS}g[@data-key]")]
+    assert len(keys) == 14 and all(k.startswith("tile:") for k in keys)   # the web board's targets
     penguins = root.findall(f".//{NS}circle[@class='penguin']")
     assert sorted(p.get("fill") for p in penguins) == sorted(["#ffffff"] * 2 + ["#d62828"] * 2)
     texts = [t.text for t in root.iter(f"{NS}text")]
@@ -29,7 +31,7 @@ def test_example_picture() -> None:
 
 def test_tiles_are_laid_out_as_the_spec_says() -> None:
     root = ET.fromstring(render_svg(example_state()))
-    first = root.findall(f"{NS}polygon[@class='tile']")[0]
+    first = root.findall(f".//{NS}polygon[@class='tile']")[0]
     points = [tuple(map(float, p.split(","))) for p in first.get("points", "").split()]
     xs = [x for x, _ in points]
     ys = [y for _, y in points]
@@ -40,6 +42,6 @@ def test_tiles_are_laid_out_as_the_spec_says() -> None:
 @given(states())
 def test_every_state_renders(state: GameState) -> None:
     root = ET.fromstring(render_svg(state))
-    assert len(root.findall(f"{NS}polygon[@class='tile']")) == len(state.board.tiles())
+    assert len(root.findall(f".//{NS}polygon[@class='tile']")) == len(state.board.tiles())
     assert len(root.findall(f".//{NS}circle[@class='penguin']")) == len(state.penguins())
     assert len(root.findall(f"{NS}text[@class='score']")) == len(state.players)

@@ -9,6 +9,7 @@ default).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -122,6 +123,7 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_view, spectator=_view),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
     moves=moves,

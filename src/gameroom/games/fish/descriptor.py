@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -101,6 +102,7 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
     moves=moves,

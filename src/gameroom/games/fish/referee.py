@@ -154,6 +154,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
 
     # -- 2. placement -----------------------------------------------------------------
     placed_out: list[Seat] = []
+    if watched:   # a picture before the first penguin: a person places on the board it shows
+        match.state(state.copy(), "the board is dealt", event="dealt")
     for _round in range(penguins_per_player(len(state.players))):
         for _call in range(len(state.players)):
             player = state.players[0]
@@ -163,7 +165,7 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
             if spot is not FAILED and state.can_place(spot):
                 state.place(spot)
                 if watched:
-                    match.state(None, f"{player.color.value} places a penguin on {list(spot)}",
+                    match.state(state.copy(), f"{player.color.value} places a penguin on {list(spot)}",
                                 event="placed", color=player.color.value, position=list(spot))
             else:
                 if spot is not FAILED:
