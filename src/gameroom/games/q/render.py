@@ -6,7 +6,10 @@ pile size and its first few tiles, an optional caption, and the tiles placed in 
 turn outlined in black. :func:`tile_svg` draws a
 single tile as an SVG fragment and :func:`render_tile_svg` as a whole document. Each of the
 six shapes has its own outline — 4-point star, 8-point star, square, circle, clover,
-diamond — filled with the tile's colour. Pure: these functions only build text.
+diamond — filled with the tile's colour. The web room's board clicks on the picture: the
+free neighbours carry ``data-key="cell:ROW,COLUMN"``, the tiles of a hand
+``data-key="hand:NAME:INDEX"``, and the map group where cells are drawn (``data-x0``,
+``data-y0``, ``data-cell``). Pure: these functions only build text.
 """
 
 from __future__ import annotations
@@ -72,14 +75,16 @@ def _shape_svg(shape: int, cx: float, cy: float, size: float, fill: str) -> str:
             f"{_fmt(cx)},{_fmt(cy + r)} {_fmt(cx - r * 0.75)},{_fmt(cy)}' {paint}/>")
 
 
-def tile_svg(tile: Tile, x: float, y: float, size: float = CELL) -> str:
-    """An SVG fragment drawing `tile` in the square with top-left corner (x, y)."""
+def tile_svg(tile: Tile, x: float, y: float, size: float = CELL, key: str | None = None) -> str:
+    """An SVG fragment drawing `tile` in the square with top-left corner (x, y); ``key``
+    names it for the web room's board (``data-key``)."""
     shape, color = tile
     title = f"<title>{COLOR_NAMES[color]} {SHAPE_NAMES[shape]}</title>"
     background = (f"<rect x='{_fmt(x + 1)}' y='{_fmt(y + 1)}' width='{_fmt(size - 2)}' "
                   f"height='{_fmt(size - 2)}' rx='{_fmt(size / 8)}' fill='#f7f3e8' "
                   f"stroke='#999' stroke-width='1'/>")
-    return (f"<g class='tile'>{title}{background}"
+    keyed = "" if key is None else f" data-key='{escape(key)}' data-tile='{COLOR_NAMES[color]} {SHAPE_NAMES[shape]}'"
+    return (f"<g class='tile'{keyed}>{background}{title}"
             f"{_shape_svg(shape, x + size / 2, y + size / 2, size, FILL[color])}</g>")
 
 
@@ -95,8 +100,9 @@ def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "start",
             f"text-anchor='{anchor}' font-weight='{weight}'>{escape(text)}</text>")
 
 
-def _tile_row(tiles: Iterable[Tile], x: float, y: float, size: float = SMALL) -> str:
-    return "".join(tile_svg(t, x + i * (size + 2), y, size) for i, t in enumerate(tiles))
+def _tile_row(tiles: Iterable[Tile], x: float, y: float, size: float = SMALL, key: str | None = None) -> str:
+    return "".join(tile_svg(t, x + i * (size + 2), y, size, None if key is None else f"{key}:{i}")
+                   for i, t in enumerate(tiles))
 
 
 def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[int, int]] = ()) -> str:
@@ -129,10 +135,12 @@ def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[in
     parts.append("<g class='labels'>" + "".join(labels) + "</g>")
     free = [f"<rect x='{map_x + (c - cmin) * CELL + 3}' y='{map_y + (r - rmin) * CELL + 3}' "
             f"width='{CELL - 6}' height='{CELL - 6}' fill='none' stroke='#cfd8dc' "
-            f"stroke-dasharray='3,2'/>"
+            f"stroke-dasharray='3,2' data-key='cell:{r},{c}'/>"
             for r, c in sorted(qmap.free_neighbours())]
     parts.append("<g class='free'>" + "".join(free) + "</g>")
-    parts.append("<g class='map'>" + "".join(
+    # where cell (r, c) is drawn: x0 + c * CELL, y0 + r * CELL (the web room's board places tiles there)
+    parts.append(f"<g class='map' data-x0='{map_x - cmin * CELL}' data-y0='{map_y - rmin * CELL}' "
+                 f"data-cell='{CELL}'>" + "".join(
         tile_svg(t, map_x + (c - cmin) * CELL, map_y + (r - rmin) * CELL)
         for (r, c), t in qmap.sorted_items()) + "</g>")
     marks = [f"<rect x='{map_x + (c - cmin) * CELL + 1}' y='{map_y + (r - rmin) * CELL + 1}' "
@@ -152,7 +160,7 @@ def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[in
         name = player.name if player.name is not None else f"player {i + 1}"
         side.append(_text(panel_x, y + 14, f"{'▶ ' if i == 0 else ''}{name}: {player.score}", 13,
                           weight="bold" if i == 0 else "normal"))
-        side.append(_tile_row(player.hand, panel_x, y + 20))
+        side.append(_tile_row(player.hand, panel_x, y + 20, key=f"hand:{name}"))
         panel_w = max(panel_w, len(player.hand) * (SMALL + 2), 9 * len(name) + 60)
         y += 20 + SMALL + 14
     if not state.players:
