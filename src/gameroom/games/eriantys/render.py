@@ -1,6 +1,8 @@
 """A self-contained SVG picture of an Eriantys snapshot (§6.5): the island ring with
 students, towers, no-entry tiles and Mother Nature; the clouds; each school with entrance,
-dining room, professors, towers and coins; the character cards in play. Pure text."""
+dining room, professors, towers and coins; the character cards in play. The shapes a person clicks in the web room carry
+``data-key``: ``island:I``, ``cloud:C``, ``entrance:SEAT:COLOR`` (the first student of a
+colour), ``table:SEAT:COLOR``, ``assistant:SEAT:VALUE``, ``character:ID``. Pure text."""
 
 from __future__ import annotations
 
@@ -17,13 +19,17 @@ TOWER = {"BLACK": "#222222", "WHITE": "#ffffff", "GREY": "#9a9a9a"}
 WIDTH, RING = 1100, 230
 
 
-def _students(counts: dict[str, int], x: float, y: float, r: float = 5, per_row: int = 5) -> list[str]:
+def _students(counts: dict[str, int], x: float, y: float, r: float = 5, per_row: int = 5,
+              key: str | None = None) -> list[str]:
+    """Students in rows; with ``key`` the first of each colour carries ``data-key="KEY:COLOR"``
+    (the web room's board picks a student of that colour there)."""
     out, k = [], 0
     for name in COLORS:
-        for _ in range(counts[name]):
+        for n in range(counts[name]):
             cx, cy = x + (k % per_row) * (2 * r + 2), y + (k // per_row) * (2 * r + 2)
+            keyed = f' data-key="{key}:{name}"' if key is not None and n == 0 else ""
             out.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{r:g}" fill="{FILL[name]}" stroke="#333" '
-                       f'stroke-width="0.5"/>')
+                       f'stroke-width="0.5"{keyed}/>')
             k += 1
     return out
 
@@ -40,7 +46,8 @@ def _islands(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
         angle = 2 * math.pi * i / len(islands) - math.pi / 2
         x, y = cx + RING * math.cos(angle), cy + RING * math.sin(angle)
         radius = 34 + 6 * (island["towers"] > 1) * min(island["towers"], 4)
-        out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{radius}" fill="#cde8c3" stroke="#5a7f4f" stroke-width="2"/>')
+        out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{radius}" fill="#cde8c3" stroke="#5a7f4f" stroke-width="2" '
+                   f'data-key="island:{i}"/>')
         out.append(_text(x, y - radius + 12, f"island {i}", 10, "middle"))
         out += _students(island["students"], x - 22, y - 12, 4, 6)
         if island["towers"]:
@@ -62,7 +69,8 @@ def _clouds(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
     count = len(snap["clouds"])
     for c, cloud in enumerate(snap["clouds"]):
         x = cx - (count * 70) / 2 + c * 70 + 5
-        out.append(f'<ellipse cx="{x + 28:g}" cy="{cy:g}" rx="32" ry="20" fill="#eef3fa" stroke="#8aa"/>')
+        out.append(f'<ellipse cx="{x + 28:g}" cy="{cy:g}" rx="32" ry="20" fill="#eef3fa" stroke="#8aa" '
+                   f'data-key="cloud:{c}"/>')
         out.append(_text(x + 28, cy - 24, f"cloud {c}", 10, "middle"))
         out += _students(cloud, x + 10, cy - 5, 5, 4)
     return out
@@ -80,11 +88,16 @@ def _school(snap: dict[str, Any], player: dict[str, Any], x: float, y: float) ->
     out.append(_text(x + 8, y + 32, f"assistant {played if played is not None else '-'}, "
                      f"hand {','.join(map(str, player['hand'])) or 'empty'}{coins}", 11))
     out.append(_text(x + 8, y + 52, "entrance", 10))
-    out += _students(player["entrance"], x + 62, y + 44, 5, 9)
+    out += _students(player["entrance"], x + 62, y + 44, 5, 9, key=f"entrance:{seat}")
+    for k, value in enumerate(player["hand"]):   # the assistant cards in hand, to play by a click
+        out.append(f'<g data-key="assistant:{seat}:{value}"><rect x="{x + 262 + k * 15}" y="{y + 38}" width="13" '
+                   f'height="18" rx="2" fill="#fff" stroke="#886"/>'
+                   + _text(x + 268.5 + k * 15, y + 51, str(value), 9, "middle") + '</g>')
     for row, name in enumerate(COLORS):
         ty = y + 72 + row * 15
         count = player["diningRoom"][name]
-        out.append(f'<rect x="{x + 8}" y="{ty - 6}" width="{10 * 13}" height="12" fill="none" stroke="#ccc"/>')
+        out.append(f'<rect x="{x + 8}" y="{ty - 6}" width="{10 * 13}" height="12" fill="none" stroke="#ccc" '
+                   f'data-key="table:{seat}:{name}"/>')
         for k in range(count):
             out.append(f'<circle cx="{x + 14 + k * 13}" cy="{ty}" r="5" fill="{FILL[name]}"/>')
         if snap["professors"][name] == seat:
@@ -108,7 +121,7 @@ def _cards(snap: dict[str, Any], x: float, y: float) -> list[str]:
         used = ", used" if card["used"] else ""
         active = snap["turn"]["activatedCard"] == card["id"]
         out.append(f'<rect x="{cx}" y="{y}" width="190" height="60" fill="{"#ffe8a3" if active else "#f3efe0"}" '
-                   f'stroke="#997" rx="6"/>')
+                   f'stroke="#997" rx="6" data-key="character:{card["id"]}"/>')
         out.append(_text(cx + 8, y + 16, f"{card['id']} {CARD_NAMES[card['id']]}", 12, weight="bold"))
         out.append(_text(cx + 8, y + 32, f"price {card['price']}{used}", 11))
         if card["students"] is not None:
