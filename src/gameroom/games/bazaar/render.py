@@ -3,6 +3,8 @@
 Shows the caption, the equations table, the bank (pebbles per colour), the visible cards
 (five pebbles each, a smiley for a face card), the size of the hidden pile, and one row per
 player in turn order: the active marker, name, score, wallet pebbles and cards owned.
+The web room's board clicks on ``data-key`` shapes: ``bank``, each side of an equation
+(``trade:GIVEN>TAKEN``, sorted colours) and each visible card (``card:COLOURS:face|plain``).
 """
 
 from __future__ import annotations
@@ -44,10 +46,20 @@ def _text(x: float, y: float, text: str, size: int = 14, weight: str = "normal")
             f'{escape(text)}</text>')
 
 
+def _trade_key(give: Bag, get: Bag) -> str:
+    """``trade:red,white>blue``: the sorted colours given and taken (the web room's board)."""
+    return f"trade:{','.join(sorted(p.colour for p in give))}>{','.join(sorted(p.colour for p in get))}"
+
+
+def _card_key(card: Card) -> str:
+    """``card:blue,red,red,white,white:face`` (or ``:plain``): a visible card by its looks."""
+    return f"card:{','.join(sorted(p.colour for p in card.pebbles))}:{'face' if card.face else 'plain'}"
+
+
 def _card(x: float, y: float, card: Card) -> list[str]:
     w, h = 110, 70
     out = [f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" fill="#f7f1e3" '
-           f'stroke="#8a6d3b" stroke-width="2"/>']
+           f'stroke="#8a6d3b" stroke-width="2" data-key="{_card_key(card)}"/>']
     items = list(card.pebbles)
     for i, p in enumerate(items[:3]):
         out.append(_pebble(x + 22 + i * 33, y + 20, p))
@@ -76,11 +88,16 @@ def render_svg(state: GameState, caption: str = "", equations: Sequence[Equation
     parts.append(_text(16, y, "Equations", 15, "bold"))
     ey = y + 22
     for eq in eqs:
+        # each side a group: a person in the web room gives that side for the other
+        give = f'<g data-key="{_trade_key(eq.left, eq.right)}"><rect x="14" y="{ey - R - 3}" ' \
+               f'width="{len(list(eq.left)) * STEP + 10}" height="{2 * R + 6}" rx="4" fill="#fdfbf6" stroke="none"/>'
         row, x = _pebbles(20, ey, eq.left)
-        parts += row
+        parts += [give, *row, "</g>"]
         parts.append(_text(x + 8, ey + 5, "⇄", 16))
+        take = f'<g data-key="{_trade_key(eq.right, eq.left)}"><rect x="{x + 24:.0f}" y="{ey - R - 3}" ' \
+               f'width="{len(list(eq.right)) * STEP + 10}" height="{2 * R + 6}" rx="4" fill="#fdfbf6" stroke="none"/>'
         row, _ = _pebbles(x + 30, ey, eq.right)
-        parts += row
+        parts += [take, *row, "</g>"]
         ey += STEP + 4
     if not eqs:
         parts.append(_text(20, ey + 4, "(none)", 13))
@@ -93,6 +110,9 @@ def render_svg(state: GameState, caption: str = "", equations: Sequence[Equation
         cx = bx + 4 + i * 70
         parts.append(_pebble(cx + R, top + 22, p))
         parts.append(_text(cx + 2 * R + 5, top + 27, f"× {counts[i]}", 13))
+    # over the bank's row (unpainted): where a person in the web room clicks for a pebble
+    parts.append(f'<rect x="{bx - 6}" y="{top + 8}" width="{len(COLOURS) * 70 + 4}" height="28" rx="6" fill="none" '
+                 f'stroke="none" data-key="bank"/>')
 
     cy = top + 50
     parts.append(_text(bx, cy, f"Cards (visible {len(state.visibles)}, hidden {len(state.hidden)})", 15, "bold"))
