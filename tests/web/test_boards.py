@@ -122,3 +122,53 @@ def test_a_person_plays_a_whole_game_on_the_board(web_server: WebServer, person:
     assert summary["status"] == "over" and not summary["result"]["ejected"], summary["result"]
     assert person.inner_text("#winners") == f"winners: {', '.join(summary['result']['winners']) or 'none'}"
     fits(person)
+
+
+@pytest.mark.parametrize("name", ["q", "eriantys"])
+def test_two_people_and_a_bot_share_a_match(web_server: WebServer, browser: Any, name: str) -> None:
+    """Two people (two browser contexts, two accounts) at the seats of one match, by the
+    links the creator shares, and a bot in the third seat; each moves on its own board
+    when its prompt comes, the other meanwhile sees whose turn it is; both see the end."""
+    contexts = [browser.new_context(viewport={"width": w, "height": h}) for w, h in SIZES.values()]
+    pages = [context.new_page() for context in contexts]
+    errors: list[str] = []
+    for page in pages:
+        page.set_default_timeout(120_000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        sign_up(pages[0], web_server.url, f"host-{name}")
+        sign_up(pages[1], web_server.url, f"guest-{name}")
+        match = start(pages[0], name, ["human", "human", BOTS[name]], seed=5)
+        pages[0].goto(seat_link(web_server.url, match, "P1"))
+        pages[1].goto(seat_link(web_server.url, match, "P2"))
+        moved = {0: 0, 1: 0}
+        waited_seen = False
+        for _ in range(20_000):
+            if all(page.inner_text("#winners") for page in pages):
+                break
+            progressed = False
+            for k, page in enumerate(pages):
+                if page.inner_text("#winners") or not page.locator("#picture .target, #buttons button").count():
+                    continue
+                other = pages[1 - k]
+                if not waited_seen and f"to play: P{k + 1}" in other.inner_text("#turn"):
+                    waited_seen = True   # the other person sees whose turn it is, live
+                sent = page.evaluate("() => document.body.dataset.sent || '0'")
+                try:
+                    click_move(page)
+                    progressed = True
+                except Exception:   # noqa: BLE001 - the board changed under the click: look again
+                    continue
+                if page.evaluate("() => document.body.dataset.sent || '0'") != sent:
+                    moved[k] += 1
+            if not progressed:
+                pages[0].wait_for_timeout(50)
+        summary = web_server.get(f"/api/matches/{match['id']}")
+        assert summary["status"] == "over" and not summary["result"]["ejected"], summary["result"]
+        assert moved[0] and moved[1] and waited_seen
+        for page in pages:
+            page.wait_for_selector("#winners:has-text('winners:')")
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, errors

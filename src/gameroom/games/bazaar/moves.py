@@ -47,13 +47,13 @@ class PersonMoves:
         """Why a person's composed answer (decoded) breaks the referee's rules, or None:
         a pebble from an empty bank, an exchange sequence the wallet, bank or equations
         do not allow, a purchase the wallet does not pay in that order."""
-        turn: TurnState = args[0]
         if method == "request_pebble_or_trades":
-            if answer == WANT_PEBBLE:
+            turn: TurnState = args[0]
+            if answer is WANT_PEBBLE:
                 return None if turn.bank else "the bank has no pebble to take"
             return exchange_problem(self.equations, list(answer), turn.active.wallet, turn.bank)
         if method == "request_cards":
-            return purchase_problem(turn, tuple(answer))
+            return purchase_problem(args[0], tuple(answer))
         return f"{method} asks no decision"
 
 
