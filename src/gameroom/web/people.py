@@ -129,8 +129,13 @@ class HumanPlayer:
                     f"{len(prompt.choices)} legal actions offered")
         try:
             decoded = prompt.spec.result.decode(action)
+            # some codecs read a reply leniently, as the reference server did (Bazaar: garbage
+            # is a pebble request); a person's answer must be exactly what it reads as
+            strict = prompt.spec.result.encode(decoded) == action
         except WireError as exc:
             return f"illegal action {_short(action)}: {exc}"
+        if not strict:
+            return f"illegal action {_short(action)}: not a well-formed answer to {prompt.method}"
         try:
             problem = self._check(prompt.spec.name, prompt.args, decoded)
         except (ValueError, TypeError, KeyError, IndexError) as exc:   # a composed answer the rules cannot read

@@ -46,8 +46,8 @@ def _islands(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
         angle = 2 * math.pi * i / len(islands) - math.pi / 2
         x, y = cx + RING * math.cos(angle), cy + RING * math.sin(angle)
         radius = 34 + 6 * (island["towers"] > 1) * min(island["towers"], 4)
-        out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{radius}" fill="#cde8c3" stroke="#5a7f4f" stroke-width="2" '
-                   f'data-key="island:{i}"/>')
+        out.append(f'<g data-key="island:{i}"><circle cx="{x:g}" cy="{y:g}" r="{radius}" fill="#cde8c3" '
+                   f'stroke="#5a7f4f" stroke-width="2"/>')
         out.append(_text(x, y - radius + 12, f"island {i}", 10, "middle"))
         out += _students(island["students"], x - 22, y - 12, 4, 6)
         if island["towers"]:
@@ -61,6 +61,7 @@ def _islands(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
             out.append(f'<polygon points="{x - 30:g},{y + 30:g} {x - 22:g},{y + 14:g} {x - 14:g},{y + 30:g}" '
                        f'fill="#7b2cbf" stroke="#000"/>')
             out.append(_text(x - 22, y + 42, "Mother Nature", 9, "middle"))
+        out.append("</g>")
     return out
 
 
@@ -69,10 +70,11 @@ def _clouds(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
     count = len(snap["clouds"])
     for c, cloud in enumerate(snap["clouds"]):
         x = cx - (count * 70) / 2 + c * 70 + 5
-        out.append(f'<ellipse cx="{x + 28:g}" cy="{cy:g}" rx="32" ry="20" fill="#eef3fa" stroke="#8aa" '
-                   f'data-key="cloud:{c}"/>')
+        out.append(f'<g data-key="cloud:{c}"><ellipse cx="{x + 28:g}" cy="{cy:g}" rx="32" ry="20" fill="#eef3fa" '
+                   f'stroke="#8aa"/>')
         out.append(_text(x + 28, cy - 24, f"cloud {c}", 10, "middle"))
         out += _students(cloud, x + 10, cy - 5, 5, 4)
+        out.append("</g>")
     return out
 
 
@@ -96,10 +98,11 @@ def _school(snap: dict[str, Any], player: dict[str, Any], x: float, y: float) ->
     for row, name in enumerate(COLORS):
         ty = y + 72 + row * 15
         count = player["diningRoom"][name]
-        out.append(f'<rect x="{x + 8}" y="{ty - 6}" width="{10 * 13}" height="12" fill="none" stroke="#ccc" '
-                   f'data-key="table:{seat}:{name}"/>')
+        out.append(f'<g data-key="table:{seat}:{name}"><rect x="{x + 8}" y="{ty - 6}" width="{10 * 13}" height="12" '
+                   f'fill="#faf6ee" stroke="#ccc"/>')
         for k in range(count):
             out.append(f'<circle cx="{x + 14 + k * 13}" cy="{ty}" r="5" fill="{FILL[name]}"/>')
+        out.append("</g>")
         if snap["professors"][name] == seat:
             out.append(f'<polygon points="{x + 150},{ty - 6} {x + 162},{ty - 6} {x + 156},{ty + 6}" '
                        f'fill="{FILL[name]}" stroke="#000"/>')
@@ -120,14 +123,15 @@ def _cards(snap: dict[str, Any], x: float, y: float) -> list[str]:
         cx = x + k * 200
         used = ", used" if card["used"] else ""
         active = snap["turn"]["activatedCard"] == card["id"]
-        out.append(f'<rect x="{cx}" y="{y}" width="190" height="60" fill="{"#ffe8a3" if active else "#f3efe0"}" '
-                   f'stroke="#997" rx="6" data-key="character:{card["id"]}"/>')
+        out.append(f'<g data-key="character:{card["id"]}"><rect x="{cx}" y="{y}" width="190" height="60" '
+                   f'fill="{"#ffe8a3" if active else "#f3efe0"}" stroke="#997" rx="6"/>')
         out.append(_text(cx + 8, y + 16, f"{card['id']} {CARD_NAMES[card['id']]}", 12, weight="bold"))
         out.append(_text(cx + 8, y + 32, f"price {card['price']}{used}", 11))
         if card["students"] is not None:
             out += _students(card["students"], cx + 14, y + 44, 5, 8)
         if card["noEntryTiles"] is not None:
             out.append(_text(cx + 8, y + 50, f"no-entry tiles: {card['noEntryTiles']}", 11))
+        out.append("</g>")
     return out
 
 

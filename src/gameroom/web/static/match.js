@@ -40,7 +40,8 @@ function fit() {   // the picture scaled to the space it has: no scrolling, noth
   const room = $("board").clientWidth || w;
   const narrow = window.innerWidth < 700;
   const tall = Math.max(240, window.innerHeight - (narrow ? 150 : 130));
-  const scale = Math.min(room / w, narrow ? room / w : tall / h, 2);
+  // zoomed: the picture at its own size, the board scrolls inside its box (small pieces on a phone)
+  const scale = $("board").classList.contains("zoomed") ? 1 : Math.min(room / w, narrow ? room / w : tall / h, 2);
   svg.setAttribute("width", String(Math.floor(w * scale)));
   svg.setAttribute("height", String(Math.floor(h * scale)));
 }
@@ -80,6 +81,11 @@ function redraw() {   // at most once per animation frame: a reconnect's history
 }
 
 window.addEventListener("resize", fit);
+$("zoom").addEventListener("click", () => {
+  const zoomed = $("board").classList.toggle("zoomed");
+  $("zoom").setAttribute("aria-pressed", String(zoomed));
+  fit();
+});
 
 // -- a person's move ----------------------------------------------------------------------
 
