@@ -2,7 +2,9 @@
 one browser for the module, tests in order: the lobby lists every game; a bot match of
 every game is started from the lobby's form and watched to its end with the winners
 shown; a person signs up on the sign-up page, then plays a whole game of Q, Eriantys,
-Bazaar and Evolution by clicking (one illegal action refused with a message on the way);
+Bazaar and Evolution from the list of legal actions, the keyboard's fallback under the board
+(one illegal action refused with a message on the way; moves on the board itself are
+``test_boards.py``'s);
 a finished match's replay is scrubbed to its first and last step. Screenshots of each
 game's page go to ``artifacts/screenshots``."""
 
@@ -67,14 +69,16 @@ def sign_up(page: Any, url: str, name: str) -> None:
 
 
 def play_by_clicking(page: Any, name: str, illegal: str) -> None:
-    """Click the first legal action at every prompt until the game is over; once, type an
-    illegal action and see it refused."""
+    """Click the first legal action of the keyboard's fallback list (under the board) at
+    every prompt until the game is over; once, type an illegal action and see it refused."""
     refused = False
     shot = False
     while True:
-        page.wait_for_selector("#choices button, #winners:has-text('winners:')", timeout=300_000)
+        page.wait_for_selector("#play:not(.hidden), #winners:has-text('winners:')", timeout=300_000)
         if page.inner_text("#winners"):
             break
+        if page.get_attribute("#fallback", "open") is None:   # the list is folded under the board
+            page.click("#fallback summary")
         if not refused:
             page.click("#play summary")
             page.fill("#raw", illegal)

@@ -58,8 +58,8 @@ def _card_key(card: Card) -> str:
 
 def _card(x: float, y: float, card: Card) -> list[str]:
     w, h = 110, 70
-    out = [f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" fill="#f7f1e3" '
-           f'stroke="#8a6d3b" stroke-width="2" data-key="{_card_key(card)}"/>']
+    out = [f'<g data-key="{_card_key(card)}"><rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" fill="#f7f1e3" '
+           f'stroke="#8a6d3b" stroke-width="2"/>']
     items = list(card.pebbles)
     for i, p in enumerate(items[:3]):
         out.append(_pebble(x + 22 + i * 33, y + 20, p))
@@ -71,6 +71,7 @@ def _card(x: float, y: float, card: Card) -> list[str]:
                    f'<path d="M {cx - 4} {cy + 2} Q {cx} {cy + 6} {cx + 4} {cy + 2}"/></g>'
                    f'<circle cx="{cx - 3}" cy="{cy - 2}" r="1.2" fill="#8a6d3b"/>'
                    f'<circle cx="{cx + 3}" cy="{cy - 2}" r="1.2" fill="#8a6d3b"/>')
+    out.append("</g>")
     return out
 
 
