@@ -80,7 +80,7 @@ def play_by_clicking(page: Any, name: str, illegal: str) -> None:
         if page.get_attribute("#fallback", "open") is None:   # the list is folded under the board
             page.click("#fallback summary")
         if not refused:
-            page.click("#play summary")
+            page.click("#expert summary")
             page.fill("#raw", illegal)
             page.click("#send")
             page.wait_for_selector("#refused:has-text('illegal action')")
@@ -128,17 +128,18 @@ def test_a_replay_is_scrubbed_to_its_first_and_last_step(web_server: WebServer, 
     page.goto(f"{web_server.url}/matches/{answer['id']}")
     page.wait_for_selector("#replay:not(.hidden)")
     assert page.inner_text("#stepinfo") == f"step {steps} of {steps}"
-    last = page.inner_html("#picture")
+    drawn = "s => s.innerHTML"   # the picture's content (its size follows the window)
+    last = page.eval_on_selector("#picture svg", drawn)
     page.click("#first")
     assert page.inner_text("#stepinfo") == f"step 1 of {steps}"
     assert page.inner_text("#caption").startswith("step 1")
-    first = page.inner_html("#picture")
+    first = page.eval_on_selector("#picture svg", drawn)
     screenshot(page, "replay-first")
     page.click("#forward")
     assert page.inner_text("#stepinfo") == f"step 2 of {steps}"
     page.click("#last")
     assert page.inner_text("#stepinfo") == f"step {steps} of {steps}"
-    assert page.inner_html("#picture") == last != first
+    assert page.eval_on_selector("#picture svg", drawn) == last != first
     # the scrubber itself: dragged to either end
     page.fill("#scrub", "0")
     assert page.inner_text("#stepinfo") == f"step 1 of {steps}"
