@@ -315,12 +315,12 @@ function connect() {
         document.body.dataset.game = frame.match.game;
         status(frame.match.status);
         seats(frame.match);
-        if (!board) {
+        if (frame.match.status === "waiting") $("turn").textContent = "waiting for every person to sit down";
+        if (!board) {   // frames that come meanwhile are handled at once; the board joins when loaded
           await loadBoard(frame.match.game);
           drawn = null;   // drawn again with the board's marks, and its targets if a prompt came meanwhile
           redraw();
         }
-        if (frame.match.status === "waiting") $("turn").textContent = "waiting for every person to sit down";
         break;
       case "status":
         status(frame.status);
