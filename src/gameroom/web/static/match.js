@@ -227,6 +227,7 @@ function finish(result) {
 }
 
 async function startReplay() {
+  if (boardLoaded) await boardLoaded;
   const reply = await fetch(replayUrl);
   const text = await reply.text();
   if (!reply.ok) { logEvent(`no replay: ${text}`); return; }
@@ -262,9 +263,13 @@ $("send").addEventListener("click", () => {
   socket.send(JSON.stringify({ action }));
 });
 
-async function loadBoard(game) {
-  try { board = await import(`/boards/${encodeURIComponent(game)}.js`); }
-  catch (e) { board = await import("/static/generic-board.js"); logEvent(`the ${game} board did not load (${e}): the generic board is used`); }
+let boardLoaded = null;   // the promise of the board module (a replay waits for its marks)
+function loadBoard(game) {
+  boardLoaded = boardLoaded || (async () => {
+    try { board = await import(`/boards/${encodeURIComponent(game)}.js`); }
+    catch (e) { board = await import("/static/generic-board.js"); logEvent(`the ${game} board did not load (${e}): the generic board is used`); }
+  })();
+  return boardLoaded;
 }
 
 async function showStored() {
