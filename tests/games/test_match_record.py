@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import guarded_seat
 from gameroom.core.record import CALL, EJECT, END, STATE, FailureKind, MatchRecord, Recorder
@@ -30,7 +31,7 @@ def random_match(game: GameDescriptor, seed: int, players: int, baddie: str | No
         seats[-1] = guarded_seat(seats[-1].name, game.misbehaviours[baddie](seats[-1].name, seed))
     recorder = Recorder(game.name, seed, {"players": players, "baddie": baddie}, [s.name for s in seats])
     limits = game.limits.with_call(2.0) if baddie is not None else None
-    result = game.play(seed, seats, observers=[recorder], limits=limits)
+    result = game.play(seed, seats, context=MatchContext(observers=[recorder], limits=limits))
     return recorder, result
 
 
@@ -78,7 +79,7 @@ def test_failure_kinds_are_told_apart() -> None:
     seats = q.seats(["dag", "dag"], 1)
     seats.append(guarded_seat("Raiser", q.misbehaviours["raise-in-take-turn"]("Raiser", 1)))
     seats.append(guarded_seat("Cheat", q.misbehaviours["cheat-tile-not-owned"]("Cheat", 1)))
-    result = q.play(1, seats, limits=q.limits.with_call(2.0))
+    result = q.play(1, seats, context=MatchContext(limits=q.limits.with_call(2.0)))
     kinds = {e.name: e.kind for e in result.ejections}
     assert kinds == {"Raiser": FailureKind.EXCEPTION, "Cheat": FailureKind.ILLEGAL_ACTION}
 

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
 from gameroom.core.match import Match, Seat
 from gameroom.server.clients import run_clients
@@ -20,7 +21,7 @@ RULES = SignupRules(min_players=2, max_players=3, periods=2, period_seconds=1.0,
 
 def play(seats: Sequence[Seat]) -> Any:
     """A one-round toy game: everybody doubles its position; the largest answer wins."""
-    match = Match(PROTOCOL, seats, time_limit=1.0)
+    match = Match(PROTOCOL, seats, limits=Limits(call=1.0))
     answers = {}
     for i, seat in enumerate(seats):
         value = match.call(seat, "double", i)

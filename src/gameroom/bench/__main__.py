@@ -4,6 +4,7 @@ the workloads its descriptor declares), and the server, league and lobby benchma
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from gameroom.bench import generic
 from gameroom.games import registry

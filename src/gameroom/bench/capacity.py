@@ -63,6 +63,7 @@ def record_messages(game_name: str, seed: int = 0) -> list[tuple[Any, Any]]:
     """(call, reply) JSON values of one in-process game between four players of the
     game's first strategy, as the protocol puts them on the wire (one-way calls have no
     reply: None)."""
+    from gameroom.core.context import MatchContext
     from gameroom.core.limits import Limits
     from gameroom.core.match import Seat
 
@@ -83,7 +84,7 @@ def record_messages(game_name: str, seed: int = 0) -> list[tuple[Any, Any]]:
 
     strategy = next(iter(game.strategies))
     seats = [recording(seat) for seat in game.seats([strategy] * _table(game), 0, names=list("ABCD"[:_table(game)]))]
-    game.play(seed, seats, limits=Limits())
+    game.play(seed, seats, context=MatchContext(limits=Limits()))
     return pairs
 
 
@@ -173,6 +174,7 @@ def client_work_ms(game_name: str, rounds: int = 5) -> float:
 # -- 2 and 3. the server and its clients --------------------------------------------------
 
 async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[str, Any]:
+    from gameroom.core.context import MatchContext
     from gameroom.core.hosting import SignupRules, name_rule
     from gameroom.core.handoff import run_in_thread
     from gameroom.core.match import Seat
@@ -223,7 +225,8 @@ async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[st
 
             return Seat(seat.name, call, seat.trusted, seat.player)
 
-        result = game.play(seed + table, [timed(s) for s in seats], limits=game.limits).to_json()
+        result = game.play(seed + table, [timed(s) for s in seats],
+                           context=MatchContext(limits=game.limits)).to_json()
         with lock:
             calls.extend(own_calls)
             added.extend(own_added)

@@ -22,7 +22,7 @@ def games_per_second(game: GameDescriptor, games: int, players: int, seed: int =
     start = time.perf_counter()
     for g in range(games):
         seats = game.seats([strategies[i % len(strategies)] for i in range(players)], seed + g)
-        game.play(seed + g, seats, limits=None)
+        game.play(seed + g, seats)
     return games / (time.perf_counter() - start)
 
 

@@ -85,8 +85,7 @@ def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dro
     ``dropped``; None: no such summary), how many pictures were written, and the result
     as JSON on the last line."""
     if dropped is not None:
-        scores = outcome.scores
-        print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
+        print("final scores: " + (", ".join(f"{n} {s}" for n, s in outcome.named_scores()) or "none"))
         label = "winner" if len(outcome.winners) == 1 else "winners"
         print(f"{label}: {', '.join(outcome.winners) or 'none'}")
         if outcome.misbehaved:

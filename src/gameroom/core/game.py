@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
@@ -42,10 +43,12 @@ Deal = Callable[[int, Sequence[str]], Any]
 these names in turn order; the same seed deals the same game."""
 
 PlayGame = Callable[..., Any]
-"""``play(seed, seats, *, limits=None, observers=(), log=None, cancel=None) -> MatchResult``:
-deal a game from ``seed`` for ``seats`` (in turn order) and run it to the end through
-``core.match``; observers receive its events; setting the ``cancel`` event (a
-``threading.Event``) stops it at its next call with ``core.match.MatchCancelled``."""
+"""``play(seed, seats, context=NO_CONTEXT, **options) -> MatchResult``: deal a game from
+``seed`` for ``seats`` (in turn order) and run it to the end through ``core.match``; the
+``core.context.MatchContext`` brings the limits (None: the game's own), the observers that
+receive its events, the log of ejections and the cancel event (a ``threading.Event``:
+setting it stops the game at its next call with ``core.match.MatchCancelled``). The
+game's own options (Eriantys's ``expert=``) are keyword arguments."""
 
 
 Moves = Callable[[str, tuple[Any, ...]], "list[tuple[str, Any]] | None"]
@@ -186,7 +189,8 @@ def generic_play(game: GameDescriptor) -> PlayHosting:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
         opening = [f"{game.name}: {', '.join(seat.name for seat in seats)}; seed {seed}"]
-        return LocalMatch(run=lambda observers, log: game.play(seed, seats, observers=observers, log=log),
+        return LocalMatch(run=lambda observers, log: game.play(seed, seats,
+                                                               context=MatchContext(observers=observers, log=log)),
                           narrator=Narrator(opening))
 
     return PlayHosting(options, match)

@@ -16,7 +16,7 @@ __all__ = ["Narrator", "winners_caption"]
 
 def winners_caption(outcome: Any) -> str:
     """The caption of a game's last picture: who won, with the final scores."""
-    scores = ", ".join(f"{n} {s}" for n, s in outcome.scores.items())
+    scores = ", ".join(f"{n} {s}" for n, s in outcome.named_scores())
     label = "winner" if len(outcome.winners) == 1 else "winners"
     return f"game over: {label} {', '.join(outcome.winners) or 'none'}" + (f" ({scores})" if scores else "")
 

@@ -28,10 +28,10 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Lar
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
-from gameroom.core.record import MatchRecord
+from gameroom.core.record import MatchRecord, MatchResult
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
-           "open_database", "record_game", "DatabaseError", "replay_of", "DEFAULT_URL"]
+           "open_database", "record_game", "ranks_of", "bot_ranks", "DatabaseError", "replay_of", "DEFAULT_URL"]
 
 DEFAULT_URL = "sqlite:///gameroom.db"
 
@@ -246,26 +246,45 @@ def bot_row(session: Session, name: str, spec: dict[str, Any] | None = None) -> 
     return row
 
 
-def ranks_of(record: MatchRecord) -> dict[str, int]:
-    """Each seat's rank (1 = best): the result's ranking groups in order, seats it does not
-    rank after them (winners first), and every ejected seat last of all."""
+def ranks_of(record: MatchRecord) -> dict[int, int]:
+    """Each seat's rank (1 = best), by seat index: the result's ranking groups in order,
+    seats it does not rank after them (winners first), and every ejected seat last of all."""
     assert record.result is not None
     result = record.result
-    ejected = set(result.misbehaved) | {e.name for e in result.ejections}
-    ranks: dict[str, int] = {}
+    ejected = ejected_seats(result)
+    ranks: dict[int, int] = {}
     rank = 1
-    for group in result.ranking:
-        members = [name for name in group if name not in ejected and name not in ranks]
-        for name in members:
-            ranks[name] = rank
+    for group in result.ranking_seats:
+        members = [seat for seat in group if seat not in ejected and seat not in ranks]
+        for seat in members:
+            ranks[seat] = rank
         rank += 1 if members else 0
-    unranked = [name for name in record.seats if name not in ranks and name not in ejected]
-    for name in sorted(unranked, key=lambda n: n not in result.winners):
-        ranks[name] = rank if name in result.winners else rank + 1
+    winners = set(result.winner_seats)
+    unranked = [seat for seat in range(len(record.seats)) if seat not in ranks and seat not in ejected]
+    for seat in sorted(unranked, key=lambda s: s not in winners):
+        ranks[seat] = rank if seat in winners else rank + 1
     last = max(ranks.values(), default=0) + 1
-    for name in record.seats:
-        ranks.setdefault(name, last)
+    for seat in range(len(record.seats)):
+        ranks.setdefault(seat, last)
     return ranks
+
+
+def ejected_seats(result: MatchResult) -> set[int]:
+    """The seats the result names as misbehaving or ejected."""
+    return set(result.misbehaved_seats) | {e.seat for e in result.ejections}
+
+
+def bot_ranks(record: MatchRecord) -> tuple[dict[str, int], set[str], set[str]]:
+    """What the ratings of bots need from one game: each bot's rank (a bot seated twice
+    counts once, at its better rank), the bots that won and those ejected."""
+    assert record.result is not None
+    ranks: dict[str, int] = {}
+    for seat, rank in ranks_of(record).items():
+        name = record.seats[seat]
+        ranks[name] = min(rank, ranks.get(name, rank))
+    result = record.result
+    return (ranks, {record.seats[s] for s in result.winner_seats},
+            {record.seats[s] for s in ejected_seats(result) if 0 <= s < len(record.seats)})
 
 
 def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = None, index: int | None = None,
@@ -289,20 +308,22 @@ def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = 
                        finished_at=datetime.now(timezone.utc), replay=replay)
         session.add(game)
         session.flush()
-        ejected = {e.name for e in result.ejections} | set(result.misbehaved)
+        ejected = ejected_seats(result)
         added: list[Any] = []
         for position, name in enumerate(record.seats):
             added.append(SeatRow(game_id=game.id, position=position, bot_id=rows[name].id))
-            added.append(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[name],
-                                   score=result.scores.get(name), winner=name in result.winners,
-                                   ejected=name in ejected))
+            added.append(ResultRow(game_id=game.id, bot_id=rows[name].id, rank=ranks[position],
+                                   score=result.seat_scores.get(position), winner=position in result.winner_seats,
+                                   ejected=position in ejected))
         for position, ejection in enumerate(result.ejections):
-            if ejection.name in rows:
-                added.append(EjectionRow(game_id=game.id, bot_id=rows[ejection.name].id, position=position,
-                                         method=ejection.method, kind=ejection.kind.value, reason=ejection.reason))
+            if 0 <= ejection.seat < len(record.seats):
+                added.append(EjectionRow(game_id=game.id, bot_id=rows[record.seats[ejection.seat]].id,
+                                         position=position, method=ejection.method, kind=ejection.kind.value,
+                                         reason=ejection.reason))
         session.add_all(added)
         if ratings is not None:
-            ratings.update(record.game, ranks, winners=set(result.winners), ejected=ejected)
+            by_bot, winners, ejected_bots = bot_ranks(record)
+            ratings.update(record.game, by_bot, winners=winners, ejected=ejected_bots)
             ratings.store(session, record.game, {name: rows[name] for name in record.seats})
         return game.id
 

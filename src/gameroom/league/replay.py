@@ -24,9 +24,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
-from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, Recorder
+from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, Recorder, names_only
 
 __all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile"]
 
@@ -68,8 +69,14 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _comparable(event: Event) -> dict[str, Any]:
-    return {key: value for key, value in event.to_json().items() if key != "latency"}
+def _comparable(event: Event, recorded: Event | None = None) -> dict[str, Any]:
+    """The event's facts to compare (not its latency); a re-run's end is compared by names
+    only with a replay written before results held seat indices."""
+    data = {key: value for key, value in event.to_json().items() if key != "latency"}
+    if (recorded is not None and event.kind == END and isinstance(data.get("result"), dict)
+            and "names" not in (recorded.get("result") or {})):
+        data["result"] = names_only(data["result"])
+    return data
 
 
 class _Script:
@@ -135,7 +142,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     seats = [Seat(s["name"], script.caller(s["name"]), trusted=bool(s.get("trusted", False))) for s in seat_config]
     again = ReplayRecorder(record.game, record.seed, record.config, record.seats)
     try:
-        game.play(record.seed, seats, observers=[again, *observers])
+        game.play(record.seed, seats, MatchContext(observers=[again, *observers]))
     except _Diverged as exc:
         earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
         return earlier or exc.divergence
@@ -153,7 +160,7 @@ def _first_difference(replayed: Sequence[Event], recorded: Sequence[Event], stop
             missing = "the replay ends" if theirs is None else "the rules end the game"
             other = ours if theirs is None else theirs
             return Divergence(at + 1, f"{missing} here, before {other.kind} {_short(_comparable(other))}")
-        a, b = _comparable(ours), _comparable(theirs)
+        a, b = _comparable(ours, theirs), _comparable(theirs)
         if a != b:
             keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
             what = ", ".join(f"{k}: rules {_short(a.get(k))} / replay {_short(b.get(k))}" for k in keys)
@@ -185,8 +192,8 @@ def describe(record: MatchRecord) -> Iterable[str]:
     if record.result is not None:
         result = record.result
         yield f"winners: {', '.join(result.winners) or 'none'}; ejected: {', '.join(result.misbehaved) or 'none'}"
-        if result.scores:
-            yield "scores: " + ", ".join(f"{k} {v}" for k, v in result.scores.items())
+        if result.seat_scores:
+            yield "scores: " + ", ".join(f"{k} {v}" for k, v in result.named_scores())
 
 
 def _bot(spec: dict[str, Any]) -> str:

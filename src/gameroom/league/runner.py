@@ -323,12 +323,10 @@ class _Starts:
 
 
 def _rate(book: RatingBook, record: MatchRecord) -> None:
-    from gameroom.league.db import ranks_of
+    from gameroom.league.db import bot_ranks
 
-    assert record.result is not None
-    result = record.result
-    book.update(record.game, ranks_of(record), result.winners,
-                {e.name for e in result.ejections} | set(result.misbehaved))
+    ranks, winners, ejected = bot_ranks(record)
+    book.update(record.game, ranks, winners, ejected)
 
 
 def _copy(book: RatingBook) -> RatingBook:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
@@ -79,7 +80,7 @@ def _play(task: TableTask) -> tuple[MatchRecord, dict[str, str]]:
                             for bot, seat in zip(bots, seats)], "index": task.index, **dict(task.extra)}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
-            game.play(task.seed, seats, observers=[recorder])
+            game.play(task.seed, seats, MatchContext(observers=[recorder]))
         finally:
             for seat in seats:   # worker threads and isolated process groups end with the game
                 if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):

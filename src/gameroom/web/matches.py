@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from gameroom.core.calls import Caller
+from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
 from gameroom.core.protocol import VOID
@@ -311,8 +312,9 @@ class WebMatch:
         self.turns.take(owner)
         try:
             try:
-                result = self.game.play(request.seed, self.seats, limits=limits, cancel=self.cancel,
-                                        observers=[self._observe, *self.extra_observers])
+                context = MatchContext(limits=limits, observers=[self._observe, *self.extra_observers],
+                                       cancel=self.cancel)
+                result = self.game.play(request.seed, self.seats, context)
                 outcome = {"winners": list(result.winners), "scores": dict(result.scores),
                            "ejected": [{"seat": e.name, "reason": e.reason} for e in result.ejections]}
             except MatchCancelled:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-import threading
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
@@ -31,12 +30,9 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
     return scratch_state(random.Random(seed), names)
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game from scratch dealt from ``seed`` (random equations, all cards, the standard bank)."""
-    state = deal(seed, [seat.name for seat in seats])
-    return run_game(seats, state, limits=limits or LIMITS, observers=observers, log=log,
-                    cancel=cancel)
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context)
 
 
 def seat_view(state: GameState, name: str) -> Any:

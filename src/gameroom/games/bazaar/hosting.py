@@ -14,6 +14,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    ServerHosting, ServerPlan, SignupRules)
@@ -51,7 +52,7 @@ def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, see
     def play(seats: Sequence[Seat]) -> Any:
         names = [seat.name for seat in seats]
         state = spec.game if spec.game is not None else scratch_state(random.Random(seed), names)
-        outcome = run_game(seats, state, bonus=spec.bonus, limits=Limits(call=time_limit), log=log)
+        outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit), log=log), bonus=spec.bonus)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(server), play=play,
@@ -151,8 +152,8 @@ def local_match(options: Options) -> LocalMatch:
                f"{', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {options['seed']}; "
                f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
                + (f"; bonus {bonus.value}" if bonus else ""))
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, bonus=bonus, limits=Limits(),
-                                                          observers=observers, log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, bonus=bonus,
+                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=BazaarNarrator(opening, explain_zero=options["strategy"] == "reference"),
                       dropped="kicked out")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Mapping
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.workload import Workload
@@ -49,7 +50,7 @@ def _games(guarded: bool) -> Callable[[int], Callable[[], Mapping[str, float]]]:
         def work() -> Mapping[str, float]:
             for g in range(games):
                 seats = [seat(n, Counted(n, POLICIES[i % 2])) for i, n in enumerate(NAMES)]
-                run_game(seats, scratch_state(random.Random(SEED + g), NAMES), limits=limits)
+                run_game(seats, scratch_state(random.Random(SEED + g), NAMES), context=MatchContext(limits=limits))
             return {"turns": turns}
 
         return work
@@ -69,7 +70,7 @@ def _searches(games: int = 20) -> list[tuple[Any, TurnState, Policy]]:
 
     for g in range(games):
         seats = [trusted_seat(n, Spy(n, POLICIES[i % 2])) for i, n in enumerate(NAMES)]
-        run_game(seats, scratch_state(random.Random(g), NAMES), limits=Limits())
+        run_game(seats, scratch_state(random.Random(g), NAMES), context=MatchContext(limits=Limits()))
     return seen
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.lobbygame import LobbyGame, Silence, StopReading, Transition
 from gameroom.core.match import guarded_seat, trusted_seat
@@ -194,8 +195,8 @@ def local_match(options: Options) -> LocalMatch:
     opening = (f"Eriantys, {'expert' if expert else 'simple'} mode, seed {seed}: "
                + ", ".join(f"{s.name} ({TEAMS[i if len(names) == 3 else i % 2]}, {kinds[i % len(kinds)]})"
                            for i, s in enumerate(seats)))
-    return LocalMatch(run=lambda observers, log: run_game(seats, seed, expert=expert, limits=LIMITS,
-                                                          observers=observers, log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, seed, expert=expert,
+                                                          context=MatchContext(limits=LIMITS, observers=observers, log=log)),
                       narrator=EriantysNarrator(opening, names, TEAMS))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.core.workload import Workload
@@ -33,7 +34,7 @@ def _games(players: int, expert: bool) -> Callable[[int], Callable[[], Mapping[s
             events = 0
             for g in range(games):
                 seats = [trusted_seat(f"P{i}", EriantysPlayer(f"P{i}", "greedy")) for i in range(players)]
-                events += run_game(seats, g, expert=expert, limits=Limits()).extra["events"]
+                events += run_game(seats, g, expert=expert, context=MatchContext(limits=Limits())).extra["events"]
             return {"events": events}
 
         return work

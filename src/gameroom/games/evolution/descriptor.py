@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
-from gameroom.games.evolution.rules import PlayerState, Table
+from gameroom.games.evolution.rules import PlayerState, Table, player_id
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
@@ -30,18 +29,14 @@ __all__ = ["GAME"]
 
 
 def deal(seed: int, names: Sequence[str]) -> Table:
-    """Players ``<name>#<i+1>`` with nothing yet, an empty watering hole, the deck shuffled by
-    ``seed``."""
-    return Table([PlayerState(f"{name}#{i + 1}") for i, name in enumerate(names)], 0, shuffled_deck(seed))
+    """Players with the spec's ids (3.1) and nothing yet, an empty watering hole, the deck
+    shuffled by ``seed``."""
+    return Table([PlayerState(player_id(name, i)) for i, name in enumerate(names)], 0, shuffled_deck(seed))
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
-    """A game on the deck shuffled by ``seed``; winners are the seat names of the top score."""
-    limits = limits or LIMITS
-    result = run_game(seats, shuffled_deck(seed), limits=limits, observers=observers, log=log,
-                      cancel=cancel)
-    return result
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
+    """A game on the deck shuffled by ``seed``; winners are the seats of the top score."""
+    return run_game(seats, shuffled_deck(seed), context)
 
 
 def _player_of(state: Table, name: str) -> PlayerState | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    QuorumPolicy, ServerHosting, ServerPlan, SignupRules)
@@ -63,8 +64,8 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
     def play(seats: Sequence[Seat]) -> Any:
         observers = [_LogObserver(log)] if config.observer.enabled and log is not None else []
-        result = run_game(seats, referee.cards(), limits=Limits(call=referee.call_timeout_s), log=log,
-                          extinction_cards=referee.extinction_cards, observers=observers)
+        context = MatchContext(limits=Limits(call=referee.call_timeout_s), observers=observers, log=log)
+        result = run_game(seats, referee.cards(), context, extinction_cards=referee.extinction_cards)
         return PlainText("\n".join(result_lines(result.results)))
 
     nothing = PlainText("\n".join(result_lines([])))
@@ -143,7 +144,7 @@ def local_match(options: Options) -> LocalMatch:
     shuffled = options["deck"] == "shuffled"
     deck = shuffled_deck(options["seed"]) if shuffled else sorted_deck()
     opening = f"Evolution: {total} players, {options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else "")
-    return LocalMatch(run=lambda observers, _log: run_game(seats, deck, observers=observers),
+    return LocalMatch(run=lambda observers, _log: run_game(seats, deck, context=MatchContext(observers=observers)),
                       narrator=EvolutionNarrator([opening]), summary=False)
 
 

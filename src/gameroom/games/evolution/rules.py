@@ -23,7 +23,7 @@ from gameroom.games.evolution.pieces import (AMBUSH, BURROWING, CARNIVORE, CLIMB
                                              Card, Species)
 
 __all__ = ["PlayerState", "Table", "attackable", "body_value", "population_value", "Choice",
-           "ranking", "score"]
+           "ranking", "score", "player_id"]
 
 Choice = Any   # int | tuple[int, int] | tuple[int, int, int] | None
 
@@ -96,6 +96,13 @@ def targets_in_row(attacker: Species, row: Sequence[Species]) -> Iterator[int]:
 def score(player: PlayerState) -> int:
     """Spec 3.9: bag + number of boards + number of trait cards on them."""
     return player.bag + len(player.boards) + sum(len(s.traits) for s in player.boards)
+
+
+def player_id(name: str, seat: int) -> str:
+    """The id of the player named ``name`` at position ``seat`` (0-based) of the dealer's
+    list: ``"<name>#<seat+1>"`` (spec 3.1). Ids are for the spec's reports; the seat is the
+    player's identity."""
+    return f"{name}#{seat + 1}"
 
 
 def ranking(players: Sequence[PlayerState]) -> list[tuple[int, Any, int]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.core.workload import Workload
@@ -31,7 +32,7 @@ def _games(players: int, shuffled: bool) -> Callable[[int], Callable[[], Mapping
             for g in range(games):
                 seats = [trusted_seat(str(i), SillyPlayer()) for i in range(players)]
                 deck = shuffled_deck(g) if shuffled else sorted_deck()
-                turns += run_game(seats, deck, limits=Limits()).turns
+                turns += run_game(seats, deck, context=MatchContext(limits=Limits())).turns
             return {"turns": turns}
 
         return work

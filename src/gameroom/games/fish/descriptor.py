@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
@@ -34,13 +33,9 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
     return GameState.create(MANAGER_BOARD[0], MANAGER_BOARD[1], len(names), rng=random.Random(seed))
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game on the manager's 5 x 5 board with random fish from ``seed``."""
-    limits = limits or LIMITS
-    state = deal(seed, [seat.name for seat in seats])
-    result = run_game(seats, state, limits=limits, observers=observers, log=log, cancel=cancel)
-    return result
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context)
 
 
 def _whole_state(state: GameState, _name: str | None = None) -> Any:

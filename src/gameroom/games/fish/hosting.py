@@ -22,6 +22,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    ServerHosting, ServerPlan, SignupRules, TournamentHosting, TournamentPlan, name_rule)
 from gameroom.core.limits import Limits
@@ -211,8 +212,8 @@ def local_match(options: Options) -> LocalMatch:
                + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], depth)})"
                            for i, (p, s) in enumerate(zip(state.players, seats))))
     narrator = FishNarrator(opening, {p.color: s.name for p, s in zip(state.players, seats)})
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, limits=Limits(), observers=observers,
-                                                          log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, state,
+                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=narrator, dropped="removed")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Mapping
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.workload import Workload
@@ -38,7 +39,8 @@ def _games(players: int, make: Callable[[], Strategy]) -> Callable[[int], Callab
         def work() -> Mapping[str, float]:
             turns = 0
             for g in range(games):
-                result = run_game(_seats(players, make), rows=5, columns=5, rng=random.Random(g), limits=Limits())
+                result = run_game(_seats(players, make), rows=5, columns=5, rng=random.Random(g),
+                                  context=MatchContext(limits=Limits()))
                 turns += result.turns
             return {"turns": turns}
 

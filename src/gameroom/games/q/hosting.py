@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.limits import Limits
@@ -72,8 +73,8 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
             raise GameRefused(f"duplicate names among {names}")
         # The referee logs only ejections; their reasons reach standard error even when
         # the configuration says quiet (README: "ejected with its reason on standard error").
-        outcome = run_game(seats, state0, rules=QRules(referee.config_s.qbo, referee.config_s.fbo),
-                           limits=Limits(call=referee.per_turn), log=log)
+        outcome = run_game(seats, state0, MatchContext(limits=Limits(call=referee.per_turn), log=log),
+                           rules=QRules(referee.config_s.qbo, referee.config_s.fbo))
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME)
@@ -146,8 +147,8 @@ def local_match(options: Options) -> LocalMatch:
     seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)])) for i, name in enumerate(names)]
     narrator = QNarrator([(s.name, s.player.strategy) for s in seats], seed, len(state.pile))
     rules = QRules(options["q_bonus"], options["finish_bonus"])
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules, limits=Limits(),
-                                                          observers=observers, log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules,
+                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=narrator)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.core.workload import Workload
@@ -43,7 +44,7 @@ def _lineup(strategies: Sequence[str]) -> Workload:
             for g in range(games):
                 state = new_game(names, random.Random(g))
                 seats = [trusted_seat(n, Counted(n, s)) for n, s in zip(names, strategies)]
-                run_game(seats, state, rules=QRules(), limits=Limits())
+                run_game(seats, state, rules=QRules(), context=MatchContext(limits=Limits()))
             return {"turns": turns}
 
         return work
@@ -60,7 +61,8 @@ def _mid_game() -> Any:
             snapshots.append(event.subject)
 
     seats = [trusted_seat(n, StrategyPlayer(n, "dag")) for n in NAMES]
-    run_game(seats, new_game(list(NAMES), random.Random(3)), rules=QRules(), limits=Limits(), observers=[keep])
+    run_game(seats, new_game(list(NAMES), random.Random(3)), rules=QRules(),
+             context=MatchContext(limits=Limits(), observers=[keep]))
     return snapshots[-1].public_for_active()
 
 
