@@ -159,7 +159,7 @@ def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.C
     from gameroom.cli import commands
     from gameroom.cli.arguments import add_options
 
-    bare = replace(registry.game("q"), hosting=Hosting(), workloads=())
+    bare = replace(registry.game("q"), hosting=Hosting(), workloads=(), narrator=None)
     parser = argparse.ArgumentParser()
     parser.add_argument("--observe", default=None)
     add_options(parser, bare.local_play.options, bare.name)

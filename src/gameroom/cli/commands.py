@@ -28,6 +28,7 @@ from gameroom.cli.common import (
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import NO_REPLY, ClientSpec, Hosting, ServerPlan
+from gameroom.core.narration import Story
 from gameroom.core.options import ConfigurationError, OptionError
 from gameroom.core.wire import WireError
 
@@ -70,23 +71,21 @@ def play(game: GameDescriptor, args: argparse.Namespace) -> int:
         match = hosting.match(options)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
-    narrator = match.narrator
+    story = Story(match.narrator, game.render)
+    pictures = PictureObserver(args.observe, story.draw) if args.observe is not None else None
 
-    def draw(state: Any, caption: str) -> str:
-        picture = narrator.picture(state, caption)
-        return picture if picture is not None else game.render(state, caption)
+    def tell(event: Any) -> None:
+        told = story.tell(event)
+        _out(told.lines)
+        if pictures is not None and told.drawn:
+            pictures.state(told.state, told.caption)
 
-    pictures = PictureObserver(args.observe, draw) if args.observe is not None else None
-    _out(narrator.opening())
-    observers: list[Any] = [lambda event: _out(narrator.narrate(event))]
-    if pictures is not None:
-        observers.append(pictures)
-    outcome = match.run(observers, stderr_log)
-    _out(narrator.closing(outcome))
-    if pictures is not None:
-        caption = narrator.final_caption(outcome)
-        if caption is not None:
-            pictures.final(caption)
+    _out(story.opening())
+    outcome = match.run([tell], stderr_log)
+    ending = story.end(outcome)
+    _out(ending.lines)
+    if pictures is not None and ending.caption is not None:
+        pictures.state(ending.state, ending.caption)
     print_outcome(outcome, pictures, args.observe, match.dropped if match.summary else None)
     return 0
 

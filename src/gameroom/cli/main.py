@@ -81,6 +81,8 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
+    connect.add_argument("--compact", action="store_true",
+                         help="never draw the board unasked (type board): only what the game expects next")
     play.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
     play.add_argument("--replay", type=Path, metavar="FILE", default=None,
                       help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")

@@ -7,6 +7,13 @@ commands for the lobby (log in, list, create, join, leave, quit) and for the gam
 game's own words, ``LobbyGame.terminal``). Every ``NACK`` is shown with the request it
 answers.
 
+The game is told as it goes: every broadcast, the other players' moves included, goes to
+the game's narrator (the terminal words' ``narrator(players)``: the lines ``gameroom play``
+prints). The board is drawn once per turn of the person (the words' ``turn(snapshot)``),
+and within a turn only what the game expects next is said; ``--compact`` never draws it
+unasked (``board`` does). ``help`` and ``moves`` list the moves possible now (the words'
+``legal_commands``).
+
 Exit status: 0 when the person quits with no game left unfinished; 1 when the server
 closed the connection (the lobby died or dropped us) or the person left a game before its
 end (no result either way); 130 after Ctrl-C, which says so in one line.
@@ -22,9 +29,10 @@ from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.patch_stdout import patch_stdout
 
+from gameroom.core.record import Event
 from gameroom.remote.lobby_client import LobbyConnection
 
-__all__ = ["run", "TerminalClient"]
+__all__ = ["run", "TerminalClient", "compact_moves"]
 
 LOBBY_HELP = """commands:
   login NAME              log in (done at start with --name)
@@ -33,8 +41,9 @@ LOBBY_HELP = """commands:
   join ID                 join a room by its id
   leave                   leave the room (the room is closed for everybody)
   board                   draw the board again;  state: ask the server for the whole state
+  moves                   the moves possible now
   quit                    leave and log out
-  help                    this text"""
+  help                    this text, and the moves possible now"""
 
 _REPLIES = {"LOGIN": "ACK", "LOGOUT": "ACK", "GET_PUBLIC_ROOMS": "PUBLIC_ROOMS", "CREATE_ROOM": "ROOM_ID",
             "ACCESS_ROOM": "ACK", "LEAVE_ROOM": "ACK", "GAME_EVENT": "ACK", "GET_GAME_STATE": "GAME_STATE"}
@@ -44,13 +53,36 @@ def say(text: str, style: str = "") -> None:
     print_formatted_text(FormattedText([(style, text)]))
 
 
+def compact_moves(commands: list[str]) -> list[str]:
+    """Commands that differ only in their last word, as one: ``island red 0-11``,
+    ``card 1|2|5``, ``table green|red``; the order of first appearance is kept."""
+    groups: dict[str, list[str]] = {}
+    for command in commands:
+        head, _, last = command.rpartition(" ")
+        groups.setdefault(head, []).append(last)
+    out = []
+    for head, lasts in groups.items():
+        if not head:
+            out += lasts
+            continue
+        numbers = [int(v) for v in lasts if v.isdigit()]
+        if len(numbers) == len(lasts) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+            out.append(f"{head} {numbers[0]}-{numbers[-1]}")
+        else:
+            out.append(f"{head} {'|'.join(lasts)}")
+    return out
+
+
 class TerminalClient:
-    def __init__(self, game: Any, conn: LobbyConnection, name: str) -> None:
+    def __init__(self, game: Any, conn: LobbyConnection, name: str, compact: bool = False) -> None:
         self.game = game
         self.lobby = game.lobby
         self.words = game.lobby.terminal
         self.conn = conn
         self.name = name
+        self.compact = compact          # never draw the board unasked
+        self.narrator: Any = None       # the game's narrator of this room's broadcasts
+        self.last_turn: Any = None      # the person's turn whose board was drawn
         self.logged_in = False
         self.view: Any = None
         self.seat: int | None = None
@@ -107,8 +139,11 @@ class TerminalClient:
                 (f" ({m['towerColor']})" if m.get("towerColor") else ""))
         if self.view is not None:
             self.view.apply(m)
+        if kind != "START_GAME":
+            self.tell(m)
         if kind == "START_GAME":
             self.started = True
+            self.start_story(m.get("players", []))
             say(f"the game starts: {', '.join(m.get('players', []))}"
                 f" ({'expert' if m.get('expert') else 'simple'} mode)", "bold")
         elif kind == "END_GAME":
@@ -127,9 +162,26 @@ class TerminalClient:
             say({"PLAYER_RECONNECT": f"{m.get('username')} is back",
                  "GAME_SUSPENDED": f"the game is suspended for up to {m.get('timeoutSeconds')} s",
                  "GAME_RESUMED": "the game resumes"}[kind], "fg:ansiyellow")
-        elif kind == "PLAY_ASSISTANT_CARD" and self.view is not None:
-            players = self.view.snapshot()["players"]
-            say(f"{players[m['player']]['username']} plays assistant {m['assistantCard']}")
+
+    # -- the story ----------------------------------------------------------------------
+
+    def start_story(self, players: list[str], snap: dict[str, Any] | None = None) -> None:
+        """A game starts (or is back after a reconnection, from ``snap``): its narrator,
+        if the game has one."""
+        make = getattr(self.words, "narrator", None)
+        if make is None or not players:
+            self.narrator = None
+        else:
+            self.narrator = make(list(players)) if snap is None else make(list(players), snap)
+        self.last_turn = None
+
+    def tell(self, m: dict[str, Any]) -> None:
+        """A broadcast of the game in the narrator's words (the other players' moves and
+        our own); the ones the client tells itself (the end, a departure) are left out."""
+        if self.narrator is None or not self.started or m.get("type") in getattr(self.words, "SELF_TOLD", ()):
+            return
+        for line in self.narrator.narrate(Event("message", {"message": m})):
+            say(line, "fg:ansibrightblack" if line.startswith(" ") else "")
 
     def reply(self, kind: str, m: dict[str, Any], what: str, sent: dict[str, Any]) -> None:
         if kind == "NACK":
@@ -173,6 +225,7 @@ class TerminalClient:
         self.started = True
         self.room = state.get("roomId")
         self.seat = next((p["seat"] for p in state.get("players", []) if p.get("username") == self.name), None)
+        self.start_story([p.get("username") for p in state.get("players", [])], state)
         say("back in your game", "bold")
         self.show_board()
 
@@ -205,9 +258,15 @@ class TerminalClient:
             key = (snap["round"], snap["phase"], snap["turn"].get("studentsToMove"),
                    snap["turn"].get("pendingInput") and snap["turn"]["pendingInput"].get("remaining"),
                    snap["turn"].get("activatedCard"))
-            if key != self.last_prompted:
-                self.last_prompted = key
-                self.show_board(snap)   # its last line says what the game expects from us
+            if key == self.last_prompted:
+                return
+            self.last_prompted = key
+            turn = getattr(self.words, "turn", lambda s: key)(snap)
+            if turn != self.last_turn and not self.compact:
+                self.last_turn = turn
+                self.show_board(snap)   # once per turn; its last line says what the game expects
+            else:   # within a turn (or compact): only what the game expects next
+                say(self.words.expected(snap, self.seat), "bold fg:ansicyan")
 
     def show_board(self, snap: dict[str, Any] | None = None) -> None:
         if snap is None:
@@ -226,6 +285,12 @@ class TerminalClient:
         try:
             if name == "help":
                 say(LOBBY_HELP + "\n" + self.words.HELP)
+                if self.my_move():
+                    self.show_moves()
+            elif name == "moves":
+                if not self.my_move():
+                    raise ValueError("it is not your move" if self.started else "no game yet")
+                self.show_moves()
             elif name == "login":
                 if len(args) != 1:
                     raise ValueError("login takes your username")
@@ -282,6 +347,15 @@ class TerminalClient:
         except ValueError as exc:
             say(str(exc), "fg:ansired")
 
+    def show_moves(self) -> None:
+        """The moves possible now, as typed commands (the game's own checks)."""
+        legal = getattr(self.words, "legal_commands", None)
+        if legal is None:
+            say("this game cannot list its moves; try hint", "fg:ansiyellow")
+            return
+        moves = compact_moves(legal(self.view.snapshot(), self.seat))
+        say("moves possible now: " + ("; ".join(moves) if moves else "none"), "fg:ansigreen")
+
 
 def _number(word: str) -> int:
     try:
@@ -306,13 +380,13 @@ async def _line(session: PromptSession[str], prompt: str) -> Any:
         return _INTERRUPTED
 
 
-async def _main(game: Any, host: str, port: int, name: str) -> int:
+async def _main(game: Any, host: str, port: int, name: str, compact: bool = False) -> int:
     try:
         conn = await LobbyConnection.open(host, port, attempts=1)
     except OSError as exc:
         say(f"gameroom: error: cannot reach the lobby at {host}:{port}: {exc.strerror or exc}")
         return 2
-    client = TerminalClient(game, conn, name)
+    client = TerminalClient(game, conn, name, compact)
     session: PromptSession[str] = PromptSession()
     status: int | None = None
     with patch_stdout(raw=True):
@@ -359,9 +433,9 @@ def _interrupted() -> int:
     return 130
 
 
-def run(game: Any, host: str, port: int, name: str) -> int:
+def run(game: Any, host: str, port: int, name: str, compact: bool = False) -> int:
     try:
-        return asyncio.run(_main(game, host, port, name))
+        return asyncio.run(_main(game, host, port, name, compact))
     except KeyboardInterrupt:   # Ctrl-C outside the prompt (connecting, quitting)
         print("gameroom: interrupted", flush=True)
         return 130

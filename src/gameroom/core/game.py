@@ -23,13 +23,13 @@ from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
-from gameroom.core.narration import Narrator
+from gameroom.core.narration import Narrator, Story
 from gameroom.core.options import Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
 from gameroom.core.workload import Workload
 
 __all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
-           "Moves", "Check"]
+           "Moves", "Check", "MatchNarrator", "PERSON_LIMIT"]
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -49,6 +49,14 @@ PlayGame = Callable[..., Any]
 receive its events, the log of ejections and the cancel event (a ``threading.Event``:
 setting it stops the game at its next call with ``core.match.MatchCancelled``). The
 game's own options (Eriantys's ``expert=``) are keyword arguments."""
+
+MatchNarrator = Callable[[int, Sequence[str]], Narrator]
+"""``narrator(seed, names) -> Narrator``: the narrator of one match that ``play`` deals
+from ``seed`` for seats named ``names`` (in turn order)."""
+
+PERSON_LIMIT = 60.0
+"""Seconds a person has for one decision when a game declares nothing else: time to look
+at the board and click, where a bot's per-call limit (Fish: 0.6 s) would eject them."""
 
 
 Moves = Callable[[str, tuple[Any, ...]], "list[tuple[str, Any]] | None"]
@@ -111,7 +119,10 @@ class GameDescriptor:
     a ``seat_moves()`` object may instead have a ``check`` method of the same signature
     (it knows what earlier calls told the seat). ``board`` is the game's board module for
     the web room (a JavaScript file beside the game's code, see ``docs/boards.md``); a
-    game without one gets the generic board of its offered answers.
+    game without one gets the generic board of its offered answers. ``narrator(seed,
+    names)`` tells a match of ``play`` (the lines ``gameroom play`` prints, the pictures'
+    captions; :meth:`story`); ``person_limit`` is the time a person has for one decision
+    by default (the web room).
     """
 
     name: str
@@ -143,6 +154,13 @@ class GameDescriptor:
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
     environments of every game that declares one."""
+    narrator: MatchNarrator | None = None
+    """The game's narrator of a match ``play`` deals (``(seed, names) -> Narrator``): one
+    line per move and the pictures' captions, the same in ``gameroom play``, the web
+    room and stored games. None: the generic :class:`core.narration.Narrator`."""
+    person_limit: float | None = PERSON_LIMIT
+    """Seconds a person has for one decision unless told otherwise (the web room's
+    default for a person's seat): suited to a person, never the bots' ``limits.call``."""
 
     @property
     def tournament(self) -> bool:
@@ -170,6 +188,15 @@ class GameDescriptor:
         own = getattr(moves, "check", None)
         return own if callable(own) else self.check
 
+    def story(self, seed: int, names: Sequence[str]) -> Story:
+        """One match of ``play`` from ``seed`` between seats named ``names``, told: the
+        game's narrator (or the generic one) with the game's pictures."""
+        if self.narrator is not None:
+            narrator = self.narrator(seed, list(names))
+        else:
+            narrator = Narrator([f"{self.name}: {', '.join(names)}; seed {seed}"])
+        return Story(narrator, self.render)
+
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""
         names = list(names) if names is not None else [f"P{i + 1}" for i in range(len(strategies))]
@@ -188,9 +215,8 @@ def generic_play(game: GameDescriptor) -> PlayHosting:
     def match(values: Options) -> LocalMatch:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
-        opening = [f"{game.name}: {', '.join(seat.name for seat in seats)}; seed {seed}"]
         return LocalMatch(run=lambda observers, log: game.play(seed, seats,
                                                                context=MatchContext(observers=observers, log=log)),
-                          narrator=Narrator(opening))
+                          narrator=game.story(seed, [seat.name for seat in seats]).narrator)
 
     return PlayHosting(options, match)

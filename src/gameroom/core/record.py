@@ -28,7 +28,8 @@ __all__ = ["FailureKind", "Ejection", "MatchResult", "Event", "MatchRecord", "Re
 
 CALL = "call"      # {"seat", "method", "args", "reply", "latency"}; reply null when it failed
 EJECT = "eject"    # {"seat", "method", "kind", "reason"}
-STATE = "state"    # {"state", "caption"}
+STATE = "state"    # {"state", "caption", notes...}; a note "event" (the game's name of the step)
+                   # travels in JSON as "what", beside the record's own "event" key
 END = "end"        # {"result"}
 
 
@@ -200,12 +201,18 @@ class Event:
         return self.data.get(key, default)
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.kind, **self.data}
+        data = self.data
+        if "event" in data and "what" not in data:   # a game's own note "event" (Fish's "moved")
+            data = {("what" if key == "event" else key): value for key, value in data.items()}
+        return {"event": self.kind, **data}
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> "Event":
         data = dict(value)
-        return cls(data.pop("event"), data)
+        kind = data.pop("event")
+        if "what" in data and "event" not in data:
+            data = {("event" if key == "what" else key): value for key, value in data.items()}
+        return cls(kind, data)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Event) and self.kind == other.kind and self.data == other.data

@@ -29,15 +29,27 @@ from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
 from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, Recorder, names_only
 
-__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile"]
+__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile",
+           "NOT_RE_DEALABLE"]
+
+NOT_RE_DEALABLE = ("not re-dealable: dealt by a tournament or a server rather than from a seed, so the rules "
+                   "cannot re-run it (no sign of an alteration)")
+"""What ``replay verify`` and the web room say of a game they cannot re-run, in the same
+words: it is not evidence of an alteration."""
 
 
 class ReplayRecorder(Recorder):
     """A recorder that keeps calls, ejections and the end (no state snapshots, which cost
-    encoding and space and which the rules recompute on verification)."""
+    encoding and space and which the rules recompute on verification) — unless
+    ``states``: a game the rules cannot re-deal (no seed) keeps its snapshots, the only
+    way to draw it later."""
+
+    def __init__(self, *args: Any, states: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.states = states
 
     def __call__(self, event: Event) -> None:
-        if event.kind != STATE:
+        if event.kind != STATE or (self.states and event.subject is not None):
             super().__call__(event)
 
 
@@ -133,8 +145,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     except registry.UnknownGame as exc:
         return Divergence(0, str(exc))
     if record.seed is None:
-        return Divergence(0, "not dealt by the registry from a seed (a served or tournament game): it cannot be re-run",
-                          unverifiable=True)
+        return Divergence(0, NOT_RE_DEALABLE, unverifiable=True)
     seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
     if [s.get("name") for s in seat_config] != list(record.seats):
         return Divergence(0, "the header's seats and configuration disagree")

@@ -113,6 +113,17 @@ def _render(state: GameState, caption: str) -> str:
     return render_svg(state, caption)
 
 
+PERSON_LIMIT = 90.0
+"""A person's time for one decision: choosing exchanges means reading the equations
+against the wallet (bazaar.md's limit is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.bazaar.narrator import narrator
+
+    return narrator(seed, names)
+
+
 GAME = GameDescriptor(
     name="bazaar",
     summary="Bazaar, pebbles, equations and cards (2-6 players)",
@@ -134,4 +145,6 @@ GAME = GameDescriptor(
     workloads=WORKLOADS,
     seat_moves=_person_moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -104,6 +104,17 @@ def _view(state: GameState, _name: str | None = None) -> Any:
     return snapshot(state)   # everything in Eriantys is public
 
 
+PERSON_LIMIT = 90.0
+"""A person's time for one move (a student, Mother Nature, a cloud, a card): eriantys.md's
+decision limit is for programs."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.eriantys.narrator import narrator
+
+    return narrator(seed, names)
+
+
 GAME = GameDescriptor(
     name="eriantys",
     summary="Eriantys, islands, students and professors (2-4 players, teams with 4, expert mode)",
@@ -127,4 +138,6 @@ GAME = GameDescriptor(
     moves=moves,
     lobby=LOBBY,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

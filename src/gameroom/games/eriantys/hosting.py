@@ -19,7 +19,7 @@ from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.options import Option, OptionError, Options, comma_list, players_option, seed_option
 from gameroom.games.eriantys import rules, text
 from gameroom.games.eriantys.config import decode_hooks
-from gameroom.games.eriantys.narrator import EriantysNarrator
+from gameroom.games.eriantys.narrator import TEAMS, EriantysNarrator
 from gameroom.games.eriantys.pieces import PLANNING, TOWER_COLORS, team_of
 from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer, parse_strategy
 from gameroom.games.eriantys.referee import LIMITS, run_game
@@ -161,7 +161,6 @@ LOBBY = LobbyGame(
 # -- gameroom play eriantys (the descriptor's HOSTING) -------------------------------------------
 
 NAMES = ("Ann", "Ben", "Cyd", "Dot")
-TEAMS = ["BLACK", "WHITE", "GREY"]
 
 
 def _check_players(value: tuple[str, ...]) -> None:

@@ -75,13 +75,14 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
 class _LogObserver:
     """The observer of spec 8.3 when enabled: the dealer's state (Configuration JSON) at
-    the start of every turn, on the server's log; it never pauses the game."""
+    the start of every turn (not at the steps within), on the server's log; it never
+    pauses the game."""
 
     def __init__(self, log: Callable[[str], None]) -> None:
         self.log = log
 
     def __call__(self, event: Event) -> None:
-        if event.kind == STATE and event.subject is not None and event.get("event") != "removed":
+        if event.kind == STATE and event.subject is not None and event.get("event") == "turn":
             self.log(f"observer: {event.get('caption')}: {json.dumps(event.data['state'])}")
 
 
@@ -143,7 +144,8 @@ def local_match(options: Options) -> LocalMatch:
     seats += [guarded_seat(name, BaddiePlayer(name, i, fat)) for i, name in enumerate(options["baddie"])]
     shuffled = options["deck"] == "shuffled"
     deck = shuffled_deck(options["seed"]) if shuffled else sorted_deck()
-    opening = f"Evolution: {total} players, {options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else "")
+    opening = (f"Evolution: {total} players ({', '.join(f'{s.name}#{i + 1}' for i, s in enumerate(seats))}), "
+               f"{options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else ""))
     return LocalMatch(run=lambda observers, _log: run_game(seats, deck, context=MatchContext(observers=observers)),
                       narrator=EvolutionNarrator([opening]), summary=False)
 

@@ -57,6 +57,19 @@ def _harnesses() -> Mapping[str, Any]:
     return dict(harness.HARNESSES)
 
 
+PERSON_LIMIT = 60.0
+"""A person's time for one placement or move (fish.md's 2 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.fish.narrator import narrator
+
+    state = deal(seed, names)
+    players = ", ".join(f"{n} ({p.color.value})" for n, p in zip(names, state.players))
+    return narrator(state, names, f"Fish on the manager's {MANAGER_BOARD[0]} x {MANAGER_BOARD[1]} board, "
+                                  f"seed {seed}: {players}")
+
+
 def _render(state: GameState, caption: str) -> str:
     from gameroom.games.fish.render import render_svg
 
@@ -102,4 +115,6 @@ GAME = GameDescriptor(
     workloads=WORKLOADS,
     moves=moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

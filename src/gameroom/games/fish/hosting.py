@@ -32,7 +32,7 @@ from gameroom.core.options import (ConfigurationError, Option, OptionError, Opti
                                    strategies_option)
 from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
 from gameroom.games.fish.config import ServerConfig, decode_server_config
-from gameroom.games.fish.narrator import FishNarrator
+from gameroom.games.fish.narrator import narrator as fish_narrator
 from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.queries import WireQueries
@@ -211,7 +211,7 @@ def local_match(options: Options) -> LocalMatch:
     opening = (f"Fish on a {options['rows']} x {options['columns']} board ({board}), seed {seed}: "
                + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], depth)})"
                            for i, (p, s) in enumerate(zip(state.players, seats))))
-    narrator = FishNarrator(opening, {p.color: s.name for p, s in zip(state.players, seats)})
+    narrator = fish_narrator(state, [s.name for s in seats], opening)
     return LocalMatch(run=lambda observers, log: run_game(seats, state,
                                                           context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=narrator, dropped="removed")

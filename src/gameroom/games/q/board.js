@@ -24,7 +24,7 @@ export function play(ui) {
   const name = me.name;
   const cells = mapCells(ui.view);
   const geometry = ui.picture.querySelector("g.map");
-  const x0 = Number(geometry.dataset.x0), y0 = Number(geometry.dataset.y0), size = Number(geometry.dataset.cell);
+  const x0 = Number(geometry.dataset.x0), y0 = Number(geometry.dataset.y0), size = Number(geometry.dataset.size);
   const first = new Map();   // tile name -> cells where it may go first (the offered one-tile turns)
   const others = [];
   ui.prompt.choices.forEach((choice, index) => {
@@ -162,7 +162,7 @@ export function mark(ui, frame, before) {   // the tiles placed since the last p
   const was = mapCells(before.view);
   const geometry = ui.picture.querySelector("g.map");
   if (!geometry) return;
-  const x0 = Number(geometry.dataset.x0), y0 = Number(geometry.dataset.y0), size = Number(geometry.dataset.cell);
+  const x0 = Number(geometry.dataset.x0), y0 = Number(geometry.dataset.y0), size = Number(geometry.dataset.size);
   for (const key of mapCells(frame.view).keys()) {
     if (was.has(key)) continue;
     const [r, c] = key.split(",").map(Number);

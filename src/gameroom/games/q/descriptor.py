@@ -143,6 +143,17 @@ def _learning() -> Any:
     return LEARNING
 
 
+PERSON_LIMIT = 120.0
+"""A person's time for one turn: placing several tiles means looking over the map and
+trying cells (q.md's 6 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.q.narrator import narrator
+
+    return narrator(seed, names)
+
+
 def _render(state: RefereeState, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
@@ -171,4 +182,6 @@ GAME = GameDescriptor(
     check=check,
     board=Path(__file__).with_name("board.js"),
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

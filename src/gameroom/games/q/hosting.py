@@ -25,7 +25,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.q import codec
 from gameroom.games.q.config import (DEFAULT_FINISH_BONUS, DEFAULT_Q_BONUS, ClientConfig, ServerConfig,
                                      decode_client_config, decode_server_config)
-from gameroom.games.q.narrator import QNarrator
+from gameroom.games.q.narrator import QNarrator, opening
 from gameroom.games.q.players import StrategyPlayer, is_well_behaved, player_from_spec
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import QRules, run_game
@@ -145,7 +145,7 @@ def local_match(options: Options) -> LocalMatch:
     names = list(NAMES[: options["players"]])
     state = new_game(names, random.Random(seed))
     seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)])) for i, name in enumerate(names)]
-    narrator = QNarrator([(s.name, s.player.strategy) for s in seats], seed, len(state.pile))
+    narrator = QNarrator(opening([f"{s.name} ({s.player.strategy})" for s in seats], seed, len(state.pile)))
     rules = QRules(options["q_bonus"], options["finish_bonus"])
     return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules,
                                                           context=MatchContext(limits=Limits(), observers=observers, log=log)),

@@ -231,8 +231,11 @@ async function startReplay() {
   const reply = await fetch(replayUrl);
   const text = await reply.text();
   if (!reply.ok) { logEvent(`no replay: ${text}`); return; }
-  const note = reply.headers.get("x-replay-note");
-  if (note) logEvent(note);
+  // the check's verdict in the command line's words (gameroom replay verify)
+  const verdict = reply.headers.get("x-replay-verified");
+  const message = reply.headers.get("x-replay-message");
+  if (verdict === "no") logEvent(`the replay differs from the rules' re-run${message ? ` at ${message}` : ""}`);
+  else if (message) logEvent(message);
   states = text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
   if (!states.length) { $("picture").textContent = "no steps to show"; return; }
   $("replay").classList.remove("hidden");
