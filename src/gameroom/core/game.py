@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import MatchContext
@@ -28,7 +29,7 @@ from gameroom.core.protocol import Codec, Protocol
 from gameroom.core.workload import Lineup, Workload
 
 __all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
-           "MatchNarrator", "PERSON_LIMIT"]
+           "Moves", "Check", "MatchNarrator", "PERSON_LIMIT"]
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -56,6 +57,15 @@ from ``seed`` for seats named ``names`` (in turn order)."""
 PERSON_LIMIT = 60.0
 """Seconds a person has for one decision when a game declares nothing else: time to look
 at the board and click, where a bot's per-call limit (Fish: 0.6 s) would eject them."""
+
+
+Moves = Callable[[str, tuple[Any, ...]], "list[tuple[str, Any]] | None"]
+"""``moves(method, args)``: the legal answers offered to a person for one call, as
+``(label, answer as JSON)`` pairs, or None for a call that asks no decision."""
+
+Check = Callable[[str, tuple[Any, ...], Any], "str | None"]
+"""``check(method, args, answer)``: why ``answer`` (already decoded by the method's result
+codec) is not a legal answer to the call ``method`` with ``args``, or None when it is."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +114,15 @@ class GameDescriptor:
     for one person's seat, for games whose legal answers depend on what earlier calls told
     the player (Evolution's ``choose`` needs the hand ``start`` dealt; Bazaar's trades the
     equations of ``setup``): it sees every call of its seat in order, notifications
-    included. ``narrator(seed, names)`` tells a match of ``play`` (the lines ``gameroom
-    play`` prints, the pictures' captions; :meth:`story`); ``person_limit`` is the time
-    a person has for one decision by default (the web room).
+    included. ``check`` judges an answer a person composed on the board that need not be
+    among the offered ones (a Q turn of several tiles) with the game's own legality rules;
+    a ``seat_moves()`` object may instead have a ``check`` method of the same signature
+    (it knows what earlier calls told the seat). ``board`` is the game's board module for
+    the web room (a JavaScript file beside the game's code, see ``docs/boards.md``); a
+    game without one gets the generic board of its offered answers. ``narrator(seed,
+    names)`` tells a match of ``play`` (the lines ``gameroom play`` prints, the pictures'
+    captions; :meth:`story`); ``person_limit`` is the time a person has for one decision
+    by default (the web room).
     """
 
     name: str
@@ -130,8 +146,10 @@ class GameDescriptor:
     """The complete games the benchmark plays on trusted, guarded and isolated seats
     (``core.workload.Lineup``; the first is the default work); none: the first strategy
     for up to four players."""
-    moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
-    seat_moves: Callable[[], Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]] | None = None
+    moves: Moves | None = None
+    seat_moves: Callable[[], Moves] | None = None
+    check: Check | None = None
+    board: Path | None = None
     lobby: Any = None
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
@@ -164,9 +182,15 @@ class GameDescriptor:
         """Whether a person can take a seat (the web room): the game offers legal answers."""
         return self.moves is not None or self.seat_moves is not None
 
-    def person_moves(self) -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None:
+    def person_moves(self) -> Moves | None:
         """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
         return self.seat_moves() if self.seat_moves is not None else self.moves
+
+    def person_check(self, moves: Moves | None) -> Check | None:
+        """How a person's composed answers are judged at the seat whose offers come from
+        ``moves`` (what ``person_moves()`` gave it): its own ``check``, else the game's."""
+        own = getattr(moves, "check", None)
+        return own if callable(own) else self.check
 
     def story(self, seed: int, names: Sequence[str]) -> Story:
         """One match of ``play`` from ``seed`` between seats named ``names``, told: the

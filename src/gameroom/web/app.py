@@ -4,6 +4,7 @@ through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
     GET  /matches/{id}              the match page
+    GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
     GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit",
                                       "person_limit"}]
     POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
@@ -146,6 +147,13 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
             return missing(request, found, "/results/games/{}")
         return FileResponse(STATIC / "match.html")
 
+    async def board_module(request: Request) -> Response:
+        game = games.get(request.path_params["game"])
+        if game is None:
+            return _error(404, f"no game {request.path_params['game'][:60]!r}")
+        found = game.board if game.board is not None and game.board.is_file() else STATIC / "generic-board.js"
+        return FileResponse(found, media_type="text/javascript")
+
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
                               "strategies": list(g.strategies), "human": g.playable_by_people,
@@ -270,6 +278,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
     routes = [
         Route("/", lobby_page),
         Route("/matches/{id}", match_page),
+        Route("/boards/{game}.js", board_module),
         Route("/api/games", list_games),
         Route("/api/matches", start_match, methods=["POST"]),
         Route("/api/matches", list_matches),

@@ -6,7 +6,7 @@ connection cannot serve (no such match, a match evicted, a seat that does not ex
 built-in player's seat, a missing or wrong token, no log-in, a seat that is another
 account's, the quotas of open sockets) the error frame has ``"fatal": true`` and the
 connection is closed cleanly; a bad message (a binary frame, text that is not JSON or
-nests too deep, a message that is neither ``{"choice": i}`` nor ``{"action": ...}``, a
+nests too deep, a message that is neither ``{"choice": i}``, ``{"action": ...}`` nor ``{"check": [...]}``, a
 spectator's move) gets ``"fatal": false`` and the connection stays for the next message.
 
 Every error frame is a strike of the client's address (``web.strikes``): a client that
@@ -41,7 +41,7 @@ MAX_UNSENT = 2048
 END_DRAIN = 30.0
 """Seconds a connection has to take the last frames of a match that ended."""
 
-MOVES = 'a move is {"choice": index} or {"action": JSON}'
+MOVES = 'a move is {"choice": index} or {"action": JSON} (or {"check": [JSON, ...]} to ask which are legal)'
 
 
 def _frame(kind: str, message: str, **more: Any) -> str:
@@ -66,6 +66,8 @@ def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[
         return error_frame(f"not a move: {exc}", False), "error"
     except ValueError as exc:
         return error_frame(f"not a move: the message is not JSON ({exc})", False), "error"
+    if isinstance(move, dict) and "check" in move and set(move) <= {"check", "ask"}:
+        return _checked(match, seat, move)
     if not isinstance(move, dict) or len(move) != 1 or not ({"choice", "action"} & set(move)):
         kind = f"an object with {', '.join(repr(k)[:40] for k in list(move)[:4])}" if isinstance(move, dict) \
             else type(move).__name__
@@ -76,6 +78,22 @@ def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[
         return _frame("refused", "the match is over"), "refused"
     refusal = match.humans[seat].answer(move)
     return None if refusal is None else (_frame("refused", refusal), "refused")
+
+
+def _checked(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str]:
+    """The answer to ``{"check": [action, ...], "ask": n}``: what the game finds wrong with
+    each tentative action (None: legal), as a ``checked`` frame carrying ``ask`` back."""
+    ask = message.get("ask")
+    if ask is not None and (not isinstance(ask, int) or isinstance(ask, bool)):
+        return error_frame("ask: expected a whole number that the checked frame carries back", False), "error"
+    if seat is None:
+        return error_frame("spectators cannot move: open the match with your seat's link to play", False), "error"
+    if not match.live:
+        return _frame("refused", "the match is over"), "refused"
+    problems = match.humans[seat].check(message["check"])
+    if isinstance(problems, str):
+        return json.dumps({"type": "checked", "ask": ask, "problems": None, "message": problems}), "checked"
+    return json.dumps({"type": "checked", "ask": ask, "problems": problems}), "checked"
 
 
 async def match_socket(websocket: WebSocket, room: Room) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -139,6 +140,7 @@ GAME = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
     lineups=LINEUPS,

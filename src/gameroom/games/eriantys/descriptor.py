@@ -9,6 +9,7 @@ mode by default).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -131,6 +132,7 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_view, spectator=_view),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
     lineups=LINEUPS,

@@ -8,6 +8,7 @@ dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -140,6 +141,7 @@ GAME = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
     lineups=LINEUPS,

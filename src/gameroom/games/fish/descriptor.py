@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -109,6 +110,7 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
     lineups=LINEUPS,
