@@ -25,7 +25,7 @@ from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.narration import Narrator, Story
 from gameroom.core.options import Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 
 __all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
            "MatchNarrator", "PERSON_LIMIT"]
@@ -97,7 +97,7 @@ class GameDescriptor:
     says how the commands host the game (``core.hosting.Hosting``: options, local play
     and its narrator, server and client plans, tournament, example configurations);
     ``workloads`` what the benchmark measures beyond the generic figures
-    (``core.workload.Workload``). ``moves(method, args)`` offers a person at a seat (the
+    (``core.workload.Workload``), ``lineups`` the games it plays on every kind of seat. ``moves(method, args)`` offers a person at a seat (the
     web room) the legal answers to the call ``method`` (protocol name) with ``args``:
     ``(label, answer as JSON)`` pairs (the method's result codec decodes them), or None
     for a call that asks no decision. ``seat_moves()`` instead makes a fresh such function
@@ -126,6 +126,10 @@ class GameDescriptor:
     harnesses: Callable[[], Mapping[str, Harness]]
     hosting: Hosting = Hosting()
     workloads: Sequence[Workload] = ()
+    lineups: Sequence[Lineup] = ()
+    """The complete games the benchmark plays on trusted, guarded and isolated seats
+    (``core.workload.Lineup``; the first is the default work); none: the first strategy
+    for up to four players."""
     moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
     seat_moves: Callable[[], Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]] | None = None
     lobby: Any = None

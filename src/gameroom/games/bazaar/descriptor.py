@@ -20,7 +20,7 @@ from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
-from gameroom.games.bazaar.workloads import WORKLOADS
+from gameroom.games.bazaar.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -141,6 +141,7 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
     narrator=_narrator,

@@ -108,7 +108,8 @@ def client_specs(spec: ClientsInput, bonus: bool = False, reference_framing: boo
         behaviour = actor.wire_behaviour if bonus else None
         specs.append(ClientSpec(name=actor.name, player=make_player(actor), protocol=PROTOCOL,
                                 deviations=dict(BROKEN_CLIENTS.get(behaviour, {})) if behaviour else {},
-                                delay=pause, pad=pad, trickle=reference_framing))
+                                delay=pause, pad=pad, trickle=reference_framing,
+                                expects_result=actor.kind == "plain" and not behaviour))
     for special in spec.specials:
         specs.append(ClientSpec(name=special.value, behaviour=SPECIAL_CLIENTS[special], delay=pause,
                                 pad=pad, trickle=reference_framing))

@@ -23,7 +23,7 @@ from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult,
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
-from gameroom.games.eriantys.workloads import WORKLOADS
+from gameroom.games.eriantys.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -133,6 +133,7 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     lobby=LOBBY,
     learning=_learning,

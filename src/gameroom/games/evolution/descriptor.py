@@ -21,7 +21,7 @@ from gameroom.games.evolution.rules import PlayerState, Table, player_id, score
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
-from gameroom.games.evolution.workloads import WORKLOADS
+from gameroom.games.evolution.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -142,6 +142,7 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
     narrator=_narrator,

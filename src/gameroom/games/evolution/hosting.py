@@ -97,7 +97,7 @@ def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: s
     if kind in BADDIES:
         _method, _misbehave, prefix = BADDIES[kind]
         return ClientSpec(f"{prefix} {index}", BaddiePlayer(kind, index, fat_request), PROTOCOL,
-                          pad=pad, trickle=trickle, **retry)
+                          pad=pad, trickle=trickle, expects_result=False, **retry)
     if kind == "infsu":
         return ClientSpec(f"infsu {index}", behaviour="silent", **retry)
     if kind == "deep":   # valid JSON, but not a string

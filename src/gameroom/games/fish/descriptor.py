@@ -19,7 +19,7 @@ from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
-from gameroom.games.fish.workloads import WORKLOADS
+from gameroom.games.fish.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -111,6 +111,7 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     learning=_learning,
     narrator=_narrator,

@@ -154,7 +154,8 @@ def client_spec(kind: str, name: str, *, depth: int = 1, seed: int = 0, delay: f
         player = StrategyPlayer(make_strategy("greedy"), name)
         return ClientSpec(name, player, PROTOCOL, deviations={"setup": _deviation(baddie.misbehaviour)},
                           delay=delay, pad=pad, trickle=trickle)
-    return ClientSpec(name, BaddiePlayer(baddie, name, hang=hang), PROTOCOL, delay=delay, pad=pad, trickle=trickle)
+    return ClientSpec(name, BaddiePlayer(baddie, name, hang=hang), PROTOCOL, delay=delay, pad=pad, trickle=trickle,
+                      expects_result=False)
 
 
 def client_specs(kinds: Sequence[str], *, depth: int = 1, seed: int = 0, hiccup: float = CLIENT_HICCUP,

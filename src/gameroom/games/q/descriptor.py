@@ -21,7 +21,7 @@ from gameroom.games.q.actions import Placement
 from gameroom.games.q.rules import can_exchange
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
-from gameroom.games.q.workloads import WORKLOADS
+from gameroom.games.q.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -163,6 +163,7 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     learning=_learning,
     narrator=_narrator,

@@ -115,7 +115,8 @@ def client_specs(config: ClientConfig, bonus: bool = False, special: str | None 
         deviations = BROKEN_CLIENTS.get(actor.name, {}) if bonus else {}
         specs.append(ClientSpec(name=actor.name, player=player_from_spec(actor), protocol=PROTOCOL,
                                 deviations=dict(deviations), delay=CLIENT_SPACING, pad=pad,
-                                trickle=reference_framing, trusted=is_well_behaved(actor)))
+                                trickle=reference_framing, trusted=is_well_behaved(actor),
+                                expects_result=is_well_behaved(actor) and not deviations))
     if special is not None:
         specs.append(ClientSpec(name=special, behaviour=SPECIAL_CLIENTS[special], delay=CLIENT_SPACING,
                                 pad=pad, trickle=reference_framing))
