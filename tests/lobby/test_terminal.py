@@ -29,14 +29,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def test_a_person_plays_a_whole_game_against_a_bot(tmp_path) -> None:
     port = free_port()
-    server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet"])
+    server = _lobby(port)   # listening before the person connects (a fixed sleep ran out under load)
     bots = None
-    env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     try:
-        time.sleep(1)
-        child = pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
-                                               "--name", "alice"], env=env, encoding="utf-8", timeout=60,
-                              dimensions=(50, 160))
+        child = _terminal(port, "alice")
         child.logfile_read = told = io.StringIO()
         child.expect("logged in as alice")
         child.sendline("create 2 expert")
@@ -111,7 +107,7 @@ def _assert_told_once_per_turn(text: str) -> None:
 def _terminal(port: int, name: str, *flags: str) -> pexpect.spawn:
     env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     return pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
-                                          "--name", name, *flags], env=env, encoding="utf-8", timeout=60,
+                                          "--name", name, *flags], env=env, encoding="utf-8", timeout=120,
                          dimensions=(50, 160))
 
 

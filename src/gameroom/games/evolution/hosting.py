@@ -83,7 +83,8 @@ class _LogObserver:
 
     def __call__(self, event: Event) -> None:
         if event.kind == STATE and event.subject is not None and event.get("event") == "turn":
-            self.log(f"observer: {event.get('caption')}: {json.dumps(event.data['state'])}")
+            # the log's words stay "turn N" (the caption now also names the turn order)
+            self.log(f"observer: turn {event.get('turn')}: {json.dumps(event.data['state'])}")
 
 
 def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: str = "min",
