@@ -22,11 +22,16 @@ from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.narration import Narrator
-from gameroom.core.options import Options, players_option, seed_option, strategies_option
+from gameroom.core.options import Option, Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
 from gameroom.core.workload import Workload
 
-__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
+__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
+           "PERSON_LIMIT"]
+
+PERSON_LIMIT = 60.0
+"""Seconds a person has for one decision unless the game says otherwise
+(:attr:`GameDescriptor.person_limit`)."""
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -122,6 +127,14 @@ class GameDescriptor:
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
     environments of every game that declares one."""
+    person_limit: float | None = PERSON_LIMIT
+    """Seconds a person's seat has for one decision (a call the game's ``moves`` offers
+    answers to), in the lobby's rooms: a value suited to a person, where ``limits.call``
+    suits a program. None: no limit."""
+    text_view: Callable[[Any], str] | None = None
+    """A seat's or a spectator's view (what ``views`` returns, as JSON) as lines of text
+    for a person at a terminal (``gameroom connect``); None: the terminal shows the view's
+    JSON."""
 
     @property
     def tournament(self) -> bool:
@@ -142,6 +155,36 @@ class GameDescriptor:
     def person_moves(self) -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None:
         """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
         return self.seat_moves() if self.seat_moves is not None else self.moves
+
+    @property
+    def room_options(self) -> Sequence[Option]:
+        """The options of the game's lobby rooms (Eriantys: ``expert``; Fish: the board)."""
+        if self.lobby is not None:
+            return tuple(self.lobby.room_options)
+        return tuple(self.hosting.rooms.options) if self.hosting.rooms is not None else ()
+
+    @property
+    def room_player_counts(self) -> tuple[int, ...]:
+        """The numbers of players a lobby room of the game may have."""
+        if self.lobby is not None:
+            return tuple(self.lobby.player_counts)
+        counts = self.hosting.rooms.player_counts if self.hosting.rooms is not None else None
+        return tuple(counts) if counts is not None else tuple(range(self.min_players, self.max_players + 1))
+
+    def check_room(self, options: Options, players: int) -> None:
+        """Raise ``core.options.OptionError`` when a room of ``players`` with these
+        (already typed) options cannot make a game."""
+        rooms = self.hosting.rooms
+        if rooms is not None and rooms.check is not None:
+            rooms.check(options, players)
+
+    def play_room(self, seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+        """A lobby room's game: the room hosting's ``play`` with the room's options, else
+        the descriptor's ``play`` (``match``: its keywords, limits, observers, ...)."""
+        rooms = self.hosting.rooms
+        if rooms is not None and rooms.play is not None:
+            return rooms.play(seed, seats, options, **match)
+        return self.play(seed, seats, **match)
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""

@@ -8,8 +8,11 @@ first invalid event ejects). A key given explicitly always wins over the policy 
 Beside the spec's keys, ours bound what one client may cost (0 disables a limit, as in
 7.8): ``maxOutboxBytes`` (replies queued for a connection before the server stops reading
 its requests), ``maxConnectionsPerAddress``, ``maxRoomsPerAddress``,
-``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``; and
-``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are one user).
+``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``,
+``maxSpectatorsPerRoom``; ``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are
+one user); and, for rooms played by calls (docs/lobby.md), ``callTimeoutSeconds`` and
+``personTimeoutSeconds``, which replace the game's limit of one call to a program's seat
+and to a person's seat (absent: the game's; 0: no limit).
 """
 
 from __future__ import annotations
@@ -49,7 +52,10 @@ class LobbyConfig:
     max_rooms_per_address: int = 100
     failed_joins_per_minute: int = 20
     failed_joins_per_minute_per_address: int = 60
+    max_spectators_per_room: int = 64
     case_sensitive_usernames: bool = False
+    call_timeout: float | None = None     # None: the game's limit of one call
+    person_timeout: float | None = None   # None: the game's person limit
     test_hooks: Any = None        # the game's decoded hooks, or None
     room_ids: list[int] = field(default_factory=list)   # testHooks.roomIds
 
@@ -71,6 +77,8 @@ _KEYS: dict[str, tuple[str, str]] = {
     "maxRoomsPerAddress": ("max_rooms_per_address", "nat"), "failedJoinsPerMinute": ("failed_joins_per_minute", "nat"),
     "failedJoinsPerMinutePerAddress": ("failed_joins_per_minute_per_address", "nat"),
     "caseSensitiveUsernames": ("case_sensitive_usernames", "bool"),
+    "maxSpectatorsPerRoom": ("max_spectators_per_room", "nat"),
+    "callTimeoutSeconds": ("call_timeout", "seconds"), "personTimeoutSeconds": ("person_timeout", "seconds"),
 }
 _REFEREE_DEFAULTS = {"login_timeout": 10.0, "turn_timeout": 10.0}
 
