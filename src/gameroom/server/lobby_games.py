@@ -92,10 +92,11 @@ class Hosted:
 
     def room_options(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """The typed options of a ``CREATE_ROOM``: each option's field, its default when
-        absent; OptionError naming the first bad one."""
+        absent (or null, for an option whose default is none); OptionError naming the
+        first bad one."""
         out: dict[str, Any] = {}
         for option in self.options:
-            if option.name not in message:
+            if option.name not in message or message[option.name] is None and option.default is None:
                 value = bool(option.default) if option.flag else option.default
                 option.validate(value)
                 out[option.key] = list(value) if isinstance(value, tuple) else value

@@ -15,7 +15,7 @@ import random
 from typing import Any, Callable, Sequence
 
 from gameroom.core.limits import Limits
-from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import bare_text, truncated
@@ -26,7 +26,7 @@ from gameroom.games.bazaar.config import ClientsInput, ServerConfig, ServerInput
 from gameroom.games.bazaar.narrator import BazaarNarrator
 from gameroom.games.bazaar.players import PLAYERS, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
-from gameroom.games.bazaar.referee import run_game
+from gameroom.games.bazaar.referee import LIMITS, run_game
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import scratch_state
 from gameroom.games.bazaar.strategies import Policy
@@ -125,13 +125,16 @@ def _check_policies(value: Sequence[str]) -> None:
         raise OptionError(f"unknown policy in {','.join(value)!r}; choose from {', '.join(POLICIES)}")
 
 
+BONUS_OPTION = Option("bonus", str, None, "end-of-game bonus (default none)", choices=[b.value for b in Bonus])
+"""bazaar.md's end-of-game bonus: an option of a local game and of a lobby room."""
+
 PLAY_OPTIONS = (
     players_option(config.MIN_PLAYERS, config.MAX_PLAYERS, 4),
     seed_option("seed of the equations"),
     Option("policies", comma_list, ("purchase-points", "purchase-size"),
            "comma-separated purchase policies, assigned in turn (default purchase-points,purchase-size)",
            check=_check_policies),
-    Option("bonus", str, None, "end-of-game bonus (default none)", choices=[b.value for b in Bonus]),
+    BONUS_OPTION,
     Option("strategy", str, "reference", "reference: the spec's player (bazaar.md 9), which burns a card whenever "
            "no exchange helps, so its games mostly end 0 to 0; patient: ours, which asks for pebbles until it can buy "
            "and so plays to win (default reference)", choices=list(PLAYERS)),
@@ -189,7 +192,15 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
                       quiet=False)
 
 
+def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+    """A lobby room's game from scratch dealt from ``seed``, with the room's bonus."""
+    state = scratch_state(random.Random(seed), [seat.name for seat in seats])
+    match["limits"] = match.get("limits") or LIMITS
+    return run_game(seats, state, bonus=Bonus(options["bonus"]) if options["bonus"] else None, **match)
+
+
 HOSTING = Hosting(
+    rooms=RoomHosting((BONUS_OPTION,), play_room),
     play=PlayHosting(PLAY_OPTIONS, local_match, roster="policies"),
     server=ServerHosting(plan_server, lambda values, _options: config.decode_server_input(values), _server_defaults,
                          bad_configuration_reply="xserver: things went wrong"),

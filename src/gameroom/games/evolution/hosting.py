@@ -22,7 +22,7 @@ import json
 from typing import Any, Callable, Sequence
 
 from gameroom.core.limits import Limits
-from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    QuorumPolicy, ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.options import ConfigurationError, Option, OptionError, Options, seed_option
@@ -33,7 +33,7 @@ from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.narrator import EvolutionNarrator
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.protocol import PROTOCOL
-from gameroom.games.evolution.referee import run_game
+from gameroom.games.evolution.referee import LIMITS, run_game
 from gameroom.games.evolution.players import BADDIES, FAT_REQUESTS, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
 
 __all__ = ["signup_rules", "server_plan", "client_specs", "CLIENT_BADDIES", "REFERENCE_PAD", "HOSTING"]
@@ -120,11 +120,13 @@ def client_specs(count: int, baddies: Sequence[str] = (), *, name: str = "good g
 
 # -- the commands (the descriptor's HOSTING) ----------------------------------------------------
 
+DECKS = ("sorted", "shuffled")
+
 PLAY_OPTIONS = (
     Option("players", int, 3, f"silly players; with the baddies {MIN_PLAYERS}..{MAX_PLAYERS} in all (default 3)"),
     seed_option("seed of the shuffled deck"),
     Option("deck", str, "sorted", "the reference's sorted deck (default) or a deck shuffled by --seed",
-           choices=["sorted", "shuffled"]),
+           choices=list(DECKS)),
     Option("baddie", str, None, "add a misbehaving player, in-process (repeatable): " + ", ".join(BADDIES),
            choices=list(BADDIES), repeat=True, metavar="NAME"),
     Option("fat-request", str, "min", "how much fat food silly players ask for (default min)", choices=FAT_REQUESTS),
@@ -181,7 +183,19 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
     return ClientPlan(specs, config.client.host, quiet=not options["verbose"])
 
 
+ROOM_OPTIONS = (Option("deck", str, "shuffled", "a deck shuffled by the room's seed (default) or the reference's "
+                       "sorted deck", choices=list(DECKS)),)
+
+
+def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+    """A lobby room's game with the room's deck (shuffled by ``seed``, or sorted)."""
+    deck = shuffled_deck(seed) if options["deck"] == "shuffled" else sorted_deck()
+    match["limits"] = match.get("limits") or LIMITS
+    return run_game(seats, deck, **match)
+
+
 HOSTING = Hosting(
+    rooms=RoomHosting(ROOM_OPTIONS, play_room),
     play=PlayHosting(PLAY_OPTIONS, local_match, roster=None),
     server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else Config(), log),
                          configure,
