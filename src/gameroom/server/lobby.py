@@ -595,8 +595,10 @@ class Lobby:
             raise _Refused
         return person, views
 
-    def _may_sit(self, client: Client, hosted: Hosted) -> None:
+    def _may_sit(self, client: Client, hosted: Hosted, person: bool) -> None:
         refusal = hosted.name_refusal(client.username or "")
+        if person and hosted.by_calls and hosted.descriptor is not None and not hosted.descriptor.playable_by_people:
+            refusal = f"{hosted.name} offers a person no moves: a program may play it"
         if refusal is not None:
             client.send(nack(f"Unable to access room: {refusal}"))
             raise _Refused
@@ -622,7 +624,7 @@ class Lobby:
             client.send(nack(f"Invalid room settings: {exc}"))
             return
         person, views = self._seat_settings(client, m)
-        self._may_sit(client, hosted)
+        self._may_sit(client, hosted, person)
         if len(self.rooms) >= self.config.max_rooms:
             client.send(nack("Too many rooms"))
             return
@@ -679,7 +681,7 @@ class Lobby:
             client.send(nack("Unable to access room"))
             return
         person, views = self._seat_settings(client, m)
-        self._may_sit(client, room.hosted)
+        self._may_sit(client, room.hosted, person)
         client.person, client.views = person, views
         self._seat(room, client)
         if len(room.members) == room.players and not self._start_game(room, client):

@@ -18,7 +18,8 @@ another seat's secret; an ejection is ``PLAYER_DISCONNECT`` (the ejected seat is
 the lobby and the game goes on without it, as the referee says); the result is
 ``END_GAME``. A person's seat has the game's person limit and is offered the legal moves
 of each decision; an answer it was not offered, or that the game's codec cannot read, is
-refused (``NACK``) and the person may try again within the limit. Any other seat is held
+refused (``NACK``) and the person may try again within the limit; a call that asks the
+person no decision is only told (``oneWay``), as the web room's person is. Any other seat is held
 to what ``serve`` holds a remote player to: a reply that does not decode ejects it.
 """
 
@@ -43,6 +44,7 @@ __all__ = ["RefereeGame", "REASONS"]
 REASONS = {FailureKind.TIMEOUT: "TIMEOUT", FailureKind.DISCONNECT: "CONNECTION_LOST"}
 """``PLAYER_DISCONNECT``'s reason for an ejection of each kind (else ``EJECTED``)."""
 
+_ACK = {"type": "ACK"}
 _CANCEL = ("cancel",)
 _YIELDED = ("go on",)
 
@@ -187,7 +189,9 @@ class RefereeGame:
         pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit)
         message: dict[str, Any] = {"type": "CALL", "call": pending.call, "method": spec.wire,
                                    "args": spec.encode_args(args)}
-        if spec.one_way:
+        if spec.one_way or moves is not None and pending.offered is None:
+            # told, not asked: a one-way call; or, to a person, a call that asks no decision
+            # (the game offers no moves for it), answered as the web room's person answers it
             message["oneWay"] = True
             member.send(message)
             return None
@@ -233,14 +237,14 @@ class RefereeGame:
                 raise ValueError("a REPLY carries the call's result under \"result\"")
             value = pending.spec.result.decode(message["result"])
         except ValueError as exc:
-            if person:   # a person may try again within the limit
-                client.send(_nack(f"Invalid reply to {wire}: {exc}"))
-            else:
+            client.send(_nack(f"Invalid reply to {wire}: {exc}"))
+            if not person:   # held to what serve holds a remote player to; a person may try again
                 self._wake(pending, ("fail", (f"invalid reply to {wire}: {exc}", FailureKind.INVALID_REPLY)))
             return
         if person and pending.offered is not None and all(message["result"] != a for _, a in pending.offered):
             client.send(_nack(f"Not one of the {len(pending.offered)} legal moves offered for {wire}"))
             return
+        client.send(_ACK)   # taken: what the referee makes of it follows
         self._wake(pending, ("reply", value))
 
     def departed(self, index: int, reason: str, why: str) -> None:
