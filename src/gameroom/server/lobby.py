@@ -127,6 +127,8 @@ class Client:
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = address_key(peer)
+        if self.address in lobby.config.relay_addresses:   # a relay's connection is its own user's
+            self.address = f"{self.address} relaying {self.peer}"
         self.joins = JoinThrottle(lobby.config.failed_joins_per_minute)
 
     def label(self) -> str:

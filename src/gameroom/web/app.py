@@ -9,7 +9,9 @@ through its registry descriptor; nothing here knows a game.
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
     GET  /api/matches/{id}/replay   JSON Lines, one line per state change
-    GET  /api/lobby                 the lobby server's rooms (when one is configured)
+    GET  /api/lobby                 the lobby server's games and public rooms of every game (--lobby)
+    WS   /api/lobby/ws              ?name=NAME: the browser's own connection to the lobby server, logged in
+                                    as NAME; the lobby's messages both ways (docs/lobby.md)
     WS   /api/matches/{id}/ws       ?seat=NAME&token=T for a person's seat, else a spectator
 
 With a results database (``gameroom web --db URL``; without one the API answers 404 and
@@ -116,8 +118,22 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
 
     async def lobby_rooms(_: Request) -> Response:
         if lobby is None:
-            return JSONResponse({"server": None, "rooms": []})
+            return JSONResponse({"server": None, "games": [], "rooms": []})
         return JSONResponse(await asyncio.to_thread(lobby))
+
+    async def lobby_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        relay = getattr(lobby, "relay", None)
+        name = websocket.query_params.get("name")
+        if relay is None:
+            await websocket.send_json({"type": "NACK", "errorMessage": "no lobby server: start the web room with "
+                                                                       "gameroom web --lobby HOST:PORT"})
+        elif not name:
+            await websocket.send_json({"type": "NACK", "errorMessage": "name: the name to log in to the lobby as"})
+        else:
+            await relay(websocket, name)
+            return
+        await websocket.close()
 
     # -- the results database ------------------------------------------------------------
 
@@ -256,6 +272,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         Route("/api/results/games/{id}/replay", stored_replay),
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
+        WebSocketRoute("/api/lobby/ws", lobby_socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     @contextlib.asynccontextmanager
