@@ -1,6 +1,7 @@
 """Fixtures of the web room's tests: a real ``gameroom web`` server on a free port, and a
 real Chromium (Debian's package, found on PATH or at $GAMEROOM_CHROMIUM) driven by
-playwright. Screenshots go to ``artifacts/screenshots`` (ignored by git)."""
+playwright; accounts made over the real API (:func:`signed_up`) for the tests that take a
+person's seat. Screenshots go to ``artifacts/screenshots`` (ignored by git)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -22,13 +24,59 @@ REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 
 
+PASSWORD = "correct horse battery"
+SESSION_COOKIE = "gameroom_session"
+
+
+def signed_up(url: str, name: str, password: str = PASSWORD, **client: Any) -> Any:
+    """An httpx client of the room at ``url`` logged in as a new account ``name``."""
+    import httpx
+
+    session = httpx.Client(base_url=url, timeout=60, **client)
+    reply = session.post("/api/signup", json={"username": name, "password": password})
+    assert reply.status_code == 201, reply.text
+    return session
+
+
+def cookie_header(session: Any) -> dict[str, str]:
+    """The session cookie of an httpx client, as a header for a websocket client."""
+    return {"Cookie": f"{SESSION_COOKIE}={session.cookies[SESSION_COOKIE]}"}
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory in MB, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
+def client_from(url: str, address: str = "127.0.0.1", **options: Any) -> Any:
+    """An httpx client of ``url`` whose connections come from ``address`` (any 127.x.y.z
+    is this machine: the room sees another address, as quotas per address need)."""
+    import httpx
+
+    return httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address=address), **options)
+
+
 class WebServer:
     """A running ``gameroom web`` and a small JSON client for its API."""
 
-    def __init__(self, port: int, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, port: int, process: subprocess.Popen[bytes], stderr: Any = None) -> None:
         self.port = port
         self.process = process
         self.url = f"http://127.0.0.1:{port}"
+        self._stderr = stderr
+
+    def stop(self) -> str:
+        """Stop the server; what it wrote on standard error."""
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=20)
+        return self._stderr() if self._stderr is not None else ""
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -62,16 +110,28 @@ class WebServer:
 
 
 @contextlib.contextmanager
-def running_web(*options: str) -> Iterator[WebServer]:
-    """``gameroom web`` with these options on a free port, until the block ends."""
-    port = free_port()
-    process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port), *options], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-    try:
+def running_web(*options: str, env: dict[str, str] | None = None) -> Iterator[WebServer]:
+    """``gameroom web`` with these options on a free port, until the block ends. A port
+    taken between ``free_port`` and the server's bind (other test runs share this
+    machine) is one error line of the server: another port is tried. Its standard error
+    is read as it comes (a full pipe would stop the server) and kept for
+    :meth:`WebServer.stop`."""
+    for attempt in range(5):
+        port = free_port()
+        process = subprocess.Popen([*GAMEROOM, "web", "--port", str(port), *options], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=None if env is None else {**os.environ, **env})
         line = process.stdout.readline().decode()   # type: ignore[union-attr]
-        assert "serving on" in line, (line, process.stderr.read().decode() if process.poll() is not None else "")  # type: ignore[union-attr]
-        server = WebServer(port, process)
-        deadline = time.monotonic() + 60
+        if "serving on" in line:
+            break
+        err = process.communicate(timeout=120)[1].decode()
+        if "cannot serve on" not in err or attempt == 4:
+            raise AssertionError(f"gameroom web did not start: {line!r} {err!r}")
+    errors: list[bytes] = []
+    reader = threading.Thread(target=lambda: errors.append(process.stderr.read()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    server = WebServer(port, process, lambda: (reader.join(timeout=60), b"".join(errors).decode())[1])
+    try:
+        deadline = time.monotonic() + 120
         while True:
             try:
                 server.get("/api/games")
@@ -82,11 +142,7 @@ def running_web(*options: str) -> Iterator[WebServer]:
                 time.sleep(0.2)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,10 @@
 """The web room in a real browser (playwright driving Debian's Chromium), one server and
 one browser for the module, tests in order: the lobby lists every game; a bot match of
 every game is started from the lobby's form and watched to its end with the winners
-shown; a person plays a whole game of Q, Eriantys, Bazaar and Evolution by clicking (one
-illegal action refused with a message on the way); a finished match's replay is scrubbed to its
-first and last step. Screenshots of each game's page go to ``artifacts/screenshots``."""
+shown; a person signs up on the sign-up page, then plays a whole game of Q, Eriantys,
+Bazaar and Evolution by clicking (one illegal action refused with a message on the way);
+a finished match's replay is scrubbed to its first and last step. Screenshots of each
+game's page go to ``artifacts/screenshots``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from gameroom.games import registry
-from tests.web.conftest import WebServer, screenshot
+from tests.web.conftest import PASSWORD, WebServer, screenshot
 
 
 def test_the_lobby_lists_every_game(web_server: WebServer, page: Any) -> None:
@@ -56,6 +57,15 @@ def test_a_bot_match_of_every_game_is_watched_to_its_end(web_server: WebServer, 
     screenshot(page, f"{name}-bots")
 
 
+def sign_up(page: Any, url: str, name: str) -> None:
+    """Make an account on the sign-up page (the browser is then logged in) and come back."""
+    page.goto(f"{url}/signup?next=/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.click("#submit")
+    page.wait_for_selector(f"#username-shown:has-text('{name}')")
+
+
 def play_by_clicking(page: Any, name: str, illegal: str) -> None:
     """Click the first legal action at every prompt until the game is over; once, type an
     illegal action and see it refused."""
@@ -96,6 +106,7 @@ def play_by_clicking(page: Any, name: str, illegal: str) -> None:
 def test_a_person_plays_a_whole_game_by_clicking(web_server: WebServer, page: Any, name: str, bot: str,
                                                  illegal: str) -> None:
     game = registry.game(name)
+    sign_up(page, web_server.url, f"player-{name}")
     start_from_lobby(page, web_server.url, name, ["human", *[bot] * (game.min_players - 1)], time_limit=300, pace=0)
     assert "seat=P1" in page.url
     play_by_clicking(page, name, illegal)

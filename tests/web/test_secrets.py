@@ -21,15 +21,18 @@ sync_client = pytest.importorskip("websockets.sync.client")
 from gameroom.core.record import Event  # noqa: E402
 from gameroom.games import registry  # noqa: E402
 from gameroom.web.app import create_app  # noqa: E402
-from gameroom.web.matches import MatchBook, MatchRequest, state_frame  # noqa: E402
+from gameroom.web.book import MatchBook  # noqa: E402
+from gameroom.web.limits import RoomLimits  # noqa: E402
+from gameroom.web.matches import MatchRequest, Owner, state_frame  # noqa: E402
 from driver import free_port  # noqa: E402
+from tests.web.conftest import cookie_header, signed_up  # noqa: E402
 
 FRAME_TYPES = {"hello", "status", "turn", "prompt", "refused", "event", "state", "end"}
 
 
 @pytest.fixture(scope="module")
 def room() -> Iterator[tuple[MatchBook, int]]:
-    book, port = MatchBook(), free_port()
+    book, port = MatchBook(RoomLimits(matches_per_user=100)), free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(book), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -90,19 +93,21 @@ def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[Matc
     seats = ["human", *[next(iter(q.strategies))] * (q.min_players - 1)]
     request = MatchRequest.from_json({"game": name, "seats": seats, "seed": 11, "time_limit": 120},
                                      registry.games())
-    match = book.start(request, observers=[states])
+    account = signed_up(f"http://127.0.0.1:{port}", f"secret-keeper-{name}")
+    match = book.start(request, Owner("127.0.0.1", f"secret-keeper-{name}"), observers=[states])
     base = f"ws://127.0.0.1:{port}/api/matches/{match.id}/ws"
     spectator_frames: list[dict[str, Any]] = []
     with sync_client.connect(base) as spectator:
         watcher = threading.Thread(target=lambda: spectator_frames.extend(read_all(spectator)))
         watcher.start()
         # a wrong token is no seat
-        with sync_client.connect(f"{base}?seat=P1&token=guess") as impostor:
+        with sync_client.connect(f"{base}?seat=P1&token=guess", additional_headers=cookie_header(account)) as impostor:
             assert json.loads(impostor.recv(timeout=60))["type"] == "error"
         assert match.status == "waiting"
         mine: list[dict[str, Any]] = []
         refused_once = False
-        with sync_client.connect(f"{base}?seat=P1&token={match.tokens['P1']}") as person:
+        with sync_client.connect(f"{base}?seat=P1&token={match.tokens['P1']}",
+                                 additional_headers=cookie_header(account)) as person:
             while True:
                 frame = json.loads(person.recv(timeout=300))
                 mine.append(frame)
@@ -147,10 +152,12 @@ def test_a_person_plays_a_whole_game_of_every_game_people_can_play(room: tuple[M
     book, port = room
     game = registry.game(name)
     seats = ["human", *[next(iter(game.strategies))] * (game.min_players - 1)]
+    account = signed_up(f"http://127.0.0.1:{port}", f"whole-{name}")
     match = book.start(MatchRequest.from_json({"game": name, "seats": seats, "seed": 6, "time_limit": 120},
-                                              registry.games()))
+                                              registry.games()), Owner("127.0.0.1", f"whole-{name}"))
     prompts = 0
-    with sync_client.connect(f"ws://127.0.0.1:{port}/api/matches/{match.id}/ws?seat=P1&token={match.tokens['P1']}") as person:
+    with sync_client.connect(f"ws://127.0.0.1:{port}/api/matches/{match.id}/ws?seat=P1&token={match.tokens['P1']}",
+                             additional_headers=cookie_header(account)) as person:
         while True:
             frame = json.loads(person.recv(timeout=300))
             if frame["type"] == "end":

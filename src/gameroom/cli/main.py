@@ -11,6 +11,7 @@ from typing import Sequence
 from gameroom import __version__
 from gameroom.cli import commands as game_commands
 from gameroom.cli import league as league_commands
+from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
 from gameroom.core.game import GameDescriptor
@@ -79,12 +80,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
                                metavar="A,B", help="the games served, the first the default of requests that name "
                                                    f"none (default every game: {', '.join(games)})")
     web = commands.add_parser("web", help="serve the web room: watch, replay and play games in a browser")
-    web.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
-    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    web.add_argument("--lobby", default=None, metavar="HOST:PORT",
-                     help="a lobby server whose public rooms the lobby page shows")
-    web.add_argument("--db", default=None, metavar="URL",
-                     help="a results database (gameroom league --db) whose games and leaderboards to show")
+    web_commands.add_arguments(web, _port)
     connect = commands.add_parser("connect", help="play in a lobby's rooms from this terminal")
     connect.add_argument("game", choices=game_choices, help=f"the game to play: {', '.join(games)}")
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
@@ -165,12 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "web":
-            from gameroom.web.serve import ServeError, serve_web
-
-            try:
-                return serve_web(args.host, args.port, args.lobby, args.db)
-            except ServeError as exc:
-                raise UsageError(str(exc)) from None
+            return web_commands.run(args)
         if args.command in ("league", "ratings", "replay"):
             return getattr(league_commands, args.command)(args)
         if args.command == "lobby":

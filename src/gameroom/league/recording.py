@@ -18,22 +18,26 @@ class GameWriter:
 
     ``label`` names the tournament (or session) the games belong to; ``bots`` maps seat
     names to their JSON forms. Games that run concurrently (a tournament's round) are
-    written one at a time."""
+    written one at a time. ``ratings=False`` stores the games without touching the
+    ratings (the web room's casual matches, whose seats are not entrants); ``ids`` are
+    the stored games' ids in the order written."""
 
     def __init__(self, engine: Any, game: str, label: str, bots: dict[str, dict[str, Any]] | None = None,
-                 config: dict[str, Any] | None = None, seed: Any = None) -> None:
+                 config: dict[str, Any] | None = None, seed: Any = None, ratings: bool = True) -> None:
         from gameroom.league.ratings import RatingBook
 
         self.engine, self.game, self.label = engine, game, label
         self.bots = dict(bots or {})
         self.config = dict(config or {})
         self.seed = seed
-        self.ratings = RatingBook.load(engine, game)
+        self.ratings = RatingBook.load(engine, game) if ratings else None
         self.written = 0
+        self.ids: list[int] = []
         self._lock = threading.Lock()
 
-    def observers(self, seats: Iterable[Any]) -> list[Callable[[Event], None]]:
-        """The observers of one game between ``seats`` (Seat objects or names)."""
+    def observers(self, seats: Iterable[Any], index: int | None = None) -> list[Callable[[Event], None]]:
+        """The observers of one game between ``seats`` (Seat objects or names); ``index``
+        numbers the game within its label (how the web room finds a match it stored)."""
         names = [getattr(seat, "name", seat) for seat in seats]
         config = {**self.config, "tournament": self.label,
                   "seats": [{"name": n, "bot": self.bots.get(n, {"name": n})} for n in names]}
@@ -42,13 +46,14 @@ class GameWriter:
         def observe(event: Event) -> None:
             recorder(event)
             if event.kind == END:
-                self._write(recorder)
+                self._write(recorder, index)
 
         return [observe]
 
-    def _write(self, recorder: ReplayRecorder) -> None:
+    def _write(self, recorder: ReplayRecorder, index: int | None) -> None:
         from gameroom.league.db import record_game
 
         with self._lock:
-            record_game(self.engine, recorder.record, tournament=self.label, bots=self.bots, ratings=self.ratings)
+            self.ids.append(record_game(self.engine, recorder.record, tournament=self.label, index=index,
+                                        bots=self.bots, ratings=self.ratings))
             self.written += 1

@@ -114,6 +114,7 @@ class Client:
         self.seat = -1                # -1: none, or watching ``room``
         self.person = False           # a person's seat: the person limit, the legal moves offered
         self.views = False            # sent the seat's view of every state (rooms played by calls)
+        self.spectator = False        # logged in to watch only (LOGIN's spectator): never seated
         self.name_key: str | None = None
         self.outbox: list[bytes] = []
         self.outbox_bytes = 0
@@ -516,6 +517,10 @@ class Lobby:
         if not isinstance(name, str) or not valid_username(name):
             client.send(nack("Invalid username"))
             return
+        spectator = m.get("spectator", False)
+        if not isinstance(spectator, bool):
+            client.send(nack("Invalid spectator: true or false"))
+            return
         key = self.name_key(name)
         held = self.reserved.get(key)
         if held is not None and held[3] == name:
@@ -524,7 +529,7 @@ class Lobby:
         if key in self.names or held is not None:
             client.send(nack("Username was already taken"))
             return
-        client.username, client.name_key = name, key
+        client.username, client.name_key, client.spectator = name, key, spectator
         client.state = LOBBY
         self.names[key] = client
         client.send(ACK)
@@ -599,6 +604,8 @@ class Lobby:
 
     def _may_sit(self, client: Client, hosted: Hosted, person: bool) -> None:
         refusal = hosted.name_refusal(client.username or "")
+        if client.spectator:
+            refusal = "this connection only watches (it logged in as a spectator)"
         if person and hosted.by_calls and hosted.descriptor is not None and not hosted.descriptor.playable_by_people:
             refusal = f"{hosted.name} offers a person no moves: a program may play it"
         if refusal is not None:

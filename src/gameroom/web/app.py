@@ -10,9 +10,17 @@ through its registry descriptor; nothing here knows a game.
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
     GET  /api/matches/{id}/replay   JSON Lines, one line per state change
     GET  /api/lobby                 the lobby server's games and public rooms of every game (--lobby)
-    WS   /api/lobby/ws              ?name=NAME: the browser's own connection to the lobby server, logged in
-                                    as NAME; the lobby's messages both ways (docs/lobby.md)
-    WS   /api/matches/{id}/ws       ?seat=NAME&token=T for a person's seat, else a spectator
+    WS   /api/lobby/ws              the browser's own connection to the lobby server, logged in under the
+                                    person's account (``web.lobby_socket``; docs/lobby.md)
+    WS   /api/matches/{id}/ws       ?seat=NAME&token=T for a person's seat (logged in), else a spectator
+
+    GET  /signup, /login; POST /api/signup, /api/login, /api/logout; GET /api/me  (``web.login``)
+
+A match with people's seats needs a log-in; bots-only matches and watching do not. A
+match beyond the room's caps or the owner's quota is refused (503 / 429, ``web.book``);
+an evicted match answers 404 saying so, or — kept in the results database — redirects to
+its stored game. Every request passes ``web.guard.RoomGuard`` (host, origin, body size)
+and the session middleware (signed cookies).
 
 With a results database (``gameroom web --db URL``; without one the API answers 404 and
 the pages say so):
@@ -32,29 +40,66 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from gameroom.games import registry
-from gameroom.web.matches import BadRequest, MatchBook, MatchRequest, WebMatch
+from gameroom.web.book import Gone, MatchBook, Refused
+from gameroom.web.guard import BadBody, RoomGuard, read_json
+from gameroom.web.login import login_routes
+from gameroom.web.matches import BadRequest, MatchRequest, WebMatch
+from gameroom.web.room import Room
+from gameroom.web.lobby import LobbyRooms
+from gameroom.web.lobby_socket import relay_socket
+from gameroom.web.sockets import match_socket
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "SESSION_COOKIE", "SWEEP_EVERY"]
 
 STATIC = Path(__file__).parent / "static"
+SESSION_COOKIE = "gameroom_session"
+SWEEP_EVERY = 5.0
+"""Seconds between two sweeps of the match book (evictions also happen at every start)."""
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 NO_DATABASE = "no results database: start the web room with gameroom web --db URL"
+
+
+class Recent:
+    """The answer of a slow question (``ask``, run on a worker thread), asked by one request
+    at a time and shared for ``keep`` seconds: the lobby page's listing would otherwise open a
+    connection to the lobby server per request of anyone."""
+
+    def __init__(self, ask: Callable[[], Any], keep: float) -> None:
+        self.ask, self.keep = ask, keep
+        self._lock = asyncio.Lock()
+        self._at = float("-inf")
+        self._value: Any = None
+
+    async def __call__(self) -> Any:
+        async with self._lock:
+            if time.monotonic() - self._at >= self.keep:
+                self._value = await asyncio.to_thread(self.ask)
+                self._at = time.monotonic()
+            return self._value
+
+
+LOBBY_KEPT = 2.0
+"""Seconds a listing of the lobby server's rooms is shared."""
 
 
 def _natural_param(request: Request, name: str, default: int, high: int) -> int:
@@ -62,24 +107,45 @@ def _natural_param(request: Request, name: str, default: int, high: int) -> int:
     if text is None:
         return default
     if not text.isdigit() or not 1 <= int(text) <= high:
-        raise BadRequest(f"{name}: expected a whole number in 1..{high}, got {text!r}")
+        raise BadRequest(f"{name}: expected a whole number in 1..{high}, got {text[:40]!r}")
     return int(text)
 
 
-def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = None,
-               results: Any = None) -> Starlette:
-    """The application over ``book`` (a new one by default); ``lobby()`` lists the lobby
-    server's rooms for the lobby page; ``results`` (a ``web.results.Results``) is the
-    results database whose games and leaderboards the results pages show."""
-    book = book if book is not None else MatchBook()
+def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
+               results: Any = None, room: Room | None = None) -> Starlette:
+    """The application over ``room`` (made around ``book`` — a new one by default — with
+    accounts in memory and a session secret of this run, when not given); ``lobby`` is
+    the lobby server whose games and rooms the lobby page lists and whose rooms browsers
+    play in (``/api/lobby/ws``); ``results`` (a
+    ``web.results.Results``) is the results database whose games and leaderboards the
+    results pages show."""
+    room = room if room is not None else Room(book if book is not None else MatchBook())
+    book = room.book
+    limits = room.limits
     games = registry.games()
+    listing = Recent(lobby, LOBBY_KEPT) if lobby is not None else None
+    drawing = asyncio.Semaphore(1)   # a stored replay is drawn by re-running its game: one at a time
 
     async def lobby_page(_: Request) -> Response:
         return FileResponse(STATIC / "lobby.html")
 
+    async def located(request: Request) -> WebMatch | Gone | None:
+        """The match the path names: in memory, or why it is gone (the database is asked off the loop)."""
+        match_id = request.path_params["id"]
+        found = book.get(match_id)
+        return found if found is not None else await asyncio.to_thread(book.find, match_id)
+
+    def missing(request: Request, found: Gone | None, stored_path: str) -> Response:
+        if isinstance(found, Gone) and found.stored is not None:
+            return RedirectResponse(stored_path.format(found.stored), status_code=303)
+        if isinstance(found, Gone):
+            return _error(404, found.message)
+        return _error(404, f"no match {request.path_params['id'][:60]!r}")
+
     async def match_page(request: Request) -> Response:
-        if book.get(request.path_params["id"]) is None:
-            return _error(404, f"no match {request.path_params['id']!r}")
+        found = await located(request)
+        if not isinstance(found, WebMatch):
+            return missing(request, found, "/results/games/{}")
         return FileResponse(STATIC / "match.html")
 
     async def list_games(_: Request) -> Response:
@@ -89,37 +155,43 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
 
     async def start_match(request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except (ValueError, UnicodeDecodeError) as exc:
-            return _error(400, f"the body is not JSON: {exc}")
-        try:
-            match_request = MatchRequest.from_json(body, games)
+            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games)
+        except BadBody as exc:
+            return _error(exc.status, str(exc))
         except BadRequest as exc:
             return _error(400, str(exc))
-        match = book.start(match_request)
+        owner, _ = await room.owner(request)
+        if owner.user is None and any(kind == "human" for kind in match_request.seats):
+            return _error(401, "log in to play at a person's seat (/login or /signup); bots-only matches "
+                               "need no account")
+        try:   # on the loop: it asks no database, and a thread hop costs a wait for the interpreter lock
+            match = book.start(match_request, owner)
+        except Refused as exc:
+            return _error(exc.status, str(exc), {"retry-after": "5"})
         return JSONResponse({"id": match.id, "tokens": match.tokens}, status_code=201)
 
     async def list_matches(_: Request) -> Response:
         return JSONResponse([m.summary() for m in book.all()])
 
-    def found(request: Request) -> WebMatch | None:
-        return book.get(request.path_params["id"])
-
     async def show_match(request: Request) -> Response:
-        match = found(request)
-        return _error(404, f"no match {request.path_params['id']!r}") if match is None else JSONResponse(match.summary())
+        found = await located(request)
+        if not isinstance(found, WebMatch):
+            return missing(request, found, "/api/results/games/{}")
+        return JSONResponse(found.summary())
 
     async def replay(request: Request) -> Response:
-        match = found(request)
-        if match is None:
-            return _error(404, f"no match {request.path_params['id']!r}")
-        text = "".join(json.dumps(frame) + "\n" for frame in match.replay())
-        return Response(text, media_type="application/x-ndjson")
+        found = await located(request)
+        if not isinstance(found, WebMatch):
+            return missing(request, found, "/api/results/games/{}/replay")
+        return Response(found.replay_text(), media_type="application/x-ndjson")
 
     async def lobby_rooms(_: Request) -> Response:
-        if lobby is None:
+        if listing is None:
             return JSONResponse({"server": None, "games": [], "rooms": []})
-        return JSONResponse(await asyncio.to_thread(lobby))
+        return JSONResponse(await listing())
+
+    async def lobby_socket(websocket: WebSocket) -> None:
+        await relay_socket(websocket, room, lobby)
 
     async def lobby_socket(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -186,7 +258,10 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         if results is None:
             return _error(404, NO_DATABASE)
         game_id = stored_id(request)
-        drawn = None if game_id is None else await asyncio.to_thread(results.replay, game_id)
+        drawn = None
+        if game_id is not None:
+            async with drawing:
+                drawn = await asyncio.to_thread(results.replay, game_id)
         if drawn is None:
             return _error(404, f"no stored game {request.path_params['id']!r}")
         frames, check = drawn
@@ -204,55 +279,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         return JSONResponse(await asyncio.to_thread(results.leaderboard, game))
 
     async def socket(websocket: WebSocket) -> None:
-        match = book.get(websocket.path_params["id"])
-        await websocket.accept()
-        if match is None:
-            await websocket.send_json({"type": "error", "message": f"no match {websocket.path_params['id']!r}"})
-            await websocket.close()
-            return
-        seat = websocket.query_params.get("seat")
-        if seat is not None and match.tokens.get(seat) != websocket.query_params.get("token"):
-            await websocket.send_json({"type": "error", "message": f"seat {seat!r}: no person's seat with that token"})
-            await websocket.close()
-            return
-        loop = asyncio.get_running_loop()
-        frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-        def listener(frame: dict[str, Any]) -> None:
-            try:
-                loop.call_soon_threadsafe(frames.put_nowait, frame)
-            except RuntimeError:   # the connection's loop is gone
-                pass
-
-        past = match.subscribe(seat, listener)
-        await websocket.send_json({"type": "hello", "match": match.summary(), "seat": seat})
-        for frame in past:
-            await websocket.send_json(frame)
-        if seat is not None:
-            match.join(seat)
-
-        async def push() -> None:
-            while True:
-                await websocket.send_json(await frames.get())
-
-        pusher = asyncio.create_task(push())
-        try:
-            while True:
-                message = await websocket.receive_text()
-                if seat is None:
-                    refusal: str | None = "spectators cannot move"
-                else:
-                    try:
-                        refusal = match.humans[seat].answer(json.loads(message))
-                    except ValueError:
-                        refusal = "a move must be JSON"
-                if refusal is not None:   # through the queue: one task sends on the socket
-                    frames.put_nowait({"type": "refused", "message": refusal})
-        except WebSocketDisconnect:
-            pass
-        finally:
-            pusher.cancel()
-            match.unsubscribe(seat, listener)
+        await match_socket(websocket, room)
 
     routes = [
         Route("/", lobby_page),
@@ -273,13 +300,28 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
         WebSocketRoute("/api/lobby/ws", lobby_socket),
+        *login_routes(room, STATIC),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+
+    async def sweeping() -> None:
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            await asyncio.to_thread(book.sweep)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        yield
-        book.close()
+        sweeper = asyncio.create_task(sweeping())
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            book.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
+                  Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,
+                             same_site="lax", https_only=False)]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app.state.room = room
     app.state.book = book
     return app

@@ -1,45 +1,31 @@
-"""The web room and a lobby server (``gameroom web --lobby HOST:PORT``; docs/lobby.md).
+"""What the web room shows of a lobby server (``gameroom web --lobby HOST:PORT``;
+docs/lobby.md): its games and its public rooms of every game, for the lobby page
+(``GET /api/lobby``).
 
-One implementation of rooms: the lobby server's. The web room is one of its clients.
-
-* :class:`LobbyRooms` lists the lobby's public rooms of every game for the lobby page
-  (``GET /api/lobby``), asked as any client asks — ``LOGIN`` under a name of the web
-  room's own, ``GET_GAMES``, ``GET_PUBLIC_ROOMS`` of every game, ``LOGOUT`` — over a
-  short TCP connection. Each room comes with its game, options (described in the game's
-  own words), seats and id.
-* :meth:`LobbyRooms.relay` is ``WS /api/lobby/ws``: a browser's own connection to the
-  lobby. The web room logs in for the browser under the name it knows the person by,
-  then passes the lobby's messages (docs/lobby.md) both ways unchanged, one JSON object
-  per websocket text frame: so a person in the browser creates, joins, watches and plays
-  rooms of any game beside people at terminals and bots, under the lobby's own rules and
-  bounds. The first frame is the lobby's answer to that ``LOGIN``; the browser cannot log
-  in under another name (its ``LOGIN`` is the person's again, which the lobby refuses in
-  turn); ``LOGOUT`` ends the connection. The relay answers the lobby's ``PING``. A
-  browser that does not read its frames stops the relay reading the lobby, and the
-  lobby's own bound on what waits for a client applies.
+One implementation of rooms: the lobby server's. The web room is one of its clients: it
+asks as any client asks — ``LOGIN`` under a name of its own, ``GET_GAMES``,
+``GET_PUBLIC_ROOMS`` of every game, ``LOGOUT`` — over a short TCP connection. Each room
+comes with its game, its options (by the names the game declares), its seats and its id.
+A browser's own connection to the lobby is ``web.lobby_socket``'s.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 import socket
 import time
 from typing import Any
 
-from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError, encode
+from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder
 
-__all__ = ["LobbyRooms", "MAX_FRAME"]
-
-MAX_FRAME = 65536
-"""The longest message a browser may send (the lobby's own bound, eriantys.md 8.1)."""
+__all__ = ["LobbyRooms"]
 
 
 class LobbyRooms:
-    """The lobby server at ``host:port``: a callable that lists its public rooms (or says
-    why it cannot), for the web room's ``/api/lobby``, and the relay of a browser's own
-    connection to it."""
+    """The lobby server at ``host:port``: a callable that lists its games and public rooms
+    (or says why it cannot), for the web room's ``/api/lobby``; ``web.lobby_socket``
+    connects browsers to it."""
 
     def __init__(self, host: str, port: int, timeout: float = 5.0) -> None:
         self.host, self.port, self.timeout = host, port, timeout
@@ -104,69 +90,3 @@ class LobbyRooms:
             rooms = reply("PUBLIC_ROOMS")["rooms"]
             send({"type": "LOGOUT"})
             return games, [r for r in rooms if isinstance(r, dict)]
-
-    async def relay(self, websocket: Any, username: str) -> None:
-        """Pass a browser's websocket (accepted, Starlette's) to the lobby and back, logged
-        in as ``username``, until either side closes."""
-        try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), self.timeout)
-        except (OSError, asyncio.TimeoutError) as exc:
-            await websocket.send_json({"type": "NACK", "errorMessage": f"the lobby at {self.server} cannot be "
-                                                                       f"reached: {exc}"})
-            await websocket.close()
-            return
-        writer.write(encode({"type": "LOGIN", "username": username}))
-        to_browser = asyncio.ensure_future(self._from_lobby(reader, writer, websocket))
-        try:
-            await self._from_browser(websocket, writer, username, to_browser)
-        finally:
-            to_browser.cancel()
-            writer.transport.abort()
-            try:
-                await websocket.close()
-            except RuntimeError:   # already closed
-                pass
-
-    @staticmethod
-    async def _from_lobby(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, websocket: Any) -> None:
-        decoder = JSONStreamDecoder()
-        try:
-            while data := await reader.read(1 << 16):
-                decoder.feed(data)
-                while (value := decoder.next_value()) is not NEED_MORE:
-                    if isinstance(value, dict) and value.get("type") == "PING":
-                        writer.write(encode({"type": "PONG"}))
-                        continue
-                    await websocket.send_text(json.dumps(value, ensure_ascii=False))   # waits for a slow browser
-        except (OSError, JSONStreamError, RuntimeError):
-            pass
-        try:
-            await websocket.close()
-        except RuntimeError:
-            pass
-
-    @staticmethod
-    async def _from_browser(websocket: Any, writer: asyncio.StreamWriter, username: str,
-                            to_browser: asyncio.Future[Any]) -> None:
-        """The browser's messages to the lobby, in order; what the lobby must refuse is
-        turned into what it refuses in order (so every request is answered in turn): a
-        frame that is not one JSON object within the bound becomes an empty object (``NACK
-        Not a message``), a ``LOGIN`` logs in again as the person (``NACK Already logged
-        in!``)."""
-        from starlette.websockets import WebSocketDisconnect
-
-        while not to_browser.done():
-            try:
-                text = await websocket.receive_text()
-            except (WebSocketDisconnect, RuntimeError, KeyError):
-                return
-            try:
-                message = json.loads(text) if len(text) <= MAX_FRAME else None
-            except ValueError:
-                message = None
-            if not isinstance(message, dict):
-                message = {}
-            elif message.get("type") == "LOGIN":
-                message = {"type": "LOGIN", "username": username}
-            writer.write(encode(message))
-            await writer.drain()   # the lobby reads no more of a client whose replies are not read

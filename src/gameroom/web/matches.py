@@ -4,37 +4,51 @@
 picture of the concealed state, a person at a seat sees its own view and picture, its
 prompts and its refusals, never another seat's secrets.
 
-A person is a player whose decisions wait for the browser (:class:`HumanPlayer`); it sits
-in a guarded seat, so the referee's time limit, the ejections and the result are the same
-as for any other player. Its legal answers come from the descriptor's ``person_moves()``.
+A frame is encoded once, when it happens, and every listener of its audience gets the
+same text. When the match is over only its replay is kept, packed (zlib: a Q match's
+1.2 MB of state frames, mostly pictures, become 77 KB), until the book evicts the match. A person's
+seat (:mod:`gameroom.web.people`) is taken with the seat's token by a logged-in account,
+and from then on belongs to that account alone. A match computes only while it holds a
+turn of the room's :class:`~gameroom.web.turns.Turnstile`, given back at every event.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import queue
 import random
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Sequence
+import zlib
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
 
 from gameroom.core.calls import Caller
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
-from gameroom.core.protocol import VOID, Method
-from gameroom.core.record import CALL, EJECT, END, STATE, Event
+from gameroom.core.protocol import VOID
+from gameroom.core.record import EJECT, END, STATE, Event
+from gameroom.remote.jsonstream import encode
+from gameroom.web.people import Frame, HumanPlayer, announcing
+from gameroom.web.turns import Turnstile
 
-__all__ = ["HUMAN", "MatchRequest", "WebMatch", "MatchBook", "HumanPlayer", "BadRequest", "state_frame"]
+__all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener"]
 
 HUMAN = "human"
 """The seat name in a request that a person takes."""
 
 MAX_PACE = 5.0
-Frame = dict[str, Any]
 Audience = str | None   # None: the spectators; a seat name: the person at that seat
+Listener = Callable[[str, str], None]
+"""Receives each frame of its audience as it happens: its JSON text and its type."""
+
+STATE_PREFIX = '{"type":"state"'
+"""How every state frame's text begins (compact JSON, ``type`` first)."""
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """A bounded quotation of a value from a request, for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class BadRequest(ValueError):
@@ -58,10 +72,10 @@ class MatchRequest:
             raise BadRequest("the body must be a JSON object with game, seats and seed")
         unknown = sorted(set(body) - {"game", "seats", "seed", "time_limit", "pace"})
         if unknown:
-            raise BadRequest(f"unknown field {unknown[0]!r}; the fields are game, seats, seed, time_limit, pace")
+            raise BadRequest(f"unknown field {_shown(unknown[0])}; the fields are game, seats, seed, time_limit, pace")
         name = body.get("game")
-        if name not in games:
-            raise BadRequest(f"game: {name!r} is not a game; choose from {', '.join(games)}")
+        if not isinstance(name, str) or name not in games:
+            raise BadRequest(f"game: {_shown(name)} is not a game; choose from {', '.join(games)}")
         game = games[name]
         seats = body.get("seats")
         if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
@@ -74,18 +88,21 @@ class MatchRequest:
                 if not game.playable_by_people:
                     raise BadRequest(f"seats[{i}]: {game.name} cannot be played by a person yet")
             elif seat not in game.strategies:
-                raise BadRequest(f"seats[{i}]: {seat!r} is not a {game.name} player; choose from "
-                                 f"{', '.join([*game.strategies, HUMAN] if game.playable_by_people else game.strategies)}")
+                choices = [*game.strategies, HUMAN] if game.playable_by_people else list(game.strategies)
+                raise BadRequest(f"seats[{i}]: {_shown(seat)} is not a {game.name} player; "
+                                 f"choose from {', '.join(choices)}")
         seed = body.get("seed", random.randrange(1 << 31))
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 63:
-            raise BadRequest(f"seed: expected a natural number, got {seed!r}")
+            raise BadRequest(f"seed: expected a natural number, got {_shown(seed)}")
         limit = body.get("time_limit", game.limits.call)
         if limit is not None and (not isinstance(limit, (int, float)) or isinstance(limit, bool)
                                   or not 0 < limit <= 3600):
-            raise BadRequest(f"time_limit: expected seconds in (0, 3600], got {limit!r}")
+            raise BadRequest(f"time_limit: expected seconds in (0, 3600], got {_shown(limit)}")
+        if limit is None and HUMAN in seats:   # a person who walked away would hold the match for ever
+            raise BadRequest("time_limit: a match with people needs a limit in seconds (0, 3600]")
         pace = body.get("pace", 0)
         if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= MAX_PACE:
-            raise BadRequest(f"pace: expected seconds in [0, {MAX_PACE:g}], got {pace!r}")
+            raise BadRequest(f"pace: expected seconds in [0, {MAX_PACE:g}], got {_shown(pace)}")
         return cls(game, tuple(seats), seed, None if limit is None else float(limit), float(pace))
 
 
@@ -103,122 +120,54 @@ def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int,
             "svg": picture(game, state, viewer, caption)}
 
 
-@dataclass
-class Prompt:
-    """One decision asked of a person: the call, the legal answers, when it runs out."""
+@dataclass(frozen=True)
+class Owner:
+    """Who started a match: the address its request came from and, when logged in, the
+    account's key. Quotas count both; turns are shared by the account, else the address."""
 
-    method: str
-    choices: list[tuple[str, Any]]
-    deadline: float | None
-    answers: "queue.SimpleQueue[Any]" = field(default_factory=queue.SimpleQueue)
+    address: str | None = None
+    user: str | None = None
 
-
-class HumanPlayer:
-    """A player whose decisions are a person's clicks: every protocol method is a method
-    of this object; a call that asks a decision (the descriptor's ``moves`` offers answers)
-    publishes a prompt and waits for the browser's answer."""
-
-    def __init__(self, name: str, game: GameDescriptor, limit: float | None,
-                 tell: Callable[[Frame], None]) -> None:
-        self._name = name
-        self.game = game
-        self.limit = limit
-        self.tell = tell
-        self.prompt: Prompt | None = None
-        self.lock = threading.Lock()
-        self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
-        self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
-
-    def name(self) -> str:
-        return self._name
-
-    def __getattr__(self, method: str) -> Callable[..., Any]:
-        spec = self.__dict__.get("_methods", {}).get(method)
-        if spec is None:
-            raise AttributeError(method)
-        return lambda *args: self._decide(spec, args)
-
-    def _decide(self, spec: Method, args: tuple[Any, ...]) -> Any:
-        offered = self._moves(spec.name, args) if self._moves is not None else None
-        if offered is None or spec.result is VOID:
-            return None
-        deadline = None if self.limit is None else time.time() + self.limit
-        prompt = Prompt(spec.wire, offered, deadline)
-        with self.lock:
-            self.prompt = prompt
-        self.tell({"type": "prompt", "method": spec.wire, "limit": self.limit, "deadline": deadline,
-                   "choices": [{"label": label, "action": action} for label, action in offered]})
-        try:
-            # the referee stops waiting at its limit; this thread gives up a little later
-            action = prompt.answers.get(timeout=None if self.limit is None else self.limit + 5)
-        except queue.Empty:
-            raise TimeoutError("no move from the browser") from None
-        finally:
-            with self.lock:
-                if self.prompt is prompt:
-                    self.prompt = None
-        return spec.result.decode(action)   # the answer as the protocol carries it
-
-    def answer(self, move: Any) -> str | None:
-        """A move from the browser: ``{"choice": index}`` or ``{"action": JSON}``. None
-        when taken, else the message saying why it was refused."""
-        with self.lock:
-            prompt = self.prompt
-            if prompt is None:
-                return "it is not your turn"
-            if not isinstance(move, dict):
-                return "a move is an object with a choice (a number) or an action"
-            if "choice" in move:
-                index = move["choice"]
-                if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(prompt.choices):
-                    return f"choice {index!r} is not one of the {len(prompt.choices)} actions offered"
-                action = prompt.choices[index][1]
-            elif "action" in move:
-                action = move["action"]
-                if all(action != legal for _, legal in prompt.choices):
-                    return (f"illegal action {_short(action)}: it is not one of the "
-                            f"{len(prompt.choices)} legal actions offered")
-            else:
-                return "a move is an object with a choice (a number) or an action"
-            self.prompt = None
-        prompt.answers.put(action)
-        return None
+    @property
+    def key(self) -> str:
+        return f"user {self.user}" if self.user is not None else f"address {self.address}"
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    import json
-
-    text = json.dumps(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def announcing(caller: Caller, seat: str, decisions: set[str], announce: Callable[[str, str], None]) -> Caller:
-    """``caller`` that first tells who is asked for a decision (not every notification)."""
-
-    def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
-        if method in decisions:
-            announce(seat, method)
-        return caller(method, args, limit)
-
-    return call
+def _text(frame: Frame) -> str:
+    return encode(frame).decode("utf-8")
 
 
 class WebMatch:
-    """One match of the web room: its seats, status, frames for every audience, result."""
+    """One match of the web room: its seats, status, frames for every audience, result.
+    The book starts it (at once for bots only, else when every person has sat down)."""
 
-    def __init__(self, match_id: str, request: MatchRequest, observers: Iterable[Callable[[Event], Any]] = ()) -> None:
+    def __init__(self, match_id: str, request: MatchRequest, observers: Iterable[Callable[[Event], Any]] = (),
+                 owner: Owner = Owner(), turns: Turnstile | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.id = match_id
         self.request = request
         self.game = request.game
+        self.owner = owner
+        self.turns = turns if turns is not None else Turnstile()
+        self.clock = clock
+        self.created = clock()
+        self.finished: float | None = None   # when it ended (the book evicts it some time after)
         self.names = [f"P{i + 1}" for i in range(len(request.seats))]
         self.status = "waiting"
         self.result: dict[str, Any] | None = None
         self.tokens = {name: secrets.token_urlsafe(12) for name, kind in zip(self.names, request.seats)
                        if kind == HUMAN}
+        # the account (key) each person's seat belongs to: the creator's when it is the only
+        # one, else whoever first opens it with its token while logged in
+        self.holders: dict[str, str | None] = {name: None for name in self.tokens}
+        if owner.user is not None and len(self.tokens) == 1:
+            self.holders[next(iter(self.tokens))] = owner.user
         self.joined: set[str] = set()
         self.lock = threading.RLock()
-        self.history: dict[Audience, list[Frame]] = {None: [], **{name: [] for name in self.tokens}}
-        self.listeners: dict[Audience, list[Callable[[Frame], None]]] = {a: [] for a in self.history}
+        self.history: dict[Audience, list[str]] = {None: [], **{name: [] for name in self.tokens}}
+        self.packed: bytes | None = None   # the replay, once the match is over
+        self.ending: str | None = None   # the end frame (the same for every audience)
+        self.listeners: dict[Audience, list[Listener]] = {a: [] for a in self.history}
         self.steps = 0
         self.turn: str | None = None
         self.cancel = threading.Event()
@@ -235,12 +184,16 @@ class WebMatch:
                                     lambda frame, who=name: self._publish(frame, only=who))
                 self.humans[name] = human
                 seat = guarded_seat(name, human)
+                seat.caller = self._off_turn(seat.caller)
             else:
                 seat = bot
             seat.caller = announcing(seat.caller, name, decisions, self._announce)
             self.seats.append(seat)
-        if not self.humans:
-            self.start()
+
+    @property
+    def live(self) -> bool:
+        """Waiting for its people or running (not over)."""
+        return self.status != "over"
 
     # -- the summary the API shows --------------------------------------------------------
 
@@ -250,15 +203,43 @@ class WebMatch:
                 "time_limit": self.request.time_limit, "steps": self.steps, "turn": self.turn,
                 "result": self.result}
 
-    # -- audiences ------------------------------------------------------------------------
+    # -- seats and audiences --------------------------------------------------------------
 
-    def subscribe(self, audience: Audience, listener: Callable[[Frame], None]) -> list[Frame]:
-        """Register ``listener`` for ``audience``'s frames from now on; the frames so far."""
+    def admit(self, seat: str, token: str | None, user: str | None) -> str | None:
+        """Why the account ``user`` (its key; None: not logged in) may not take ``seat``
+        with ``token``; None when it may (the seat is then that account's for good)."""
+        if seat not in self.names:
+            return f"no seat {_shown(seat)} in match {self.id}; its seats are {', '.join(self.names)}"
+        if seat not in self.tokens:
+            kind = self.request.seats[self.names.index(seat)]
+            return (f"seat {seat} is played by the built-in player {kind!r}; only a person's seat can be "
+                    "taken (leave out seat= to watch)")
+        if not token:
+            return f"seat {seat}: the seat's token is missing (token=...)"
+        if not secrets.compare_digest(token.encode("utf-8", "replace"), self.tokens[seat].encode()):
+            return f"seat {seat}: wrong token"
+        if user is None:
+            return f"seat {seat}: log in to take a person's seat (/login)"
         with self.lock:
-            self.listeners[audience].append(listener)
-            return list(self.history[audience])
+            holder = self.holders[seat]
+            if holder is None:
+                self.holders[seat] = user
+            elif holder != user:
+                return f"seat {seat} belongs to another account: the person who took it plays there"
+        return None
 
-    def unsubscribe(self, audience: Audience, listener: Callable[[Frame], None]) -> None:
+    def subscribe(self, audience: Audience, listener: Listener) -> tuple[list[str], bool]:
+        """Register ``listener`` for ``audience``'s frames from now on; the frames so far
+        and whether the match is over. Of a match that is over only its end frame is
+        given (the page reads the replay over HTTP): a client that does not read then
+        holds nothing of the match's frames."""
+        with self.lock:
+            if self.ending is not None:
+                return [self.ending], True
+            self.listeners[audience].append(listener)
+            return list(self.history[audience]), False
+
+    def unsubscribe(self, audience: Audience, listener: Listener) -> None:
         with self.lock:
             if listener in self.listeners[audience]:
                 self.listeners[audience].remove(listener)
@@ -273,19 +254,26 @@ class WebMatch:
 
     def _publish(self, frame: Frame, only: Audience = None, per_seat: dict[str, Frame] | None = None) -> None:
         """Send ``frame`` to everyone (``only``: that seat alone; ``per_seat``: these seats
-        get their own frame instead)."""
+        get their own frame instead), each frame encoded once."""
+        text, kind = _text(frame), frame["type"]
+        own = {seat: _text(mine) for seat, mine in (per_seat or {}).items()}
         with self.lock:
-            audiences = [only] if only is not None else list(self.history)
-            for audience in audiences:
-                sent = per_seat[audience] if per_seat is not None and audience in per_seat else frame
+            if self.ending is not None:
+                return
+            if kind == "end":
+                self.ending = text
+            for audience in [only] if only is not None else list(self.history):
+                sent = own.get(audience, text) if audience is not None else text
                 self.history[audience].append(sent)
                 for listener in list(self.listeners[audience]):
-                    listener(sent)
+                    listener(sent, kind)
 
-    def replay(self) -> list[Frame]:
-        """The spectators' state frames: one per state change."""
+    def replay_text(self) -> str:
+        """The spectators' state frames, one JSON line per state change."""
         with self.lock:
-            return [f for f in self.history[None] if f["type"] == "state"]
+            if self.packed is not None:
+                return zlib.decompress(self.packed).decode("utf-8")
+            return "".join(f for f in self.history[None] if f.startswith(STATE_PREFIX))
 
     # -- running --------------------------------------------------------------------------
 
@@ -297,29 +285,80 @@ class WebMatch:
         self._publish({"type": "status", "status": "running"})
         threading.Thread(target=self._run, name=f"web-match-{self.id}", daemon=True).start()
 
+    def abandon(self, reason: str) -> bool:
+        """End a match still waiting for its people (no game was played); False if it
+        was no longer waiting."""
+        with self.lock:
+            if self.status != "waiting":
+                return False
+            self.status = "over"
+            self.result = {"winners": [], "scores": {}, "ejected": [], "error": reason}
+        self._publish({"type": "end", "result": self.result, "status": "over"})
+        self._pack()
+        return True
+
+    def evict(self) -> None:
+        """Drop every frame (the book forgot this match; a socket still open keeps only this)."""
+        with self.lock:
+            self.packed = zlib.compress(b"")
+            self.history = {audience: [] for audience in self.history}
+
     def _run(self) -> None:
-        request = self.request
+        request, owner = self.request, self.owner.key
         # one limit for every decision, the first round's included (None: the call's)
         limits = replace(self.game.limits, call=request.time_limit, ready=None)
+        self.turns.enter(owner)
+        self.turns.take(owner)
         try:
-            result = self.game.play(request.seed, self.seats, limits=limits, cancel=self.cancel,
-                                    observers=[self._observe, *self.extra_observers])
-            outcome = {"winners": list(result.winners), "scores": dict(result.scores),
-                       "ejected": [{"seat": e.name, "reason": e.reason} for e in result.ejections]}
-        except MatchCancelled:
-            outcome = {"winners": [], "scores": {}, "ejected": [], "error": "the match was cancelled"}
-        except Exception as exc:   # a broken game must not take the room down
-            outcome = {"winners": [], "scores": {}, "ejected": [], "error": f"{type(exc).__name__}: {exc}"}
+            try:
+                result = self.game.play(request.seed, self.seats, limits=limits, cancel=self.cancel,
+                                        observers=[self._observe, *self.extra_observers])
+                outcome = {"winners": list(result.winners), "scores": dict(result.scores),
+                           "ejected": [{"seat": e.name, "reason": e.reason} for e in result.ejections]}
+            except MatchCancelled:
+                outcome = {"winners": [], "scores": {}, "ejected": [], "error": "the match was cancelled"}
+            except Exception as exc:   # a broken game (or a full disk under --db) must not take the room down
+                outcome = {"winners": [], "scores": {}, "ejected": [], "error": f"{type(exc).__name__}: {exc}"}
+            with self.lock:
+                self.result, self.status, self.turn = outcome, "over", None
+            self._publish({"type": "end", "result": outcome, "status": "over"})
+            self._pack()
+        finally:
+            self.turns.give(owner)
+            self.turns.leave(owner)
+
+    def _pack(self) -> None:
+        """The match is over: its replay packed, its other frames, players and their
+        states let go."""
         with self.lock:
-            self.result, self.status, self.turn = outcome, "over", None
-        self._publish({"type": "end", "result": outcome, "status": "over"})
+            replay = "".join(f for f in self.history[None] if f.startswith(STATE_PREFIX))
+            self.packed = zlib.compress(replay.encode("utf-8"), 6)
+            self.history = {audience: [] for audience in self.history}
+            self.listeners = {audience: [] for audience in self.history}
+            self.seats, self.extra_observers = [], []
+            self.finished = self.clock()
+
+    def _off_turn(self, caller: Caller) -> Caller:
+        """A person's seat's caller: the match gives its turn back while the person thinks."""
+        owner = self.owner.key
+
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+            self.turns.give(owner)
+            try:
+                return caller(method, args, limit)
+            finally:
+                self.turns.take(owner)
+
+        return call
 
     def _announce(self, seat: str, method: str) -> None:
         self.turn = seat
         self._publish({"type": "turn", "seat": seat, "method": self.wires.get(method, method)})
 
     def _observe(self, event: Event) -> None:
-        """The match's events as frames (in the referee's thread, in order)."""
+        """The match's events as frames (in the referee's thread, in order); every event
+        is also where another owner's match may take the turn."""
+        self.turns.pause(self.owner.key)
         if event.kind == STATE:
             if event.subject is None:
                 return
@@ -331,7 +370,11 @@ class WebMatch:
                     for name in self.humans}
             self._publish(frame, per_seat=mine)
             if self.request.pace:
-                time.sleep(self.request.pace)
+                self.turns.give(self.owner.key)
+                try:
+                    self.cancel.wait(self.request.pace)
+                finally:
+                    self.turns.take(self.owner.key)
         elif event.kind == EJECT:
             data = event.data
             self._publish({"type": "event", "text": f"{data['seat']} was ejected on {data['method']}: {data['reason']}",
@@ -342,30 +385,3 @@ class WebMatch:
         elif event.kind == END:
             winners = event.data["result"]["winners"]
             self._publish({"type": "event", "text": f"game over: {', '.join(winners) or 'no winner'}"})
-
-
-class MatchBook:
-    """Every match of this server, by id."""
-
-    def __init__(self) -> None:
-        self.matches: dict[str, WebMatch] = {}
-        self._ids = itertools.count(1)
-        self.lock = threading.Lock()
-
-    def start(self, request: MatchRequest, observers: Sequence[Callable[[Event], Any]] = ()) -> WebMatch:
-        with self.lock:
-            match_id = f"{next(self._ids)}-{request.game.name}"
-        match = WebMatch(match_id, request, observers)
-        with self.lock:
-            self.matches[match_id] = match
-        return match
-
-    def get(self, match_id: str) -> WebMatch | None:
-        return self.matches.get(match_id)
-
-    def all(self) -> list[WebMatch]:
-        return list(self.matches.values())
-
-    def close(self) -> None:
-        for match in self.all():
-            match.cancel.set()

@@ -1,4 +1,7 @@
 // The lobby page: the games, a form to start a match, the matches and the lobby server's rooms.
+// A person's seat needs a log-in (the header says who is logged in); bots-only matches do not.
+import { showAccount } from "/static/session.js";
+
 const $ = (id) => document.getElementById(id);
 let games = [];
 
@@ -63,7 +66,14 @@ async function start(event) {
   const reply = await fetch("/api/matches", { method: "POST", body: JSON.stringify(body),
                                               headers: { "content-type": "application/json" } });
   const answer = await reply.json();
-  if (!reply.ok) { $("error").textContent = answer.error; return; }
+  if (!reply.ok) {
+    $("error").textContent = answer.error;
+    if (reply.status === 401) {
+      const login = el("a", " log in", { href: `/login?next=${encodeURIComponent("/")}`, id: "loginlink" });
+      $("error").append(login);
+    }
+    return;
+  }
   const seats = Object.entries(answer.tokens);
   const link = (seat, token) => `/matches/${answer.id}?seat=${seat}&token=${encodeURIComponent(token)}`;
   if (seats.length <= 1) {
@@ -105,6 +115,7 @@ async function loadRooms() {
   $("rooms").replaceChildren(el("p", `${lobby.server}: ${lobby.rooms.length} room(s)`), table);
 }
 
+await showAccount();
 $("game").addEventListener("change", chooseGame);
 $("count").addEventListener("change", drawSeats);
 $("start").addEventListener("submit", start);

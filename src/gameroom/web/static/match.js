@@ -2,6 +2,8 @@
 // person's choices with the time left, the result, and a replay scrubber at the end.
 // Under /results/games/{id} the same page shows a game stored in the results database:
 // its seats, result and ejections, and its replay to scrub.
+import { showAccount } from "/static/session.js";
+
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
 const stored = location.pathname.startsWith("/results/games/");
@@ -156,6 +158,7 @@ async function showStored() {
   await startReplay();
 }
 
+await showAccount();
 if (stored) {
   await showStored();
 } else {
@@ -187,7 +190,18 @@ function connect() {
       case "refused": $("refused").textContent = `refused: ${frame.message}`; break;
       case "event": logEvent(frame.text); break;
       case "end": status("over"); finish(frame.result); break;
-      case "error": $("turn").textContent = frame.message; break;
+      case "error":
+        if (frame.fatal) {
+          $("turn").textContent = frame.message;
+          if (frame.login) {   // a person's seat needs a log-in: come back here after it
+            $("loginlink").href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+            $("login").classList.remove("hidden");
+          }
+          if (frame.stored) window.location = frame.stored;   // over, and kept in the results database
+        } else {
+          $("refused").textContent = frame.message;
+        }
+        break;
     }
   });
   socket.addEventListener("close", () => { if ($("status").dataset.status !== "over") logEvent("connection closed"); });

@@ -1,0 +1,123 @@
+"""A person at a seat of a web match: a player whose decisions wait for the browser.
+
+:class:`HumanPlayer` sits in a guarded seat, so the referee's time limit, the ejections
+and the result are the same as for any other player. Its legal answers come from the
+descriptor's ``person_moves()``; a decision publishes a *prompt* (the legal actions and
+the time limit) and waits for the browser's answer, which :meth:`HumanPlayer.answer`
+checks against the offer.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gameroom.core.calls import Caller
+from gameroom.core.game import GameDescriptor
+from gameroom.core.protocol import VOID, Method
+
+__all__ = ["HumanPlayer", "Prompt", "announcing", "Frame"]
+
+Frame = dict[str, Any]
+
+
+@dataclass
+class Prompt:
+    """One decision asked of a person: the call, the legal answers, when it runs out."""
+
+    method: str
+    choices: list[tuple[str, Any]]
+    deadline: float | None
+    answers: "queue.SimpleQueue[Any]" = field(default_factory=queue.SimpleQueue)
+
+
+class HumanPlayer:
+    """A player whose decisions are a person's clicks: every protocol method is a method
+    of this object; a call that asks a decision (the descriptor's ``moves`` offers answers)
+    publishes a prompt and waits for the browser's answer."""
+
+    def __init__(self, name: str, game: GameDescriptor, limit: float | None,
+                 tell: Callable[[Frame], None]) -> None:
+        self._name = name
+        self.game = game
+        self.limit = limit
+        self.tell = tell
+        self.prompt: Prompt | None = None
+        self.lock = threading.Lock()
+        self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
+        self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
+
+    def name(self) -> str:
+        return self._name
+
+    def __getattr__(self, method: str) -> Callable[..., Any]:
+        spec = self.__dict__.get("_methods", {}).get(method)
+        if spec is None:
+            raise AttributeError(method)
+        return lambda *args: self._decide(spec, args)
+
+    def _decide(self, spec: Method, args: tuple[Any, ...]) -> Any:
+        offered = self._moves(spec.name, args) if self._moves is not None else None
+        if offered is None or spec.result is VOID:
+            return None
+        deadline = None if self.limit is None else time.time() + self.limit
+        prompt = Prompt(spec.wire, offered, deadline)
+        with self.lock:
+            self.prompt = prompt
+        self.tell({"type": "prompt", "method": spec.wire, "limit": self.limit, "deadline": deadline,
+                   "choices": [{"label": label, "action": action} for label, action in offered]})
+        try:
+            # the referee stops waiting at its limit; this thread gives up a little later
+            action = prompt.answers.get(timeout=None if self.limit is None else self.limit + 5)
+        except queue.Empty:
+            raise TimeoutError("no move from the browser") from None
+        finally:
+            with self.lock:
+                if self.prompt is prompt:
+                    self.prompt = None
+        return spec.result.decode(action)   # the answer as the protocol carries it
+
+    def answer(self, move: Any) -> str | None:
+        """A move from the browser: ``{"choice": index}`` or ``{"action": JSON}``. None
+        when taken, else the message saying why it was refused."""
+        with self.lock:
+            prompt = self.prompt
+            if prompt is None:
+                return "it is not your turn"
+            if not isinstance(move, dict):
+                return "a move is an object with a choice (a number) or an action"
+            if "choice" in move:
+                index = move["choice"]
+                if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(prompt.choices):
+                    return f"choice {_short(index)} is not one of the {len(prompt.choices)} actions offered"
+                action = prompt.choices[index][1]
+            elif "action" in move:
+                action = move["action"]
+                if all(action != legal for _, legal in prompt.choices):
+                    return (f"illegal action {_short(action)}: it is not one of the "
+                            f"{len(prompt.choices)} legal actions offered")
+            else:
+                return "a move is an object with a choice (a number) or an action"
+            self.prompt = None
+        prompt.answers.put(action)
+        return None
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def announcing(caller: Caller, seat: str, decisions: set[str], announce: Callable[[str, str], None]) -> Caller:
+    """``caller`` that first tells who is asked for a decision (not every notification)."""
+
+    def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        if method in decisions:
+            announce(seat, method)
+        return caller(method, args, limit)
+
+    return call

@@ -1,0 +1,119 @@
+"""The parts of one web room that its pages, endpoints and websockets share: the match
+book, the accounts and their passwords, the limits, the open sockets counted per address
+and per account, the throttles of log-ins and sign-ups, and the strikes of addresses
+whose requests were refused. :meth:`Room.signed_in` is the
+account a request's session cookie proves (Starlette's ``SessionMiddleware`` signs it)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import HTTPConnection
+
+from gameroom.web.accounts import Account, AccountStore, MemoryAccounts, Passwords, Throttle
+from gameroom.web.book import MatchBook
+from gameroom.web.limits import RoomLimits
+from gameroom.web.matches import Owner
+from gameroom.web.strikes import Strikes
+
+__all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of"]
+
+SESSION_KEY = "account"
+"""The session's entry: {"key": the account's key, "stamp": its stamp}."""
+
+
+class SocketCounts:
+    """Open websockets, at most ``max_sockets`` in all and the quotas per address and per
+    account (the event loop's alone: no lock)."""
+
+    def __init__(self, limits: RoomLimits) -> None:
+        self.limits = limits
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+        self.by_user: Counter[str] = Counter()
+
+    def take(self, address: str, user: str | None) -> str | None:
+        """Count one more socket; the reason it may not open instead."""
+        limits = self.limits
+        if self.total >= limits.max_sockets:
+            return f"the room has {self.total} connections open, its most (--max-sockets); try again later"
+        if self.by_address[address] >= limits.sockets_per_address:
+            return (f"{limits.sockets_per_address} connections are open from your address, the most one address "
+                    "may (--sockets-per-address); close a page first")
+        if user is not None and self.by_user[user] >= limits.sockets_per_user:
+            return (f"{limits.sockets_per_user} connections are open for your account, the most one account may "
+                    "(--sockets-per-user); close a page first")
+        self.total += 1
+        self.by_address[address] += 1
+        if user is not None:
+            self.by_user[user] += 1
+        return None
+
+    def give(self, address: str, user: str | None) -> None:
+        self.total -= 1
+        for counts, key in ((self.by_address, address), (self.by_user, user)):
+            if key is not None:
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
+
+
+@dataclass
+class Room:
+    """One web room's shared parts (see the module's docstring)."""
+
+    book: MatchBook
+    accounts: AccountStore = field(default_factory=MemoryAccounts)
+    passwords: Passwords = field(default_factory=Passwords)
+    secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    strikes: Strikes = field(default_factory=Strikes)
+    failures: Throttle = field(init=False)
+    signups: Throttle = field(init=False)
+    sockets: SocketCounts = field(init=False)
+
+    def __post_init__(self) -> None:
+        limits = self.limits
+        self.failures = Throttle(limits.login_failures, limits.failure_window)
+        self.signups = Throttle(limits.signups_per_address, 3600.0)
+        self.sockets = SocketCounts(limits)
+
+    @property
+    def limits(self) -> RoomLimits:
+        return self.book.limits
+
+    async def find_account(self, key: str) -> tuple[Account, str] | None:
+        """The account with that key and its password hash (a database is asked off the loop)."""
+        if self.accounts.slow:
+            return await asyncio.to_thread(self.accounts.find, key)
+        return self.accounts.find(key)
+
+    async def add_account(self, account: Account, password_hash: str) -> None:
+        if self.accounts.slow:
+            await asyncio.to_thread(self.accounts.add, account, password_hash)
+        else:
+            self.accounts.add(account, password_hash)
+
+    async def signed_in(self, connection: HTTPConnection) -> Account | None:
+        """The account whose session the request carries (its stamp still the account's)."""
+        session: Any = connection.scope.get("session") or {}
+        entry = session.get(SESSION_KEY)
+        if not isinstance(entry, dict) or not isinstance(entry.get("key"), str) \
+                or not isinstance(entry.get("stamp"), str):
+            return None
+        found = await self.find_account(entry["key"])
+        if found is None or not secrets.compare_digest(found[0].stamp.encode(), entry["stamp"].encode()):
+            return None
+        return found[0]
+
+    async def owner(self, connection: HTTPConnection) -> tuple[Owner, Account | None]:
+        """Who is asking: their address and, when logged in, their account."""
+        account = await self.signed_in(connection)
+        return Owner(address_of(connection), account.key if account is not None else None), account
+
+
+def address_of(connection: HTTPConnection) -> str:
+    return connection.client.host if connection.client is not None else "unknown"

@@ -1,0 +1,210 @@
+"""The match websocket (``/api/matches/{id}/ws``): a spectator's or a person's live frames,
+and a person's moves.
+
+Every bad thing a client can send gets an ``error`` frame saying what was wrong. When the
+connection cannot serve (no such match, a match evicted, a seat that does not exist, a
+built-in player's seat, a missing or wrong token, no log-in, a seat that is another
+account's, the quotas of open sockets) the error frame has ``"fatal": true`` and the
+connection is closed cleanly; a bad message (a binary frame, text that is not JSON or
+nests too deep, a message that is neither ``{"choice": i}`` nor ``{"action": ...}``, a
+spectator's move) gets ``"fatal": false`` and the connection stays for the next message.
+
+Every error frame is a strike of the client's address (``web.strikes``): a client that
+keeps sending bad messages is read more and more slowly. Frames go out through one
+queue per connection; a client that leaves more than
+:data:`MAX_UNSENT` frames unread (it does not read, the server would buffer for ever) is
+cut off. The socket closes after the match's ``end`` frame (the page then
+reads the replay over HTTP), at the latest :data:`END_DRAIN` seconds after it: a client
+that stopped reading would otherwise keep the frames of a match long evicted. A match
+that is over sends only its ``hello`` and ``end``. A websocket message is at most
+``--max-message`` bytes (the server's limit; beyond it the connection closes with 1009).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from gameroom.remote.jsonstream import ValueTooDeep, check_depth
+from gameroom.web.book import Gone
+from gameroom.web.matches import WebMatch
+from gameroom.web.room import Room, address_of
+
+__all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame", "match_socket"]
+
+MAX_UNSENT = 2048
+"""Frames one connection may leave unread before it is closed."""
+END_DRAIN = 30.0
+"""Seconds a connection has to take the last frames of a match that ended."""
+
+MOVES = 'a move is {"choice": index} or {"action": JSON}'
+
+
+def _frame(kind: str, message: str, **more: Any) -> str:
+    return json.dumps({"type": kind, "message": message, **more})
+
+
+def error_frame(message: str, fatal: bool, **more: Any) -> str:
+    return _frame("error", message, fatal=fatal, **more)
+
+
+def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str] | None:
+    """What to send back for one message from the client — the frame's text and type
+    (``error``: the message was bad, ``refused``: a move the game does not take) — or
+    None: a move taken."""
+    if message.get("bytes") is not None:
+        return error_frame(f"binary frames are not read here: send text, {MOVES}", False), "error"
+    text = message.get("text") or ""
+    try:
+        check_depth(text)
+        move = json.loads(text)
+    except ValueTooDeep as exc:
+        return error_frame(f"not a move: {exc}", False), "error"
+    except ValueError as exc:
+        return error_frame(f"not a move: the message is not JSON ({exc})", False), "error"
+    if not isinstance(move, dict) or len(move) != 1 or not ({"choice", "action"} & set(move)):
+        kind = f"an object with {', '.join(repr(k)[:40] for k in list(move)[:4])}" if isinstance(move, dict) \
+            else type(move).__name__
+        return error_frame(f"unknown message ({kind}): {MOVES}", False), "error"
+    if seat is None:
+        return error_frame("spectators cannot move: open the match with your seat's link to play", False), "error"
+    if not match.live:
+        return _frame("refused", "the match is over"), "refused"
+    refusal = match.humans[seat].answer(move)
+    return None if refusal is None else (_frame("refused", refusal), "refused")
+
+
+async def match_socket(websocket: WebSocket, room: Room) -> None:
+    """One client's connection to a match (see the module's docstring)."""
+    account = await room.signed_in(websocket)
+    address, user = address_of(websocket), account.key if account is not None else None
+    refusal = room.sockets.take(address, user)
+    await websocket.accept()
+    if refusal is not None:
+        room.strikes.add(address)
+        await close_socket(websocket, error_frame(refusal, True), 1013)
+        return
+    try:
+        await _serve(websocket, room, address, user, account.name if account is not None else None)
+    finally:
+        room.sockets.give(address, user)
+
+
+CLOSE_WITHIN = 10.0
+"""Seconds to send the last frame and the close frame before the connection is cut."""
+
+
+async def close_socket(websocket: WebSocket, last: str | None, code: int) -> None:
+    """Send ``last`` (if any) and close; a client that reads nothing is cut off."""
+    try:
+        async with asyncio.timeout(CLOSE_WITHIN):
+            if last is not None:
+                await websocket.send_text(last)
+            await websocket.close(code)
+    except TimeoutError:
+        abort_socket(websocket)
+    except Exception:   # noqa: BLE001 - the client is gone already: nothing to close
+        pass
+
+
+def abort_socket(websocket: WebSocket) -> None:
+    """Cut the connection at once. uvicorn closes a socket only after its write buffer
+    drained, which for a client that never reads is never: the connection, its buffer and
+    its file would stay for good. The ASGI receive callable of uvicorn's websocket
+    protocols is a method of the protocol, which holds the transport; elsewhere nothing
+    is done (the server's own time-outs apply)."""
+    protocol = getattr(getattr(websocket, "_receive", None), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    abort = getattr(transport, "abort", None)
+    if callable(abort):
+        abort()
+
+
+async def _serve(websocket: WebSocket, room: Room, address: str, user: str | None, name: str | None) -> None:
+    match_id = websocket.path_params["id"]
+    found: WebMatch | Gone | None = room.book.get(match_id)
+    if found is None:   # evicted, maybe stored: the results database may be asked
+        found = await asyncio.to_thread(room.book.find, match_id)
+    if not isinstance(found, WebMatch):
+        message = found.message if isinstance(found, Gone) else f"no match {match_id[:60]!r}"
+        stored = {"stored": f"/results/games/{found.stored}"} if isinstance(found, Gone) and found.stored else {}
+        await close_socket(websocket, error_frame(message, True, **stored), 1000)
+        return
+    match = found
+    seat = websocket.query_params.get("seat")
+    if seat is not None:
+        problem = match.admit(seat, websocket.query_params.get("token"), user)
+        if problem is not None:
+            room.strikes.add(address)
+            await close_socket(websocket, error_frame(problem, True, login=user is None), 1008)
+            return
+
+    loop = asyncio.get_running_loop()
+    outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    stop = asyncio.Event()   # set: this client reads too slowly, close it
+    timers: list[asyncio.TimerHandle] = []
+
+    def deliver(text: str, kind: str) -> None:
+        if outbox.qsize() >= MAX_UNSENT:
+            stop.set()
+            return
+        outbox.put_nowait((text, kind))
+        if kind == "end":
+            timers.append(loop.call_later(END_DRAIN, stop.set))
+
+    def listener(text: str, kind: str) -> None:   # on the match's thread
+        with contextlib.suppress(RuntimeError):   # the loop is closed: the room is stopping
+            loop.call_soon_threadsafe(deliver, text, kind)
+
+    past, over = match.subscribe(seat, listener)
+    hello = json.dumps({"type": "hello", "match": match.summary(), "seat": seat, "user": name})
+
+    async def push() -> None:   # the one task that sends: what was, then what happens
+        with contextlib.suppress(Exception):   # a failed send: the client is gone, the reader sees it
+            await websocket.send_text(hello)
+            for text in past:
+                await websocket.send_text(text)
+            if over:
+                await close_socket(websocket, None, 1000)
+                return
+            while True:
+                text, kind = await outbox.get()
+                await websocket.send_text(text)
+                if kind == "end":
+                    await close_socket(websocket, None, 1000)
+                    return
+
+    async def watch() -> None:   # a client that does not read is closed, wherever the pusher waits
+        await stop.wait()
+        pusher.cancel()
+        abort_socket(websocket)   # its buffers are full: a close frame could not go out
+
+    pusher = asyncio.create_task(push())
+    watcher = asyncio.create_task(watch())
+    if seat is not None and not over:
+        match.join(seat)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            reply = answer(match, seat, message)
+            if reply is not None:
+                deliver(*reply)
+                if reply[1] == "error":   # a bad message: the address waits a little more
+                    room.strikes.add(address)
+                    wait = room.strikes.wait(address)
+                    if wait:
+                        await asyncio.sleep(wait)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass   # the client went away (or the socket was closed under a blocked read)
+    finally:
+        watcher.cancel()
+        pusher.cancel()
+        for timer in timers:
+            timer.cancel()
+        match.unsubscribe(seat, listener)
