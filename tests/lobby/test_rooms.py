@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 
 from driver import run_gameroom
-from tests.lobby.rooms import LobbyProcess, RoomClient, play_person
+from tests.lobby.rooms import LobbyProcess, play_person
 
 CALL_GAMES = ["q", "fish", "bazaar", "evolution"]
-CHEATS = {"q": "cheat-not-a-line", "fish": "bad-turn-choice", "bazaar": "cheat-use-non-existent-equation", "evolution": "feed"}
+CHEATS = {"q": "cheat-not-a-line", "fish": "bad-turn-choice", "bazaar": "cheat-use-non-existent-equation",
+          "evolution": "no-fc"}   # each misbehaves at its first chance, whatever the deal
 PLAYERS = {"q": 2, "fish": 2, "bazaar": 2, "evolution": 3}
 BOTS = {"q": "dag", "fish": "greedy", "bazaar": "purchase-points", "evolution": "silly"}
 
@@ -41,12 +42,13 @@ def test_the_lobby_says_which_games_it_serves_and_their_room_options(lobby: Lobb
     assert [o["name"] for o in games["eriantys"]["options"]] == ["expert"]
     fish = games["fish"]
     assert fish["plays"] == "calls" and fish["numberOfPlayers"] == [2, 3, 4] and not fish["default"]
-    assert [(o["name"], o["kind"], o["default"]) for o in fish["options"]] == [("rows", "int", 5), ("columns", "int", 5),
-                                                                              ("fish", "int", None)]
+    assert [(o["name"], o["kind"], o["default"]) for o in fish["options"]] == [
+        ("rows", "int", 5), ("columns", "int", 5), ("fish", "int", None)]
     assert fish["options"][0]["low"] == 2 and "board rows" in fish["options"][0]["help"]
     assert games["evolution"]["numberOfPlayers"] == [3, 4, 5, 6, 7, 8]
     assert games["evolution"]["options"][0]["choices"] == ["sorted", "shuffled"]
-    assert [o["name"] for o in games["q"]["options"]] == ["q-bonus", "finish-bonus"] and "letters" in games["q"]["names"]
+    assert [o["name"] for o in games["q"]["options"]] == ["q-bonus", "finish-bonus"]
+    assert "letters" in games["q"]["names"]
     assert all(g["personLimit"] == 60 and g["bots"] for g in games.values())
 
 

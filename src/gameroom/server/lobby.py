@@ -363,6 +363,8 @@ class Lobby:
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
         self.events = 0                 # game events handled, for benchmarks
+        self.calls = 0                  # CALLs sent by the referees of rooms played by calls, likewise
+        self.slices: list[float] | None = None   # seconds each referee held the loop, when measured
         self.arrived = 0.0              # when the bytes being handled arrived
         self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
         self.server: asyncio.base_events.Server | None = None
@@ -567,7 +569,8 @@ class Lobby:
 
     def _get_public_rooms(self, client: Client, m: dict[str, Any]) -> None:
         hosted = self._hosted(client, m, every=True)
-        counts = hosted.player_counts if hosted is not None else {n for h in self.games.values() for n in h.player_counts}
+        counts = (hosted.player_counts if hosted is not None
+                  else {n for h in self.games.values() for n in h.player_counts})
         players = m.get("numberOfPlayers")
         if players is not None and players != -1 and not (_is_int(players) and players in counts):
             client.send(nack("Invalid number of players"))
@@ -771,8 +774,8 @@ class Lobby:
             self.log(f"room {room.id}: {hosted.name} game {self.games_started - 1} (seed {seed}) starts: "
                      f"{', '.join(room.usernames)}")
             room.referee = RefereeGame(self, room, hosted, seed)
-            room.broadcast([{"type": "START_GAME", **hosted.listed_options(room.options), "numberOfPlayers": room.players,
-                             "players": list(room.usernames), "game": hosted.name}])
+            room.broadcast([{"type": "START_GAME", **hosted.listed_options(room.options),
+                             "numberOfPlayers": room.players, "players": list(room.usernames), "game": hosted.name}])
             asyncio.get_running_loop().call_soon(room.referee.begin)   # after the newcomer's ACK
             return True
         hooks = self.config.test_hooks if hosted is self.default else None

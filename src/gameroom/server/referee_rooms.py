@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -82,13 +83,24 @@ class RefereeGame:
         self._spectators: tuple[int, bytes] | None = None   # (step, GAME_STATE encoded)
         self.runner = greenlet(self._main)
         self.over = False
+        self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
 
     # -- running ------------------------------------------------------------------------
 
     def begin(self) -> None:
         """Start the referee (it runs until it first waits for a seat)."""
         if not self.over and not self.runner:
-            self.runner.switch()
+            self._resume()
+
+    def _resume(self, *outcome: Any) -> None:
+        """Run the referee until it gives the loop back (timed when the lobby measures)."""
+        slices = self.lobby.slices
+        if slices is None:
+            self.runner.switch(*outcome)
+            return
+        start = time.perf_counter()
+        self.runner.switch(*outcome)
+        slices.append(time.perf_counter() - start)
 
     def stop(self) -> None:
         """The room is gone: the referee stops at once (no result)."""
@@ -138,7 +150,7 @@ class RefereeGame:
             self.loop.call_soon(self._wake, on, outcome)
             return
         self.suspended_on = None
-        self.runner.switch(outcome)
+        self._resume(outcome)
 
     # -- seats --------------------------------------------------------------------------
 
@@ -189,6 +201,10 @@ class RefereeGame:
         pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit)
         message: dict[str, Any] = {"type": "CALL", "call": pending.call, "method": spec.wire,
                                    "args": spec.encode_args(args)}
+        self.lobby.calls += 1
+        if self.replied_at is not None and self.lobby.latencies is not None:
+            self.lobby.latencies.append(time.perf_counter() - self.replied_at)
+            self.replied_at = None
         if spec.one_way or moves is not None and pending.offered is None:
             # told, not asked: a one-way call; or, to a person, a call that asks no decision
             # (the game offers no moves for it), answered as the web room's person answers it
@@ -245,6 +261,8 @@ class RefereeGame:
             client.send(_nack(f"Not one of the {len(pending.offered)} legal moves offered for {wire}"))
             return
         client.send(_ACK)   # taken: what the referee makes of it follows
+        if self.lobby.latencies is not None:
+            self.replied_at = self.lobby.arrived
         self._wake(pending, ("reply", value))
 
     def departed(self, index: int, reason: str, why: str) -> None:

@@ -193,20 +193,6 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     async def lobby_socket(websocket: WebSocket) -> None:
         await relay_socket(websocket, room, lobby)
 
-    async def lobby_socket(websocket: WebSocket) -> None:
-        await websocket.accept()
-        relay = getattr(lobby, "relay", None)
-        name = websocket.query_params.get("name")
-        if relay is None:
-            await websocket.send_json({"type": "NACK", "errorMessage": "no lobby server: start the web room with "
-                                                                       "gameroom web --lobby HOST:PORT"})
-        elif not name:
-            await websocket.send_json({"type": "NACK", "errorMessage": "name: the name to log in to the lobby as"})
-        else:
-            await relay(websocket, name)
-            return
-        await websocket.close()
-
     # -- the results database ------------------------------------------------------------
 
     async def results_page(_: Request) -> Response:

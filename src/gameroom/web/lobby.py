@@ -85,7 +85,8 @@ class LobbyRooms:
             send({"type": "LOGIN", "username": f"webroom{secrets.randbelow(10 ** 6)}"})
             reply("ACK")
             send({"type": "GET_GAMES"})
-            games = [g for g in reply("GAMES").get("games", []) if isinstance(g, dict) and isinstance(g.get("name"), str)]
+            games = [g for g in reply("GAMES").get("games", [])
+                     if isinstance(g, dict) and isinstance(g.get("name"), str)]
             send({"type": "GET_PUBLIC_ROOMS", "game": "*"})
             rooms = reply("PUBLIC_ROOMS")["rooms"]
             send({"type": "LOGOUT"})

@@ -34,7 +34,8 @@ from gameroom.web.book import Gone
 from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
 
-__all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame", "match_socket"]
+__all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame",
+           "match_socket"]
 
 MAX_UNSENT = 2048
 """Frames one connection may leave unread before it is closed."""

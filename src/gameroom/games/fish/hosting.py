@@ -317,7 +317,8 @@ def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) 
 HOSTING = Hosting(
     rooms=RoomHosting(ROOM_OPTIONS, play_room, check=_check_room),
     play=PlayHosting((*_game_options(players_option(2, 4, 4)),), local_match),
-    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else ServerConfig(), log),
+    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else ServerConfig(),
+                                                                   log),
                          configure_server,
                          lambda _options: "the spec's defaults (5..10 players, 2 periods of 30 s, 10 s per turn, "
                                           "5 x 5 boards with 2 fish)"),
