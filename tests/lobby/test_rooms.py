@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from driver import run_gameroom
-from tests.lobby.rooms import LobbyProcess, play_person
+from tests.lobby.rooms import LobbyProcess, RoomClient, play_person
 
 CALL_GAMES = ["q", "fish", "bazaar", "evolution"]
 CHEATS = {"q": "cheat-not-a-line", "fish": "bad-turn-choice", "bazaar": "cheat-use-non-existent-equation",
@@ -126,23 +126,32 @@ def test_each_seat_sees_its_own_view_and_a_spectator_no_hand(lobby: LobbyProcess
             assert all(isinstance(p["tile*"], int) for p in m["state"]["players"])   # hand sizes, no tiles
 
 
-def test_a_time_out_a_disconnect_and_an_unreadable_reply_eject_their_seats(tmp_path: Path) -> None:
+def decision(client: RoomClient) -> dict[str, Any]:
+    """The first CALL that wants an answer (one-way calls only tell)."""
+    while True:
+        call = client.until("CALL")[-1]
+        if not call.get("oneWay"):
+            return call
+
+
+@pytest.mark.parametrize("game", CALL_GAMES)
+def test_a_time_out_a_disconnect_and_an_unreadable_reply_eject_their_seats(tmp_path: Path, game: str) -> None:
     lobby = LobbyProcess(tmp_path, {"callTimeoutSeconds": 1})
     try:
         sleepy, leaver, garbler, watcher = (lobby.connect(n) for n in ("sleepy", "leaver", "garbler", "watcher"))
-        room = sleepy.request({"type": "CREATE_ROOM", "game": "q", "numberOfPlayers": 4, "isPrivate": False},
+        room = sleepy.request({"type": "CREATE_ROOM", "game": game, "numberOfPlayers": 4, "isPrivate": False},
                               "ROOM_ID")["id"]
         watcher.request({"type": "WATCH_ROOM", "id": room}, "ACK")
         leaver.request({"type": "ACCESS_ROOM", "id": room}, "ACK")
         garbler.request({"type": "ACCESS_ROOM", "id": room}, "ACK")
-        sleepy.request({"type": "ADD_BOT", "strategy": "dag"}, "ACK")
-        call = sleepy.until("CALL")[-1]   # setup: never answered
-        assert call["method"] == "setup" and call["limit"] == 1 and "moves" not in call
-        leaver.until("CALL")
+        sleepy.request({"type": "ADD_BOT", "strategy": BOTS[game]}, "ACK")
+        call = decision(sleepy)   # never answered
+        assert call["limit"] == 1 and "moves" not in call, call
+        decision(leaver)
         leaver.close()
-        call = garbler.until("CALL")[-1]
-        nack = garbler.request({"type": "REPLY", "call": call["call"], "result": "nothing"}, "ACK")
-        assert nack["errorMessage"].startswith("Invalid reply to setup: "), nack
+        call = decision(garbler)
+        nack = garbler.request({"type": "REPLY", "call": call["call"], "result": {"not": ["a", "result"]}}, "ACK")
+        assert nack["errorMessage"].startswith(f"Invalid reply to {call['method']}: "), nack
         out = garbler.until("PLAYER_DISCONNECT")[-1]
         assert out["username"] == "garbler" and out["reason"] == "EJECTED" and "invalid reply" in out["message"]
         watched = watcher.until("END_GAME")
@@ -151,13 +160,15 @@ def test_a_time_out_a_disconnect_and_an_unreadable_reply_eject_their_seats(tmp_p
             "no reply within the time limit of 1 s")
         assert gone["leaver"] == {"type": "PLAYER_DISCONNECT", "username": "leaver", "roomClosed": False,
                                   "reason": "CONNECTION_LOST"}
+        *people, bot = next(m for m in watched if m["type"] == "START_GAME")["players"]
+        assert people == ["sleepy", "leaver", "garbler"] and bot.startswith(BOTS[game].replace("-", "")[:12])
         end = watched[-1]
-        assert end["winners"] == ["dag1"] and set(end["misbehaved"]) == {"sleepy", "leaver", "garbler"}
+        assert end["winners"] == [bot] and set(end["misbehaved"]) == {"sleepy", "leaver", "garbler"}, end
         # the ejected are back in the lobby, still logged in
-        assert sleepy.request({"type": "GET_PUBLIC_ROOMS", "game": "q"}, "PUBLIC_ROOMS")["rooms"] == []
+        assert sleepy.request({"type": "GET_PUBLIC_ROOMS", "game": game}, "PUBLIC_ROOMS")["rooms"] == []
     finally:
         log = lobby.stop()
-    assert "sleepy dropped out on setup: no reply within the time limit of 1 s" in log
+    assert f"{game} game 0 (seed 7) starts: sleepy, leaver, garbler, {bot}" in log and "game over" in log
 
 
 def test_the_listing_its_filters_and_the_refusals_of_a_room(lobby: LobbyProcess) -> None:
