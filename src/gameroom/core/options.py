@@ -164,7 +164,7 @@ def describe_option(option: Option) -> dict[str, Any]:
     name, kind (``flag``, ``int``, ``float``, ``text``, or ``list`` for repeated values),
     default, help, and ``choices``/``low``/``high`` when it has them."""
     kind = ("list" if option.repeat or option.many else "flag" if option.flag
-            else {int: "int", float: "float"}.get(option.type, "text"))
+            else "int" if option.type is int else "float" if option.type is float else "text")
     default = bool(option.default) if option.flag else option.default
     out: dict[str, Any] = {"name": option.name, "kind": kind,
                            "default": list(default) if isinstance(default, tuple) else default, "help": option.help}

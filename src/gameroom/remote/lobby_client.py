@@ -63,7 +63,7 @@ class LobbyConnection:
 
     def ready(self) -> list[Any]:
         """The messages already received and decoded (without waiting)."""
-        out = []
+        out: list[Any] = []
         while True:
             value = self.decoder.next_value()
             if value is NEED_MORE:
@@ -369,7 +369,8 @@ async def _await_answer(conn: LobbyConnection, done: "asyncio.Future[tuple[bool,
     None when the bot's game ended first (ejected at its time limit, the room closed)."""
     while True:
         receiving = asyncio.ensure_future(conn.receive())
-        await asyncio.wait({done, receiving}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {done, receiving}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if done.done():
             if not receiving.done():
                 receiving.cancel()   # a read waiting for bytes loses nothing when cancelled...

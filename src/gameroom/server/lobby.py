@@ -25,7 +25,8 @@ import random
 import secrets
 import socket
 import time
-from typing import Any, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Sequence, TypeGuard
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
@@ -58,6 +59,7 @@ _FAIR_SHARE = 32
 _MAX_LINGERING_REFUSALS = 64
 _LISTING_HEAD, _LISTING_TAIL = b'{"type":"PUBLIC_ROOMS","rooms":[', b"]}\n"
 _KERNEL_SEND_BUFFER = 65536   # per connection (Linux doubles it for its bookkeeping)
+_THINKERS = 4   # worker threads of house bots (rooms played by calls)
 
 # Connection states of 7.1 (PLAYING is IN_ROOM with a started game).
 CONNECTED, LOBBY, IN_ROOM, CLOSED = "CONNECTED", "LOBBY", "IN_ROOM", "CLOSED"
@@ -90,7 +92,7 @@ def _events(room: "Room") -> LobbyGame:
     return game
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -308,13 +310,17 @@ class Room:
         return self.listing
 
     def broadcast(self, messages: list[dict[str, Any]], skip: Client | None = None) -> None:
+        """Each message to every member and spectator, encoded once for all of them."""
+        watchers = self.watchers
         for message in messages:
+            data = _encode(message)
             for member in self.members:
                 if member is not None and member is not skip:
-                    member.send(message)
-            for watcher in self.watchers:
-                if watcher is not skip:
-                    watcher.send(message)
+                    member.send(message, data)
+            if watchers:
+                for watcher in watchers:
+                    if watcher is not skip:
+                        watcher.send(message, data)
 
     def connected(self) -> bool:
         """Whether anybody with a connection is still in the room (a seat or a spectator)."""
@@ -369,6 +375,14 @@ class Lobby:
         self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
         self.server: asyncio.base_events.Server | None = None
         self._ping_task: asyncio.Task[Any] | None = None
+        self._thinkers: ThreadPoolExecutor | None = None
+
+    def thinkers(self) -> ThreadPoolExecutor:
+        """The worker threads on which house bots of rooms played by calls think (made on
+        first use; a few: their searches share the interpreter with the loop)."""
+        if self._thinkers is None:
+            self._thinkers = ThreadPoolExecutor(_THINKERS, thread_name_prefix="house-bot")
+        return self._thinkers
 
     # -- connections ------------------------------------------------------------------
 
@@ -909,9 +923,9 @@ class Lobby:
         if room.turn_timer is not None and (restart or not waiting):
             room.turn_timer.cancel()   # a suspended game waits for nobody
             room.turn_timer = None
-        if waiting and isinstance(room.members[current], HouseBot):
+        if current is not None and waiting and isinstance(room.members[current], HouseBot):
             asyncio.get_running_loop().call_soon(self._house_turn, room, room.game)
-        elif restart and waiting and self.config.turn_timeout > 0:
+        elif restart and waiting and current is not None and self.config.turn_timeout > 0:
             room.turn_timer = asyncio.get_running_loop().call_later(
                 self.config.turn_timeout, self._turn_timeout, room, current)
 
@@ -922,7 +936,7 @@ class Lobby:
             return
         seat = game.current(state)
         bot = room.members[seat] if seat is not None else None
-        if not isinstance(bot, HouseBot):
+        if seat is None or not isinstance(bot, HouseBot):
             return
         try:
             event = bot.player.act(game.snapshot(state))
@@ -1158,6 +1172,8 @@ class Lobby:
             await asyncio.wait(tasks, timeout=_LINGER_SECONDS + 1)
         for task in tasks:
             task.cancel()
+        if self._thinkers is not None:
+            self._thinkers.shutdown(wait=False, cancel_futures=True)
 
 
 async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,

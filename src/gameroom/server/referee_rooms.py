@@ -9,8 +9,9 @@ switches back to the loop; the seat's ``REPLY`` (or its time limit, or its depar
 switches into it again with the answer (or the failure), and the referee runs on to
 its next call. So the lobby's rule holds for these rooms too: everything happens on the
 loop, one message at a time, with no lock; and a room costs no thread. A house bot
-(``ADD_BOT``) is a trusted seat that the referee calls directly, after giving the loop a
-turn, so a room of bots never holds the loop for a whole game.
+(``ADD_BOT``) is a trusted seat whose decisions are thought on a worker thread of the
+lobby (``Lobby.thinkers``), the referee waiting meanwhile: a room of bots never holds the
+loop for a whole game, nor a slow search for one decision.
 
 The referee's events become messages: a state goes to every seat that asked for views,
 as that seat's own view, and to the spectators as the public view (``GAME_STATE``), never
@@ -34,7 +35,7 @@ from typing import Any, Callable
 
 from greenlet import getcurrent, greenlet
 
-from gameroom.core.calls import CallFailed
+from gameroom.core.calls import Caller, CallFailed
 from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.protocol import VOID, Method
 from gameroom.core.record import EJECT, STATE, Event, FailureKind
@@ -47,7 +48,10 @@ REASONS = {FailureKind.TIMEOUT: "TIMEOUT", FailureKind.DISCONNECT: "CONNECTION_L
 
 _ACK = {"type": "ACK"}
 _CANCEL = ("cancel",)
-_YIELDED = ("go on",)
+
+
+def _thinking(decide: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    return decide(*args)
 
 
 @dataclass(eq=False)
@@ -158,17 +162,25 @@ class RefereeGame:
         name = self.names[index]
         if isinstance(member, HouseBot):
             return Seat(name, self._bot_caller(member.player), trusted=True, player=member.player)
-        return Seat(name, lambda method, args, limit: self._call(index, method, args, limit), trusted=False)
 
-    def _bot_caller(self, player: Any) -> Callable[[str, tuple[Any, ...], float | None], Any]:
-        def call(method: str, args: tuple[Any, ...], _limit: float | None) -> Any:
-            turn = object()
-            self.loop.call_soon(self._wake, turn, _YIELDED)   # the loop's other work goes first
-            self._suspend(turn)
-            try:
-                return getattr(player, method)(*args)
-            except Exception as exc:   # a built-in's bug ejects it, as in any game
-                raise CallFailed(f"raised {type(exc).__name__}: {exc}") from None
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+            return self._call(index, method, args, limit)
+
+        return Seat(name, call, trusted=False)
+
+    def _bot_caller(self, player: Any) -> Caller:
+        """A house bot's seat: each decision is thought on one of the lobby's worker
+        threads while the loop goes on (a search, Fish's maximin, took 35 ms), the referee
+        waiting meanwhile as for a remote seat's reply."""
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:   # a bot has no limit
+            thought = self.loop.run_in_executor(self.lobby.thinkers(), _thinking, getattr(player, method), args)
+            token = object()
+            thought.add_done_callback(lambda done: self._wake(token, done))
+            done = self._suspend(token)
+            error = done.exception()
+            if error is not None:   # a built-in's bug ejects it, as in any game
+                raise CallFailed(f"raised {type(error).__name__}: {error}")
+            return done.result()
 
         return call
 
