@@ -11,8 +11,8 @@ Rooms played by calls (docs/lobby.md): for 20, 50 and 100 rooms at once, a lobby
 and bots in four processes (``gameroom clients q --lobby``, 2 players, dag). Printed:
 games and calls per second, the p50/p99 time from the arrival of a ``REPLY``'s bytes to
 the referee's next ``CALL`` (the rules run in between), and how long a referee held the
-lobby's loop at once (its greenlet between two waits: p50, p99, the longest) — the time
-every other room waited for it. Figures only; nothing is asserted.
+lobby's loop at once (its greenlet between two waits, in the loop thread's processor
+time: p50, p99, the longest) — the time every other room waited for it. Figures only; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def run(_games: int = 0, sizes: tuple[int, ...] = (50, 200, 500), call_sizes: tu
               f" p99 {m['p99_ms']:.3f} ms", flush=True)
     calls_game = registry.game(CALLS_GAME)
     print(f"lobby: {calls_game.name} rooms at once (2 players, played by calls), bots in {PROCESSES} processes; "
-          "REPLY arrival -> next CALL queued; the loop held by one referee at once")
+          "REPLY arrival -> next CALL queued; the loop held by one referee at once (CPU)")
     for rooms in call_sizes:
         m = measure(rooms, game=calls_game)
         print(f"  {m['rooms']:4d} rooms: {m['finished']:4d} finished in {m['seconds']:6.1f} s = "

@@ -370,7 +370,7 @@ class Lobby:
         self.games_started = 0
         self.events = 0                 # game events handled, for benchmarks
         self.calls = 0                  # CALLs sent by the referees of rooms played by calls, likewise
-        self.slices: list[float] | None = None   # seconds each referee held the loop, when measured
+        self.slices: list[float] | None = None   # processor seconds each referee held the loop, when measured
         self.arrived = 0.0              # when the bytes being handled arrived
         self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
         self.server: asyncio.base_events.Server | None = None
