@@ -5,6 +5,8 @@ import time
 
 import pytest
 
+from gameroom.core.context import MatchContext
+from gameroom.core.limits import Limits
 from gameroom.core.calls import CallFailed, ThreadedCaller, direct_caller
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.match import FAILED, Match, guarded_seat, trusted_seat
@@ -65,7 +67,7 @@ def test_threaded_caller_stops_waiting_at_the_limit():
 def test_match_ejects_in_order_with_reasons():
     seats = [guarded_seat("G", Good()), guarded_seat("R", Raises()), guarded_seat("H", Hangs()),
              guarded_seat("X", Garbage())]
-    match = Match(PROTOCOL, seats, time_limit=0.3)
+    match = Match(PROTOCOL, seats, limits=Limits(call=0.3))
     results = [match.call(seat, "ask") for seat in seats]
     assert results[0] == 42 and all(r is FAILED for r in results[1:])
     assert match.misbehaved == ["R", "H", "X"]
@@ -77,7 +79,7 @@ def test_match_ejects_in_order_with_reasons():
 
 def test_trusted_seat_skips_the_thread():
     seat = trusted_seat("G", Good())
-    match = Match(PROTOCOL, [seat], time_limit=1)
+    match = Match(PROTOCOL, [seat], limits=Limits(call=1))
     before = threading.active_count()
     assert match.call(seat, "ask") == 42
     assert threading.active_count() == before
@@ -88,7 +90,7 @@ def test_failing_observer_is_dropped_and_does_not_stop_play():
         raise ValueError("broken observer")
 
     seen = []
-    match = Match(PROTOCOL, [], 1, observers=[bad_observer, seen.append])
+    match = Match(PROTOCOL, [], MatchContext(observers=[bad_observer, seen.append]), limits=Limits(call=1))
     match.state(1)
     match.state(2)
     assert [e.subject for e in seen] == [1, 2] and len(match.observers) == 1
@@ -129,6 +131,6 @@ def test_a_time_out_is_logged_with_the_limit_of_its_own_call():
     limit appended to a call that had its own."""
     lines = []
     seat = guarded_seat("slow", Sleeps())
-    match = Match(PROTOCOL, [seat], time_limit=10, log=lines.append)
+    match = Match(PROTOCOL, [seat], MatchContext(log=lines.append), limits=Limits(call=10))
     assert match.call(seat, "ask", limit=0.1) is FAILED
     assert lines == ["slow dropped out on ask: no reply within the time limit of 0.1 s"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gameroom.core.calls import CallFailed
+from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.limits import Limits
 from gameroom.core.match import isolated_seat
@@ -46,7 +47,7 @@ def play_q_with(seat_factory, attack: str, **extra):
     q = registry.game("q")
     seats = q.seats(["dag", "dag"], 3)
     bad = seat_factory(attack, **extra)
-    outcome = q.play(3, [bad, *seats], limits=Limits(call=2.0))
+    outcome = q.play(3, [bad, *seats], context=MatchContext(limits=Limits(call=2.0)))
     return bad, outcome
 
 

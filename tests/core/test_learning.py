@@ -14,15 +14,15 @@ from gameroom.core.learning import (
 
 
 def test_rank_rewards_are_zero_sum_with_ties_shared_and_ejections_last() -> None:
-    names = ["a", "b", "c", "d"]
-    assert rank_rewards(names[:2], [["a"], ["b"]], []) == [1.0, -1.0]
-    assert rank_rewards(names[:2], [["a", "b"]], []) == [0.0, 0.0]
-    assert rank_rewards(names, [["b"], ["a", "c"], ["d"]], []) == [0.0, 1.0, 0.0, -1.0]
-    assert rank_rewards(names, [["c"], ["a"], ["b", "d"]], []) == pytest.approx([1 / 3, -2 / 3, 1.0, -2 / 3])
+    a, b, c, d = range(4)   # seats, not names: two players may share a name
+    assert rank_rewards(2, [[a], [b]], []) == [1.0, -1.0]
+    assert rank_rewards(2, [[a, b]], []) == [0.0, 0.0]
+    assert rank_rewards(4, [[b], [a, c], [d]], []) == [0.0, 1.0, 0.0, -1.0]
+    assert rank_rewards(4, [[c], [a], [b, d]], []) == pytest.approx([1 / 3, -2 / 3, 1.0, -2 / 3])
     # An ejected seat ranks below every survivor with -1, whatever the game ranked.
-    assert rank_rewards(names[:3], [["a"], ["b"]], ["c"]) == [1.0, 0.0, -1.0]
-    assert rank_rewards(names[:2], [["a"]], ["a"]) == [-1.0, 1.0]
-    assert rank_rewards(["solo"], [["solo"]], []) == [0.0]
+    assert rank_rewards(3, [[a], [b]], [c]) == [1.0, 0.0, -1.0]
+    assert rank_rewards(2, [[a]], [a]) == [-1.0, 1.0]
+    assert rank_rewards(1, [[a]], []) == [0.0]
 
 
 def test_options_have_defaults_and_clear_errors() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gameroom.core.context import MatchContext
 from gameroom.core.confine import UID_BASE, Confined
 from gameroom.core.sweep import fallback_bounds_processes
 from gameroom.core.isolation import IsolatedCaller
@@ -215,7 +216,7 @@ def test_a_sandboxed_python_player_cannot_leave_it(policy: SandboxPolicy) -> Non
 def test_a_sandboxed_python_player_plays_a_game(policy: SandboxPolicy) -> None:
     q = registry.game("q")
     bad = isolated_seat("Bad", functools.partial(HostileBot, "Bad", "spin"), ResourceLimits(), policy)
-    outcome = q.play(3, [bad, *q.seats(["dag", "dag"], 3)], limits=Limits(call=2.0))
+    outcome = q.play(3, [bad, *q.seats(["dag", "dag"], 3)], context=MatchContext(limits=Limits(call=2.0)))
     assert outcome.misbehaved == ["Bad"] and outcome.winners
     assert "time limit" in outcome.ejections[0].reason
 

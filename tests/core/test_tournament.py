@@ -10,7 +10,9 @@ from hypothesis import given, strategies as st
 
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.limits import Limits
-from gameroom.core.tournament import GameRecord, allocate, run_tournament
+from gameroom.core.context import MatchContext
+from gameroom.core.record import MatchResult
+from gameroom.core.tournament import allocate, run_tournament
 from gameroom.games.q.players import RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import QRules, run_game
@@ -38,11 +40,10 @@ def test_allocation_keeps_everyone_in_bounds(n: int) -> None:
 
 
 def q_game(seed: int):
-    def play(seats: list[Seat]) -> GameRecord:
+    def play(seats: list[Seat]) -> MatchResult:
         rng = random.Random(f"{seed}:{','.join(s.name for s in seats)}")
-        outcome = run_game(seats, new_game([s.name for s in seats], rng), rules=QRules(), limits=Limits(call=1.0))
-        by_name = {s.name: s for s in seats}
-        return GameRecord([by_name[n] for n in outcome.winners], [by_name[n] for n in outcome.misbehaved])
+        return run_game(seats, new_game([s.name for s in seats], rng), MatchContext(limits=Limits(call=1.0)),
+                        rules=QRules())
     return play
 
 

@@ -12,6 +12,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gameroom.core.chain import check_chain, unseal
+from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import guarded_seat
 from gameroom.core.record import CALL, EJECT, END, STATE, FailureKind, MatchRecord, Recorder
@@ -30,7 +32,7 @@ def random_match(game: GameDescriptor, seed: int, players: int, baddie: str | No
         seats[-1] = guarded_seat(seats[-1].name, game.misbehaviours[baddie](seats[-1].name, seed))
     recorder = Recorder(game.name, seed, {"players": players, "baddie": baddie}, [s.name for s in seats])
     limits = game.limits.with_call(2.0) if baddie is not None else None
-    result = game.play(seed, seats, observers=[recorder], limits=limits)
+    result = game.play(seed, seats, context=MatchContext(observers=[recorder], limits=limits))
     return recorder, result
 
 
@@ -56,7 +58,9 @@ def test_a_match_record_round_trips_through_json_lines(case: Any) -> None:
     back = MatchRecord.from_jsonl(text)
     assert back == record and back.to_jsonl() == text
     assert back.result is not None and back.result.to_record() == result.to_record()
-    assert [e.to_json() for e in back.events] == [json.loads(line) for line in text.splitlines()[1:-1]]
+    # every line carries its digest (the chain is intact); without it a line is the event
+    assert check_chain(text.splitlines()).intact
+    assert [e.to_json() for e in back.events] == [json.loads(unseal(line)[0]) for line in text.splitlines()[1:-1]]
 
     kinds = [e.kind for e in record.events]
     assert kinds.count(END) == 1 and kinds[-1] == END
@@ -78,7 +82,7 @@ def test_failure_kinds_are_told_apart() -> None:
     seats = q.seats(["dag", "dag"], 1)
     seats.append(guarded_seat("Raiser", q.misbehaviours["raise-in-take-turn"]("Raiser", 1)))
     seats.append(guarded_seat("Cheat", q.misbehaviours["cheat-tile-not-owned"]("Cheat", 1)))
-    result = q.play(1, seats, limits=q.limits.with_call(2.0))
+    result = q.play(1, seats, context=MatchContext(limits=q.limits.with_call(2.0)))
     kinds = {e.name: e.kind for e in result.ejections}
     assert kinds == {"Raiser": FailureKind.EXCEPTION, "Cheat": FailureKind.ILLEGAL_ACTION}
 

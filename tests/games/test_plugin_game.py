@@ -218,16 +218,16 @@ def test_a_person_plays_nim_in_the_web_room(nim: dict[str, Any], web: str) -> No
     httpx = pytest.importorskip("httpx")
     sync_client = pytest.importorskip("websockets.sync.client")
     with httpx.Client(base_url=f"http://{web}", timeout=60) as client:
-        # a person's seat is an account's (the web room's log-in)
-        signed = client.post("/api/signup", json={"username": "nimfan", "password": "correct horse battery"})
+        # a person's seat needs an account (the web room's log-in): sign one up, keep its cookie
+        signed = client.post("/api/signup", json={"username": "nim-person", "password": "correct horse battery"})
         assert signed.status_code == 201, signed.text
         started = client.post("/api/matches", json={"game": "nim", "seats": ["human", "random"], "seed": 5,
                                                     "time_limit": 120}).json()
         token = started["tokens"]["P1"]
-        prompts = 0
         cookie = {"Cookie": f"gameroom_session={client.cookies['gameroom_session']}"}
+        prompts = 0
         with sync_client.connect(f"ws://{web}/api/matches/{started['id']}/ws?seat=P1&token={token}",
-                                 additional_headers=cookie) as person:
+                                 additional_headers=cookie, open_timeout=60) as person:
             while True:
                 frame = json.loads(person.recv(timeout=300))
                 if frame["type"] == "end":

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import Hosting
 from gameroom.core.limits import Limits
@@ -134,7 +135,7 @@ def test_misbehaving_players_are_ejected_not_fatal(game: GameDescriptor) -> None
             continue   # costs a time-out each; covered by the games' own tests
         seats = game.seats([next(iter(game.strategies))] * (game.min_players - 1), 1)
         seats.append(guarded_seat("Bad", make("Bad", 1)))
-        outcome = game.play(1, seats, limits=game.limits.with_call(2.0))
+        outcome = game.play(1, seats, context=MatchContext(limits=game.limits.with_call(2.0)))
         assert set(outcome.misbehaved) <= {"Bad"}, (game.name, kind)
 
 
@@ -158,15 +159,22 @@ def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.C
     from gameroom.cli import commands
     from gameroom.cli.arguments import add_options
 
-    bare = replace(registry.game("q"), hosting=Hosting(), workloads=())
+    bare = replace(registry.game("q"), hosting=Hosting(), workloads=(), lineups=(), narrator=None)
     parser = argparse.ArgumentParser()
     parser.add_argument("--observe", default=None)
     add_options(parser, bare.local_play.options, bare.name)
     assert commands.play(bare, parser.parse_args(["--players", "3", "--seed", "5"])) == 0
-    generic.run(bare, 2)
+    generic.run(bare, 2, isolated_games=1)
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "q: P1, P2, P3; seed 5" and json.loads(out[-2])[1] == []
-    assert out[-1].startswith("q in-process")
+    assert out[0] == "q: P1, P2, P3; seed 5" and json.loads(out[-4])[1] == []
+    # the default line-up on every kind of seat, the cost of a call on each, one JSON line
+    assert out[-3].startswith("q, 4 x ") and all(f"{kind} " in out[-3] for kind in ("trusted", "guarded", "isolated"))
+    assert out[-2].startswith("one call")
+    summary = json.loads(out[-1])
+    for key in ("games_per_s_trusted", "games_per_s_guarded", "games_per_s_isolated", "call_us_direct",
+                "call_us_guarded", "call_us_isolated", "pipe_us_round_trip"):
+        assert summary[key] > 0, key
+    assert summary["game"] == "q" and summary["reference_games_per_s"] is None
 
 
 def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
@@ -185,7 +193,7 @@ def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:
     seats = game.seats([next(iter(game.strategies))] * game.min_players, 2)
     with pytest.raises(MatchCancelled):
         while True:   # the cancelling thread may need a moment: the game is fast
-            game.play(2, seats, observers=[watcher], cancel=cancel)
+            game.play(2, seats, context=MatchContext(observers=[watcher], cancel=cancel))
             cancel.wait(1.0)
     assert all(seat.ejected is None for seat in seats)
 
@@ -194,8 +202,9 @@ ROLE_MODULES = ("descriptor", "referee", "harness", "render")
 
 
 def test_every_game_names_its_modules_and_referee_the_same_way(game: GameDescriptor) -> None:
-    """One module name per role, and one referee entry point: ``run_game(seats, state, *,
-    limits, observers, log, cancel, ...)`` with the game's own LIMITS as the default."""
+    """One module name per role, and one referee entry point: ``run_game(seats, state,
+    context=NO_CONTEXT, *, <the game's own options>)`` and ``play(seed, seats,
+    context=NO_CONTEXT, ...)``, the game's own LIMITS applying when the context has none."""
     import importlib
     from pathlib import Path
 
@@ -207,10 +216,12 @@ def test_every_game_names_its_modules_and_referee_the_same_way(game: GameDescrip
     referee = importlib.import_module(f"gameroom.games.{game.name}.referee")
     parameters = inspect.signature(referee.run_game).parameters
     positional = [p.name for p in parameters.values() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
-    assert positional[0] == "seats" and len(positional) == 2
+    assert positional[0] == "seats" and positional[2] == "context" and len(positional) == 3
+    assert parameters["context"].default is NO_CONTEXT and referee.LIMITS == game.limits
     keywords = {p.name for p in parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY}
-    assert {"limits", "observers", "log", "cancel"} <= keywords
-    assert parameters["limits"].default is referee.LIMITS == game.limits
+    assert not {"limits", "observers", "log", "cancel"} & keywords
+    play = inspect.signature(game.play).parameters
+    assert list(play)[:3] == ["seed", "seats", "context"] and play["context"].default is NO_CONTEXT
 
 
 def test_codec_functions_are_named_encode_and_decode(game: GameDescriptor) -> None:

@@ -31,7 +31,9 @@ from gameroom.games.fish.strategies import GreedyStrategy
 from gameroom.games.fish.codec import decode_state, encode_move, encode_position
 
 GREEDY = GreedyStrategy()
-FAST = {"server-wait": 4, "server-tries": 1, "min-players": 2, "max-players": 2, "time-per-turn": 1,
+# The sign-up window costs nothing when both peers come (the game starts at max-players) and
+# is generous: under a load average of 50 a 4 s window closed before the second peer signed up.
+FAST = {"server-wait": 30, "server-tries": 1, "min-players": 2, "max-players": 2, "time-per-turn": 1,
         "ready-time": 1, "name-timeout": 2}
 
 
@@ -39,11 +41,15 @@ class Peer:
     """A hand-written client: newline-framed reads, reference-style writes."""
 
     def __init__(self, port: int, name: Any, pad: int = 2040, trickle: bool = True) -> None:
-        for _ in range(100):
+        # until the server listens: its process may take long to start on a loaded machine
+        deadline = time.monotonic() + 120
+        while True:
             try:
                 self.sock = socket.create_connection(("127.0.0.1", port))
                 break
             except OSError:
+                if time.monotonic() > deadline:
+                    raise
                 time.sleep(0.1)
         self.file = self.sock.makefile("rb")
         self.pad, self.trickle = pad, trickle

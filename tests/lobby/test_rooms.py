@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from driver import run_gameroom
+from gameroom.games import registry
 from tests.lobby.rooms import LobbyProcess, RoomClient, play_person
 
 CALL_GAMES = ["q", "fish", "bazaar", "evolution"]
@@ -49,7 +50,9 @@ def test_the_lobby_says_which_games_it_serves_and_their_room_options(lobby: Lobb
     assert games["evolution"]["options"][0]["choices"] == ["sorted", "shuffled"]
     assert [o["name"] for o in games["q"]["options"]] == ["q-bonus", "finish-bonus"]
     assert "letters" in games["q"]["names"]
-    assert all(g["personLimit"] == 60 and g["bots"] for g in games.values())
+    descriptors = registry.games()
+    assert all(g["personLimit"] == descriptors[name].person_limit >= g["callLimit"] and g["bots"]
+               for name, g in games.items())
 
 
 @pytest.mark.parametrize("game", CALL_GAMES)

@@ -16,6 +16,7 @@ from tests.rl.cases import OPTIONS, need_extra
 need_extra()
 
 from gameroom import rl
+from gameroom.core.context import MatchContext
 from gameroom.core.match import guarded_seat
 from gameroom.core.record import FailureKind
 from gameroom.games import registry
@@ -30,7 +31,7 @@ def test_a_policy_plays_whole_games_as_a_player(game: str) -> None:
         seats = descriptor.seats([next(iter(descriptor.strategies))] * (players - 1), seed)
         agent = rl.policy_player(game, first_legal, name="agent", players=players)
         seats.insert(seed % players, guarded_seat("agent", agent))
-        result = descriptor.play(seed, seats, limits=descriptor.limits.with_call(30.0))
+        result = descriptor.play(seed, seats, context=MatchContext(limits=descriptor.limits.with_call(30.0)))
         assert "agent" not in result.misbehaved, result.ejections
 
 
@@ -40,7 +41,7 @@ def test_a_masked_out_action_is_refused_by_the_referee(game: str) -> None:
     players = descriptor.min_players
     seats = descriptor.seats([next(iter(descriptor.strategies))] * (players - 1), 1)
     seats.insert(0, guarded_seat("agent", rl.policy_player(game, against_the_mask, name="agent", players=players)))
-    result = descriptor.play(1, seats, limits=descriptor.limits.with_call(30.0))
+    result = descriptor.play(1, seats, context=MatchContext(limits=descriptor.limits.with_call(30.0)))
     ejection = next(e for e in result.ejections if e.name == "agent")
     assert ejection.kind in (FailureKind.ILLEGAL_ACTION, FailureKind.INVALID_REPLY, FailureKind.EXCEPTION)
     assert "agent" in result.misbehaved
@@ -50,12 +51,12 @@ def test_a_policy_for_other_options_is_ejected_with_the_reason() -> None:
     fish = registry.game("fish")   # the descriptor's games are on 5 x 5 boards
     seats = [guarded_seat("small", rl.policy_player("fish", first_legal, name="small", rows=4, columns=4)),
              *fish.seats(["greedy"], 2)]
-    result = fish.play(2, seats, limits=fish.limits.with_call(30.0))
+    result = fish.play(2, seats, context=MatchContext(limits=fish.limits.with_call(30.0)))
     ejection = next(e for e in result.ejections if e.name == "small")
     assert "this encoding is for 4 x 4 boards, the game's board is 5 x 5" in ejection.reason
     q = registry.game("q")
     seats = [guarded_seat("two", rl.policy_player("q", first_legal, name="two")), *q.seats(["dag", "dag"], 2)]
-    result = q.play(2, seats, limits=q.limits.with_call(30.0))
+    result = q.play(2, seats, context=MatchContext(limits=q.limits.with_call(30.0)))
     assert "this encoding is for 2 players, the game has 3" in next(e for e in result.ejections if e.name == "two").reason
 
 

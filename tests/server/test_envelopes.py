@@ -11,6 +11,7 @@ import socket
 import time
 from typing import Any, Sequence
 
+from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules, name_rule
 from gameroom.core.match import Match, Seat
 from gameroom.core.protocol import TAGGED, Codec, Greeting, Method, Positional, Protocol
@@ -43,7 +44,7 @@ class Chooser:
 
 
 def play(seats: Sequence[Seat]) -> Any:
-    match = Match(POSITIONAL, seats, time_limit=2.0)
+    match = Match(POSITIONAL, seats, limits=Limits(call=2.0))
     for i, seat in enumerate(seats):
         assert match.call(seat, "start", i, 0, 0) is None
     answers = [match.call(seat, "choose", i, 10) for i, seat in enumerate(seats)]

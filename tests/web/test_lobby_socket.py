@@ -17,6 +17,7 @@ from typing import Any, Iterator
 import pytest
 
 from driver import free_port
+from gameroom.games import registry
 from tests.lobby.rooms import LobbyProcess, play_person
 from tests.web.conftest import WebServer, cookie_header, running_web, signed_up
 
@@ -98,7 +99,7 @@ def test_a_browser_person_a_terminal_person_and_a_bot_share_a_room(lobby: LobbyP
                              "server": f"127.0.0.1:{lobby.port}"}
     assert browser.recv() == {"type": "ACK"}   # the lobby's answer to the relay's LOGIN
     games = browser.request({"type": "GET_GAMES"}, "GAMES")["games"]
-    assert any(g["name"] == "q" and g["personLimit"] == 60 for g in games)
+    assert any(g["name"] == "q" and g["personLimit"] == registry.game("q").person_limit for g in games)
     room = browser.request({"type": "CREATE_ROOM", "game": "q", "numberOfPlayers": 3, "isPrivate": True,
                             "person": True}, "ROOM_ID")["id"]
     terminal = lobby.connect("termbo")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from gameroom.core.context import MatchContext
 from gameroom.core.match import guarded_seat
 from gameroom.core.protocol import VOID
 from gameroom.games import registry
@@ -60,6 +61,6 @@ def test_a_person_choosing_at_random_among_the_offers_is_never_ejected(name: str
     seats = game.seats([next(iter(game.strategies))] * count, seed, names)
     person = RandomPerson(game, seed)
     seats[0] = guarded_seat("P1", person)
-    result = game.play(seed, seats, limits=replace(game.limits, call=GENEROUS))
+    result = game.play(seed, seats, MatchContext(limits=replace(game.limits, call=GENEROUS)))
     assert "P1" not in {e.name for e in result.ejections}, result.ejections
     assert person.decisions > 1

@@ -19,7 +19,7 @@ talking over loopback TCP:
    its next call is ready to be handed to the system (``BlockingConnection`` stamps both).
 
 The last line is one JSON object (players, games, games_per_s, calls_per_s, p50_added_ms,
-p99_added_ms, call_ms, floor_ms, server_cpu_s, server_rss_mb). Figures only; nothing is
+p99_added_ms, call_ms, floor_ms, server_cpu_s, server_cpu_us_per_call, server_rss_mb). Figures only; nothing is
 asserted. The roles run as ``python -m gameroom.bench.capacity ROLE ...``.
 """
 
@@ -63,6 +63,7 @@ def record_messages(game_name: str, seed: int = 0) -> list[tuple[Any, Any]]:
     """(call, reply) JSON values of one in-process game between four players of the
     game's first strategy, as the protocol puts them on the wire (one-way calls have no
     reply: None)."""
+    from gameroom.core.context import MatchContext
     from gameroom.core.limits import Limits
     from gameroom.core.match import Seat
 
@@ -83,7 +84,7 @@ def record_messages(game_name: str, seed: int = 0) -> list[tuple[Any, Any]]:
 
     strategy = next(iter(game.strategies))
     seats = [recording(seat) for seat in game.seats([strategy] * _table(game), 0, names=list("ABCD"[:_table(game)]))]
-    game.play(seed, seats, limits=Limits())
+    game.play(seed, seats, context=MatchContext(limits=Limits()))
     return pairs
 
 
@@ -173,6 +174,7 @@ def client_work_ms(game_name: str, rounds: int = 5) -> float:
 # -- 2 and 3. the server and its clients --------------------------------------------------
 
 async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[str, Any]:
+    from gameroom.core.context import MatchContext
     from gameroom.core.hosting import SignupRules, name_rule
     from gameroom.core.handoff import run_in_thread
     from gameroom.core.match import Seat
@@ -223,7 +225,8 @@ async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[st
 
             return Seat(seat.name, call, seat.trusted, seat.player)
 
-        result = game.play(seed + table, [timed(s) for s in seats], limits=game.limits).to_json()
+        result = game.play(seed + table, [timed(s) for s in seats],
+                           context=MatchContext(limits=game.limits)).to_json()
         with lock:
             calls.extend(own_calls)
             added.extend(own_added)
@@ -325,17 +328,19 @@ def run(players: int = 1000, games: int = 250, *, game_name: str) -> dict[str, A
           f"from the call ready to send to its reply read {one['away_ms']:.3f} ms", flush=True)
     big = measure(game_name, players, games)
     games_per_s = big["finished"] / big["seconds"]
+    cpu_per_call = big["cpu_s"] / big["calls"] * 1e6 if big["calls"] else float("nan")
     calls_per_s = big["calls"] / big["seconds"]
     print(f"capacity: {players} players, {big['tables']} games, at most {games} at once ({big['loop']} server): "
           f"{big['finished']} finished ({big['ejected']} players ejected) in {big['seconds']:.2f} s = "
           f"{games_per_s:.1f} games/s, {calls_per_s:.0f} calls/s; time the server adds to a call "
           f"p50 {big['p50_added_ms']:.3f} ms, p99 {big['p99_added_ms']:.3f} ms; mean call under load "
-          f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s, peak RSS {big['rss_mb']:.1f} MB", flush=True)
+          f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s = {cpu_per_call:.0f} µs a call, "
+          f"peak RSS {big['rss_mb']:.1f} MB", flush=True)
     summary = {"players": players, "games": games, "games_per_s": round(games_per_s, 2),
                "calls_per_s": round(calls_per_s, 1), "p50_added_ms": round(big["p50_added_ms"], 4),
                "p99_added_ms": round(big["p99_added_ms"], 4), "call_ms": round(one["call_ms"], 4),
                "floor_ms": round(floor, 4), "server_cpu_s": round(big["cpu_s"], 3),
-               "server_rss_mb": round(big["rss_mb"], 1)}
+               "server_cpu_us_per_call": round(cpu_per_call, 1), "server_rss_mb": round(big["rss_mb"], 1)}
     print(json.dumps(summary), flush=True)
     return summary
 

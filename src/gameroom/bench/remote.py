@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat
 
@@ -52,7 +53,7 @@ def run(game: GameDescriptor, games: int = 5) -> str:
         return Seat(seat.name, call, seat.trusted, seat.player)
 
     def play(seats: Sequence[Seat], seed: int) -> Any:
-        return game.play(seed, [timed(s) for s in seats], limits=game.limits).to_json()
+        return game.play(seed, [timed(s) for s in seats], context=MatchContext(limits=game.limits)).to_json()
 
     rules = SignupRules(players, players, 1, 30.0, 2.0, 2.0, name_rule(r"[A-Za-z0-9]+", 20))
 

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any, NoReturn
 
+from gameroom.core.console import log_line
 from gameroom.core.wire import PlainText
 
 __all__ = ["UsageError", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
@@ -23,7 +24,9 @@ def fail(message: str, status: int = 2) -> NoReturn:
 
 
 def stderr_log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """One line on standard error, written whole (``core.console.log_line``: referees on
+    several threads log at once)."""
+    log_line(text)
 
 
 def parse_json_values(text: str, source: str = "standard input") -> list[Any]:
@@ -85,8 +88,7 @@ def print_outcome(outcome: Any, pictures: Any = None, directory: Any = None, dro
     ``dropped``; None: no such summary), how many pictures were written, and the result
     as JSON on the last line."""
     if dropped is not None:
-        scores = outcome.scores
-        print("final scores: " + (", ".join(f"{n} {s}" for n, s in scores.items()) or "none"))
+        print("final scores: " + (", ".join(f"{n} {s}" for n, s in outcome.named_scores()) or "none"))
         label = "winner" if len(outcome.winners) == 1 else "winners"
         print(f"{label}: {', '.join(outcome.winners) or 'none'}")
         if outcome.misbehaved:

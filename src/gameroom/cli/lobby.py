@@ -245,4 +245,4 @@ def connect(game: GameDescriptor, args: argparse.Namespace) -> int:
     """``gameroom connect GAME``: the terminal client for a person."""
     from gameroom.cli import terminal   # without prompt_toolkit cli.main names the extra to install
 
-    return terminal.run(game, args.host, args.port, args.name)
+    return terminal.run(game, args.host, args.port, args.name, getattr(args, "compact", False))

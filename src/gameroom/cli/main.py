@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Sequence
 
 from gameroom import __version__
+from gameroom.cli import arena as arena_commands
 from gameroom.cli import commands as game_commands
 from gameroom.cli import league as league_commands
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
+from gameroom.core.console import last_line
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
 
@@ -86,10 +88,13 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
+    connect.add_argument("--compact", action="store_true",
+                         help="never draw the board unasked (type board): only what the game expects next")
     play.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
     play.add_argument("--replay", type=Path, metavar="FILE", default=None,
                       help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")
     league_commands.add_commands(commands, game_choices)
+    arena_commands.add_command(commands)
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices, help=game_help)
     harness.add_argument("name", help="the harness, e.g. xmap (a wrong name lists the game's harnesses)")
@@ -151,7 +156,36 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
+INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``gameroom`` command; Ctrl-C anywhere (parsing, imports, a game, a database)
+    ends it with one line and status 130, never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    import logging
+
+    # A task that an interrupt ended (a terminal prompt's) is logged by asyncio with its
+    # traceback when it is collected on the way out ("Task exception was never retrieved"):
+    # the one line below says everything.
+    logging.getLogger("asyncio").disabled = True
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass   # a closed or broken pipe: the line on stderr still says what happened
+    # One write, and the last: a thread still running (a referee whose connections the
+    # interrupt closed) logs nothing after it.
+    last_line("gameroom: interrupted")
+    return INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["harness"]:
         # Harness flags such as --show must not be taken for options of ours.
@@ -162,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "web":
             return web_commands.run(args)
+        if args.command == "arena":
+            return arena_commands.run(args)
         if args.command in ("league", "ratings", "replay"):
             return getattr(league_commands, args.command)(args)
         if args.command == "lobby":
@@ -193,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         _say("gameroom: error: the output was closed before the command finished (broken pipe)")
         return 1

@@ -10,6 +10,13 @@ other game is played by answering the referee's calls (``cli.terminal_calls``): 
 narration, its text view, the legal moves of each decision. Every ``NACK`` is shown with
 the request it answers.
 
+The game is told as it goes: every broadcast, the other players' moves included, goes to
+the game's narrator (the terminal words' ``narrator(players)``: the lines ``gameroom play``
+prints). The board is drawn once per turn of the person (the words' ``turn(snapshot)``),
+and within a turn only what the game expects next is said; ``--compact`` never draws it
+unasked (``board`` does). ``help`` and ``moves`` list the moves possible now (the words'
+``legal_commands``).
+
 Exit status: 0 when the person quits with no game left unfinished; 1 when the server
 closed the connection (the lobby died or dropped us) or the person left a game before its
 end (no result either way); 130 after Ctrl-C, which says so in one line.
@@ -27,9 +34,10 @@ from prompt_toolkit.patch_stdout import patch_stdout
 
 from gameroom.cli.terminal_calls import CALL_HELP, CallTable
 from gameroom.core.options import Option, OptionError, json_option_value
+from gameroom.core.record import Event
 from gameroom.remote.lobby_client import LobbyConnection
 
-__all__ = ["run", "TerminalClient", "lobby_help"]
+__all__ = ["run", "TerminalClient", "lobby_help", "compact_moves"]
 
 
 def lobby_help(game: Any) -> str:
@@ -44,8 +52,9 @@ def lobby_help(game: Any) -> str:
   bot STRATEGY            a built-in player takes the next seat of your room ({", ".join(game.strategies)})
   leave                   leave the room{" (the room is closed for everybody)" if game.lobby is not None else ""}
   board                   draw the board again;  state: ask the server for the whole state
+  moves                   the moves possible now
   quit                    leave and log out
-  help                    this text"""
+  help                    this text, and the moves possible now"""
 
 
 def _option_word(option: Option) -> str:
@@ -105,8 +114,28 @@ def say(text: str, style: str = "") -> None:
     print_formatted_text(FormattedText([(style, text)]))
 
 
+def compact_moves(commands: list[str]) -> list[str]:
+    """Commands that differ only in their last word, as one: ``island red 0-11``,
+    ``card 1|2|5``, ``table green|red``; the order of first appearance is kept."""
+    groups: dict[str, list[str]] = {}
+    for command in commands:
+        head, _, last = command.rpartition(" ")
+        groups.setdefault(head, []).append(last)
+    out = []
+    for head, lasts in groups.items():
+        if not head:
+            out += lasts
+            continue
+        numbers = [int(v) for v in lasts if v.isdigit()]
+        if len(numbers) == len(lasts) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+            out.append(f"{head} {numbers[0]}-{numbers[-1]}")
+        else:
+            out.append(f"{head} {'|'.join(lasts)}")
+    return out
+
+
 class TerminalClient:
-    def __init__(self, game: Any, conn: LobbyConnection, name: str) -> None:
+    def __init__(self, game: Any, conn: LobbyConnection, name: str, compact: bool = False) -> None:
         self.game = game
         self.lobby = game.lobby
         self.words = game.lobby.terminal if game.lobby is not None else None
@@ -114,6 +143,9 @@ class TerminalClient:
         self.calls = CallTable(game, name, say, self.request) if game.lobby is None else None
         self.conn = conn
         self.name = name
+        self.compact = compact          # never draw the board unasked
+        self.narrator: Any = None       # the game's narrator of this room's broadcasts
+        self.last_turn: Any = None      # the person's turn whose board was drawn
         self.logged_in = False
         self.view: Any = None
         self.seat: int | None = None
@@ -174,8 +206,11 @@ class TerminalClient:
                 (f" ({m['towerColor']})" if m.get("towerColor") else ""))
         if self.view is not None:
             self.view.apply(m)
+        if kind != "START_GAME":
+            self.tell(m)
         if kind == "START_GAME":
             self.started = True
+            self.start_story(m.get("players", []))
             if self.calls is not None:
                 self.calls.started()
             described = describe_room_options(self.game, m)
@@ -206,9 +241,26 @@ class TerminalClient:
             say({"PLAYER_RECONNECT": f"{m.get('username')} is back",
                  "GAME_SUSPENDED": f"the game is suspended for up to {m.get('timeoutSeconds')} s",
                  "GAME_RESUMED": "the game resumes"}[kind], "fg:ansiyellow")
-        elif kind == "PLAY_ASSISTANT_CARD" and self.view is not None:
-            players = self.view.snapshot()["players"]
-            say(f"{players[m['player']]['username']} plays assistant {m['assistantCard']}")
+
+    # -- the story ----------------------------------------------------------------------
+
+    def start_story(self, players: list[str], snap: dict[str, Any] | None = None) -> None:
+        """A game starts (or is back after a reconnection, from ``snap``): its narrator,
+        if the game has one."""
+        make = getattr(self.words, "narrator", None)
+        if make is None or not players:
+            self.narrator = None
+        else:
+            self.narrator = make(list(players)) if snap is None else make(list(players), snap)
+        self.last_turn = None
+
+    def tell(self, m: dict[str, Any]) -> None:
+        """A broadcast of the game in the narrator's words (the other players' moves and
+        our own); the ones the client tells itself (the end, a departure) are left out."""
+        if self.narrator is None or not self.started or m.get("type") in getattr(self.words, "SELF_TOLD", ()):
+            return
+        for line in self.narrator.narrate(Event("message", {"message": m})):
+            say(line, "fg:ansibrightblack" if line.startswith(" ") else "")
 
     def reply(self, kind: str, m: dict[str, Any], what: str, sent: dict[str, Any]) -> None:
         if kind == "NACK":
@@ -282,6 +334,7 @@ class TerminalClient:
         self.started = True
         self.room = state.get("roomId")
         self.seat = next((p["seat"] for p in state.get("players", []) if p.get("username") == self.name), None)
+        self.start_story([p.get("username") for p in state.get("players", [])], state)
         say("back in your game", "bold")
         self.show_board()
 
@@ -316,9 +369,15 @@ class TerminalClient:
             key = (snap["round"], snap["phase"], snap["turn"].get("studentsToMove"),
                    snap["turn"].get("pendingInput") and snap["turn"]["pendingInput"].get("remaining"),
                    snap["turn"].get("activatedCard"))
-            if key != self.last_prompted:
-                self.last_prompted = key
-                self.show_board(snap)   # its last line says what the game expects from us
+            if key == self.last_prompted:
+                return
+            self.last_prompted = key
+            turn = getattr(self.words, "turn", lambda s: key)(snap)
+            if turn != self.last_turn and not self.compact:
+                self.last_turn = turn
+                self.show_board(snap)   # once per turn; its last line says what the game expects
+            else:   # within a turn (or compact): only what the game expects next
+                say(self.words.expected(snap, self.seat), "bold fg:ansicyan")
 
     def show_board(self, snap: dict[str, Any] | None = None) -> None:
         if self.words is None:
@@ -340,6 +399,12 @@ class TerminalClient:
         try:
             if name == "help":
                 say(lobby_help(self.game) + "\n" + (self.words.HELP if self.words is not None else CALL_HELP))
+                if self.my_move():
+                    self.show_moves()
+            elif name == "moves" and self.calls is None:   # a game played by calls: its table's moves
+                if not self.my_move():
+                    raise ValueError("it is not your move" if self.started else "no game yet")
+                self.show_moves()
             elif name == "login":
                 if len(args) != 1:
                     raise ValueError("login takes your username")
@@ -410,6 +475,15 @@ class TerminalClient:
         """The seat a person takes: the person's time limit, the moves offered, the views."""
         return {"person": True} if self.calls is not None else {}
 
+    def show_moves(self) -> None:
+        """The moves possible now, as typed commands (the game's own checks)."""
+        legal = getattr(self.words, "legal_commands", None)
+        if legal is None:
+            say("this game cannot list its moves; try hint", "fg:ansiyellow")
+            return
+        moves = compact_moves(legal(self.view.snapshot(), self.seat))
+        say("moves possible now: " + ("; ".join(moves) if moves else "none"), "fg:ansigreen")
+
 
 def _number(word: str) -> int:
     try:
@@ -434,13 +508,13 @@ async def _line(session: PromptSession[str], prompt: str) -> Any:
         return _INTERRUPTED
 
 
-async def _main(game: Any, host: str, port: int, name: str) -> int:
+async def _main(game: Any, host: str, port: int, name: str, compact: bool = False) -> int:
     try:
         conn = await LobbyConnection.open(host, port, attempts=1)
     except OSError as exc:
         say(f"gameroom: error: cannot reach the lobby at {host}:{port}: {exc.strerror or exc}")
         return 2
-    client = TerminalClient(game, conn, name)
+    client = TerminalClient(game, conn, name, compact)
     session: PromptSession[str] = PromptSession()
     status: int | None = None
     with patch_stdout(raw=True):
@@ -487,9 +561,9 @@ def _interrupted() -> int:
     return 130
 
 
-def run(game: Any, host: str, port: int, name: str) -> int:
+def run(game: Any, host: str, port: int, name: str, compact: bool = False) -> int:
     try:
-        return asyncio.run(_main(game, host, port, name))
+        return asyncio.run(_main(game, host, port, name, compact))
     except KeyboardInterrupt:   # Ctrl-C outside the prompt (connecting, quitting)
         print("gameroom: interrupted", flush=True)
         return 130

@@ -18,20 +18,17 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
-from gameroom.core.narration import Narrator
+from gameroom.core.narration import Narrator, Story
 from gameroom.core.options import Option, Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 
 __all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
-           "PERSON_LIMIT"]
-
-PERSON_LIMIT = 60.0
-"""Seconds a person has for one decision unless the game says otherwise
-(:attr:`GameDescriptor.person_limit`)."""
+           "MatchNarrator", "PERSON_LIMIT"]
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -45,10 +42,20 @@ Deal = Callable[[int, Sequence[str]], Any]
 these names in turn order; the same seed deals the same game."""
 
 PlayGame = Callable[..., Any]
-"""``play(seed, seats, *, limits=None, observers=(), log=None, cancel=None) -> MatchResult``:
-deal a game from ``seed`` for ``seats`` (in turn order) and run it to the end through
-``core.match``; observers receive its events; setting the ``cancel`` event (a
-``threading.Event``) stops it at its next call with ``core.match.MatchCancelled``."""
+"""``play(seed, seats, context=NO_CONTEXT, **options) -> MatchResult``: deal a game from
+``seed`` for ``seats`` (in turn order) and run it to the end through ``core.match``; the
+``core.context.MatchContext`` brings the limits (None: the game's own), the observers that
+receive its events, the log of ejections and the cancel event (a ``threading.Event``:
+setting it stops the game at its next call with ``core.match.MatchCancelled``). The
+game's own options (Eriantys's ``expert=``) are keyword arguments."""
+
+MatchNarrator = Callable[[int, Sequence[str]], Narrator]
+"""``narrator(seed, names) -> Narrator``: the narrator of one match that ``play`` deals
+from ``seed`` for seats named ``names`` (in turn order)."""
+
+PERSON_LIMIT = 60.0
+"""Seconds a person has for one decision when a game declares nothing else: time to look
+at the board and click, where a bot's per-call limit (Fish: 0.6 s) would eject them."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +97,16 @@ class GameDescriptor:
     says how the commands host the game (``core.hosting.Hosting``: options, local play
     and its narrator, server and client plans, tournament, example configurations);
     ``workloads`` what the benchmark measures beyond the generic figures
-    (``core.workload.Workload``). ``moves(method, args)`` offers a person at a seat (the
+    (``core.workload.Workload``), ``lineups`` the games it plays on every kind of seat. ``moves(method, args)`` offers a person at a seat (the
     web room) the legal answers to the call ``method`` (protocol name) with ``args``:
     ``(label, answer as JSON)`` pairs (the method's result codec decodes them), or None
     for a call that asks no decision. ``seat_moves()`` instead makes a fresh such function
     for one person's seat, for games whose legal answers depend on what earlier calls told
     the player (Evolution's ``choose`` needs the hand ``start`` dealt; Bazaar's trades the
     equations of ``setup``): it sees every call of its seat in order, notifications
-    included.
+    included. ``narrator(seed, names)`` tells a match of ``play`` (the lines ``gameroom
+    play`` prints, the pictures' captions; :meth:`story`); ``person_limit`` is the time
+    a person has for one decision by default (the web room).
     """
 
     name: str
@@ -117,6 +126,10 @@ class GameDescriptor:
     harnesses: Callable[[], Mapping[str, Harness]]
     hosting: Hosting = Hosting()
     workloads: Sequence[Workload] = ()
+    lineups: Sequence[Lineup] = ()
+    """The complete games the benchmark plays on trusted, guarded and isolated seats
+    (``core.workload.Lineup``; the first is the default work); none: the first strategy
+    for up to four players."""
     moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
     seat_moves: Callable[[], Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]] | None = None
     lobby: Any = None
@@ -127,10 +140,14 @@ class GameDescriptor:
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
     environments of every game that declares one."""
+    narrator: MatchNarrator | None = None
+    """The game's narrator of a match ``play`` deals (``(seed, names) -> Narrator``): one
+    line per move and the pictures' captions, the same in ``gameroom play``, the web
+    room and stored games. None: the generic :class:`core.narration.Narrator`."""
     person_limit: float | None = PERSON_LIMIT
-    """Seconds a person's seat has for one decision (a call the game's ``moves`` offers
-    answers to), in the lobby's rooms: a value suited to a person, where ``limits.call``
-    suits a program. None: no limit."""
+    """Seconds a person has for one decision unless told otherwise (the web room's
+    default for a person's seat, the lobby's for a person's seat in a room): suited to a
+    person, never the bots' ``limits.call``. None: no limit."""
     text_view: Callable[[Any], str] | None = None
     """A seat's or a spectator's view (what ``views`` returns, as JSON) as lines of text
     for a person at a terminal (``gameroom connect``); None: the terminal shows the view's
@@ -156,6 +173,15 @@ class GameDescriptor:
         """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
         return self.seat_moves() if self.seat_moves is not None else self.moves
 
+    def story(self, seed: int, names: Sequence[str]) -> Story:
+        """One match of ``play`` from ``seed`` between seats named ``names``, told: the
+        game's narrator (or the generic one) with the game's pictures."""
+        if self.narrator is not None:
+            narrator = self.narrator(seed, list(names))
+        else:
+            narrator = Narrator([f"{self.name}: {', '.join(names)}; seed {seed}"])
+        return Story(narrator, self.render)
+
     @property
     def room_options(self) -> Sequence[Option]:
         """The options of the game's lobby rooms (Eriantys: ``expert``; Fish: the board)."""
@@ -178,13 +204,13 @@ class GameDescriptor:
         if rooms is not None and rooms.check is not None:
             rooms.check(options, players)
 
-    def play_room(self, seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+    def play_room(self, seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
         """A lobby room's game: the room hosting's ``play`` with the room's options, else
-        the descriptor's ``play`` (``match``: its keywords, limits, observers, ...)."""
+        the descriptor's ``play``, in ``context`` (limits, observers, log, cancel)."""
         rooms = self.hosting.rooms
         if rooms is not None and rooms.play is not None:
-            return rooms.play(seed, seats, options, **match)
-        return self.play(seed, seats, **match)
+            return rooms.play(seed, seats, options, context)
+        return self.play(seed, seats, context=context)
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""
@@ -204,8 +230,8 @@ def generic_play(game: GameDescriptor) -> PlayHosting:
     def match(values: Options) -> LocalMatch:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
-        opening = [f"{game.name}: {', '.join(seat.name for seat in seats)}; seed {seed}"]
-        return LocalMatch(run=lambda observers, log: game.play(seed, seats, observers=observers, log=log),
-                          narrator=Narrator(opening))
+        return LocalMatch(run=lambda observers, log: game.play(seed, seats,
+                                                               context=MatchContext(observers=observers, log=log)),
+                          narrator=game.story(seed, [seat.name for seat in seats]).narrator)
 
     return PlayHosting(options, match)

@@ -67,8 +67,9 @@ class SignupSteps(Interface):
         """Hold off the background sign-up: no sign-up is in progress inside."""
 
     async def next_connection(self, seconds: float | None) -> Any:
-        """The next pending connection, waiting up to ``seconds`` (None: no limit); None
-        when none arrived."""
+        """The next pending connection in acceptance order (its sign-up is read already,
+        beside the others), waiting up to ``seconds`` (None: no limit); None when none
+        arrived."""
 
     async def sign_up(self, connection: Any) -> bool:
         """Read and check one connection's sign-up; True when it became a player."""
@@ -186,6 +187,17 @@ class ClientSpec:
     retry_wait: float = 1.0     # ... this many seconds apart
     # A built-in strategy that answers at once: called on the client's loop, not on a thread.
     trusted: bool = False
+    # Whether this client must see the game to its end (None: unless it breaks the protocol
+    # on purpose: silent, name-only, broken sign-up or deviating clients). A game sets False
+    # for players that misbehave by design (they are ejected, so no result reaches them).
+    expects_result: bool | None = None
+
+    @property
+    def wants_result(self) -> bool:
+        """Does the clients command fail when this client got no result?"""
+        if self.expects_result is not None:
+            return self.expects_result
+        return self.behaviour == "play" and self.signup_bytes is None and not self.deviations
 
 
 # -- how each command hosts a game (the descriptor's ``hosting``) ---------------------------
@@ -305,10 +317,10 @@ class RoomHosting:
     descriptor's ``min_players`` to its ``max_players``). ``check(options, players)``
     raises ``core.options.OptionError`` for room options that cannot make a game of
     ``players`` (a board too small for their penguins): the room is refused before anybody
-    sits down. ``play(seed, seats, options, **match)`` deals from ``seed`` and runs the
-    game for the room's ``seats`` with the typed room ``options``; ``match`` holds the
-    keywords of the descriptor's ``play`` (``limits``, ``observers``, ``log``,
-    ``cancel``). None: the descriptor's ``play`` (for a game whose rooms have no options).
+    sits down. ``play(seed, seats, options, context)`` deals from ``seed`` and runs the
+    game for the room's ``seats`` with the typed room ``options`` in the match's
+    ``core.context.MatchContext`` (limits, observers, log, cancel). None: the
+    descriptor's ``play`` (for a game whose rooms have no options).
     ``valid_name(name)`` says whether a player's name can travel on the game's wire (Q's
     calls carry names of letters and digits; None: any name can), ``name_rule`` says what
     such a name is, for the refusal a person reads.

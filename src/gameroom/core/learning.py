@@ -201,33 +201,33 @@ def one_of(values: Sequence[Any], what: str) -> Callable[[Any], Any]:
     return check
 
 
-def rank_rewards(names: Sequence[str], ranking: Sequence[Sequence[str]], ejected: Iterable[str]) -> list[float]:
-    """Rewards from a ranking (groups of names, best first): each seat gets (seats ranked
-    below it - seats ranked above it) / (n - 1), which sums to zero; seats the ranking
-    leaves out come after it, and ejected seats last, each with -1 (the least possible).
-    Two players: +1 win, -1 loss, 0 tie."""
-    n = len(names)
+def rank_rewards(n: int, ranking: Sequence[Sequence[int]], ejected: Iterable[int]) -> list[float]:
+    """Rewards of the ``n`` seats from a ranking (groups of seat indices, best first, as a
+    ``MatchResult``'s ``ranking_seats``): each seat gets (seats ranked below it - seats
+    ranked above it) / (n - 1), which sums to zero; seats the ranking leaves out come after
+    it, and ejected seats last, each with -1 (the least possible). Two players: +1 win, -1
+    loss, 0 tie. Seats, not names: two players may share a name."""
     if n < 2:
         return [0.0] * n
     out = set(ejected)
-    groups = [[name for name in group if name not in out] for group in ranking]
+    groups = [[seat for seat in group if seat not in out] for group in ranking]
     groups = [g for g in groups if g]
-    ranked = {name for g in groups for name in g}
+    ranked = {seat for g in groups for seat in g}
     # Below the game's ranking: the seats it did not rank, then the ejected ones.
-    groups.append([name for name in names if name not in ranked and name not in out])
-    groups.append([name for name in names if name in out])
-    place: dict[str, int] = {}
+    groups.append([seat for seat in range(n) if seat not in ranked and seat not in out])
+    groups.append([seat for seat in range(n) if seat in out])
+    place: dict[int, int] = {}
     position = 0
     sizes: list[tuple[int, int]] = []
     for g in groups:
         sizes.append((position, len(g)))
-        for name in g:
-            place[name] = len(sizes) - 1
+        for seat in g:
+            place[seat] = len(sizes) - 1
         position += len(g)
     rewards = []
-    for name in names:
-        start, count = sizes[place[name]]
+    for seat in range(n):
+        start, count = sizes[place[seat]]
         above, below = start, n - start - count
         reward = (below - above) / (n - 1)
-        rewards.append(-1.0 if name in out else reward)
+        rewards.append(-1.0 if seat in out else reward)
     return rewards

@@ -1,30 +1,37 @@
-"""The referee driver's bookkeeping, shared by every game: seats, safe calls, ejections,
-the event log observers subscribe to, and the one result type.
+"""The referee skeleton, shared by every game: seats, safe calls, decisions checked by the
+rules, ejections, the event log observers subscribe to, and the one result type.
 
-A game's referee owns the rules and the turn sequence; for every call to a player it asks
-:meth:`Match.call`, which goes through the seat's caller (time limit, exception capture),
-validates the reply, and on any failure ejects the player with a recorded reason and
-returns :data:`FAILED`. Rule violations found by the game are reported with
-:meth:`Match.eject`. The misbehaving list is kept in the order of ejection, as every
-game's result requires. Referees report snapshots with :meth:`Match.state` and finish with
-:meth:`Match.result`; every call, ejection, snapshot and the end reach the observers as
-``core.record`` events, so one vocabulary serves every game. A match whose ``cancel``
-event is set stops at its next call (:class:`MatchCancelled`).
+A game's referee owns the rules and the turn sequence; everything else is here, written
+once. For every decision it asks :meth:`Match.decide` with the rules' legality check:
+the call goes through the seat's caller (time limit, exception capture), the reply is
+validated against the protocol, then ``legal(reply)`` names a reason or None. On any
+failure the seat is ejected under the call's own wire name with the right
+:class:`~gameroom.core.record.FailureKind`, the referee's ``on_eject`` hook removes the
+player from its state (and reports it), and ``decide`` returns :data:`FAILED`.
+Notifications whose replies decide nothing use :meth:`Match.call`, the same path without
+a check. The misbehaving list is kept in the order of ejection, as every game's result
+requires. Referees report snapshots with :meth:`Match.state` and finish with
+:meth:`Match.result`, naming seats by index (their identity; names are for display);
+every call, ejection, snapshot and the end reach the observers as ``core.record``
+events, so one vocabulary serves every game. A match takes its limits, observers, log
+and cancel event as one :class:`~gameroom.core.context.MatchContext`; it stops at its
+next call once the cancel event is set (:class:`MatchCancelled`).
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_caller
+from gameroom.core.context import NO_CONTEXT, MatchContext
+from gameroom.core.limits import Limits
 from gameroom.core.protocol import Codec, Method, Protocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
-__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat", "isolated_seat", "observe_every_match",
-           "local_seat"]
+__all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat",
+           "isolated_seat", "observe_every_match", "local_seat", "Legal", "ranking_by_score"]
 
 
 class _Failed:
@@ -36,6 +43,10 @@ class _Failed:
 
 
 FAILED: Any = _Failed()
+"""What a call or a decision gives when it failed (the seat is then ejected)."""
+
+Legal = Callable[[Any], str | None]
+"""A rules' check of a decision: None when the reply is legal, else the reason it is not."""
 
 
 class MatchCancelled(Exception):
@@ -84,6 +95,12 @@ def local_seat(name: str, player: Any, trusted: bool) -> Seat:
     return trusted_seat(name, player) if trusted else guarded_seat(name, player)
 
 
+def ranking_by_score(scores: dict[int, Any]) -> list[list[int]]:
+    """Seats grouped by score, best first; each group in the order of ``scores``."""
+    return [[seat for seat, score in scores.items() if score == best]
+            for best in sorted(set(scores.values()), reverse=True)]
+
+
 _EVERY_MATCH: list[Callable[["Match"], Callable[[Event], Any] | None]] = []
 
 
@@ -96,25 +113,33 @@ def observe_every_match(factory: Callable[["Match"], Callable[[Event], Any] | No
 
 
 class Match:
-    """Safe calls, ejections, events and the result of one game.
+    """Safe calls, decisions, ejections, events and the result of one game.
 
-    ``observers`` are callables that receive every :class:`~gameroom.core.record.Event`
-    (calls and replies with their latency, ejections, state snapshots, the end). With none,
-    calls are not timed and nothing is encoded: the record costs a test per call.
-    ``state_codec`` encodes state snapshots for events that are read as JSON.
+    ``context`` brings the limits (``limits``, the game's own, apply when it has none),
+    the observers — callables that receive every :class:`~gameroom.core.record.Event`
+    (calls and replies with their latency, ejections, state snapshots, the end) — the log
+    of ejections and the cancel event. With no observer, calls are not timed and nothing
+    is encoded: the record costs a test per call. ``state_codec`` encodes state snapshots
+    for events that are read as JSON. ``on_eject(ejection)`` is the referee's hook, run
+    after every ejection's event: it removes the player from the game's state and reports
+    it (the referee may change it between phases).
     """
 
-    def __init__(self, protocol: Protocol, seats: Sequence[Seat], time_limit: float | None,
-                 observers: Iterable[Callable[[Event], Any]] = (), log: Callable[[str], None] | None = None,
-                 state_codec: Codec[Any] | None = None, cancel: threading.Event | None = None) -> None:
+    def __init__(self, protocol: Protocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
+                 limits: Limits | None = None, state_codec: Codec[Any] | None = None,
+                 on_eject: Callable[[Ejection], Any] | None = None) -> None:
         self.protocol = protocol
         self.seats = list(seats)
-        self.time_limit = time_limit
-        self.observers = list(observers)
-        self.log = log
+        self.limits = context.limits_or(limits if limits is not None else Limits())
+        self.time_limit = self.limits.call
+        self.observers = list(context.observers)
+        self.log = context.log
+        self.cancel = context.cancel
         self.state_codec = state_codec
-        self.cancel = cancel
+        self.on_eject = on_eject
         self.ejections: list[Ejection] = []
+        self._index: dict[int, int] | None = None   # id(seat) -> index, made when first asked
+        self._refused: dict[int, Any] = {}
         for factory in _EVERY_MATCH:
             observer = factory(self)
             if observer is not None:
@@ -124,10 +149,31 @@ class Match:
     def watched(self) -> bool:
         return bool(self.observers)
 
+    @property
+    def names(self) -> list[str]:
+        """Each seat's display name, in seat order."""
+        return [seat.name for seat in self.seats]
+
+    def index(self, seat: Seat) -> int:
+        """The seat's index: its identity in this match."""
+        if self._index is None:
+            self._index = {id(s): i for i, s in enumerate(self.seats)}
+        return self._index[id(seat)]
+
+    def by_name(self, seats: Iterable[int]) -> list[int]:
+        """Seat indices sorted by their names (the order results print; ties by seat)."""
+        return sorted(seats, key=lambda i: (self.seats[i].name, i))
+
     # -- players ---------------------------------------------------------------------
 
-    def call(self, seat: Seat, method: str, *args: Any, limit: float | None = None) -> Any:
-        """Call ``method`` on the seat's player; FAILED (and the seat ejected) on failure."""
+    def decide(self, seat: Seat, method: str, *args: Any, legal: Legal | None = None,
+               limit: float | None = None) -> Any:
+        """Ask the seat's player for a decision: call ``method`` (protocol name) with
+        ``args``, validate the reply, then ask ``legal(reply)``. The reply when all is
+        well; FAILED once the seat is ejected — for a failed call or invalid reply, or for
+        the reason ``legal`` gave (an illegal action, under the call's wire name; the
+        refused reply stays readable through :meth:`refused`). ``limit`` replaces the
+        match's per-call limit for this call."""
         if seat.ejected is not None:
             return FAILED
         if self.cancel is not None and self.cancel.is_set():
@@ -151,7 +197,16 @@ class Match:
             return FAILED
         if started:
             self._called(seat, spec, args, result, started)
+        if legal is not None:
+            reason = legal(result)
+            if reason is not None:
+                self.eject(seat, reason, spec.wire, refused=result)
+                return FAILED
         return result
+
+    call = decide
+    """The same path for a call whose reply decides nothing (a notification, an
+    acknowledgement): FAILED, and the seat ejected, when it fails."""
 
     def _called(self, seat: Seat, spec: Method, args: tuple[Any, ...], result: Any, started: float) -> None:
         latency = perf_counter() - started
@@ -163,13 +218,17 @@ class Match:
 
         self.emit(Event(CALL, subject=(args, result), encode=encode))
 
-    def eject(self, seat: Seat, reason: str, method: str = "take-turn",
-              kind: FailureKind = FailureKind.ILLEGAL_ACTION) -> None:
-        """Record a misbehaving player; it receives no further calls."""
+    def eject(self, seat: Seat, reason: str, method: str, kind: FailureKind = FailureKind.ILLEGAL_ACTION,
+              refused: Any = FAILED) -> None:
+        """Record a misbehaving player (``method``: the wire name of the call it failed
+        on; ``refused``: the reply the rules refused); it receives no further calls, and
+        the referee's ``on_eject`` hook runs."""
         if seat.ejected is not None:
             return
         seat.ejected = reason
-        ejection = Ejection(seat.name, method, kind, reason)
+        ejection = Ejection(self.index(seat), seat.name, method, kind, reason)
+        if refused is not FAILED:
+            self._refused[ejection.seat] = refused
         self.ejections.append(ejection)
         if self.log is not None:
             # A time-out's reason names the limit of its own call (which may differ from
@@ -178,9 +237,26 @@ class Match:
         if self.observers:
             self.emit(Event(EJECT, {"seat": seat.name, "method": method, "kind": kind.value, "reason": reason},
                             subject=ejection))
+        if self.on_eject is not None:
+            self.on_eject(ejection)
+
+    def announce(self, method: str, winners: Iterable[Seat], losers: Iterable[Seat],
+                 limit: float | None = None) -> list[Seat]:
+        """The end of a game or tournament: ``method(True)`` to each winner in order, then
+        ``method(False)`` to each loser; the winners that acknowledged (a failed call
+        ejects, as always)."""
+        acknowledged = [seat for seat in winners if self.call(seat, method, True, limit=limit) is not FAILED]
+        for seat in losers:
+            self.call(seat, method, False, limit=limit)
+        return acknowledged
+
+    def refused(self, seat: Seat) -> Any:
+        """The reply the rules refused from an ejected seat; FAILED when its call failed."""
+        return self._refused.get(self.index(seat), FAILED)
 
     @property
     def misbehaved(self) -> list[str]:
+        """The ejected players' names in order of ejection (for display)."""
         return [e.name for e in self.ejections]
 
     # -- events ----------------------------------------------------------------------
@@ -208,11 +284,12 @@ class Match:
 
         self.emit(Event(STATE, {"caption": caption, **notes}, subject=state, encode=encode, detail=detail))
 
-    def result(self, winners: Iterable[str], misbehaved: Iterable[str] | None = None,
-               ranking: Iterable[Iterable[str]] = (), scores: dict[str, Any] | None = None) -> MatchResult:
-        """The one result of the game (``misbehaved`` defaults to the ejection order); the
-        end event carries it."""
-        result = MatchResult(list(winners), list(self.misbehaved if misbehaved is None else misbehaved),
+    def result(self, winners: Iterable[int], misbehaved: Iterable[int] | None = None,
+               ranking: Iterable[Iterable[int]] = (), scores: dict[int, Any] | None = None) -> MatchResult:
+        """The one result of the game, by seat index (``misbehaved`` defaults to the
+        ejection order); the end event carries it."""
+        result = MatchResult(self.names, list(winners),
+                             [e.seat for e in self.ejections] if misbehaved is None else list(misbehaved),
                              [list(group) for group in ranking], dict(scores or {}), list(self.ejections))
         if self.observers:
             self.emit(Event(END, {"result": result.to_record()}, subject=result))

@@ -1,9 +1,10 @@
 """The tournament manager, for any game: knock-out rounds of small games until a winner
 stands (the allocation and termination rules of fish.md 5.4, written game-agnostically).
 
-A game plugs in one function, ``play_game(seats) -> GameRecord``, that runs a complete
+A game plugs in one function, ``play_game(seats) -> MatchResult``, that runs a complete
 game with its own referee. Players are :class:`~gameroom.core.match.Seat`s, so one that
-misbehaves in any game stays ejected for the rest of the tournament. Games of one round are
+misbehaves in any game stays ejected for the rest of the tournament; a game's result names
+them by their index in that game's seats (names may repeat). Games of one round are
 independent and run concurrently on threads (remote players then overlap their waiting).
 """
 
@@ -13,12 +14,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
+from gameroom.core.context import MatchContext
+from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Protocol
+from gameroom.core.record import MatchResult
 
 T = TypeVar("T")
 
-__all__ = ["allocate", "GameRecord", "TournamentResult", "run_tournament"]
+__all__ = ["allocate", "TournamentResult", "run_tournament"]
 
 
 def allocate(players: Sequence[T], min_size: int = 2, max_size: int = 4) -> list[list[T]]:
@@ -52,16 +56,6 @@ def allocate(players: Sequence[T], min_size: int = 2, max_size: int = 4) -> list
 
 
 @dataclass
-class GameRecord:
-    """What the manager needs from one finished game: its first ranking group (the game's
-    winners, possibly empty) and the seats it removed, in removal order."""
-
-    winners: list[Seat]
-    removed: list[Seat]
-    detail: Any = None
-
-
-@dataclass
 class TournamentResult:
     winners: list[Seat]
     failures: list[Seat]
@@ -85,7 +79,12 @@ def _safe_observe(observers: list[Any], event: str, *args: Any) -> None:
             observers.remove(observer)
 
 
-def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], GameRecord], *,
+def _advancing(game: list[Seat], result: MatchResult) -> list[Seat]:
+    """Who of one game goes on: its first ranking group (possibly empty)."""
+    return [game[i] for i in result.ranking_seats[0]] if result.ranking_seats else []
+
+
+def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], MatchResult], *,
                    protocol: Protocol, start_method: str | None = None, end_method: str | None = None,
                    start_limit: float | None = 3.0, end_limit: float | None = 3.0,
                    min_size: int = 2, max_size: int = 4, observers: Iterable[Any] = (),
@@ -94,7 +93,7 @@ def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], Game
     start- and end-of-tournament calls (None for games without them)."""
     observers = list(observers)
     failures: list[Seat] = []
-    match = Match(protocol, seats, start_limit, log=log)
+    match = Match(protocol, seats, MatchContext(log=log), limits=Limits(call=start_limit))
 
     def fail(seat: Seat) -> None:
         if seat not in failures:
@@ -126,15 +125,16 @@ def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], Game
         _safe_observe(observers, "show_next_round", [[s.name for s in game] for game in games])
         if concurrent and len(games) > 1:
             with ThreadPoolExecutor(max_workers=len(games)) as pool:
-                records = list(pool.map(play_game, games))
+                results = list(pool.map(play_game, games))
         else:
-            records = [play_game(game) for game in games]
+            results = [play_game(game) for game in games]
         round_winners: list[Seat] = []
-        for record in records:
-            for seat in record.removed:
-                fail(seat)
-            round_winners.extend(s for s in record.winners if s not in failures)
-        _safe_observe(observers, "show_winners", [[s.name for s in r.winners] for r in records])
+        advancing = [_advancing(game, result) for game, result in zip(games, results)]
+        for game, result, ahead in zip(games, results, advancing):
+            for i in result.misbehaved_seats:
+                fail(game[i])
+            round_winners.extend(s for s in ahead if s not in failures)
+        _safe_observe(observers, "show_winners", [[s.name for s in ahead] for ahead in advancing])
         if len(games) == 1 and len(current) <= max_size:
             winners = round_winners     # the final game
             break
@@ -145,16 +145,10 @@ def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], Game
 
     # Step 3: end.
     if end_method is not None:
-        survivors = []
-        for seat in winners:
-            if match.call(seat, end_method, True, limit=end_limit) is FAILED:
-                fail(seat)
-            else:
-                survivors.append(seat)
-        winners = survivors
-        for seat in seats:
-            if seat not in winners and seat not in failures:
-                if match.call(seat, end_method, False, limit=end_limit) is FAILED:
-                    fail(seat)
+        told = len(match.ejections)
+        losers = [seat for seat in seats if seat not in winners and seat not in failures]
+        winners = match.announce(end_method, winners, losers, limit=end_limit)
+        for ejection in match.ejections[told:]:
+            fail(match.seats[ejection.seat])
     _safe_observe(observers, "show_end", [s.name for s in winners], [s.name for s in failures])
     return TournamentResult(list(winners), failures, rounds)

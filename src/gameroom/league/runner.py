@@ -73,11 +73,16 @@ class LeaguePlan:
         return {"bots": [b.spec for b in self.bots], "players": self.table_size}
 
 
-def _watch_parent(parent: int) -> None:
+def watch_parent(parent: int) -> None:
     """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
-    programs and exit, so a killed league leaves nothing running."""
+    programs and exit, so a killed league leaves nothing running. Ctrl-C is the league
+    process's to handle (it stops the pool and says so in one line): a worker, in the same
+    process group, ignores it rather than print a traceback of the wait it was in."""
     import os
+    import signal
     import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -105,7 +110,7 @@ class LocalBackend:
             os.environ["GAMEROOM_LEAGUE_PARENT"] = str(os.getpid())
             self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
                                                                 mp_context=multiprocessing.get_context("spawn"),
-                                                                initializer=_watch_parent, initargs=(os.getpid(),))
+                                                                initializer=watch_parent, initargs=(os.getpid(),))
         return self._pool
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
@@ -281,7 +286,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     played = finished.pop(done)
                     record = played.record
                     record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
-                                bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
+                                digest=played.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
                             zlib.decompress(played.replay))
@@ -323,12 +328,10 @@ class _Starts:
 
 
 def _rate(book: RatingBook, record: MatchRecord) -> None:
-    from gameroom.league.db import ranks_of
+    from gameroom.league.db import bot_ranks
 
-    assert record.result is not None
-    result = record.result
-    book.update(record.game, ranks_of(record), result.winners,
-                {e.name for e in result.ejections} | set(result.misbehaved))
+    ranks, winners, ejected = bot_ranks(record)
+    book.update(record.game, ranks, winners, ejected)
 
 
 def _copy(book: RatingBook) -> RatingBook:

@@ -36,6 +36,7 @@ from typing import Any, Callable
 from greenlet import getcurrent, greenlet
 
 from gameroom.core.calls import Caller, CallFailed
+from gameroom.core.context import MatchContext
 from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.protocol import VOID, Method
 from gameroom.core.record import EJECT, STATE, Event, FailureKind
@@ -127,8 +128,8 @@ class RefereeGame:
 
     def _play(self, seats: list[Seat]) -> Any:
         """The descriptor's game for the room's seats and options."""
-        return self.game.play_room(self.seed, seats, self.room.options, limits=self.game.limits,
-                                   observers=[self._observe], log=self._log, cancel=self.cancel)
+        context = MatchContext(observers=(self._observe,), log=self._log, cancel=self.cancel)   # the game's limits
+        return self.game.play_room(self.seed, seats, self.room.options, context)
 
     def _log(self, text: str) -> None:
         self.lobby.log(f"room {self.room.id}: {text}")
@@ -313,7 +314,7 @@ class RefereeGame:
                     watcher.send(message, data)
         elif event.kind == EJECT:
             ejection = event.subject
-            index = self.names.index(ejection.name)
+            index = ejection.seat
             if index not in self.announced:
                 self.announced.add(index)
                 self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": ejection.name,

@@ -4,7 +4,8 @@ through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
     GET  /matches/{id}              the match page
-    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit"}]
+    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit",
+                                      "person_limit"}]
     POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
@@ -31,7 +32,9 @@ the pages say so):
     GET  /api/results                       {"database", "games": [{"name", "stored"}]}
     GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
+                                            x-replay-verified: yes | no | not-re-dealable (a tournament's
+                                            game: drawn from its recorded snapshots), x-replay-message
     GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
@@ -151,7 +154,8 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
                               "strategies": list(g.strategies), "human": g.playable_by_people,
-                              "time_limit": g.limits.call} for g in games.values()])
+                              "time_limit": g.limits.call, "person_limit": g.person_limit}
+                             for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:
@@ -252,8 +256,12 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             return _error(404, f"no stored game {request.path_params['id']!r}")
         frames, check = drawn
         text = "".join(json.dumps(frame) + "\n" for frame in frames)
-        return Response(text, media_type="application/x-ndjson",
-                        headers={"x-replay-verified": "yes" if check["verified"] else "no"})
+        # a game the rules cannot re-deal is neither verified nor altered: said in replay verify's words
+        verdict = "yes" if check["verified"] else ("no" if check.get("re_dealable", True) else "not-re-dealable")
+        headers = {"x-replay-verified": verdict}
+        if check.get("message"):
+            headers["x-replay-message"] = check["message"].encode("ascii", "replace").decode("ascii")[:1000]
+        return Response(text, media_type="application/x-ndjson", headers=headers)
 
     async def stored_ratings(request: Request) -> Response:
         if results is None:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import fixture_cases, fixtures_root, read_json_values
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.match import local_seat
@@ -87,7 +88,7 @@ def test_referee_matches_reference_trace(trace: Path) -> None:
     included), and the Result equals the expected server output (§10.2)."""
     actors, state, bonus, expected = integration_test(trace.name.removesuffix("-trace.jsonl"))
     recorder = Recorder()
-    outcome = run_game(fast_seats(actors), state, bonus=bonus, observers=[recorder])
+    outcome = run_game(fast_seats(actors), state, bonus=bonus, context=MatchContext(observers=[recorder]))
 
     assert outcome.to_json() == expected
     reference = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
@@ -145,7 +146,7 @@ def test_a_looping_player_is_cut_off_by_the_time_limit() -> None:
     looper = ActorSpec("Loop", Policy.PURCHASE_POINTS, Method.REQUEST_PEBBLE_OR_TRADES, 1)
     seats = [guarded_seat("Loop", make_player(looper)), trusted_seat("B", ReferencePlayer("B"))]
     start = time.perf_counter()
-    outcome = run_game(seats, two_player_game(), limits=Limits(call=0.3))
+    outcome = run_game(seats, two_player_game(), context=MatchContext(limits=Limits(call=0.3)))
     assert outcome.to_json() == [["B"], ["Loop"]]
     assert time.perf_counter() - start < 5
     assert "time limit" in outcome.failures[0].reason and outcome.failures[0].method == "request-pebble-or-trades"
@@ -168,7 +169,7 @@ def test_an_unaffordable_purchase_keeps_the_first_action() -> None:
     recorder = Recorder()
     state = two_player_game()
     run_game([trusted_seat("Cheat", make_player(cheater)), trusted_seat("B", ReferencePlayer("B"))], state,
-             observers=[recorder])
+             context=MatchContext(observers=[recorder]))
     first, purchase = [s for s in recorder.steps if s.name == "Cheat" and s.kind != "setup"][:2]
     assert first.action is False and not first.kicked
     assert purchase.kicked and len(purchase.game.bank) == len(state.bank) - 1
@@ -186,7 +187,7 @@ def test_observers_hear_every_step_and_a_failing_one_is_dropped() -> None:
     recorder = Recorder()
     logged: list[str] = []
     outcome = run_game([trusted_seat(n, ReferencePlayer(n)) for n in "AB"], two_player_game(),
-                       observers=[Broken(), recorder], log=logged.append)
+                       context=MatchContext(observers=[Broken(), recorder], log=logged.append))
     assert Broken.calls == 1 and any("observer Broken dropped" in line for line in logged)
     kinds = [s.kind for s in recorder.steps]
     assert kinds[:3] == ["start", "setup", "setup"] and kinds[-1] == "end"
@@ -282,7 +283,7 @@ def test_no_view_the_referee_sends_contains_another_players_wallet(seed: int, pl
             spec = ActorSpec(name, policy, data.draw(st.sampled_from(list(Method))))
         seats.append(local_seat(name, Spy(make_player(spec), views), False))
     before = Before(views)
-    run_game(seats, state, observers=[before])
+    run_game(seats, state, context=MatchContext(observers=[before]))
 
     turn_codec = PROTOCOL.by_name["request_pebble_or_trades"].args[0]
     for index, (name, method, view) in enumerate(views):

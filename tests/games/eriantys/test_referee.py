@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gameroom.core.context import MatchContext
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.games.eriantys.harness import BroadcastLog
 from gameroom.games.eriantys.players import EriantysPlayer, illegal_event, parse_strategy
@@ -47,7 +48,7 @@ def match(kinds: list[str], expert: bool = False, seed: int = 1, limit: float | 
     seats = [guarded_seat(p.name(), p) if parse_strategy(k)[1] is not None else trusted_seat(p.name(), p)
              for p, k in zip(players, kinds)]
     log = BroadcastLog()
-    outcome = run_game(seats, seed, expert=expert, limits=Limits(call=limit), observers=[log])
+    outcome = run_game(seats, seed, expert=expert, context=MatchContext(limits=Limits(call=limit), observers=[log]))
     return outcome, players, log.messages
 
 
@@ -115,7 +116,7 @@ def test_a_player_raising_in_observe_is_ejected() -> None:
 
     log = BroadcastLog()
     seats = [trusted_seat("ann", EriantysPlayer("ann", "greedy")), trusted_seat("ben", Deaf("ben"))]
-    outcome = run_game(seats, 2, limits=Limits(), observers=[log])
+    outcome = run_game(seats, 2, context=MatchContext(limits=Limits(), observers=[log]))
     assert outcome.misbehaved == ["ben"] and outcome.winners == ["ann"]
     assert log.messages[-2]["reason"] == "EJECTED" and "deaf" in outcome.failures[0].reason
 

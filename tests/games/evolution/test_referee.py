@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, guarded_seat, trusted_seat
 from gameroom.core.record import EJECT, END, STATE, Event
@@ -18,7 +19,7 @@ from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import shuffled_deck
 from gameroom.games.evolution.protocol import PROTOCOL
 from gameroom.games.evolution.referee import run_game
-from gameroom.games.evolution.rules import PlayerState
+from gameroom.games.evolution.rules import PlayerState, player_id
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 
 
@@ -30,15 +31,15 @@ def test_the_first_sorted_game_of_the_spec() -> None:
     result = run_game(silly_seats(3))
     assert result.turns == 6
     assert result.results == [(1, "2#3", 7), (2, "1#2", 7), (3, "0#1", 5)]
-    assert result.removals == []
+    assert result.ejections == []
 
 
 def test_choose_baddies_are_removed_at_their_first_bad_call() -> None:
     seats = silly_seats(3) + [guarded_seat(name, BaddiePlayer(name, 0)) for name in ("over", "no-fc", "cinf")]
-    result = run_game(seats, limits=Limits(call=0.3))
-    removed = {f.name: f for f in result.removals}
+    result = run_game(seats, context=MatchContext(limits=Limits(call=0.3)))
+    removed = {player_id(f.name, f.seat): f for f in result.ejections}
     assert set(removed) == {"over#4", "no-fc#5", "cinf#6"}
-    assert all(f.method == "choose" for f in result.removals)
+    assert all(f.method == "choose" for f in result.ejections)
     assert "invalid action" in removed["over#4"].reason
     assert "invalid reply" in removed["no-fc#5"].reason
     assert "time limit" in removed["cinf#6"].reason
@@ -55,7 +56,7 @@ def _first_feed_question(seed: int) -> bool:
             asked.append(1)
             return super().feed_next(*args)
 
-    run_game([trusted_seat(str(i), Asked()) for i in range(4)], shuffled_deck(seed), limits=Limits())
+    run_game([trusted_seat(str(i), Asked()) for i in range(4)], shuffled_deck(seed), context=MatchContext(limits=Limits()))
     return bool(asked)
 
 
@@ -64,13 +65,13 @@ def test_feeding_baddies_are_removed_in_the_middle_of_feeding() -> None:
     for name in ("feed", "finf"):
         seats = [guarded_seat(name, BaddiePlayer(name, 0))] + [guarded_seat(f"s{i}", BaddiePlayer(name, 0))
                                                                for i in range(3)]
-        result = run_game(seats, shuffled_deck(seed), limits=Limits(call=0.3))
-        assert result.removals, name
-        assert all(f.method == "feedNext" for f in result.removals)
+        result = run_game(seats, shuffled_deck(seed), context=MatchContext(limits=Limits(call=0.3)))
+        assert result.ejections, name
+        assert all(f.method == "feedNext" for f in result.ejections)
         expected = "not possible" if name == "feed" else "time limit"
-        assert all(expected in f.reason for f in result.removals)
+        assert all(expected in f.reason for f in result.ejections)
         ranked = {pid for _rank, pid, _score in result.results}
-        assert not ranked & {f.name for f in result.removals}
+        assert not ranked & {player_id(f.name, f.seat) for f in result.ejections}
 
 
 class Watcher:
@@ -80,7 +81,7 @@ class Watcher:
 
     def __call__(self, event: Event) -> None:
         if event.kind == STATE:
-            self.states.append((event.get("caption"), event.get("state")))
+            self.states.append((event.get("caption"), event.get("state"), event.get("event")))
         elif event.kind == END:
             self.over = event.subject
 
@@ -91,9 +92,15 @@ def broken(_event: Event) -> None:
 
 def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
     watcher = Watcher()
-    result = run_game(silly_seats(4), observers=[broken, watcher])
-    assert len(watcher.states) == result.turns + 1
-    assert watcher.states[0][0] == "turn 1"
+    result = run_game(silly_seats(4), context=MatchContext(observers=[broken, watcher]))
+    kinds = [kind for _caption, _state, kind in watcher.states]
+    assert kinds.count("turn") == result.turns and kinds[-1] == "over" and kinds.count("over") == 1
+    # a picture at every step: the cards dealt, each player's actions, each feeding, cleanup
+    assert kinds.count("dealt") == kinds.count("cleanup") == result.turns
+    assert kinds.count("chose") == 4 * result.turns and "fed" in kinds
+    assert watcher.states[0][0] == "turn 1 begins: 0#1, 1#2, 2#3, 3#4 in turn order"
+    winners = [pid for _rank, pid, score in result.results if score == result.results[0][2]]
+    assert watcher.states[-1][0].startswith(f"game over after {result.turns} turn(s): winners {', '.join(winners)} (")
     first = watcher.states[0][1]
     assert [p[0][1] for p in first[0]] == ["0#1", "1#2", "2#3", "3#4"] and first[1] == 0
     assert watcher.over.to_record() == result.to_record()
@@ -104,12 +111,12 @@ def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
 def test_removals_are_told_by_player_id_and_ejections_by_seat_name() -> None:
     watcher: list[Event] = []
     seats = silly_seats(3) + [guarded_seat("over", BaddiePlayer("over", 0))]
-    result = run_game(seats, limits=Limits(call=0.3), observers=[watcher.append])
+    result = run_game(seats, context=MatchContext(limits=Limits(call=0.3), observers=[watcher.append]))
     removals = [e for e in watcher if e.kind == STATE and e.get("event") == "removed"]
     assert [(e.get("player"), e.subject) for e in removals] == [("over#4", None)]
     assert [e.get("seat") for e in watcher if e.kind == EJECT] == ["over"]
     assert result.misbehaved == ["over"]
-    assert [f.name for f in result.removals] == ["over#4"]
+    assert [player_id(f.name, f.seat) for f in result.ejections] == ["over#4"]
 
 
 def _cards_in(value: Any) -> list[tuple]:
@@ -127,7 +134,12 @@ def _cards_in(value: Any) -> list[tuple]:
 def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int, baddie: str | None) -> None:
     seen = {"calls": 0}
 
-    def call(p: PlayerState, method: str, args: tuple) -> Any:
+    class Seated:   # what the dealer's decide gets: the player and, for the checks, its state
+        def __init__(self, state: PlayerState, player: Any) -> None:
+            self.state, self.player = state, player
+
+    def call(seat: Seated, method: str, *args: Any, legal: Any = None) -> Any:
+        p = seat.state
         spec = PROTOCOL.by_name[method]
         message = json.loads(json.dumps(PROTOCOL.envelope.encode_call(spec, args)))
         own = set(p.cards)
@@ -139,13 +151,15 @@ def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int
             assert list(args[3 if method == "start" else 2]) == p.cards
         seen["calls"] += 1
         try:
-            return getattr(p.seat, method)(*args)
+            answer = getattr(seat.player, method)(*args)
         except Exception:
             return FAILED
+        return answer if legal is None or legal(answer) is None else FAILED
 
-    states = [PlayerState(str(i), seat=SillyPlayer()) for i in range(players)]
-    if baddie is not None and baddie not in ("cinf", "finf"):
-        states[0].seat = BaddiePlayer(baddie, seed % 3)
+    states = [PlayerState(str(i)) for i in range(players)]
+    for i, state in enumerate(states):
+        bad = i == 0 and baddie is not None and baddie not in ("cinf", "finf")
+        state.seat = Seated(state, BaddiePlayer(baddie, seed % 3) if bad else SillyPlayer())
     Dealer(states, shuffled_deck(seed), call).play()
     assert seen["calls"] > 0
 
@@ -158,3 +172,11 @@ def test_the_referee_plays_the_same_game_as_the_pure_dealer(players: int, seed: 
     pure = silly_game([SillyPlayer() for _ in range(players)], shuffled_deck(seed)).play()
     guarded = [guarded_seat(str(i), SillyPlayer()) for i in range(players)]
     assert run_game(guarded, shuffled_deck(seed)).results == pure
+
+
+def test_duplicate_names_keep_their_seats_and_the_spec_ids() -> None:
+    """Names need not be distinct (spec 3.1): seats are the identity, ids only printed."""
+    result = run_game([trusted_seat("x", SillyPlayer()) for _ in range(3)])
+    assert result.results == [(1, "x#3", 7), (2, "x#2", 7), (3, "x#1", 5)]
+    assert result.ranking_seats == [[2], [1], [0]] and result.seat_scores == {2: 7, 1: 7, 0: 5}
+    assert result.winner_seats == [1, 2] and result.winners == ["x", "x"]

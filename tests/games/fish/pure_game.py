@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.games.fish.board import Position
@@ -67,10 +68,10 @@ def play_strategies(state: GameState, strategies: Mapping[Color, Strategy]) -> G
             turns.append((Color(event.get("color")), SKIP))
 
     seats = [trusted_seat(p.color.value, StrategyPlayer(strategies[p.color], p.color.value)) for p in state.players]
-    result = run_game(seats, state, limits=Limits(), observers=[record])
-    color_of = {id(seat): color for color, seat in result.colors.items()}
-    ranking = [[color_of[id(seat)] for seat in group] for group in result.seat_ranking]
-    return GameOutcome(ranking, [color_of[id(seat)] for seat in result.removed], state, placements, turns)
+    result = run_game(seats, state, context=MatchContext(limits=Limits(), observers=[record]))
+    color_of = {seat: color for color, seat in result.colors.items()}
+    ranking = [[color_of[seat] for seat in group] for group in result.ranking_seats]
+    return GameOutcome(ranking, [color_of[seat] for seat in result.misbehaved_seats], state, placements, turns)
 
 
 def play_local_game(rows: int, columns: int, fish: int,

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gameroom.core.calls import direct_caller
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
@@ -97,7 +98,7 @@ def test_same_game_as_the_pure_game_loop(seed: int) -> None:
     seats = [trusted_seat(c.value, StrategyPlayer(GreedyStrategy(), c.value)) for c in COLORS[:players]]
     result = run_game(seats, state)
     assert result.state == pure.state
-    assert [[s.name for s in g] for g in result.seat_ranking] == [[c.value for c in g] for g in pure.ranking]
+    assert result.ranking == [[c.value for c in g] for g in pure.ranking]
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -123,7 +124,7 @@ def test_skipped_player_is_not_called_and_skip_is_reported() -> None:
              trusted_seat("C", Recording("C", log))]
     state = GameState(board, [Player(c) for c in COLORS[:3]])
     result = run_game(seats, state)
-    assert not result.removed
+    assert not result.misbehaved_seats
     assert not [e for e in log if e[0] == "A" and e[1] == "take-turn"]
     told = [e[2] for e in log if e[1] == "take-turn"]
     assert any(SKIP in actions for actions in told)
@@ -133,7 +134,7 @@ def test_skipped_player_is_not_called_and_skip_is_reported() -> None:
 def test_ready_time_for_the_first_round_only() -> None:
     limits: list[Any] = []
     seats = [limit_recorder(StrategyPlayer(GreedyStrategy(), n), limits) for n in "AB"]
-    run_game(seats, rows=5, columns=5, fish=2, limits=Limits(call=0.5, ready=7.0))
+    run_game(seats, rows=5, columns=5, fish=2, context=MatchContext(limits=Limits(call=0.5, ready=7.0)))
     turns = [lim for (_n, m, lim) in limits if m == "take_turn"]
     assert turns[:2] == [7.0, 7.0] and set(turns[2:]) == {0.5}
     assert {lim for (_n, m, lim) in limits if m != "take_turn"} == {0.5}
@@ -143,13 +144,13 @@ def test_removal_in_the_first_round_prolongs_it_and_later_ones_do_not_restart_it
     limits: list[Any] = []
     log: list[Any] = []
     players = [Recording("A", log, cheat_on_turn=1), Recording("B", log), Recording("C", log)]
-    run_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, limits=replace(LIMITS, ready=7.0))
+    run_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, context=MatchContext(limits=replace(LIMITS, ready=7.0)))
     turns = [(n, lim) for (n, m, lim) in limits if m == "take_turn"]
     assert turns[:3] == [("A", 7.0), ("B", 7.0), ("C", 7.0)] and turns[3][1] == 0.6
 
     limits.clear()
     players = [Recording("A", log, cheat_on_turn=2), Recording("B", log), Recording("C", log)]
-    run_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, limits=replace(LIMITS, ready=7.0))
+    run_game([limit_recorder(p, limits) for p in players], rows=5, columns=5, fish=2, context=MatchContext(limits=replace(LIMITS, ready=7.0)))
     turns = [(n, lim) for (n, m, lim) in limits if m == "take_turn"]
     assert [lim for _n, lim in turns[:3]] == [7.0] * 3 and all(lim == 0.6 for _n, lim in turns[3:])
     assert ("A", 0.6) in turns   # its second turn, on which it cheats
@@ -164,8 +165,8 @@ def test_ready_time_lets_a_slow_first_move_through() -> None:
             return super().take_turn(state, actions)
 
     seats = [guarded_seat("slow", Slow(GreedyStrategy(), "slow")), trusted_seat("fast", StrategyPlayer())]
-    result = run_game(seats, rows=5, columns=5, fish=2, limits=Limits(call=0.1, ready=2.0))
-    assert [s.name for s in result.removed] == ["slow"]
+    result = run_game(seats, rows=5, columns=5, fish=2, context=MatchContext(limits=Limits(call=0.1, ready=2.0)))
+    assert result.misbehaved == ["slow"]
     assert result.failures[0].method == "take-turn" and "time limit of 0.1" in result.failures[0].reason
     assert result.turns > 2   # its first move was accepted
 
@@ -176,7 +177,7 @@ def test_removed_penguins_vanish_tiles_stay_and_removal_order() -> None:
              guarded_seat("turn", BaddiePlayer("bad-turn-choice", "turn")),
              trusted_seat("good", StrategyPlayer())]
     result = run_game(seats, rows=5, columns=5, fish=3)
-    assert [s.name for s in result.removed] == ["turn", "init", "as"]
+    assert result.misbehaved == ["turn", "init", "as"]
     assert result.winners == ["good"]
     assert result.state.colors() == [Color.BLACK]
     assert [f.method for f in result.failures] == ["playing-as", "setup", "take-turn"]
@@ -185,13 +186,13 @@ def test_removed_penguins_vanish_tiles_stay_and_removal_order() -> None:
 def test_everybody_removed_means_no_winners() -> None:
     seats = [guarded_seat(n, BaddiePlayer("bad-turn-choice", n)) for n in "AB"]
     result = run_game(seats, rows=4, columns=4, fish=1)
-    assert result.seat_ranking == [] and {s.name for s in result.removed} == {"A", "B"}
+    assert result.ranking_seats == [] and set(result.misbehaved) == {"A", "B"}
 
 
 def test_hanging_player_is_removed_after_its_limit() -> None:
     seats = [guarded_seat("hang", BaddiePlayer("bad-init-time", "hang", hang=hang)),
              trusted_seat("ok", StrategyPlayer())]
-    result = run_game(seats, rows=3, columns=3, fish=1, limits=replace(LIMITS, call=0.2))
+    result = run_game(seats, rows=3, columns=3, fish=1, context=MatchContext(limits=replace(LIMITS, call=0.2)))
     assert result.to_json() == [["ok"], ["hang"]]
 
 
@@ -212,7 +213,7 @@ def test_untrusted_players_get_their_own_copy() -> None:
     state = GameState.create(4, 4, 2, fish=2)
     reference = play_strategies(state.copy(), {Color.RED: GreedyStrategy(), Color.WHITE: GreedyStrategy()})
     result = run_game(seats, state)
-    assert result.state == reference.state and not result.removed
+    assert result.state == reference.state and not result.misbehaved_seats
 
 
 class Watcher:
@@ -238,7 +239,7 @@ def test_observers_see_turns_and_messages_and_a_broken_one_is_dropped() -> None:
     watcher = Watcher()
     seats = [trusted_seat("A", StrategyPlayer()), guarded_seat("B", BaddiePlayer("bad-turn-choice", "B")),
              guarded_seat("C", BaddiePlayer("bad-playing-with", "C"))]
-    result = run_game(seats, rows=4, columns=4, fish=2, observers=[Broken(), watcher])
+    result = run_game(seats, rows=4, columns=4, fish=2, context=MatchContext(observers=[Broken(), watcher]))
     assert watcher.events[0] == ("placed", 2 * 4)   # two players left after inform: 4 penguins each
     turn_events = [e for e in watcher.events if e[0] == "turn"]
     assert turn_events[0][1] == Color.RED and isinstance(turn_events[0][2], list)
@@ -253,7 +254,7 @@ def test_maximin_game_through_the_referee_matches_xref_model() -> None:
 
     names = [("zed", 1), ("amy", 2)]
     seats = [trusted_seat(n, StrategyPlayer(MaximinStrategy(d), n)) for n, d in names]
-    result = run_game(seats, GameState.create(3, 4, 2, fish=2), limits=Limits())
+    result = run_game(seats, GameState.create(3, 4, 2, fish=2), context=MatchContext(limits=Limits()))
     assert sorted(result.winners) == play_local_game(3, 4, 2, names) == ["amy", "zed"]
 
 
@@ -261,7 +262,7 @@ def test_querying_player_gets_a_desk_in_process() -> None:
     asker = QueryingPlayer("asker")
     seats = [guarded_seat("asker", asker), trusted_seat("plain", StrategyPlayer())]
     result = run_game(seats, rows=5, columns=5, fish=2)
-    assert asker.desk is not None and asker.asked > 0 and not result.removed
+    assert asker.desk is not None and asker.asked > 0 and not result.misbehaved_seats
     phases = {seen[0] for seen in asker.seen}
     assert phases == {"playing"} and all(seen[1] == Color.RED for seen in asker.seen)
     assert asker.desk.phase() == "over" and asker.desk.game_over() and asker.desk.current_player() is None
@@ -285,3 +286,14 @@ def test_actions_since_last_turn_examples() -> None:
     assert actions_since_last_turn([m1, m2], 2) == []
     assert actions_since_last_turn([m1, m2, m3], 2) == [m3]
     assert actions_since_last_turn([m1, SKIP, m2, m3], 3) == [m2, m3]
+
+
+def test_duplicate_names_are_told_apart_by_seat() -> None:
+    """Names need not be distinct (spec 7): the result says which seat misbehaved and won."""
+    seats = [guarded_seat("twin", BaddiePlayer("bad-turn-choice", "twin")), trusted_seat("twin", StrategyPlayer()),
+             trusted_seat("solo", StrategyPlayer())]
+    result = run_game(seats, rows=5, columns=5, fish=3)
+    assert result.misbehaved_seats == [0] and result.misbehaved == ["twin"]
+    assert result.ejections[0].seat == 0 and 0 not in result.seat_scores
+    assert set(result.seat_scores) == {1, 2} and set(result.winner_seats) <= {1, 2}
+    assert sorted(result.colors.values()) == [0, 1, 2]

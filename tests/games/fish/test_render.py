@@ -19,9 +19,9 @@ def test_example_picture() -> None:
     assert root.tag == f"{NS}svg"
     tiles = root.findall(f"{NS}polygon[@class='tile']")
     assert len(tiles) == 14  # 16 spots, 2 holes
-    penguins = root.findall(f".//{NS}circle[@class='penguin']")
+    penguins = root.findall(f".//{NS}g[@class='penguin']/{NS}circle")
     assert sorted(p.get("fill") for p in penguins) == sorted(["#ffffff"] * 2 + ["#d62828"] * 2)
-    texts = [t.text for t in root.iter(f"{NS}text")]
+    texts = ["".join(t.itertext()) for t in root.iter(f"{NS}text")]
     assert "turn 3 <white> & co" in texts
     assert "white: 3" in texts and "red: 5" in texts
     assert "http" not in svg.replace("http://www.w3.org/2000/svg", "")  # self-contained
@@ -41,5 +41,10 @@ def test_tiles_are_laid_out_as_the_spec_says() -> None:
 def test_every_state_renders(state: GameState) -> None:
     root = ET.fromstring(render_svg(state))
     assert len(root.findall(f"{NS}polygon[@class='tile']")) == len(state.board.tiles())
-    assert len(root.findall(f".//{NS}circle[@class='penguin']")) == len(state.penguins())
+    penguins = root.findall(f".//{NS}g[@class='penguin']")
+    assert len(penguins) == len(state.penguins())
+    # the board's shapes say where they are, for a page that makes them clickable
+    assert {p.get("data-penguin") for p in penguins} == {f"{r},{c}" for r, c in state.penguins()}
+    assert {t.get("data-cell") for t in root.findall(f"{NS}polygon[@class='tile']")} == {
+        f"{r},{c}" for r, c in state.board.tiles()}
     assert len(root.findall(f"{NS}text[@class='score']")) == len(state.players)

@@ -119,3 +119,12 @@ def test_maximin_players_in_a_tournament() -> None:
     seats = [trusted_seat(f"M{i}", StrategyPlayer(MaximinStrategy(1 + i % 2), f"M{i}")) for i in range(6)]
     result = run_fish_tournament(seats, seed=1)
     assert result.winners and not result.failures
+
+
+def test_a_tournament_of_one_name_fails_exactly_the_misbehaving_seat() -> None:
+    """Every player is called "P" (spec 7 allows it): the failures and winners are seats."""
+    seats = [greedy("P") for _ in range(6)]
+    seats[3] = baddie("bad-turn-choice", "P")
+    result = run_fish_tournament(seats, fish=2)
+    assert result.failures == [seats[3]]
+    assert result.winners and seats[3] not in result.winners and set(result.winners) <= set(seats)

@@ -34,7 +34,7 @@ __all__ = [
     "encode_equation", "decode_equation", "encode_equations", "decode_equations",
     "encode_exchanges", "decode_exchanges", "encode_card", "decode_card", "encode_cards",
     "decode_cards", "encode_player", "decode_player", "encode_turn_state", "decode_turn_state",
-    "encode_game", "decode_game", "encode_policy", "decode_policy", "encode_bonus",
+    "encode_game", "decode_game", "encode_referee_state", "decode_referee_state", "encode_policy", "decode_policy", "encode_bonus",
     "decode_bonus", "encode_result", "decode_result", "encode_first_action",
     "decode_first_action", "read_first_action_reply", "encode_purchase", "read_purchase_reply",
 ]
@@ -208,6 +208,16 @@ def decode_game(value: Any, where: str = "$", *, equations: Sequence[Equation] =
         if problems:
             raise WireError("invalid game state: " + "; ".join(problems), where)
     return state
+
+
+def encode_referee_state(state: GameState) -> Any:
+    """A referee state as JSON: the equations and the Game."""
+    return {"equations": encode_equations(state.equations), "game": encode_game(state)}
+
+
+def decode_referee_state(value: Any, where: str = "$") -> GameState:
+    obj = expect_object(value, ("equations", "game"), where)
+    return decode_game(obj["game"], f"{where}.game", equations=decode_equations(obj["equations"], f"{where}.equations"))
 
 
 def encode_bonus(bonus: Bonus) -> str:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-import threading
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
@@ -21,7 +20,7 @@ from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
-from gameroom.games.bazaar.workloads import WORKLOADS
+from gameroom.games.bazaar.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -30,12 +29,9 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
     return scratch_state(random.Random(seed), names)
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game from scratch dealt from ``seed`` (random equations, all cards, the standard bank)."""
-    state = deal(seed, [seat.name for seat in seats])
-    return run_game(seats, state, limits=limits or LIMITS, observers=observers, log=log,
-                    cancel=cancel)
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context)
 
 
 def seat_view(state: GameState, name: str) -> Any:
@@ -116,6 +112,17 @@ def _render(state: GameState, caption: str) -> str:
     return render_svg(state, caption)
 
 
+PERSON_LIMIT = 90.0
+"""A person's time for one decision: choosing exchanges means reading the equations
+against the wallet (bazaar.md's limit is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.bazaar.narrator import narrator
+
+    return narrator(seed, names)
+
+
 GAME = GameDescriptor(
     name="bazaar",
     summary="Bazaar, pebbles, equations and cards (2-6 players)",
@@ -134,6 +141,9 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import local_seat
 from gameroom.core.wire import WireError
@@ -108,7 +109,7 @@ def play_actors(inputs: list[Any], time_limit: float = TIME_LIMIT) -> list[Any]:
     state = decode_game(inputs[2], "$[2]", equations=equations)
     seats = [local_seat(spec.name, make_player(spec), spec.kind == "plain") for spec in specs]
     try:
-        outcome = run_game(seats, state, limits=Limits(call=time_limit))
+        outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit)))
     except GameRefused as exc:
         raise WireError(f"the referee refuses the game: {exc}") from None
     return [outcome.winners, outcome.misbehaved]

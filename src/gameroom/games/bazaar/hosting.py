@@ -14,6 +14,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    ServerHosting, ServerPlan, SignupRules)
@@ -26,7 +27,7 @@ from gameroom.games.bazaar.config import ClientsInput, ServerConfig, ServerInput
 from gameroom.games.bazaar.narrator import BazaarNarrator
 from gameroom.games.bazaar.players import PLAYERS, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
-from gameroom.games.bazaar.referee import LIMITS, run_game
+from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.rules import Bonus
 from gameroom.games.bazaar.state import scratch_state
 from gameroom.games.bazaar.strategies import Policy
@@ -51,7 +52,7 @@ def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, see
     def play(seats: Sequence[Seat]) -> Any:
         names = [seat.name for seat in seats]
         state = spec.game if spec.game is not None else scratch_state(random.Random(seed), names)
-        outcome = run_game(seats, state, bonus=spec.bonus, limits=Limits(call=time_limit), log=log)
+        outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit), log=log), bonus=spec.bonus)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(server), play=play,
@@ -107,7 +108,8 @@ def client_specs(spec: ClientsInput, bonus: bool = False, reference_framing: boo
         behaviour = actor.wire_behaviour if bonus else None
         specs.append(ClientSpec(name=actor.name, player=make_player(actor), protocol=PROTOCOL,
                                 deviations=dict(BROKEN_CLIENTS.get(behaviour, {})) if behaviour else {},
-                                delay=pause, pad=pad, trickle=reference_framing))
+                                delay=pause, pad=pad, trickle=reference_framing,
+                                expects_result=actor.kind == "plain" and not behaviour))
     for special in spec.specials:
         specs.append(ClientSpec(name=special.value, behaviour=SPECIAL_CLIENTS[special], delay=pause,
                                 pad=pad, trickle=reference_framing))
@@ -154,8 +156,8 @@ def local_match(options: Options) -> LocalMatch:
                f"{', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {options['seed']}; "
                f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
                + (f"; bonus {bonus.value}" if bonus else ""))
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, bonus=bonus, limits=Limits(),
-                                                          observers=observers, log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, bonus=bonus,
+                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=BazaarNarrator(opening, explain_zero=options["strategy"] == "reference"),
                       dropped="kicked out")
 
@@ -192,11 +194,10 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
                       quiet=False)
 
 
-def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
     """A lobby room's game from scratch dealt from ``seed``, with the room's bonus."""
     state = scratch_state(random.Random(seed), [seat.name for seat in seats])
-    match["limits"] = match.get("limits") or LIMITS
-    return run_game(seats, state, bonus=Bonus(options["bonus"]) if options["bonus"] else None, **match)
+    return run_game(seats, state, context, bonus=Bonus(options["bonus"]) if options["bonus"] else None)
 
 
 HOSTING = Hosting(

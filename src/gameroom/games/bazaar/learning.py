@@ -35,6 +35,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.learning import (
     ForbiddenAction,
     Learning,
@@ -53,7 +54,7 @@ from gameroom.games.bazaar.pieces import (
     covers,
     unpack,
 )
-from gameroom.games.bazaar.referee import LIMITS, run_game
+from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.rules import WANT_PEBBLE, Bonus
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
@@ -226,10 +227,10 @@ def _make(players: int, bonus: str) -> LearningTable:
         return scratch_state(random.Random(seed), list(seat_names) or names)
 
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        return run_game(seats, deal(seed, ()), bonus=end_bonus, limits=LIMITS, observers=observers)
+        return run_game(seats, deal(seed, ()), MatchContext(observers=observers), bonus=end_bonus)
 
     def rewards(result: MatchResult, seat_names: Sequence[str]) -> list[float]:
-        return rank_rewards(seat_names, result.ranking, result.misbehaved)
+        return rank_rewards(len(seat_names), result.ranking_seats, result.misbehaved_seats)
 
     high = [100 / COUNT_SCALE] * 10 + [1.0] * (7 * MAX_VISIBLE) + [1000 / COUNT_SCALE] * players
     high += [1.0] * (size - len(high))

@@ -13,7 +13,8 @@ Pure game package (no I/O; may import only the standard library and ``gameroom.c
 | ``strategies`` | canonical candidate order, first-legal, greedy, seeded random |
 | ``players`` | in-process players of §5 and the misbehaving players of §9.3 |
 | ``config`` | the referee configuration of §8.3 and its test hooks |
-| ``referee`` | in-process matches on ``gameroom.core.match`` under the referee policy |
+| ``protocol`` | the in-process player interface (``setup``, ``observe``, ``act``, ``end``) for the core |
+| ``referee`` | in-process matches on the core's referee skeleton under the referee policy |
 | ``render`` | SVG picture of a snapshot |
 | ``hosting`` | the lobby game (``LOBBY``): how the lobby server plays Eriantys rooms |
 | ``harness`` | the xgame harness of §10.2 |

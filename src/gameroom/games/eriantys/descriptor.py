@@ -2,28 +2,28 @@
 
 States travel as the §6.5 snapshot (all information is public, so every seat and every
 spectator sees the same object); actions are ``GAME_EVENT`` objects (§6.3.1). ``play``
-takes ``expert=`` and ``hooks=`` besides the descriptor's arguments (simple mode by
-default).
+takes the game's own ``expert=`` and ``hooks=`` besides the descriptor's arguments (simple
+mode by default).
 """
 
 from __future__ import annotations
 
 import random
-import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.hosting import HOSTING, LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
-from gameroom.games.eriantys.referee import LIMITS, PROTOCOL, STATE_CODEC, EriantysResult, run_game
+from gameroom.games.eriantys.protocol import PROTOCOL
+from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
-from gameroom.games.eriantys.workloads import WORKLOADS
+from gameroom.games.eriantys.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -36,12 +36,10 @@ def deal(seed: int, names: Sequence[str], expert: bool = False) -> GameState:
     return new_game(list(names), expert, seed)[0]
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, expert: bool = False,
-         hooks: TestHooks | None = None, cancel: threading.Event | None = None) -> EriantysResult:
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *, expert: bool = False,
+         hooks: TestHooks | None = None) -> EriantysResult:
     """A game from ``seed`` between ``seats`` (seat order) under the referee policy."""
-    return run_game(seats, seed, expert=expert, hooks=hooks, limits=limits or LIMITS, observers=observers,
-                    log=log, cancel=cancel)
+    return run_game(seats, seed, context, expert=expert, hooks=hooks)
 
 
 def decode_state(value: Any) -> GameState:
@@ -105,6 +103,17 @@ def _view(state: GameState, _name: str | None = None) -> Any:
     return snapshot(state)   # everything in Eriantys is public
 
 
+PERSON_LIMIT = 90.0
+"""A person's time for one move (a student, Mother Nature, a cloud, a card): eriantys.md's
+decision limit is for programs."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.eriantys.narrator import narrator
+
+    return narrator(seed, names)
+
+
 GAME = GameDescriptor(
     name="eriantys",
     summary="Eriantys, islands, students and professors (2-4 players, teams with 4, expert mode)",
@@ -124,7 +133,10 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     lobby=LOBBY,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

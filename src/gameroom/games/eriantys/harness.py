@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.wire import WireError
 from gameroom.games.eriantys.config import RefereeConfig, decode_referee_config
@@ -49,8 +50,8 @@ def xgame(inputs: list[Any], log: bool = False, observers: list[Any] | None = No
         raise WireError(f"expected one referee configuration, got {len(inputs)} JSON values", "$")
     config = decode_referee_config(inputs[0])
     record = BroadcastLog()
-    outcome = run_game(seats_for(config), config.seed, expert=config.expert, hooks=config.hooks,
-                       limits=Limits(call=config.decision_timeout), observers=[record, *(observers or [])])
+    context = MatchContext(limits=Limits(call=config.decision_timeout), observers=[record, *(observers or [])])
+    outcome = run_game(seats_for(config), config.seed, context, expert=config.expert, hooks=config.hooks)
     return [*(record.messages if log else []), outcome.winners]
 
 

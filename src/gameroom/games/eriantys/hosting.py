@@ -12,13 +12,14 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.lobbygame import LobbyGame, Silence, StopReading, Transition
 from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.options import Option, OptionError, Options, comma_list, players_option, seed_option
 from gameroom.games.eriantys import rules, text
 from gameroom.games.eriantys.config import decode_hooks
-from gameroom.games.eriantys.narrator import EriantysNarrator
+from gameroom.games.eriantys.narrator import TEAMS, EriantysNarrator
 from gameroom.games.eriantys.pieces import PLANNING, TOWER_COLORS, team_of
 from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer, parse_strategy
 from gameroom.games.eriantys.referee import LIMITS, run_game
@@ -160,7 +161,6 @@ LOBBY = LobbyGame(
 # -- gameroom play eriantys (the descriptor's HOSTING) -------------------------------------------
 
 NAMES = ("Ann", "Ben", "Cyd", "Dot")
-TEAMS = ["BLACK", "WHITE", "GREY"]
 
 
 def _check_players(value: tuple[str, ...]) -> None:
@@ -194,8 +194,8 @@ def local_match(options: Options) -> LocalMatch:
     opening = (f"Eriantys, {'expert' if expert else 'simple'} mode, seed {seed}: "
                + ", ".join(f"{s.name} ({TEAMS[i if len(names) == 3 else i % 2]}, {kinds[i % len(kinds)]})"
                            for i, s in enumerate(seats)))
-    return LocalMatch(run=lambda observers, log: run_game(seats, seed, expert=expert, limits=LIMITS,
-                                                          observers=observers, log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, seed, expert=expert,
+                                                          context=MatchContext(limits=LIMITS, observers=observers, log=log)),
                       narrator=EriantysNarrator(opening, names, TEAMS))
 
 

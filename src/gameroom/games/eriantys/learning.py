@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.learning import (
     Learning,
     LearningTable,
@@ -45,7 +46,7 @@ from gameroom.core.learning import (
 )
 from gameroom.core.record import MatchResult
 from gameroom.games.eriantys.pieces import COLORS, ISLANDS
-from gameroom.games.eriantys.referee import LIMITS, run_game
+from gameroom.games.eriantys.referee import run_game
 from gameroom.games.eriantys.rules import accepted_now, check_parsed, parse_event
 from gameroom.games.eriantys.state import GameState, from_snapshot, new_game
 from gameroom.games.eriantys.strategies import STRATEGIES
@@ -245,11 +246,11 @@ def _make(players: int, expert: bool) -> LearningTable:
         return new_game(list(names), expert, seed)[0]
 
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        return run_game(seats, seed, expert=expert, limits=LIMITS, observers=observers)
+        return run_game(seats, seed, MatchContext(observers=observers), expert=expert)
 
     def rewards(result: MatchResult, names: Sequence[str]) -> list[float]:
-        winners = [n for n in names if n in result.winners]
-        return rank_rewards(names, [winners, [n for n in names if n not in winners]], result.misbehaved)
+        others = [seat for seat in range(len(names)) if seat not in result.winner_seats]
+        return rank_rewards(len(names), [result.winner_seats, others], result.misbehaved_seats)
 
     # Students on an island or a card can pile up (130 in all): their bounds are loose.
     return LearningTable(

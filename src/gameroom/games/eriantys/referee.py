@@ -1,11 +1,12 @@
 """The in-process Eriantys referee (eriantys.md 5, 4.4 ``referee`` policy, 7.7, 8.3).
 
 Every call to a player — ``setup``, ``observe`` of each broadcast, ``act``, ``end`` — goes
-through :class:`gameroom.core.match.Match` (time limit, exceptions, reply shape). The
-rules are :func:`gameroom.games.eriantys.rules.apply_event`; a refused event, an
-exception, a reply that is not an event object or a time-out ejects the player
-(``PLAYER_DISCONNECT`` with ``EJECTED`` or ``TIMEOUT`` to the others) and eliminates its
-team (:func:`gameroom.games.eriantys.rules.eject`).
+through the core's referee skeleton (:class:`gameroom.core.match.Match`: time limit,
+exceptions, reply shape; each ``act`` checked by
+:func:`gameroom.games.eriantys.rules.check_event`). A refused event, an exception, a
+reply that is not an event object or a time-out ejects the player; the referee then
+(``PLAYER_DISCONNECT`` with ``EJECTED`` or ``TIMEOUT`` to the others) eliminates its team
+(:func:`gameroom.games.eriantys.rules.eject`), once the broadcast under way is delivered.
 
 Observers receive the match's ``core.record`` events: every call and ejection, a
 ``message`` event (``{"message": msg}``) for every broadcast, a ``state`` event (a copy of
@@ -16,21 +17,21 @@ event, and the ``end``.
 from __future__ import annotations
 
 import random
-import threading
-from typing import Any, Callable, Iterable, Sequence
-
 from dataclasses import dataclass, field
+from typing import Any, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.record import Event, MatchResult
-from gameroom.core.protocol import JSON, Codec, Method, Protocol
-from gameroom.core.wire import WireError, describe
+from gameroom.core.protocol import Codec
+from gameroom.core.wire import describe
 from gameroom.games.eriantys.config import DECISION_TIMEOUT
-from gameroom.games.eriantys.rules import apply_event, eject
+from gameroom.games.eriantys.protocol import PROTOCOL
+from gameroom.games.eriantys.rules import apply_checked, check_event, eject, winning_seats
 from gameroom.games.eriantys.state import TestHooks, from_snapshot, new_game, snapshot
 
-__all__ = ["LIMITS", "PROTOCOL", "STATE_CODEC", "EriantysResult", "run_game"]
+__all__ = ["LIMITS", "STATE_CODEC", "EriantysResult", "run_game"]
 
 LIMITS = Limits(call=DECISION_TIMEOUT, signup_first_byte=10.0, signup_complete=10.0)
 """Eriantys's limits (7.8): a decision, and a sign-up."""
@@ -47,42 +48,32 @@ class EriantysResult(MatchResult):
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _event_object(value: Any) -> Any:
-    if not isinstance(value, dict):
-        raise WireError(f"expected an event object, got {describe(value)}")
-    return value
-
-
-PROTOCOL = Protocol("eriantys", (
-    Method("setup", "setup", (JSON, JSON, JSON)),
-    Method("observe", "observe", (JSON,)),
-    Method("act", "act", (JSON,), JSON, check=_event_object),
-    Method("end", "end", (JSON,), final=True),
-))
-
-
-def run_game(seats: Sequence[Seat], seed: int | random.Random, *, expert: bool = False,
-             hooks: TestHooks | None = None, limits: Limits = LIMITS,
-             observers: Iterable[Any] = (), log: Callable[[str], None] | None = None,
-             cancel: threading.Event | None = None) -> EriantysResult:
+def run_game(seats: Sequence[Seat], seed: int | random.Random, context: MatchContext = NO_CONTEXT, *,
+             expert: bool = False, hooks: TestHooks | None = None) -> EriantysResult:
     """Play one game between ``seats`` (seat order) and return its result; the scores are
     the towers each player's team built, ``extra`` holds the final ``snapshot`` (§6.5) and
     the number of accepted ``events``."""
-    match = Match(PROTOCOL, seats, limits.call, observers, log, state_codec=STATE_CODEC, cancel=cancel)
     names = [seat.name for seat in seats]
     state, setup = new_game(names, expert, seed, hooks)
+    failed: list[int] = []   # ejected seats whose teams are still to be eliminated, in order
+    checked: Any = None      # the parsed form of the event the rules last accepted
+
+    def legal(event: Any) -> str | None:
+        nonlocal checked
+        error, checked = check_event(state, state.current, event)
+        return None if error is None else f"refused event {describe(event)}: {error}"
+
+    match = Match(PROTOCOL, seats, context, limits=LIMITS, state_codec=STATE_CODEC,
+                  on_eject=lambda ejection: failed.append(ejection.seat))
     watched = bool(match.observers)
-    failed: list[int] = []
 
     for index, seat in enumerate(seats):
-        if match.call(seat, "setup", index, list(names), expert) is FAILED:
-            failed.append(index)
+        match.call(seat, "setup", index, list(names), expert)
 
     def deliver(messages: list[dict[str, Any]]) -> None:
         for message in messages:
-            for index, seat in enumerate(seats):
-                if seat.ejected is None and match.call(seat, "observe", message) is FAILED:
-                    failed.append(index)
+            for seat in seats:   # an ejected seat is not called
+                match.call(seat, "observe", message)
             if watched:
                 match.emit(Event("message", {"message": message}))
 
@@ -93,9 +84,9 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, *, expert: bool =
             reason = "TIMEOUT" if "time limit" in (seats[index].ejected or "") else "EJECTED"
             deliver(eject(state, index, reason))
 
-    def picture(caption: str) -> None:
+    def picture(caption: str, **notes: Any) -> None:
         if watched:
-            match.state(state.copy(), caption)
+            match.state(state.copy(), caption, **notes)
 
     deliver(setup)
     settle()
@@ -103,27 +94,20 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, *, expert: bool =
     events = 0
     while not state.finished:
         index = state.current
-        seat = seats[index]
-        event = match.call(seat, "act", snapshot(state))
+        event = match.decide(seats[index], "act", snapshot(state), legal=legal)
         if event is FAILED:
-            failed.append(index)
-            settle()
-            continue
-        messages, reply = apply_event(state, index, event)
-        if reply["type"] == "NACK":
-            match.eject(seat, f"refused event {describe(event)}: {reply['errorMessage']}", "act")
-            failed.append(index)
             settle()
             continue
         events += 1
-        deliver(messages)
+        deliver(apply_checked(state, index, checked))
         settle()
         if watched:   # a picture after every move: watchers (and a person at the web room) see each step
             move = str(event.get("eventType", "move")).lower().replace("_", " ")
-            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over")
+            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over",
+                    player=names[index])
+    match.on_eject = None   # the game is over: a failed ``end`` changes nothing
     for seat in seats:
-        if seat.ejected is None:
-            match.call(seat, "end", list(state.winners))
-    built = {name: state.c.towers - state.supply[state.team(i)] for i, name in enumerate(names)}
-    result = match.result(list(state.winners), scores=built)
+        match.call(seat, "end", list(state.winners))
+    built = {i: state.c.towers - state.supply[state.team(i)] for i in range(len(seats))}
+    result = match.result(winning_seats(state), scores=built)
     return EriantysResult(**vars(result), extra={"snapshot": snapshot(state), "events": events})

@@ -20,7 +20,8 @@ from gameroom.games.eriantys.pieces import (ACTION_ONE, ACTION_THREE, ACTION_TWO
                                             COLOR_INDEX, COLORS, EVENT_TYPES, PHASES, PLANNING, TABLE_CAPACITY)
 from gameroom.games.eriantys.state import GameState, refill_clouds
 
-__all__ = ["ACK", "nack", "step", "apply_event", "check_event", "parse_event", "eject", "ranking", "influence",
+__all__ = ["ACK", "nack", "step", "apply_event", "apply_checked", "check_event", "parse_event", "eject", "ranking",
+           "winning_seats", "influence",
            "NOT_IN_ROOM"]
 
 ACK: dict[str, Any] = {"type": "ACK"}
@@ -287,9 +288,14 @@ def apply_event(s: GameState, seat: int, event: Any) -> tuple[list[dict[str, Any
     error, parsed = check_event(s, seat, event)
     if error is not None:
         return [], nack(error)
+    return apply_checked(s, seat, parsed), ACK  # type: ignore[arg-type]
+
+
+def apply_checked(s: GameState, seat: int, parsed: tuple[str, list[int]]) -> list[dict[str, Any]]:
+    """Apply in place an event :func:`check_event` accepted (its parsed form); the broadcasts."""
     out: list[dict[str, Any]] = []
     _APPLY[parsed[0]](s, seat, parsed[1], out)
-    return out, ACK
+    return out
 
 
 # -- professors and coins (3.5.2, 3.5.3) ---------------------------------------------------
@@ -410,6 +416,11 @@ def _ended_by_towers(s: GameState) -> bool:
 
 def ranking(s: GameState) -> list[str]:
     """Winners of 3.7.3 / 3.8.4 among the teams not eliminated: usernames in seat order."""
+    return [s.usernames[seat] for seat in winning_seats(s)]
+
+
+def winning_seats(s: GameState) -> list[int]:
+    """The seats of the winners of 3.7.3 / 3.8.4 among the teams not eliminated, in order."""
     teams = [t for t in range(s.c.teams) if t not in s.eliminated]
     if not teams:
         return []
@@ -418,7 +429,7 @@ def ranking(s: GameState) -> list[str]:
     owned = {t: sum(1 for owner in s.professors if owner is not None and s.team(owner) == t) for t in candidates}
     most = max(owned.values())
     win = {t for t in candidates if owned[t] == most}
-    return [s.usernames[seat] for seat in range(s.n) if s.team(seat) in win]
+    return [seat for seat in range(s.n) if s.team(seat) in win]
 
 
 def _end_game(s: GameState, out: list[dict[str, Any]]) -> None:

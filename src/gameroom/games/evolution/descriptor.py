@@ -8,39 +8,34 @@ dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
 from __future__ import annotations
 
 import random
-import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
-from gameroom.games.evolution.rules import PlayerState, Table
+from gameroom.games.evolution.rules import PlayerState, Table, player_id, score
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
-from gameroom.games.evolution.workloads import WORKLOADS
+from gameroom.games.evolution.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
 
 
 def deal(seed: int, names: Sequence[str]) -> Table:
-    """Players ``<name>#<i+1>`` with nothing yet, an empty watering hole, the deck shuffled by
-    ``seed``."""
-    return Table([PlayerState(f"{name}#{i + 1}") for i, name in enumerate(names)], 0, shuffled_deck(seed))
+    """Players with the spec's ids (3.1) and nothing yet, an empty watering hole, the deck
+    shuffled by ``seed``."""
+    return Table([PlayerState(player_id(name, i)) for i, name in enumerate(names)], 0, shuffled_deck(seed))
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
-    """A game on the deck shuffled by ``seed``; winners are the seat names of the top score."""
-    limits = limits or LIMITS
-    result = run_game(seats, shuffled_deck(seed), limits=limits, observers=observers, log=log,
-                      cancel=cancel)
-    return result
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
+    """A game on the deck shuffled by ``seed``; winners are the seats of the top score."""
+    return run_game(seats, shuffled_deck(seed), context)
 
 
 def _player_of(state: Table, name: str) -> PlayerState | None:
@@ -55,27 +50,33 @@ def seat_view(state: Table, name: str) -> Any:
 
 
 def spectator_view(state: Table) -> Any:
-    """Every player's boards, the watering hole and the size of the deck; no hands, no bags."""
-    return {"players": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players],
+    """Every player's boards, the watering hole and the size of the deck; no hands, and no
+    bags until the game is over (then each player's bag and score, spec 3.9)."""
+    view = {"players": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players],
             "wateringHole": state.hole, "deck": len(state.deck)}
+    if state.over:
+        view["scores"] = {str(p.id): {"bag": p.bag, "score": score(p)} for p in state.players}
+    return view
 
 
 def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
     """The same table with a different hand and bag for ``name``: its hand swapped for cards
-    of the deck, its bag changed."""
+    of the deck, its bag changed (while the game goes on: at its end the bags are public)."""
     varied = snapshot(state)
     me = _player_of(varied, name)
     if me is not None:
         pool = me.cards + varied.deck
         rng.shuffle(pool)
         me.cards, varied.deck = pool[:len(me.cards)], pool[len(me.cards):]
-        me.bag += rng.randint(1, 9)
+        if not state.over:
+            me.bag += rng.randint(1, 9)
     return varied
 
 
 def conceal(state: Table, name: str | None) -> list:
     """The Configuration ``name`` (None: a spectator) may draw: every other player's bag
-    unknown (None) and its hand, like the deck, reduced to blank cards of the same count."""
+    unknown (None) until the game is over (then the scores are public, so are the bags)
+    and its hand, like the deck, reduced to blank cards of the same count."""
     me = _player_of(state, name) if name is not None else None
     players = []
     for p in state.players:
@@ -83,8 +84,19 @@ def conceal(state: Table, name: str | None) -> list:
             players.append(encode_player(p))
         else:
             players.append([["id", p.id], ["species", encode_player(PlayerState(p.id, p.boards))[1][1]],
-                            ["bag", None], ["cards", [None] * len(p.cards)]])
+                            ["bag", p.bag if state.over else None], ["cards", [None] * len(p.cards)]])
     return [players, state.hole, [None] * len(state.deck)]
+
+
+PERSON_LIMIT = 120.0
+"""A person's time for one decision: a turn's card actions take reading a whole hand
+against the boards (evolution.md's 1 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.evolution.narrator import narrator
+
+    return narrator(seed, names)
 
 
 def _render(state: Any, caption: str) -> str:
@@ -130,6 +142,9 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

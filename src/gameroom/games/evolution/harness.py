@@ -17,7 +17,7 @@ from gameroom.games.evolution.actions import apply_action
 from gameroom.games.evolution.dealer import Dealer
 from gameroom.games.evolution.pieces import CARD_SET, MAX_PLAYERS, MIN_PLAYERS, sorted_deck
 from gameroom.games.evolution.referee import STATE_CODEC, snapshot
-from gameroom.games.evolution.rules import PlayerState, attackable
+from gameroom.games.evolution.rules import PlayerState, attackable, player_id
 from gameroom.games.evolution.players import XGAME_KINDS, BaddiePlayer, SillyFailed, SillyPlayer, silly_choice, silly_feeding
 from gameroom.games.evolution.codec import (decode_action4, decode_cards, decode_configuration,
                                            decode_lob, decode_natural, decode_player, decode_players,
@@ -130,7 +130,7 @@ def _full_deck(value: Any, where: str) -> list:
 def silly_game(players: list[Any], deck: list, observers: Iterable[Any] = ()) -> Dealer:
     """A dealer for built-in players named "0", "1", ... with ids "<i>#<i+1>"; observers
     get a ``state`` event (a copy of the table) at the start of every turn (for ``--show``)."""
-    states = [PlayerState(f"{i}#{i + 1}", seat=player) for i, player in enumerate(players)]
+    states = [PlayerState(player_id(str(i), i), seat=player) for i, player in enumerate(players)]
     dealer = Dealer(states, deck)
     watchers = list(observers)
     if watchers:

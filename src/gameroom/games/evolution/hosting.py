@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    QuorumPolicy, ServerHosting, ServerPlan, SignupRules)
@@ -33,7 +34,7 @@ from gameroom.games.evolution.harness import result_lines
 from gameroom.games.evolution.narrator import EvolutionNarrator
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck, sorted_deck
 from gameroom.games.evolution.protocol import PROTOCOL
-from gameroom.games.evolution.referee import LIMITS, run_game
+from gameroom.games.evolution.referee import run_game
 from gameroom.games.evolution.players import BADDIES, FAT_REQUESTS, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
 
 __all__ = ["signup_rules", "server_plan", "client_specs", "CLIENT_BADDIES", "REFERENCE_PAD", "HOSTING"]
@@ -63,8 +64,8 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
     def play(seats: Sequence[Seat]) -> Any:
         observers = [_LogObserver(log)] if config.observer.enabled and log is not None else []
-        result = run_game(seats, referee.cards(), limits=Limits(call=referee.call_timeout_s), log=log,
-                          extinction_cards=referee.extinction_cards, observers=observers)
+        context = MatchContext(limits=Limits(call=referee.call_timeout_s), observers=observers, log=log)
+        result = run_game(seats, referee.cards(), context, extinction_cards=referee.extinction_cards)
         return PlainText("\n".join(result_lines(result.results)))
 
     nothing = PlainText("\n".join(result_lines([])))
@@ -74,13 +75,14 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
 class _LogObserver:
     """The observer of spec 8.3 when enabled: the dealer's state (Configuration JSON) at
-    the start of every turn, on the server's log; it never pauses the game."""
+    the start of every turn (not at the steps within), on the server's log; it never
+    pauses the game."""
 
     def __init__(self, log: Callable[[str], None]) -> None:
         self.log = log
 
     def __call__(self, event: Event) -> None:
-        if event.kind == STATE and event.subject is not None and event.get("event") != "removed":
+        if event.kind == STATE and event.subject is not None and event.get("event") == "turn":
             self.log(f"observer: {event.get('caption')}: {json.dumps(event.data['state'])}")
 
 
@@ -94,7 +96,7 @@ def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: s
     if kind in BADDIES:
         _method, _misbehave, prefix = BADDIES[kind]
         return ClientSpec(f"{prefix} {index}", BaddiePlayer(kind, index, fat_request), PROTOCOL,
-                          pad=pad, trickle=trickle, **retry)
+                          pad=pad, trickle=trickle, expects_result=False, **retry)
     if kind == "infsu":
         return ClientSpec(f"infsu {index}", behaviour="silent", **retry)
     if kind == "deep":   # valid JSON, but not a string
@@ -144,8 +146,9 @@ def local_match(options: Options) -> LocalMatch:
     seats += [guarded_seat(name, BaddiePlayer(name, i, fat)) for i, name in enumerate(options["baddie"])]
     shuffled = options["deck"] == "shuffled"
     deck = shuffled_deck(options["seed"]) if shuffled else sorted_deck()
-    opening = f"Evolution: {total} players, {options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else "")
-    return LocalMatch(run=lambda observers, _log: run_game(seats, deck, observers=observers),
+    opening = (f"Evolution: {total} players ({', '.join(f'{s.name}#{i + 1}' for i, s in enumerate(seats))}), "
+               f"{options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else ""))
+    return LocalMatch(run=lambda observers, _log: run_game(seats, deck, context=MatchContext(observers=observers)),
                       narrator=EvolutionNarrator([opening]), summary=False)
 
 
@@ -187,11 +190,10 @@ ROOM_OPTIONS = (Option("deck", str, "shuffled", "a deck shuffled by the room's s
                        "sorted deck", choices=list(DECKS)),)
 
 
-def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
     """A lobby room's game with the room's deck (shuffled by ``seed``, or sorted)."""
     deck = shuffled_deck(seed) if options["deck"] == "shuffled" else sorted_deck()
-    match["limits"] = match.get("limits") or LIMITS
-    return run_game(seats, deck, **match)
+    return run_game(seats, deck, context)
 
 
 HOSTING = Hosting(

@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.learning import (
     Answer,
     ForbiddenAction,
@@ -53,6 +54,7 @@ from gameroom.core.learning import (
     integer,
     rank_rewards,
 )
+from gameroom.core.match import ranking_by_score
 from gameroom.core.record import MatchResult
 from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.pieces import (
@@ -64,8 +66,8 @@ from gameroom.games.evolution.pieces import (
     Species,
     shuffled_deck,
 )
-from gameroom.games.evolution.referee import LIMITS, run_game
-from gameroom.games.evolution.rules import PlayerState, Table
+from gameroom.games.evolution.referee import run_game
+from gameroom.games.evolution.rules import PlayerState, Table, player_id
 
 __all__ = ["LEARNING"]
 
@@ -411,15 +413,14 @@ def _make(players: int, boards: int, hand: int) -> LearningTable:
     size = BOARD * boards * players + (2 + len(TRAITS)) * hand + 4
 
     def deal(seed: int, names: Sequence[str]) -> Table:
-        return Table([PlayerState(f"{name}#{i + 1}") for i, name in enumerate(names)], 0, shuffled_deck(seed))
+        return Table([PlayerState(player_id(name, i)) for i, name in enumerate(names)], 0, shuffled_deck(seed))
 
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        return run_game(seats, shuffled_deck(seed), limits=LIMITS, observers=observers)
+        return run_game(seats, shuffled_deck(seed), MatchContext(observers=observers))
 
     def rewards(result: MatchResult, names: Sequence[str]) -> list[float]:
-        scores = result.scores
-        ranking = [[n for n in names if scores.get(n) == s] for s in sorted(set(scores.values()), reverse=True)]
-        return rank_rewards(names, ranking, result.misbehaved)
+        scores = {seat: result.seat_scores[seat] for seat in range(len(names)) if seat in result.seat_scores}
+        return rank_rewards(len(names), ranking_by_score(scores), result.misbehaved_seats)
 
     high = [1.0] * (size - 4) + [10_000.0, 10_000.0, 1.0, 1.0]
     return LearningTable(

@@ -23,7 +23,7 @@ from gameroom.games.evolution.pieces import (AMBUSH, BURROWING, CARNIVORE, CLIMB
                                              Card, Species)
 
 __all__ = ["PlayerState", "Table", "attackable", "body_value", "population_value", "Choice",
-           "ranking", "score"]
+           "ranking", "score", "player_id"]
 
 Choice = Any   # int | tuple[int, int] | tuple[int, int, int] | None
 
@@ -98,6 +98,13 @@ def score(player: PlayerState) -> int:
     return player.bag + len(player.boards) + sum(len(s.traits) for s in player.boards)
 
 
+def player_id(name: str, seat: int) -> str:
+    """The id of the player named ``name`` at position ``seat`` (0-based) of the dealer's
+    list: ``"<name>#<seat+1>"`` (spec 3.1). Ids are for the spec's reports; the seat is the
+    player's identity."""
+    return f"{name}#{seat + 1}"
+
+
 def ranking(players: Sequence[PlayerState]) -> list[tuple[int, Any, int]]:
     """``(rank, id, score)`` per player: the final turn order reversed, then sorted stably
     by score, highest first (spec 3.9)."""
@@ -109,11 +116,12 @@ class Table:
     """The dealer's state (spec 2.5) and every rule that changes it without asking anyone."""
 
     def __init__(self, players: list[PlayerState], hole: int = 0, deck: list[Card] | None = None,
-                 extinction_cards: int = EXTINCTION_CARDS) -> None:
+                 extinction_cards: int = EXTINCTION_CARDS, over: bool = False) -> None:
         self.players = players
         self.hole = hole
         self.deck = deck if deck is not None else []
         self.extinction_cards = extinction_cards
+        self.over = over   # the game has ended: the scores (bags) are public
 
     # -- cards -----------------------------------------------------------------------
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import random
-import threading
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
@@ -20,7 +19,7 @@ from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
-from gameroom.games.fish.workloads import WORKLOADS
+from gameroom.games.fish.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -33,13 +32,9 @@ def deal(seed: int, names: Sequence[str]) -> GameState:
     return GameState.create(MANAGER_BOARD[0], MANAGER_BOARD[1], len(names), rng=random.Random(seed))
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game on the manager's 5 x 5 board with random fish from ``seed``."""
-    limits = limits or LIMITS
-    state = deal(seed, [seat.name for seat in seats])
-    result = run_game(seats, state, limits=limits, observers=observers, log=log, cancel=cancel)
-    return result
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context)
 
 
 def _whole_state(state: GameState, _name: str | None = None) -> Any:
@@ -59,6 +54,19 @@ def _harnesses() -> Mapping[str, Any]:
     from gameroom.games.fish import harness
 
     return dict(harness.HARNESSES)
+
+
+PERSON_LIMIT = 60.0
+"""A person's time for one placement or move (fish.md's 2 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.fish.narrator import narrator
+
+    state = deal(seed, names)
+    players = ", ".join(f"{n} ({p.color.value})" for n, p in zip(names, state.players))
+    return narrator(state, names, f"Fish on the manager's {MANAGER_BOARD[0]} x {MANAGER_BOARD[1]} board, "
+                                  f"seed {seed}: {players}")
 
 
 def _render(state: GameState, caption: str) -> str:
@@ -103,6 +111,9 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

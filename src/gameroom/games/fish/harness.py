@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
 from gameroom.core.wire import WireError, expect_int, expect_list, expect_object, expect_str
@@ -108,7 +109,7 @@ def xref(value: Any) -> list[str]:
     rows, columns, fish, players = decode_xref_input(value)
     seats = [trusted_seat(name, StrategyPlayer(MaximinStrategy(depth), name)) for name, depth in players]
     state = GameState.create(rows, columns, len(players), fish=fish)
-    result = run_game(seats, state, limits=Limits())
+    result = run_game(seats, state, MatchContext(limits=Limits()))
     return sorted(result.winners)
 
 

@@ -22,6 +22,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    ServerHosting, ServerPlan, SignupRules, TournamentHosting, TournamentPlan, name_rule)
 from gameroom.core.limits import Limits
@@ -31,11 +32,11 @@ from gameroom.core.options import (ConfigurationError, Option, OptionError, Opti
                                    strategies_option)
 from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
 from gameroom.games.fish.config import ServerConfig, decode_server_config
-from gameroom.games.fish.narrator import FishNarrator
+from gameroom.games.fish.narrator import narrator as fish_narrator
 from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.queries import WireQueries
-from gameroom.games.fish.referee import LIMITS, run_game
+from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.state import GameState, penguins_per_player
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.tournament import run_fish_tournament
@@ -153,7 +154,8 @@ def client_spec(kind: str, name: str, *, depth: int = 1, seed: int = 0, delay: f
         player = StrategyPlayer(make_strategy("greedy"), name)
         return ClientSpec(name, player, PROTOCOL, deviations={"setup": _deviation(baddie.misbehaviour)},
                           delay=delay, pad=pad, trickle=trickle)
-    return ClientSpec(name, BaddiePlayer(baddie, name, hang=hang), PROTOCOL, delay=delay, pad=pad, trickle=trickle)
+    return ClientSpec(name, BaddiePlayer(baddie, name, hang=hang), PROTOCOL, delay=delay, pad=pad, trickle=trickle,
+                      expects_result=False)
 
 
 def client_specs(kinds: Sequence[str], *, depth: int = 1, seed: int = 0, hiccup: float = CLIENT_HICCUP,
@@ -210,9 +212,9 @@ def local_match(options: Options) -> LocalMatch:
     opening = (f"Fish on a {options['rows']} x {options['columns']} board ({board}), seed {seed}: "
                + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], depth)})"
                            for i, (p, s) in enumerate(zip(state.players, seats))))
-    narrator = FishNarrator(opening, {p.color: s.name for p, s in zip(state.players, seats)})
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, limits=Limits(), observers=observers,
-                                                          log=log),
+    narrator = fish_narrator(state, [s.name for s in seats], opening)
+    return LocalMatch(run=lambda observers, log: run_game(seats, state,
+                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=narrator, dropped="removed")
 
 
@@ -306,12 +308,11 @@ def _check_room(options: Options, players: int) -> None:
                           f"{penguins} penguins of {players} players")
 
 
-def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
     """A lobby room's game on the room's board, fish drawn from ``seed``."""
     state = GameState.create(options["rows"], options["columns"], len(seats), fish=options["fish"],
                              rng=random.Random(seed))
-    match["limits"] = match.get("limits") or LIMITS
-    return run_game(seats, state, **match)
+    return run_game(seats, state, context)
 
 
 HOSTING = Hosting(

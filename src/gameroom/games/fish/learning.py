@@ -32,6 +32,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.learning import (
     Learning,
     LearningTable,
@@ -41,7 +42,7 @@ from gameroom.core.learning import (
 )
 from gameroom.core.record import MatchResult
 from gameroom.games.fish.board import MAX_FISH, Position
-from gameroom.games.fish.referee import LIMITS, run_game
+from gameroom.games.fish.referee import run_game
 from gameroom.games.fish.state import COLORS, Color, GameState, penguins_per_player
 from gameroom.games.fish.strategies import STRATEGY_NAMES
 
@@ -179,10 +180,10 @@ def _make(players: int, rows: int, columns: int, fish: int) -> LearningTable:
         return GameState.create(rows, columns, players, fish=fish or None, rng=random.Random(seed))
 
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        return run_game(seats, deal(seed, ()), limits=LIMITS, observers=observers)
+        return run_game(seats, deal(seed, ()), MatchContext(observers=observers))
 
     def rewards(result: MatchResult, names: Sequence[str]) -> list[float]:
-        return rank_rewards(names, result.ranking, result.misbehaved)
+        return rank_rewards(len(names), result.ranking_seats, result.misbehaved_seats)
 
     channels = 3 + 2 * players
     size = rows * columns * channels

@@ -28,18 +28,21 @@ the memo's key names ``fish`` (for ``score``) and ``penguins`` (for ``places``).
 
 Pure: :class:`GameView` is what the referee publishes, :class:`TournamentView` is a
 tournament observer that tracks the rounds, :func:`answer_query` answers one wire query,
-:class:`WireQueries` is the client-side desk over any ``ask`` function.
+:class:`WireQueries` is the client-side desk over any ``ask`` function, and
+:func:`offer_queries` hands the referee's seats their desks.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from gameroom.core.calls import CallFailed
+from gameroom.core.match import Seat
 from gameroom.core.wire import WireError, describe
 from gameroom.games.fish.state import Color, GameState, Move
 from gameroom.games.fish.codec import decode_move, decode_state, encode_move, encode_state
 
-__all__ = ["PHASES", "GameView", "TournamentView", "QueryDesk", "answer_query", "WireQueries",
+__all__ = ["PHASES", "GameView", "TournamentView", "QueryDesk", "answer_query", "WireQueries", "offer_queries",
            "QUERY_NAMES", "MAX_QUERIES_PER_CALL"]
 
 PHASES = ("placing", "playing", "over")
@@ -212,3 +215,25 @@ class WireQueries:
     def tournament_info(self) -> dict[str, Any] | None:
         info = self._query("tournament-info")
         return info if isinstance(info, dict) else None
+
+
+def offer_queries(seats: Sequence[Seat], view: Callable[[], GameView]) -> GameView | None:
+    """Give a query desk to every player that asks for one: local players with a
+    ``use_queries`` method get the desk, remote ones (proxies with a ``side`` hook) get
+    their wire queries answered. The view is created only if someone asks."""
+    made: GameView | None = None
+    for seat in seats:
+        wants_local = callable(getattr(seat.player, "use_queries", None))
+        wants_wire = hasattr(seat.player, "side") and not wants_local
+        if not (wants_local or wants_wire) or seat.ejected is not None:
+            continue
+        made = made or view()
+        desk = QueryDesk(made)
+        if wants_wire:
+            seat.player.side = lambda message, desk=desk: answer_query(desk, message)
+        else:
+            try:
+                seat.caller("use_queries", (desk,), 1.0)
+            except CallFailed:
+                pass   # an extension: a player that cannot take the desk plays without it
+    return made

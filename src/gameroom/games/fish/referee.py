@@ -17,31 +17,31 @@ The steps are the reference's, in order:
    prolongs it) and never restarts;
 4. **ranking** of the survivors by score (ties keep the final turn order).
 
-Every call goes through :class:`gameroom.core.match.Match` (time limit, exceptions, reply
-shape). A local untrusted player receives its own copy of the state, so an abandoned call
-cannot disturb the game. Observers hear, through ``match.observe``: ``placed(color,
-position)``, ``placement_over(state)``, ``turn(state_before, outcome)`` after every
-``take-turn`` (outcome ``[move, state_after]`` or a message, spec 5.5), ``skipped(color)``,
-``removed(color, reason)``, ``state(state, caption)`` (for pictures) and
-``game_over(ranking, removed)`` (colors). States given to observers are copies.
+Every call goes through the core's referee skeleton (:class:`gameroom.core.match.Match`:
+time limit, exceptions, reply shape, the rules' check of each placement and move, the
+ejection); its ``on_eject`` hook removes the player. A local untrusted player receives its
+own copy of the state, so an abandoned call cannot disturb the game. Observers hear state
+events noted ``placed`` (color, position), ``placement-over``, ``moved`` (color, move,
+fish, turn), ``skipped`` (color) and ``removed`` (color, reason; during play also the
+turn and the spec's message of 5.5); states given to observers are copies, one after every
+penguin placed and every move (a person sees the board before each decision), captioned
+with the seat's name, its color and what it did.
 """
 
 from __future__ import annotations
 
 import random
-import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Sequence
 
-from gameroom.core.calls import CallFailed
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.record import Ejection, MatchResult
-from gameroom.core.tournament import GameRecord
 from gameroom.games.fish.protocol import (NAME_TIMEOUT, PROTOCOL, READY_TIME, REFEREE_BOARD, TIME_PER_CALL_REFEREE,
                                           actions_since_last_turn, ready_time_applies)
-from gameroom.games.fish.queries import GameView, QueryDesk, TournamentView, answer_query
+from gameroom.games.fish.queries import GameView, TournamentView, offer_queries
 from gameroom.games.fish.state import SKIP, Action, Color, GameState, penguins_per_player
 from gameroom.games.fish.codec import decode_state, encode_state
 
@@ -56,21 +56,15 @@ STATE_CODEC = Codec(encode_state, decode_state, "State")
 
 @dataclass
 class FishResult(MatchResult):
-    """The match's result (by seat name) plus what is Fish's, by seat (names need not be
-    distinct, spec 7): the surviving seats grouped by score (best first), the removed
-    seats in the reference's order (during play, most recent first; then during placement,
-    most recent first; then while being informed, in player order), the final state, the
-    seat of each color and the number of turns."""
+    """The match's result plus what is Fish's: the final state, the seat of each color and
+    the number of turns. The misbehaving seats are in the reference's order: removed
+    during play, most recent first; then during placement, most recent first; then while
+    being informed, in player order (names need not be distinct, spec 7: seats are the
+    identity)."""
 
-    seat_ranking: list[list[Seat]] = field(default_factory=list)
-    removed: list[Seat] = field(default_factory=list)
     state: GameState | None = None
-    colors: dict[Color, Seat] = field(default_factory=dict)
+    colors: dict[Color, int] = field(default_factory=dict)
     turns: int = 0
-
-    def record(self) -> GameRecord:
-        """What the tournament manager needs from this game: seats, not names."""
-        return GameRecord(list(self.seat_ranking[0] if self.seat_ranking else []), list(self.removed), self)
 
 
 def new_state(players: int, rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1],
@@ -80,107 +74,95 @@ def new_state(players: int, rows: int = REFEREE_BOARD[0], columns: int = REFEREE
     return GameState.create(rows, columns, players, fish=fish, rng=rng or random.Random(0))
 
 
-def _offer_queries(seats: Sequence[Seat], view: Callable[[], GameView]) -> GameView | None:
-    """Give a query desk to every player that asks for one: local players with a
-    ``use_queries`` method get the desk, remote ones (proxies with a ``side`` hook) get
-    their wire queries answered. The view is created only if someone asks."""
-    made: GameView | None = None
-    for seat in seats:
-        wants_local = callable(getattr(seat.player, "use_queries", None))
-        wants_wire = hasattr(seat.player, "side") and not wants_local
-        if not (wants_local or wants_wire) or seat.ejected is not None:
-            continue
-        made = made or view()
-        desk = QueryDesk(made)
-        if wants_wire:
-            seat.player.side = lambda message, desk=desk: answer_query(desk, message)
-        else:
-            try:
-                seat.caller("use_queries", (desk,), 1.0)
-            except CallFailed:
-                pass   # an extension: a player that cannot take the desk plays without it
-    return made
-
-
-def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
+def run_game(seats: Sequence[Seat], state: GameState | None = None, context: MatchContext = NO_CONTEXT, *,
              rows: int = REFEREE_BOARD[0], columns: int = REFEREE_BOARD[1], fish: int | None = None,
-             rng: random.Random | None = None, limits: Limits = LIMITS, observers: Iterable[Any] = (),
-             log: Callable[[str], None] | None = None, tournament: TournamentView | None = None,
-             cancel: threading.Event | None = None) -> FishResult:
+             rng: random.Random | None = None, tournament: TournamentView | None = None) -> FishResult:
     """Run one game for 2..4 seats (in turn order) and return its result.
 
     ``state`` is a prepared state without penguins whose players match the seats by position
     (default: a new ``rows`` x ``columns`` board with ``fish`` per tile or random fish from
-    ``rng``). ``limits.call`` bounds each call (None: no limit), ``limits.ready`` the
-    ``take-turn`` calls of the first playing round. ``tournament`` lets players' queries
-    see the tournament's rounds.
+    ``rng``). The context's ``limits.call`` bounds each call (None: no limit),
+    ``limits.ready`` the ``take-turn`` calls of the first playing round. ``tournament``
+    lets players' queries see the tournament's rounds.
     """
     if state is None:
         state = new_state(len(seats), rows, columns, fish, rng)
     if len(state.players) != len(seats):
         raise ValueError(f"{len(seats)} seats for {len(state.players)} players in the state")
-    match = Match(PROTOCOL, seats, limits.call, observers, log, STATE_CODEC, cancel)
-    seat_of: dict[Color, Seat] = {p.color: seat for p, seat in zip(state.players, seats)}
+    seat_of: dict[Color, int] = {p.color: index for index, p in enumerate(state.players)}
+    color_of = [p.color for p in state.players]
     initial_colors = state.colors()
-    view = _offer_queries(seats, lambda: GameView(state, tournament))
-    watched = bool(match.observers)
+    view = offer_queries(seats, lambda: GameView(state, tournament))
+    phase = "inform"
+    out: dict[str, list[int]] = {"inform": [], "placement": [], "playing": []}
+    history: list[Action] = []
+    moves: list[Any] = []   # the legal moves of the turn being asked for
+    turns = 0
+
+    def removed(ejection: Ejection) -> None:
+        """The ejected player leaves: its penguins vanish, its tiles stay (5.3); a removal
+        during play clears the record of actions and is a new position (a picture)."""
+        color = color_of[ejection.seat]
+        state.remove_player(color)
+        out[phase].append(ejection.seat)
+        if phase == "playing":
+            history.clear()
+        if not match.observers:
+            return
+        caption = f"{seats[ejection.seat].name} ({color.value}) is removed: {ejection.reason}"
+        if phase != "playing":
+            match.state(None, caption, event="removed", color=color.value, reason=ejection.reason)
+            return
+        move = match.refused(seats[ejection.seat])
+        message = (f"{color.value} failed: {ejection.reason}" if move is FAILED else
+                   f"{color.value} attempted to cheat, trying to move from {list(move[0])} to {list(move[1])}")
+        match.state(state.copy(), caption, event="removed", color=color.value, reason=ejection.reason, turn=turns,
+                    message=message)
+
+    def free_tile(spot: Any) -> str | None:
+        return None if state.can_place(spot) else f"cannot place a penguin at {list(spot)}: not a free tile"
+
+    def legal_move(move: Any) -> str | None:
+        return None if move in moves else f"illegal move from {list(move[0])} to {list(move[1])}"
 
     def given(seat: Seat) -> GameState:
         # A local untrusted player could keep running after its time-out: its own copy.
         return state if seat.trusted else state.copy()
 
-    def removed(color: Color, reason: str | None, message: str | None = None, turn: int | None = None) -> None:
-        # A removal during a turn is a new position (a picture); before play it is a fact.
-        notes = {"turn": turn, "message": message} if turn is not None else {}
-        caption = f"turn {turn}: {message}" if turn is not None else f"{color.value} is removed: {reason}"
-        match.state(state.copy() if turn is not None else None, caption, event="removed", color=color.value,
-                    reason=reason, **notes)
-
-    def publish(phase: str) -> None:
+    def publish(stage: str) -> None:
         if view is not None:
-            view.publish(phase, state)
+            view.publish(stage, state)
+
+    match = Match(PROTOCOL, seats, context, limits=LIMITS, state_codec=STATE_CODEC, on_eject=removed)
+    limits = match.limits
+    watched = bool(match.observers)
 
     # -- 1. inform --------------------------------------------------------------------
-    informed_out: list[Seat] = []
     for color in initial_colors:
-        seat = seat_of[color]
-        others = [c for c in initial_colors if c != color]
-        if (match.call(seat, "playing_as", color) is FAILED
-                or match.call(seat, "playing_with", others) is FAILED):
-            state.remove_player(color)
-            informed_out.append(seat)
-            if watched:
-                removed(color, seat.ejected)
+        seat = seats[seat_of[color]]
+        if match.call(seat, "playing_as", color) is not FAILED:
+            match.call(seat, "playing_with", [c for c in initial_colors if c != color])
 
-    # -- 2. placement -----------------------------------------------------------------
-    placed_out: list[Seat] = []
+    # -- 2. placement: the state rotates after every call, also after a removal (3.2) ----
+    phase = "placement"
     for _round in range(penguins_per_player(len(state.players))):
         for _call in range(len(state.players)):
             player = state.players[0]
-            seat = seat_of[player.color]
+            seat = seats[seat_of[player.color]]
             publish("placing")
-            spot = match.call(seat, "initial", given(seat))
-            if spot is not FAILED and state.can_place(spot):
+            spot = match.decide(seat, "initial", given(seat), legal=free_tile)
+            if spot is not FAILED:
                 state.place(spot)
-                if watched:
-                    match.state(None, f"{player.color.value} places a penguin on {list(spot)}",
+                if watched:   # a picture per penguin: a person placing the next one sees where they stand
+                    match.state(state.copy(), f"{seat.name} ({player.color.value}) places a penguin on {list(spot)}",
                                 event="placed", color=player.color.value, position=list(spot))
-            else:
-                if spot is not FAILED:
-                    match.eject(seat, f"cannot place a penguin at {list(spot)}: not a free tile", "setup")
-                state.remove_player(player.color)
-                placed_out.insert(0, seat)
-                if watched:
-                    removed(player.color, seat.ejected)
             state.rotate()
     if watched:
-        match.state(state.copy(), "after placement", event="placement-over")
+        match.state(state.copy(), "every penguin is placed: the moves begin", event="placement-over")
 
     # -- 3. playing -------------------------------------------------------------------
-    played_out: list[Seat] = []
-    history: list[Action] = []
+    phase = "playing"
     first_round_over = False
-    turns = 0
     while True:
         moves = state.legal_moves()
         if not moves:
@@ -190,46 +172,32 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, *,
             history.append(SKIP)
             state.rotate()
             if watched:
-                match.state(None, f"{skipped.value} cannot move and is skipped", event="skipped",
-                            color=skipped.value)
+                match.state(None, f"{seats[seat_of[skipped]].name} ({skipped.value}) cannot move and is skipped",
+                            event="skipped", color=skipped.value)
         else:
             player = state.players[0]
-            seat = seat_of[player.color]
+            seat = seats[seat_of[player.color]]
             n = len(state.players)
             ready = limits.call is not None and ready_time_applies(len(history), n, first_round_over)
-            limit = limits.ready if ready else None
             publish("playing")
-            move = match.call(seat, "take_turn", given(seat), actions_since_last_turn(history, n), limit=limit)
             turns += 1
-            if move is not FAILED and move in moves:
+            move = match.decide(seat, "take_turn", given(seat), actions_since_last_turn(history, n),
+                                legal=legal_move, limit=limits.ready if ready else None)
+            if move is not FAILED:
                 fish = state.board.fish_at(move[0]) if watched else 0
                 state.apply(move)
                 history.append(move)
                 if watched:
-                    match.state(state.copy(), f"turn {turns}: {seat.name} ({player.color.value}) moved {list(move[0])} -> {list(move[1])}", event="moved",
-                                color=player.color.value, move=[list(move[0]), list(move[1])], fish=fish,
-                                turn=turns)
-            else:
-                if move is FAILED:
-                    message = f"{player.color.value} failed: {seat.ejected}"
-                else:
-                    message = (f"{player.color.value} attempted to cheat, trying to move from "
-                               f"{list(move[0])} to {list(move[1])}")
-                    match.eject(seat, f"illegal move from {list(move[0])} to {list(move[1])}")
-                state.remove_player(player.color)
-                played_out.insert(0, seat)
-                history.clear()
-                if watched:
-                    removed(player.color, seat.ejected, message, turns)
+                    match.state(state.copy(), f"{seat.name} ({player.color.value}) moves {list(move[0])} -> "
+                                f"{list(move[1])}, +{fish} fish", event="moved", color=player.color.value,
+                                move=[list(move[0]), list(move[1])], fish=fish, turn=turns)
         if not first_round_over and len(history) >= len(state.players):
             first_round_over = True
 
     # -- 4. ranking -------------------------------------------------------------------
     publish("over")
     ranking = [[seat_of[c] for c in group] for group in state.ranking()]
-    out = played_out + placed_out + informed_out
-    result = match.result(sorted(s.name for s in ranking[0]) if ranking else [], [s.name for s in out],
-                          [[s.name for s in group] for group in ranking],
-                          {seat_of[p.color].name: p.score for p in state.players})
-    return FishResult(**vars(result), seat_ranking=ranking, removed=out, state=state, colors=seat_of, turns=turns)
-
+    misbehaved = out["playing"][::-1] + out["placement"][::-1] + out["inform"]
+    result = match.result(match.by_name(ranking[0]) if ranking else [], misbehaved, ranking,
+                          {seat_of[p.color]: p.score for p in state.players})
+    return FishResult(**vars(result), state=state, colors=seat_of, turns=turns)

@@ -3,7 +3,7 @@
 The core runs the rounds (allocation into games of 2..4 players, the stagnation rule,
 ``start`` / ``end`` calls, failures across games, the tournament observer, concurrent games
 within a round); this module supplies what is Fish's: :func:`fish_game`, which plays one
-game through the Fish referee and reports its first ranking group and removed players, and
+game through the Fish referee and gives its result (by seat) to the manager, and
 :func:`run_fish_tournament` with the manager's defaults (5 x 5 boards, 3 s per call, 3 s for
 ``start``, the last game's limit for ``end``).
 
@@ -19,7 +19,8 @@ import threading
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.match import Seat
-from gameroom.core.tournament import GameRecord, TournamentResult, run_tournament
+from gameroom.core.context import MatchContext
+from gameroom.core.tournament import TournamentResult, run_tournament
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, READY_TIME, START_TIMEOUT, TIME_PER_CALL_MANAGER
 from gameroom.games.fish.queries import TournamentView
 from gameroom.core.limits import Limits
@@ -33,25 +34,25 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
               ready_time: float | None = READY_TIME,
               game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
               log: Callable[[str], None] | None = None, view: TournamentView | None = None,
-              on_result: Callable[[FishResult], None] | None = None) -> Callable[[list[Seat]], GameRecord]:
-    """A ``play_game(seats) -> GameRecord`` for the manager: one Fish game per call.
+              on_result: Callable[[FishResult], None] | None = None) -> Callable[[list[Seat]], FishResult]:
+    """A ``play_game(seats) -> MatchResult`` for the manager: one Fish game per call.
     ``game_observers(seats)`` makes the observers of each game; ``on_result`` hears each
     finished game (called from the game's thread)."""
     played: dict[tuple[str, ...], int] = {}
     lock = threading.Lock()
 
-    def play(seats: list[Seat]) -> GameRecord:
+    def play(seats: list[Seat]) -> FishResult:
         names = tuple(s.name for s in seats)
         with lock:
             occurrence = played.get(names, 0)
             played[names] = occurrence + 1
         rng = None if fish is not None else random.Random(f"{seed}:{','.join(names)}:{occurrence}")
-        result = run_game(seats, rows=rows, columns=columns, fish=fish, rng=rng,
-                          limits=Limits(call=time_limit, ready=ready_time), observers=game_observers(seats), log=log,
-                          tournament=view)
+        context = MatchContext(limits=Limits(call=time_limit, ready=ready_time), observers=tuple(game_observers(seats)),
+                               log=log)
+        result = run_game(seats, None, context, rows=rows, columns=columns, fish=fish, rng=rng, tournament=view)
         if on_result is not None:
             on_result(result)
-        return result.record()
+        return result
 
     return play
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-import threading
 from collections import deque
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.limits import Limits
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
@@ -22,7 +21,7 @@ from gameroom.games.q.actions import Placement
 from gameroom.games.q.rules import can_exchange
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
-from gameroom.games.q.workloads import WORKLOADS
+from gameroom.games.q.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -31,12 +30,9 @@ def deal(seed: int, names: Sequence[str]) -> RefereeState:
     return new_game(names, random.Random(seed))
 
 
-def play(seed: int, seats: Sequence[Seat], *, limits: Limits | None = None, observers: Iterable[Any] = (),
-         log: Callable[[str], None] | None = None, cancel: threading.Event | None = None) -> MatchResult:
+def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game dealt from ``seed`` (the shuffled complete set), bonuses of q.md 8.3."""
-    state = deal(seed, [seat.name for seat in seats])
-    return run_game(seats, state, rules=QRules(), limits=limits or LIMITS, observers=observers, log=log,
-                    cancel=cancel)
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context, rules=QRules())
 
 
 def _public_for(state: RefereeState, name: str) -> PublicState:
@@ -132,6 +128,17 @@ def _learning() -> Any:
     return LEARNING
 
 
+PERSON_LIMIT = 120.0
+"""A person's time for one turn: placing several tiles means looking over the map and
+trying cells (q.md's 6 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.q.narrator import narrator
+
+    return narrator(seed, names)
+
+
 def _render(state: RefereeState, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
@@ -156,6 +163,9 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import local_seat
 from gameroom.core.wire import WireError, describe, expect_choice
@@ -92,7 +93,7 @@ def play_actors(inputs: list[Any], rules: QRules, allow: tuple[str, ...],
     if not 2 <= len(specs) <= 4:
         raise WireError(f"a game needs 2 to 4 players, got {len(specs)}", "$actors")
     seats = [local_seat(spec.name, player_from_spec(spec), is_well_behaved(spec)) for spec in specs]
-    outcome = run_game(seats, state, rules=rules, limits=Limits(call=time_limit), observers=observers)
+    outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit), observers=observers), rules=rules)
     return [outcome.to_json()]
 
 

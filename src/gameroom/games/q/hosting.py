@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    RoomHosting, ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.limits import Limits
@@ -24,10 +25,10 @@ from gameroom.core.wire import WireError
 from gameroom.games.q import codec
 from gameroom.games.q.config import (DEFAULT_FINISH_BONUS, DEFAULT_Q_BONUS, ClientConfig, ServerConfig,
                                      decode_client_config, decode_server_config)
-from gameroom.games.q.narrator import QNarrator
+from gameroom.games.q.narrator import QNarrator, opening
 from gameroom.games.q.players import StrategyPlayer, is_well_behaved, player_from_spec
 from gameroom.games.q.protocol import PROTOCOL
-from gameroom.games.q.referee import LIMITS, QRules, run_game
+from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.state import new_game
 from gameroom.games.q.strategies import STRATEGIES
 
@@ -72,8 +73,8 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
             raise GameRefused(f"duplicate names among {names}")
         # The referee logs only ejections; their reasons reach standard error even when
         # the configuration says quiet (README: "ejected with its reason on standard error").
-        outcome = run_game(seats, state0, rules=QRules(referee.config_s.qbo, referee.config_s.fbo),
-                           limits=Limits(call=referee.per_turn), log=log)
+        outcome = run_game(seats, state0, MatchContext(limits=Limits(call=referee.per_turn), log=log),
+                           rules=QRules(referee.config_s.qbo, referee.config_s.fbo))
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME)
@@ -114,7 +115,8 @@ def client_specs(config: ClientConfig, bonus: bool = False, special: str | None 
         deviations = BROKEN_CLIENTS.get(actor.name, {}) if bonus else {}
         specs.append(ClientSpec(name=actor.name, player=player_from_spec(actor), protocol=PROTOCOL,
                                 deviations=dict(deviations), delay=CLIENT_SPACING, pad=pad,
-                                trickle=reference_framing, trusted=is_well_behaved(actor)))
+                                trickle=reference_framing, trusted=is_well_behaved(actor),
+                                expects_result=is_well_behaved(actor) and not deviations))
     if special is not None:
         specs.append(ClientSpec(name=special, behaviour=SPECIAL_CLIENTS[special], delay=CLIENT_SPACING,
                                 pad=pad, trickle=reference_framing))
@@ -149,10 +151,10 @@ def local_match(options: Options) -> LocalMatch:
     names = list(NAMES[: options["players"]])
     state = new_game(names, random.Random(seed))
     seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)])) for i, name in enumerate(names)]
-    narrator = QNarrator([(s.name, s.player.strategy) for s in seats], seed, len(state.pile))
+    narrator = QNarrator(opening([f"{s.name} ({s.player.strategy})" for s in seats], seed, len(state.pile)))
     rules = QRules(options["q_bonus"], options["finish_bonus"])
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules, limits=Limits(),
-                                                          observers=observers, log=log),
+    return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules,
+                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=narrator)
 
 
@@ -199,12 +201,11 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
     return ClientPlan(client_specs(config, bonus, special, options["reference_framing"]), config.host, config.quiet)
 
 
-def play_room(seed: int, seats: Sequence[Seat], options: Options, **match: Any) -> Any:
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
     """A lobby room's game: dealt from ``seed`` as the descriptor's ``play`` deals it,
     with the room's bonuses."""
     state = new_game([seat.name for seat in seats], random.Random(seed))
-    match["limits"] = match.get("limits") or LIMITS
-    return run_game(seats, state, rules=QRules(options["q_bonus"], options["finish_bonus"]), **match)
+    return run_game(seats, state, context, rules=QRules(options["q_bonus"], options["finish_bonus"]))
 
 
 ROOMS = RoomHosting(BONUS_OPTIONS, play_room, valid_name=codec.valid_name,

@@ -35,6 +35,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from gameroom.core.context import MatchContext
 from gameroom.core.learning import (
     ForbiddenAction,
     Learning,
@@ -46,7 +47,7 @@ from gameroom.core.learning import (
 from gameroom.core.record import MatchResult
 from gameroom.games.q.actions import PASS, REPLACE, Placement
 from gameroom.games.q.pieces import COPIES, KIND_INDEX, Tile
-from gameroom.games.q.referee import LIMITS, QRules, run_game
+from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.rules import can_exchange
 from gameroom.games.q.state import HAND_SIZE, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
@@ -277,10 +278,10 @@ def _make(players: int, window: int) -> LearningTable:
         return new_game(list(seat_names) or names, random.Random(seed))
 
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        return run_game(seats, deal(seed, ()), rules=QRules(), limits=LIMITS, observers=observers)
+        return run_game(seats, deal(seed, ()), MatchContext(observers=observers), rules=QRules())
 
     def rewards(result: MatchResult, seat_names: Sequence[str]) -> list[float]:
-        return rank_rewards(seat_names, result.ranking, result.misbehaved)
+        return rank_rewards(len(seat_names), result.ranking_seats, result.misbehaved_seats)
 
     high = [1.0] * coder.scores_at + [1_000_000 / SCORE_SCALE] * players + [1.0]
     return LearningTable(

@@ -4,7 +4,9 @@
   with the turns they take — counted by the player itself, so no observer makes the
   referee copy a snapshot after every turn — and the peak traced memory of a game;
 * one strategy turn (the iterated atomic step of q.md 6) of each strategy on the same
-  mid-game public state, the hot path of every remote client.
+  mid-game public state, the hot path of every remote client;
+* the line-ups the generic benchmark plays on trusted, guarded and isolated seats, the
+  works the reference implementation was measured on.
 
 Pure: these prepare and do the work; the benchmark times it.
 """
@@ -14,15 +16,16 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 from gameroom.games.q.players import StrategyPlayer
 from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.state import new_game
 from gameroom.games.q.strategies import STRATEGIES, iterate
 
-__all__ = ["WORKLOADS"]
+__all__ = ["LINEUPS", "WORKLOADS"]
 
 NAMES = ("A", "B", "C", "D")
 STRATEGY_CALLS = 2000
@@ -43,7 +46,7 @@ def _lineup(strategies: Sequence[str]) -> Workload:
             for g in range(games):
                 state = new_game(names, random.Random(g))
                 seats = [trusted_seat(n, Counted(n, s)) for n, s in zip(names, strategies)]
-                run_game(seats, state, rules=QRules(), limits=Limits())
+                run_game(seats, state, rules=QRules(), context=MatchContext(limits=Limits()))
             return {"turns": turns}
 
         return work
@@ -60,7 +63,8 @@ def _mid_game() -> Any:
             snapshots.append(event.subject)
 
     seats = [trusted_seat(n, StrategyPlayer(n, "dag")) for n in NAMES]
-    run_game(seats, new_game(list(NAMES), random.Random(3)), rules=QRules(), limits=Limits(), observers=[keep])
+    run_game(seats, new_game(list(NAMES), random.Random(3)), rules=QRules(),
+             context=MatchContext(limits=Limits(), observers=[keep]))
     return snapshots[-1].public_for_active()
 
 
@@ -82,3 +86,9 @@ def _strategy_turn(name: str) -> Workload:
 
 WORKLOADS = (*(_lineup(s) for s in (["dag"] * 4, ["dag", "dag", "ldasg", "ldasg"], ["dag", "dag"])),
              *(_strategy_turn(name) for name in STRATEGIES))
+
+LINEUPS = (
+    Lineup("Q, dag, dag, ldasg, ldasg, random deals", ("dag", "dag", "ldasg", "ldasg"), key="q-dag-dag-ldasg-ldasg"),
+    Lineup("Q, 2 x dag, random deals", ("dag", "dag"), key="q-dag-dag"),
+)
+"""The works of the reference's in-process figures (issue 19's table)."""
