@@ -49,6 +49,8 @@ def main() -> int:
                              "capacity: games at once, default 250)")
     parser.add_argument("--players", type=int, default=1000, help="capacity: client connections (default 1000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
+    parser.add_argument("--call-rooms", default="20,50,100",
+                        help="lobby: rooms of Q (played by calls) at once, comma-separated")
     parser.add_argument("--messages", type=int, default=100_000, help="fuzz: bad messages to send (default 100000)")
     parser.add_argument("--connections", type=int, default=500,
                         help="slowloris: silent, trickling and non-reading connections (default 500)")
@@ -85,7 +87,8 @@ def main() -> int:
     if args.game == "lobby":
         from gameroom.bench import lobby
 
-        lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
+        lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")),
+                  call_sizes=tuple(int(r) for r in args.call_rooms.split(",")))
         return 0
     if args.game == "hostile":
         _hostile(args.quick)

@@ -24,7 +24,7 @@ from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.narration import Narrator, Story
-from gameroom.core.options import Options, players_option, seed_option, strategies_option
+from gameroom.core.options import Option, Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, Protocol
 from gameroom.core.workload import Lineup, Workload
 
@@ -164,7 +164,12 @@ class GameDescriptor:
     room and stored games. None: the generic :class:`core.narration.Narrator`."""
     person_limit: float | None = PERSON_LIMIT
     """Seconds a person has for one decision unless told otherwise (the web room's
-    default for a person's seat): suited to a person, never the bots' ``limits.call``."""
+    default for a person's seat, the lobby's for a person's seat in a room): suited to a
+    person, never the bots' ``limits.call``. None: no limit."""
+    text_view: Callable[[Any], str] | None = None
+    """A seat's or a spectator's view (what ``views`` returns, as JSON) as lines of text
+    for a person at a terminal (``gameroom connect``); None: the terminal shows the view's
+    JSON."""
 
     @property
     def tournament(self) -> bool:
@@ -200,6 +205,36 @@ class GameDescriptor:
         else:
             narrator = Narrator([f"{self.name}: {', '.join(names)}; seed {seed}"])
         return Story(narrator, self.render)
+
+    @property
+    def room_options(self) -> Sequence[Option]:
+        """The options of the game's lobby rooms (Eriantys: ``expert``; Fish: the board)."""
+        if self.lobby is not None:
+            return tuple(self.lobby.room_options)
+        return tuple(self.hosting.rooms.options) if self.hosting.rooms is not None else ()
+
+    @property
+    def room_player_counts(self) -> tuple[int, ...]:
+        """The numbers of players a lobby room of the game may have."""
+        if self.lobby is not None:
+            return tuple(self.lobby.player_counts)
+        counts = self.hosting.rooms.player_counts if self.hosting.rooms is not None else None
+        return tuple(counts) if counts is not None else tuple(range(self.min_players, self.max_players + 1))
+
+    def check_room(self, options: Options, players: int) -> None:
+        """Raise ``core.options.OptionError`` when a room of ``players`` with these
+        (already typed) options cannot make a game."""
+        rooms = self.hosting.rooms
+        if rooms is not None and rooms.check is not None:
+            rooms.check(options, players)
+
+    def play_room(self, seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+        """A lobby room's game: the room hosting's ``play`` with the room's options, else
+        the descriptor's ``play``, in ``context`` (limits, observers, log, cancel)."""
+        rooms = self.hosting.rooms
+        if rooms is not None and rooms.play is not None:
+            return rooms.play(seed, seats, options, context)
+        return self.play(seed, seats, context=context)
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""

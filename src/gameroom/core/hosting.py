@@ -34,7 +34,7 @@ from gameroom.core.protocol import Protocol
 
 __all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule", "SignupSteps", "SignupPolicy",
            "PeriodPolicy", "QuorumPolicy", "Log", "LocalMatch", "PlayHosting", "ServerHosting", "ClientPlan",
-           "ClientHosting", "TournamentPlan", "TournamentHosting", "Hosting", "NO_REPLY"]
+           "ClientHosting", "TournamentPlan", "TournamentHosting", "RoomHosting", "Hosting", "NO_REPLY"]
 
 Log = Callable[[str], None]
 """Where a plan writes lines for the operator (the command line passes standard error)."""
@@ -306,18 +306,50 @@ class TournamentHosting:
 
 
 @dataclass(frozen=True)
+class RoomHosting:
+    """A room of the lobby (``gameroom lobby``): the game's own referee with the room's
+    seats, people and bots in the order they sat down.
+
+    ``options`` are the room's options, chosen by whoever creates it (Fish: the board's
+    size; Evolution: the deck): ``core.options.Option`` records as the command line's,
+    whose values travel as JSON in the lobby's messages (``core.options.json_option_value``).
+    ``player_counts``: the numbers of players a room may have (None: every number from the
+    descriptor's ``min_players`` to its ``max_players``). ``check(options, players)``
+    raises ``core.options.OptionError`` for room options that cannot make a game of
+    ``players`` (a board too small for their penguins): the room is refused before anybody
+    sits down. ``play(seed, seats, options, context)`` deals from ``seed`` and runs the
+    game for the room's ``seats`` with the typed room ``options`` in the match's
+    ``core.context.MatchContext`` (limits, observers, log, cancel). None: the
+    descriptor's ``play`` (for a game whose rooms have no options).
+    ``valid_name(name)`` says whether a player's name can travel on the game's wire (Q's
+    calls carry names of letters and digits; None: any name can), ``name_rule`` says what
+    such a name is, for the refusal a person reads.
+    """
+
+    options: Sequence[Option] = ()
+    play: Callable[..., Any] | None = None
+    player_counts: Sequence[int] | None = None
+    check: Callable[[Options, int], None] | None = None
+    valid_name: Callable[[str], bool] | None = None
+    name_rule: str = ""
+
+
+@dataclass(frozen=True)
 class Hosting:
     """How the commands host a game; every part is optional.
 
     ``play`` (None: the generic local game of the descriptor's built-in strategies),
     ``server`` and ``clients`` (None: the game has no referee server, or is served by the
-    lobby through the descriptor's ``lobby``), ``tournament``. ``configs`` is the package
-    whose ``configs/`` folder holds the example configuration files ``examples`` (package
-    data: the first is the server's, named when the server runs on its defaults)."""
+    lobby through the descriptor's ``lobby``), ``tournament``, ``rooms`` (the lobby's rooms
+    of the game; None: rooms without options, played by the descriptor's ``play``).
+    ``configs`` is the package whose ``configs/`` folder holds the example configuration
+    files ``examples`` (package data: the first is the server's, named when the server
+    runs on its defaults)."""
 
     play: PlayHosting | None = None
     server: ServerHosting | None = None
     clients: ClientHosting | None = None
     tournament: TournamentHosting | None = None
+    rooms: RoomHosting | None = None
     configs: str | None = None
     examples: Sequence[str] = ()

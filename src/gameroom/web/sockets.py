@@ -34,7 +34,8 @@ from gameroom.web.book import Gone
 from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
 
-__all__ = ["END_DRAIN", "MAX_UNSENT", "answer", "match_socket"]
+__all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame",
+           "match_socket"]
 
 MAX_UNSENT = 2048
 """Frames one connection may leave unread before it is closed."""
@@ -104,7 +105,7 @@ async def match_socket(websocket: WebSocket, room: Room) -> None:
     await websocket.accept()
     if refusal is not None:
         room.strikes.add(address)
-        await _close(websocket, error_frame(refusal, True), 1013)
+        await close_socket(websocket, error_frame(refusal, True), 1013)
         return
     try:
         await _serve(websocket, room, address, user, account.name if account is not None else None)
@@ -116,7 +117,7 @@ CLOSE_WITHIN = 10.0
 """Seconds to send the last frame and the close frame before the connection is cut."""
 
 
-async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
+async def close_socket(websocket: WebSocket, last: str | None, code: int) -> None:
     """Send ``last`` (if any) and close; a client that reads nothing is cut off."""
     try:
         async with asyncio.timeout(CLOSE_WITHIN):
@@ -124,12 +125,12 @@ async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
                 await websocket.send_text(last)
             await websocket.close(code)
     except TimeoutError:
-        _abort(websocket)
+        abort_socket(websocket)
     except Exception:   # noqa: BLE001 - the client is gone already: nothing to close
         pass
 
 
-def _abort(websocket: WebSocket) -> None:
+def abort_socket(websocket: WebSocket) -> None:
     """Cut the connection at once. uvicorn closes a socket only after its write buffer
     drained, which for a client that never reads is never: the connection, its buffer and
     its file would stay for good. The ASGI receive callable of uvicorn's websocket
@@ -150,7 +151,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
     if not isinstance(found, WebMatch):
         message = found.message if isinstance(found, Gone) else f"no match {match_id[:60]!r}"
         stored = {"stored": f"/results/games/{found.stored}"} if isinstance(found, Gone) and found.stored else {}
-        await _close(websocket, error_frame(message, True, **stored), 1000)
+        await close_socket(websocket, error_frame(message, True, **stored), 1000)
         return
     match = found
     seat = websocket.query_params.get("seat")
@@ -158,7 +159,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
         problem = match.admit(seat, websocket.query_params.get("token"), user)
         if problem is not None:
             room.strikes.add(address)
-            await _close(websocket, error_frame(problem, True, login=user is None), 1008)
+            await close_socket(websocket, error_frame(problem, True, login=user is None), 1008)
             return
 
     loop = asyncio.get_running_loop()
@@ -187,19 +188,19 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
             for text in past:
                 await websocket.send_text(text)
             if over:
-                await _close(websocket, None, 1000)
+                await close_socket(websocket, None, 1000)
                 return
             while True:
                 text, kind = await outbox.get()
                 await websocket.send_text(text)
                 if kind == "end":
-                    await _close(websocket, None, 1000)
+                    await close_socket(websocket, None, 1000)
                     return
 
     async def watch() -> None:   # a client that does not read is closed, wherever the pusher waits
         await stop.wait()
         pusher.cancel()
-        _abort(websocket)   # its buffers are full: a close frame could not go out
+        abort_socket(websocket)   # its buffers are full: a close frame could not go out
 
     pusher = asyncio.create_task(push())
     watcher = asyncio.create_task(watch())
