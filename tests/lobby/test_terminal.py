@@ -29,14 +29,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def test_a_person_plays_a_whole_game_against_a_bot(tmp_path) -> None:
     port = free_port()
-    server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet"])
+    server = _lobby(port)   # listening before the person connects (a fixed sleep ran out under load)
     bots = None
-    env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     try:
-        time.sleep(1)
-        child = pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
-                                               "--name", "alice"], env=env, encoding="utf-8", timeout=60,
-                              dimensions=(50, 160))
+        child = _terminal(port, "alice")
         child.logfile_read = told = io.StringIO()
         child.expect("logged in as alice")
         child.sendline("create 2 expert")
@@ -111,7 +107,7 @@ def _assert_told_once_per_turn(text: str) -> None:
 def _terminal(port: int, name: str, *flags: str) -> pexpect.spawn:
     env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
     return pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "eriantys", "--port", str(port),
-                                          "--name", name, *flags], env=env, encoding="utf-8", timeout=60,
+                                          "--name", name, *flags], env=env, encoding="utf-8", timeout=120,
                          dimensions=(50, 160))
 
 
@@ -213,6 +209,59 @@ def test_the_terminal_exits_non_zero_when_the_server_dies(when: str) -> None:
         if server.poll() is None:
             server.terminate()
             server.wait(timeout=30)
+
+
+def test_a_person_plays_fish_in_a_room_played_by_calls() -> None:
+    """``gameroom connect fish`` against ``gameroom serve fish --lobby``: the room's options
+    in Fish's words, a house bot, the numbered moves of each decision, a refused answer,
+    a hint, and the game to its end."""
+    port = free_port()
+    server = subprocess.Popen(GAMEROOM + ["serve", "fish", "--lobby", "--port", str(port), "--seed", "4", "--quiet"])
+    try:
+        for _ in range(400):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=10).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
+        child = pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "fish", "--port", str(port), "--name",
+                                               "erin"], env=env, encoding="utf-8", timeout=120, dimensions=(50, 160))
+        child.expect("logged in as erin")
+        child.sendline("help")
+        child.expect(r"rows=INT\s+board rows, 2..8 \(default 5\)")
+        child.sendline("create 2 rows=9")
+        child.expect("rows must lie in 2..8, got 9")
+        child.sendline("create 2 rows=3 columns=4 fish=2")
+        child.expect(r"room (\d+) created")
+        child.sendline("bot greedy")
+        child.expect("the game starts: erin, greedy1")
+        child.expect(r"your turn: setup, \d+ s left")
+        child.expect(r"1\. place a penguin on row 0, column 0")
+        child.sendline("reply [9, 9]")
+        child.expect(r"refused: reply \[9, 9\]: Not one of the \d+ legal moves offered for setup; try again")
+        child.sendline("99")
+        child.expect("choose a move by its number")
+        decisions = 0
+        while True:
+            if decisions % 2:   # the hint's move, else the first
+                child.sendline("hint")
+                child.expect(r"hint: (\d+): ")
+                child.sendline(child.match.group(1))
+            else:
+                child.sendline("1")
+            if child.expect([r"your turn:", r"game over: ([^\r\n\x1b]*)"]) == 1:
+                break
+            decisions += 1
+        assert decisions >= 4 and ("erin" in child.match.group(1) or "greedy1" in child.match.group(1))
+        child.sendline("quit")
+        child.expect("logged out")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0 and "Traceback" not in child.before
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def test_moves_differing_in_their_last_word_are_listed_as_one() -> None:

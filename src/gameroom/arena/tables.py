@@ -1,4 +1,4 @@
-"""The arena's rows in the results database (migration ``0003_arena``), beside the league's
+"""The arena's rows in the results database (migration ``0004_arena``), beside the league's
 games, seats, results, ejections and ratings and the web room's accounts.
 
 * ``arena_members``: who takes part in which competition, and the administrators

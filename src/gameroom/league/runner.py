@@ -12,7 +12,9 @@ process that dies is replaced and its games are played again.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import multiprocessing
+import signal
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -75,9 +77,16 @@ class LeaguePlan:
 
 def watch_parent(parent: int) -> None:
     """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
-    programs and exit, so a killed league leaves nothing running."""
+    programs and exit, so a killed league leaves nothing running. Ctrl-C is the league
+    process's to handle (it stops the pool and says so in one line): a worker, in the same
+    process group, ignores it rather than print a traceback of the wait it was in."""
     import os
+    import signal
     import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):   # born with it held (see _sigint_held); ignored now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -88,6 +97,28 @@ def watch_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread meanwhile: a worker spawned here inherits the mask
+    through fork and exec (as multiprocessing's own resource tracker is started), so a Ctrl-C (sent to the whole process group) that comes while
+    it is still importing, before its initializer ignores SIGINT, cannot end it with a
+    traceback (it did under load). A Ctrl-C in the window stays pending for this process
+    and is delivered when the block is lifted."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # Spawning starts multiprocessing's resource tracker first, which unblocks SIGINT in
+    # this thread when it has started it: started beforehand, it leaves the mask alone.
+    resource_tracker.ensure_running()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 class LocalBackend:
@@ -110,7 +141,8 @@ class LocalBackend:
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
         """Each task with its replay (or the exception), as they finish."""
-        futures = {self._executor().submit(play_table, task): task for task in tasks}
+        with _sigint_held():   # workers are started by submit
+            futures = {self._executor().submit(play_table, task): task for task in tasks}
         broken = False
         for future in concurrent.futures.as_completed(futures):
             try:
@@ -281,7 +313,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     played = finished.pop(done)
                     record = played.record
                     record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
-                                bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
+                                digest=played.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
                             zlib.decompress(played.replay))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.chain import head_of
 from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.match import Seat
@@ -50,6 +51,7 @@ class TableOutcome:
     record: MatchRecord
     replay: bytes
     unstarted: tuple[tuple[str, str], ...] = ()   # (bot, reason): untrusted bots that never started
+    digest: str | None = None   # the head of the replay's digest chain
 
 
 def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOutcome:
@@ -57,9 +59,10 @@ def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOu
     bots whose spec is ``{"name": ..., "remote": true}`` (a remote bot's connection, which
     lives in the caller's process: ``gameroom.arena``)."""
     record, unstarted = _play(task, given or {})
-    replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+    text = record.to_jsonl()
+    replay = zlib.compress(text.encode("utf-8"), 1)
     record.events = []
-    return TableOutcome(task.index, record, replay, tuple(unstarted.items()))
+    return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text))
 
 
 class _Limited:

@@ -371,7 +371,10 @@ class WebMatch:
 
     def _announce(self, seat: str, method: str) -> None:
         self.turn = seat
-        self._publish({"type": "turn", "seat": seat, "method": self.wires.get(method, method)})
+        # a person's clock is shown to everyone; a bot's limit is too short to be worth a clock
+        limit = self.request.time_limit if seat in self.humans else None
+        self._publish({"type": "turn", "seat": seat, "method": self.wires.get(method, method), "limit": limit,
+                       "deadline": None if limit is None else time.time() + limit})
 
     def _observe(self, event: Event) -> None:
         """The match's events as frames (in the referee's thread, in order); every event

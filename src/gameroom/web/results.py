@@ -22,12 +22,12 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, selectinload
 
+from gameroom.core.narration import winners_caption
 from gameroom.core.record import CALL, EJECT, STATE, Event, MatchRecord
+from gameroom.core.wire import WireError
 from gameroom.games import registry
 from gameroom.league.db import EjectionRow, GameRow, LeagueRow, SeatRow, replay_of
 from gameroom.league.ratings import RatingBook
-from gameroom.core.narration import winners_caption
-from gameroom.core.wire import WireError
 from gameroom.league.replay import NOT_RE_DEALABLE, verify
 from gameroom.web.matches import Frame, state_frame
 

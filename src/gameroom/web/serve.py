@@ -41,7 +41,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
               limits: RoomLimits = RoomLimits(), secret_file: Path | None = None, proxy: str | None = None,
               secret: str | None = None) -> int:
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
-    a lobby server whose public rooms the lobby page shows, ``db`` the URL of a results
+    a lobby server whose rooms of every game the lobby page lists and browsers play in, ``db`` the URL of a results
     database whose games and leaderboards the results pages show (and which keeps the
     accounts and the finished matches); ``proxy`` the address of a reverse proxy whose
     ``X-Forwarded-For`` names the clients."""

@@ -12,6 +12,11 @@ Shapes a page can make clickable (the web room's board), by attribute:
 - ``data-bank="colour"``: the bank's pebble of each colour;
 - ``data-player="NAME"``: a player's row, ``<g class="player">`` (its wallet's pebbles
   carry ``data-wallet="i"``).
+
+The web room's board (``board.js``, ``docs/boards.md``) finds its targets by ``data-key``:
+``bank`` (over the bank's row), each side of an equation (``trade:GIVEN>TAKEN``, sorted
+colours, a group inside the equation's) and each visible card
+(``card:COLOURS:face|plain``, on the card's group).
 """
 
 from __future__ import annotations
@@ -56,10 +61,20 @@ def _text(x: float, y: float, text: str, size: int = 14, weight: str = "normal")
             f'{escape(text)}</text>')
 
 
+def _trade_key(give: Bag, get: Bag) -> str:
+    """``trade:red,white>blue``: the sorted colours given and taken (the web room's board)."""
+    return f"trade:{','.join(sorted(p.colour for p in give))}>{','.join(sorted(p.colour for p in get))}"
+
+
+def _card_key(card: Card) -> str:
+    """``card:blue,red,red,white,white:face`` (or ``:plain``): a visible card by its looks."""
+    return f"card:{','.join(sorted(p.colour for p in card.pebbles))}:{'face' if card.face else 'plain'}"
+
+
 def _card(x: float, y: float, card: Card, index: int) -> list[str]:
     w, h = 110, 70
-    out = [f'<g class="card" data-card="{index}"><title>card {index + 1}: {card.pebbles.letters()}'
-           f'{" (face)" if card.face else ""}</title>'
+    out = [f'<g class="card" data-card="{index}" data-key="{_card_key(card)}"><title>card {index + 1}: '
+           f'{card.pebbles.letters()}{" (face)" if card.face else ""}</title>'
            f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="8" fill="#f7f1e3" '
            f'stroke="#8a6d3b" stroke-width="2"/>']
     items = list(card.pebbles)
@@ -94,11 +109,16 @@ def render_svg(state: GameState, caption: str = "", equations: Sequence[Equation
     for i, eq in enumerate(eqs):
         parts.append(f'<g class="equation" data-equation="{i}"><title>equation {i + 1}: '
                      f'{eq.left.letters()} = {eq.right.letters()}</title>')
+        # each side a group: a person in the web room gives that side for the other
+        give = f'<g data-key="{_trade_key(eq.left, eq.right)}"><rect x="14" y="{ey - R - 3}" ' \
+               f'width="{len(list(eq.left)) * STEP + 10}" height="{2 * R + 6}" rx="4" fill="#fdfbf6" stroke="none"/>'
         row, x = _pebbles(20, ey, eq.left)
-        parts += row
+        parts += [give, *row, "</g>"]
         parts.append(_text(x + 8, ey + 5, "⇄", 16))
+        take = f'<g data-key="{_trade_key(eq.right, eq.left)}"><rect x="{x + 24:.0f}" y="{ey - R - 3}" ' \
+               f'width="{len(list(eq.right)) * STEP + 10}" height="{2 * R + 6}" rx="4" fill="#fdfbf6" stroke="none"/>'
         row, _ = _pebbles(x + 30, ey, eq.right)
-        parts += row
+        parts += [take, *row, "</g>"]
         parts.append("</g>")
         ey += STEP + 4
     if not eqs:
@@ -112,6 +132,9 @@ def render_svg(state: GameState, caption: str = "", equations: Sequence[Equation
         cx = bx + 4 + i * 70
         parts.append(_pebble(cx + R, top + 22, p, f'data-bank="{p.colour}"'))
         parts.append(_text(cx + 2 * R + 5, top + 27, f"× {counts[i]}", 13))
+    # over the bank's row (unpainted): where a person in the web room clicks for a pebble
+    parts.append(f'<rect x="{bx - 6}" y="{top + 8}" width="{len(COLOURS) * 70 + 4}" height="28" rx="6" fill="none" '
+                 f'stroke="none" data-key="bank"/>')
 
     cy = top + 50
     parts.append(_text(bx, cy, f"Cards (visible {len(state.visibles)}, hidden {len(state.hidden)})", 15, "bold"))

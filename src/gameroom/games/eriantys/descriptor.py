@@ -9,6 +9,7 @@ mode by default).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -23,7 +24,7 @@ from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult,
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
-from gameroom.games.eriantys.workloads import WORKLOADS
+from gameroom.games.eriantys.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -131,8 +132,10 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_view, spectator=_view),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     lobby=LOBBY,
     learning=_learning,

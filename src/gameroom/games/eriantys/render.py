@@ -15,6 +15,11 @@ Shapes a page can make clickable (the web room's board), by attribute:
 - ``data-student="COLOR"``: each student (a ``<circle class="student">``) in an entrance,
   a dining room, on an island, a cloud or a character card;
 - ``<g class="character" data-card="ID">``: a character card in play.
+
+The web room's board (``board.js``, ``docs/boards.md``) finds its targets by ``data-key``:
+``island:I``, ``cloud:C``, ``entrance:SEAT:COLOR`` (the first student of a colour in an
+entrance), ``table:SEAT:COLOR`` (a dining room's table), ``assistant:SEAT:VALUE`` (an
+assistant card in a hand) and ``character:ID``.
 """
 
 from __future__ import annotations
@@ -35,16 +40,21 @@ ISLAND_REACH = 34 + 6 * 4 + 12
 """How far the largest island (four towers and more) and its label reach out of the ring."""
 
 
-def _student(cx: float, cy: float, r: float, name: str) -> str:
+def _student(cx: float, cy: float, r: float, name: str, data: str = "") -> str:
+    """A student disc; ``data`` adds attributes (a ``data-key`` for the web room's board)."""
     return (f'<circle class="student" data-student="{name}" cx="{cx:g}" cy="{cy:g}" r="{r:g}" '
-            f'fill="{FILL[name]}" stroke="#333" stroke-width="0.5"/>')
+            f'fill="{FILL[name]}" stroke="#333" stroke-width="0.5"{" " + data if data else ""}/>')
 
 
-def _students(counts: dict[str, int], x: float, y: float, r: float = 5, per_row: int = 5) -> list[str]:
+def _students(counts: dict[str, int], x: float, y: float, r: float = 5, per_row: int = 5,
+              key: str | None = None) -> list[str]:
+    """Students in rows; with ``key`` the first of each colour carries ``data-key="KEY:COLOR"``
+    (the web room's board picks a student of that colour there)."""
     out, k = [], 0
     for name in COLORS:
-        for _ in range(counts[name]):
-            out.append(_student(x + (k % per_row) * (2 * r + 2), y + (k // per_row) * (2 * r + 2), r, name))
+        for n in range(counts[name]):
+            keyed = f'data-key="{key}:{name}"' if key is not None and n == 0 else ""
+            out.append(_student(x + (k % per_row) * (2 * r + 2), y + (k // per_row) * (2 * r + 2), r, name, keyed))
             k += 1
     return out
 
@@ -61,7 +71,7 @@ def _islands(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
         angle = 2 * math.pi * i / len(islands) - math.pi / 2
         x, y = cx + RING * math.cos(angle), cy + RING * math.sin(angle)
         radius = 34 + 6 * (island["towers"] > 1) * min(island["towers"], 4)
-        out.append(f'<g class="island" data-island="{i}"><title>island {i}</title>')
+        out.append(f'<g class="island" data-island="{i}" data-key="island:{i}"><title>island {i}</title>')
         out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{radius}" fill="#cde8c3" stroke="#5a7f4f" stroke-width="2"/>')
         out.append(_text(x, y - radius + 12, f"island {i}", 10, "middle"))
         out += _students(island["students"], x - 22, y - 12, 4, 6)
@@ -85,7 +95,7 @@ def _clouds(snap: dict[str, Any], cx: float, cy: float) -> list[str]:
     count = len(snap["clouds"])
     for c, cloud in enumerate(snap["clouds"]):
         x = cx - (count * 70) / 2 + c * 70 + 5
-        out.append(f'<g class="cloud" data-cloud="{c}"><title>cloud {c}</title>')
+        out.append(f'<g class="cloud" data-cloud="{c}" data-key="cloud:{c}"><title>cloud {c}</title>')
         out.append(f'<ellipse cx="{x + 28:g}" cy="{cy:g}" rx="32" ry="20" fill="#eef3fa" stroke="#8aa"/>')
         out.append(_text(x + 28, cy - 24, f"cloud {c}", 10, "middle"))
         out += _students(cloud, x + 10, cy - 5, 5, 4)
@@ -107,13 +117,17 @@ def _school(snap: dict[str, Any], player: dict[str, Any], x: float, y: float) ->
                      f"hand {','.join(map(str, player['hand'])) or 'empty'}{coins}", 11))
     out.append(_text(x + 8, y + 52, "entrance", 10))
     out.append(f'<g class="entrance" data-seat="{seat}">')
-    out += _students(player["entrance"], x + 62, y + 44, 5, 9)
+    out += _students(player["entrance"], x + 62, y + 44, 5, 9, key=f"entrance:{seat}")
     out.append("</g>")
+    for k, value in enumerate(player["hand"]):   # the assistant cards in hand, to play by a click
+        out.append(f'<g data-key="assistant:{seat}:{value}"><rect x="{x + 262 + k * 15}" y="{y + 38}" width="13" '
+                   f'height="18" rx="2" fill="#fff" stroke="#886"/>'
+                   + _text(x + 268.5 + k * 15, y + 51, str(value), 9, "middle") + '</g>')
     for row, name in enumerate(COLORS):
         ty = y + 72 + row * 15
         count = player["diningRoom"][name]
-        out.append(f'<g class="dining" data-seat="{seat}" data-color="{name}">'
-                   f'<rect x="{x + 8}" y="{ty - 6}" width="{10 * 13}" height="12" fill="none" stroke="#ccc"/>')
+        out.append(f'<g class="dining" data-seat="{seat}" data-color="{name}" data-key="table:{seat}:{name}">'
+                   f'<rect x="{x + 8}" y="{ty - 6}" width="{10 * 13}" height="12" fill="#faf6ee" stroke="#ccc"/>')
         for k in range(count):
             out.append(_student(x + 14 + k * 13, ty, 5, name))
         out.append("</g>")
@@ -138,7 +152,8 @@ def _cards(snap: dict[str, Any], x: float, top: float) -> list[str]:
         cx, y = x, top + k * 70
         used = ", used" if card["used"] else ""
         active = snap["turn"]["activatedCard"] == card["id"]
-        out.append(f'<g class="character" data-card="{card["id"]}"><title>{CARD_NAMES[card["id"]]}</title>')
+        out.append(f'<g class="character" data-card="{card["id"]}" data-key="character:{card["id"]}">'
+                   f'<title>{CARD_NAMES[card["id"]]}</title>')
         out.append(f'<rect x="{cx}" y="{y}" width="190" height="60" fill="{"#ffe8a3" if active else "#f3efe0"}" '
                    f'stroke="#997" rx="6"/>')
         out.append(_text(cx + 8, y + 16, f"{card['id']} {CARD_NAMES[card['id']]}", 12, weight="bold"))

@@ -8,6 +8,7 @@ dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -21,7 +22,7 @@ from gameroom.games.evolution.rules import PlayerState, Table, player_id, score
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
-from gameroom.games.evolution.workloads import WORKLOADS
+from gameroom.games.evolution.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -140,8 +141,10 @@ GAME = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
     narrator=_narrator,

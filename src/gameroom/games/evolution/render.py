@@ -13,6 +13,13 @@ Shapes a page can make clickable (the web room's board), by attribute:
 - ``data-card="i"``: the i-th card of a hand the viewer sees, ``<g class="card">``
   (``data-trait`` and ``data-food`` say which card);
 - ``<g class="watering-hole" data-food="N">``: the watering hole.
+
+A seat's picture (its own hand known: the first row whose hand is drawn) also shows an
+empty slot for a new species in that row, and keys the shapes a person clicks in the web
+room's board (``board.js``, ``docs/boards.md``) with ``data-key``: every species board
+``species:ROW:I``, and in the viewer's row its cards ``card:I``, the slot ``newboard``,
+and on each of its species the population ``pop:I``, the body ``body:I`` and each trait
+``trait:I:J``.
 """
 
 from __future__ import annotations
@@ -33,14 +40,25 @@ def _fields(entries: list[Any]) -> dict[str, Any]:
     return {key: value for key, value in entries}
 
 
-def _board(x: int, y: int, index: int, species: list[Any]) -> list[str]:
+def _board(x: int, y: int, index: int, species: list[Any], key: str, own: bool) -> list[str]:
+    """A species board, a group keyed ``key``; of the viewer's own species (``own``) the
+    population, the body and each trait are keyed too (``pop:I``, ``body:I``,
+    ``trait:I:J``), for the web room's board."""
     s = _fields(species)
     traits = s["traits"]
     fill = "#f6d6d6" if "carnivore" in traits else "#dcefd8"
-    out = [f'<g class="species" data-species="{index}"><title>species {index}</title>',
+    out = [f'<g class="species" data-species="{index}" data-key="{key}"><title>species {index}</title>',
            f'<rect x="{x}" y="{y}" width="{BOARD_W}" height="{BOARD_H}" rx="8" fill="{fill}" stroke="#555"/>',
            f'<text x="{x + 8}" y="{y + 18}" font-size="12">#{index}  pop {s["population"]}  body {s["body"]}  '
            f'food {s["food"]}</text>']
+    if own:   # over "pop N" and "body N" (after "#I  ") and over each trait's line
+        out.append(f'<rect x="{x + 26}" y="{y + 5}" width="46" height="18" fill="none" stroke="none" '
+                   f'data-key="pop:{index}"/>')
+        out.append(f'<rect x="{x + 74}" y="{y + 5}" width="50" height="18" fill="none" stroke="none" '
+                   f'data-key="body:{index}"/>')
+        for i, _trait in enumerate(traits):
+            out.append(f'<rect x="{x + 4}" y="{y + 40 + 14 * i}" width="{BOARD_W - 8}" height="15" fill="none" '
+                       f'stroke="none" data-key="trait:{index}:{i}"/>')
     if s.get("fat-food"):
         out.append(f'<text x="{x + 8}" y="{y + 34}" font-size="12">fat food {s["fat-food"]}</text>')
     for i, trait in enumerate(traits):
@@ -55,9 +73,11 @@ def _board(x: int, y: int, index: int, species: list[Any]) -> list[str]:
     return out
 
 
-def _card(x: int, y: int, index: int, card: Any) -> str:
+def _card(x: int, y: int, index: int, card: Any, key: str | None = None) -> str:
+    """A card of a shown hand; ``key`` names it for the web room's board (``data-key``)."""
     food, trait = card
-    return (f'<g class="card" data-card="{index}" data-trait="{escape(str(trait))}" data-food="{food}">'
+    keyed = "" if key is None else f' data-key="{key}"'
+    return (f'<g class="card" data-card="{index}" data-trait="{escape(str(trait))}" data-food="{food}"{keyed}>'
             f'<title>card {index}: {escape(str(trait))} ({food:+d})</title>'
             f'<rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="5" fill="#fff8e1" stroke="#8d6e63"/>'
             f'<text x="{x + 5}" y="{y + 16}" font-size="11" font-style="italic">{escape(str(trait))}</text>'
@@ -72,8 +92,10 @@ def _hand(cards: list[Any]) -> list[Any] | None:
 def render_svg(configuration: Any, caption: str = "") -> str:
     """The picture of a Configuration ``[players, wateringHole, deck]``."""
     players, hole, deck = configuration
-    widest = max((len(_fields(p)["species"]) for p in players), default=0)
     hands = [_hand(_fields(p).get("cards", [])) for p in players]
+    # the viewer's own row: the first whose hand is known (a seat's picture); it gets the keys
+    mine = next((row for row, hand in enumerate(hands) if hand is not None), None)
+    widest = max((len(_fields(p)["species"]) + (row == mine) for row, p in enumerate(players)), default=0)
     cards_wide = max((min(len(h), CARDS_PER_ROW) for h in hands if h), default=0)
     width = max(MIN_WIDTH, LABEL_W + max(widest, 1) * (BOARD_W + GAP) + GAP,
                 LABEL_W + cards_wide * (CARD_W + GAP) + GAP)
@@ -86,26 +108,33 @@ def render_svg(configuration: Any, caption: str = "") -> str:
     out.append(f'<g class="watering-hole" data-food="{hole}"><text x="{GAP}" y="{y}" font-size="14">'
                f'watering hole: {hole}  deck: {len(deck)} card(s)</text></g>')
     y += 16
-    for player, hand in zip(players, hands):
+    for row, (player, hand) in enumerate(zip(players, hands)):
         p = _fields(player)
         boards = p["species"]
         # a concealed bag (None: another player's, seen from a seat or the stands) hides the score
         bag = "?" if p["bag"] is None else p["bag"]
         score = "?" if p["bag"] is None else p["bag"] + len(boards) + sum(len(_fields(s)["traits"]) for s in boards)
         rows = 0 if hand is None else -(-len(hand) // CARDS_PER_ROW)
-        top = BOARD_H + GAP if boards else 28   # the hand's first row, under the boards
+        top = BOARD_H + GAP if boards or row == mine else 28   # the hand's first row, under the boards
         height = max(top + rows * (CARD_H + GAP), 64) + 16
         out.append(f'<g class="player" data-player="{escape(str(p["id"]))}">')
         out.append(f'<text x="{GAP}" y="{y + 20}" font-size="14" font-weight="bold">{escape(str(p["id"]))}</text>')
         out.append(f'<text x="{GAP}" y="{y + 40}" font-size="12">bag {bag}  score {score}</text>')
         out.append(f'<text x="{GAP}" y="{y + 58}" font-size="12">{len(p.get("cards", []))} card(s) in hand</text>')
         for i, species in enumerate(boards):
-            out += _board(LABEL_W + i * (BOARD_W + GAP), y, i, species)
-        if not boards:
+            out += _board(LABEL_W + i * (BOARD_W + GAP), y, i, species, f"species:{row}:{i}", row == mine)
+        if row == mine:   # where a new species board goes
+            x = LABEL_W + len(boards) * (BOARD_W + GAP)
+            out.append(f'<g data-key="newboard"><rect x="{x}" y="{y}" width="{BOARD_W}" height="{BOARD_H}" rx="8" '
+                       f'fill="#fafafa" stroke="#bbb" stroke-dasharray="5,4"/>'
+                       f'<text x="{x + BOARD_W / 2}" y="{y + BOARD_H / 2 + 4}" font-size="12" text-anchor="middle" '
+                       f'fill="#888">new species</text></g>')
+        elif not boards:
             out.append(f'<text x="{LABEL_W}" y="{y + 20}" font-size="12" fill="#777">no species</text>')
         for i, card in enumerate(hand or ()):
-            row, column = divmod(i, CARDS_PER_ROW)
-            out.append(_card(LABEL_W + column * (CARD_W + GAP), y + top + row * (CARD_H + GAP), i, card))
+            row_of_cards, column = divmod(i, CARDS_PER_ROW)
+            out.append(_card(LABEL_W + column * (CARD_W + GAP), y + top + row_of_cards * (CARD_H + GAP), i, card,
+                             f"card:{i}" if row == mine else None))
         out.append("</g>")
         y += height
     y += GAP

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -19,7 +20,7 @@ from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
-from gameroom.games.fish.workloads import WORKLOADS
+from gameroom.games.fish.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -109,8 +110,10 @@ GAME = GameDescriptor(
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     learning=_learning,
     narrator=_narrator,

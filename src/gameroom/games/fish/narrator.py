@@ -1,7 +1,7 @@
 """What a person is told of a game of Fish (``gameroom play fish``, the web room): who
 places a penguin where, every move with the fish it took and the scores, who is skipped
-or removed and why; and pictures (one per placement and per move) whose captions say the
-same, the last move drawn as an arrow, the last one naming the winners. Pure: lines are
+or removed and why; and pictures (the dealt board, one per placement and per move) whose
+captions say the same, the last move drawn as an arrow, the last one naming the winners. Pure: lines are
 returned, the command line prints them."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ def _where(position: Any) -> str:
 
 
 class FishNarrator(Narrator):
-    """The referee's state events (``placed``, ``moved``, ``skipped``, ``removed``) as
-    lines and as the caption of the next picture."""
+    """The referee's state events (``dealt``, ``placed``, ``moved``, ``skipped``,
+    ``removed``) as lines and as the caption of the next picture."""
 
     def __init__(self, opening: str, names: Mapping[Color, str]) -> None:
         super().__init__([opening])
@@ -36,7 +36,10 @@ class FishNarrator(Narrator):
         what = event.get("event") if event.kind == "state" else None
         color = event.get("color")
         lines: list[str] = []
-        if what == "placed":
+        if what == "dealt":   # the picture a person places the first penguin on: no move yet
+            self.move = None
+            self.said = "the board is dealt"
+        elif what == "placed":
             self.move = None
             self.said = f"{self._who(color)} places a penguin on {_where(event.get('position'))}"
             lines.append(self.said)

@@ -21,11 +21,12 @@ Every call goes through the core's referee skeleton (:class:`gameroom.core.match
 time limit, exceptions, reply shape, the rules' check of each placement and move, the
 ejection); its ``on_eject`` hook removes the player. A local untrusted player receives its
 own copy of the state, so an abandoned call cannot disturb the game. Observers hear state
-events noted ``placed`` (color, position), ``placement-over``, ``moved`` (color, move,
-fish, turn), ``skipped`` (color) and ``removed`` (color, reason; during play also the
-turn and the spec's message of 5.5); states given to observers are copies, one after every
-penguin placed and every move (a person sees the board before each decision), captioned
-with the seat's name, its color and what it did.
+events noted ``dealt`` (the board before the first penguin), ``placed`` (color,
+position), ``placement-over``, ``moved`` (color, move, fish, turn), ``skipped`` (color)
+and ``removed`` (color, reason; during play also the turn and the spec's message of 5.5);
+states given to observers are copies: the dealt board, then one after every penguin
+placed and every move (a person sees the board before each decision), captioned with the
+seat's name, its color and what it did.
 """
 
 from __future__ import annotations
@@ -145,6 +146,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
 
     # -- 2. placement: the state rotates after every call, also after a removal (3.2) ----
     phase = "placement"
+    if watched:   # a picture before the first penguin: a person places on the board it shows
+        match.state(state.copy(), "the board is dealt", event="dealt")
     for _round in range(penguins_per_player(len(state.players))):
         for _call in range(len(state.players)):
             player = state.players[0]

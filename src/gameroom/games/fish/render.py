@@ -4,7 +4,8 @@ Tile ``(r, c)`` with tile size s has its top-left corner at ``x = 4*s*c (+ 2*s i
 odd)``, ``y = s*r`` (spec 2.2); a tile is a hexagon 3s wide and 2s high. Tiles show their
 fish as small fish shapes, holes are left empty, a penguin is a disc in its player's color
 at the left of its tile with the tile's fish still visible beside it (and their number on
-the penguin). The last move, when given, is drawn as an arrow from the tile left (now a
+the penguin); each tile is a group with ``data-key="tile:ROW,COLUMN"`` (the web room's
+board clicks on it). The last move, when given, is drawn as an arrow from the tile left (now a
 hole) to the tile reached, which is outlined. The scores are listed under the board by
 player name when names are given; the caption is wrapped to the picture's width. Pure
 text; nothing is written anywhere.
@@ -88,8 +89,9 @@ def render_svg(state: GameState, caption: str = "", names: Mapping[Color, str] |
         n = board.fish_at((r, c))
         if n == 0:
             continue
-        out.append(f'<polygon class="tile" data-cell="{r},{c}" points="{_hexagon(x, y, s)}" fill="#f4a259" '
-                   f'stroke="#7a4b1e" stroke-width="1"/>')
+        # each tile a group keyed by its position: the web room's board makes it a target
+        out.append(f'<g data-key="tile:{r},{c}"><polygon class="tile" data-cell="{r},{c}" points="{_hexagon(x, y, s)}" '
+                   f'fill="#f4a259" stroke="#7a4b1e" stroke-width="1"/>')
         color = owner.get((r, c))
         # With a penguin on the tile the fish move right so both stay visible.
         cx = x + (1.95 if color is not None else 1.5) * s
@@ -104,6 +106,7 @@ def render_svg(state: GameState, caption: str = "", names: Mapping[Color, str] |
                        f'fill="{FILL[color]}" stroke="#000" stroke-width="1.5"/>'
                        f'<text x="{x + 0.95 * s:g}" y="{y + s * 1.2:g}" text-anchor="middle" '
                        f'font-family="sans-serif" font-size="{s * 0.5:g}" fill="{ink}">{n}</text></g>')
+        out.append("</g>")
     if move is not None:
         (x1, y1), (x2, y2) = (_centre(p, left, top, s) for p in move)
         x, y = x2 - 1.5 * s, y2 - s

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from collections import deque
 from typing import Any, Callable, Mapping, Sequence
 
@@ -17,11 +18,11 @@ from gameroom.games.q.hosting import HOSTING
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
-from gameroom.games.q.actions import Placement
-from gameroom.games.q.rules import can_exchange
+from gameroom.games.q.actions import PASS, REPLACE, Placement
+from gameroom.games.q.rules import can_exchange, check_placements
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
-from gameroom.games.q.workloads import WORKLOADS
+from gameroom.games.q.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -102,6 +103,20 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     return offered
 
 
+def check(method: str, args: tuple[Any, ...], answer: Any) -> str | None:
+    """Why a person's whole turn (a decoded JChoice: several placements in a row, too) is
+    illegal under the referee's own checks, or None."""
+    if method != "take_turn":
+        return f"{method} asks no decision"
+    pub: PublicState = args[0]
+    if answer is PASS:
+        return None
+    if answer is REPLACE:
+        return None if can_exchange(pub.pile_size, len(pub.hand)) else \
+            f"no exchange: the pile holds {pub.pile_size} tile(s), fewer than the hand's {len(pub.hand)}"
+    return check_placements(pub.qmap, pub.hand, answer)
+
+
 def _strategy(strategy: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, _seed: StrategyPlayer(name, strategy)
 
@@ -163,7 +178,10 @@ GAME = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
+    check=check,
+    board=Path(__file__).with_name("board.js"),
     learning=_learning,
     narrator=_narrator,
     person_limit=PERSON_LIMIT,

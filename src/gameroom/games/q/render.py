@@ -20,6 +20,12 @@ Shapes a page can make clickable (the web room's board), by attribute:
   ``<rect class="tile-back">``;
 - ``<g class="placed">``: the outlines of the last turn's tiles, each with ``data-cell``;
 - ``<g class="pile" data-count="N">``: the pile.
+
+The web room's board (``board.js``, ``docs/boards.md``) finds its targets by ``data-key``:
+each free neighbour is ``cell:ROW,COLUMN`` and each tile of a shown hand
+``hand:NAME:INDEX`` (with ``data-tile="COLOUR SHAPE"``); the map's group says where cell
+``(r, c)`` is drawn (``data-x0 + c * data-size``, ``data-y0 + r * data-size``), so the
+board can draw a tile placed this turn, even beyond the picture's edge.
 """
 
 from __future__ import annotations
@@ -89,15 +95,18 @@ def _shape_svg(shape: int, cx: float, cy: float, size: float, fill: str) -> str:
             f"{_fmt(cx)},{_fmt(cy + r)} {_fmt(cx - r * 0.75)},{_fmt(cy)}' {paint}/>")
 
 
-def tile_svg(tile: Tile, x: float, y: float, size: float = CELL, data: str = "") -> str:
+def tile_svg(tile: Tile, x: float, y: float, size: float = CELL, data: str = "", key: str | None = None) -> str:
     """An SVG fragment drawing `tile` in the square with top-left corner (x, y); ``data``
-    adds attributes to its group (``data-cell='0,1'``)."""
+    adds attributes to its group (``data-cell='0,1'``), ``key`` names it for the web
+    room's board (``data-key``, with ``data-tile``)."""
     shape, color = tile
     title = f"<title>{COLOR_NAMES[color]} {SHAPE_NAMES[shape]}</title>"
     background = (f"<rect x='{_fmt(x + 1)}' y='{_fmt(y + 1)}' width='{_fmt(size - 2)}' "
                   f"height='{_fmt(size - 2)}' rx='{_fmt(size / 8)}' fill='#f7f3e8' "
                   f"stroke='#999' stroke-width='1'/>")
-    return (f"<g class='tile'{' ' + data if data else ''}>{title}{background}"
+    keyed = "" if key is None else (f" data-key='{_attr(key)}' "
+                                     f"data-tile='{COLOR_NAMES[color]} {SHAPE_NAMES[shape]}'")
+    return (f"<g class='tile'{' ' + data if data else ''}{keyed}>{title}{background}"
             f"{_shape_svg(shape, x + size / 2, y + size / 2, size, FILL[color])}</g>")
 
 
@@ -113,11 +122,18 @@ def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "start",
             f"text-anchor='{anchor}' font-weight='{weight}'>{escape(text)}</text>")
 
 
-def _hand(tiles: Iterable[Tile], count: int, x: float, y: float) -> str:
-    """A hand in a row: its tiles (``data-hand``) or, hidden from the viewer, ``count`` backs."""
+def _attr(text: str) -> str:
+    """``text`` safe inside a single-quoted attribute."""
+    return escape(text, {"'": "&#39;"})
+
+
+def _hand(tiles: Iterable[Tile], count: int, x: float, y: float, name: str) -> str:
+    """A hand in a row: its tiles (``data-hand``, keyed ``hand:NAME:INDEX`` for the web
+    room's board) or, hidden from the viewer, ``count`` backs."""
     shown = list(tiles)
     if shown:
-        return "".join(tile_svg(t, x + i * (SMALL + 2), y, SMALL, f"data-hand='{i}'") for i, t in enumerate(shown))
+        return "".join(tile_svg(t, x + i * (SMALL + 2), y, SMALL, f"data-hand='{i}'", f"hand:{name}:{i}")
+                       for i, t in enumerate(shown))
     return "".join(f"<rect class='tile-back' x='{_fmt(x + i * (SMALL + 2) + 1)}' y='{_fmt(y + 1)}' "
                    f"width='{SMALL - 2}' height='{SMALL - 2}' rx='3' fill='#c9bfa8' stroke='#999'/>"
                    for i in range(count))
@@ -172,12 +188,15 @@ def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[in
                for r in range(rmin, rmax + 1)]
     parts.append("<g class='labels'>" + "".join(labels) + "</g>")
     inset = max(2, cell // 12)
-    free = [f"<rect class='free-cell' data-cell='{r},{c}' x='{map_x + (c - cmin) * cell + inset}' "
+    free = [f"<rect class='free-cell' data-cell='{r},{c}' data-key='cell:{r},{c}' "
+            f"x='{map_x + (c - cmin) * cell + inset}' "
             f"y='{map_y + (r - rmin) * cell + inset}' width='{cell - 2 * inset}' height='{cell - 2 * inset}' "
             f"fill='none' stroke='#cfd8dc' stroke-dasharray='3,2' pointer-events='all'/>"
             for r, c in sorted(qmap.free_neighbours())]
     parts.append("<g class='free'>" + "".join(free) + "</g>")
-    parts.append("<g class='map'>" + "".join(
+    # where cell (r, c) is drawn: x0 + c * size, y0 + r * size (the web room's board places tiles there)
+    parts.append(f"<g class='map' data-x0='{map_x - cmin * cell}' data-y0='{map_y - rmin * cell}' "
+                 f"data-size='{cell}'>" + "".join(
         tile_svg(t, map_x + (c - cmin) * cell, map_y + (r - rmin) * cell, cell, f"data-cell='{r},{c}'")
         for (r, c), t in qmap.sorted_items()) + "</g>")
     marks = [f"<rect data-cell='{r},{c}' x='{map_x + (c - cmin) * cell + 1}' y='{map_y + (r - rmin) * cell + 1}' "
@@ -195,9 +214,9 @@ def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[in
         name = player.name if player.name is not None else f"player {i + 1}"
         hidden = not list(player.hand) and len(player.hand) > 0
         label = f"{'▶ ' if i == 0 else ''}{name}: {player.score}" + (f" ({len(player.hand)} tiles)" if hidden else "")
-        parts.append(f"<g class='player' data-player='{escape(name, {chr(39): '&#39;'})}'>"
+        parts.append(f"<g class='player' data-player='{_attr(name)}'>"
                      + _text(panel_x, y + 14, label, 13, weight="bold" if i == 0 else "normal")
-                     + _hand(player.hand, len(player.hand), panel_x, y + 20) + "</g>")
+                     + _hand(player.hand, len(player.hand), panel_x, y + 20, name) + "</g>")
         y += 20 + SMALL + 14
     if not state.players:
         parts.append(_text(panel_x, y + 14, "(no players)", 12))

@@ -3,15 +3,15 @@ roles, invite codes (hashed), bot entries (a remote bot's token hashed), each up
 version with its status and build log, and each competition's state (paused, frozen, its
 final tournament).
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
