@@ -1,6 +1,6 @@
 """Many games of one kind in one server process: the target of the robustness runs.
 
-``python -m gameroom.server.arena GAME --games N [--seed S] [--period SECONDS]`` hosts N
+``python -m gameroom.server.many GAME --games N [--seed S] [--period SECONDS]`` hosts N
 games, one per port, all at once on one asyncio loop, each exactly as ``gameroom
 serve GAME`` hosts its one game: the game's own server plan (built by the descriptor's
 hosting from no configuration, as the command line builds it) and the server's own
@@ -75,7 +75,7 @@ async def _serve(game_name: str, games: int, seed: int, period: float | None) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gameroom.server.arena",
+    parser = argparse.ArgumentParser(prog="python -m gameroom.server.many",
                                      description="Host one game per port in one server process.")
     parser.add_argument("game")
     parser.add_argument("--games", type=int, default=1)
