@@ -220,7 +220,7 @@ class TerminalClient:
             winners = m.get("winners") or []
             self.show_board()
             if self.calls is not None:
-                self.calls.over()
+                self.calls.over(m)
             scores = m.get("scores") or {}
             say(f"game over: {', '.join(winners) or 'nobody'} {'wins' if len(winners) == 1 else 'win'}"
                 + (" -- you win!" if self.name in winners else "")
@@ -234,7 +234,7 @@ class TerminalClient:
                 + (f": {m['message']}" if m.get("message") else "") + ")"
                 + ("; the room is closed" if closed else ""), "fg:ansiyellow")
             if me and self.calls is not None:
-                self.calls.over()
+                self.calls.over({})
             if closed or me:
                 self.leave_room()
         elif kind in ("PLAYER_RECONNECT", "GAME_SUSPENDED", "GAME_RESUMED"):

@@ -1,8 +1,8 @@
 """``gameroom connect GAME`` in a room played by calls (docs/lobby.md): a person's seat at
 a terminal, for any game that offers a person moves.
 
-What the person sees: a line for each state the referee reports (its caption: who did
-what), the seat's view of the game (the game's ``text_view``, else its JSON) when a
+What the person sees: the game's narration of every move as the referee reports its
+states (the lines ``gameroom play`` prints; a state's caption where a game tells nothing), the seat's view of the game (the game's ``text_view``, else its JSON) when a
 decision is asked, and the legal moves of that decision, numbered, with the time left.
 What the person types: a move's number (or ``play N``), ``reply JSON`` for an answer of
 one's own (held to the same checks), ``moves`` and ``view`` to see them again, ``hint``
@@ -63,9 +63,13 @@ class CallTable:
         self.call, self.view = None, None
 
     def state(self, m: dict[str, Any]) -> None:
+        """A state: the game's narration of what happened (else the state's caption)."""
         self.view = m.get("state")
-        if m.get("caption"):
-            self.say(f"  {m['caption']}", "fg:ansicyan")
+        self.tell(m.get("narration") or ([m["caption"]] if m.get("caption") else []))
+
+    def tell(self, lines: Any) -> None:
+        for line in lines if isinstance(lines, list) else []:
+            self.say(f"  {line}", "fg:ansicyan")
 
     def called(self, m: dict[str, Any]) -> None:
         spec = self.game.protocol.by_wire.get(m.get("method"))   # type: ignore[arg-type]
@@ -92,8 +96,9 @@ class CallTable:
     def taken(self) -> None:
         self.call = None
 
-    def over(self) -> None:
+    def over(self, m: dict[str, Any]) -> None:
         self.call, self.hinter = None, None
+        self.tell(m.get("narration"))
 
     # -- what the person sees -----------------------------------------------------------------
 

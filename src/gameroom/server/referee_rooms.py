@@ -38,6 +38,7 @@ from greenlet import getcurrent, greenlet
 from gameroom.core.calls import Caller, CallFailed
 from gameroom.core.context import MatchContext
 from gameroom.core.match import MatchCancelled, Seat
+from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID, Method
 from gameroom.core.record import EJECT, STATE, Event, FailureKind
 from gameroom.server.lobby_games import Hosted, HouseBot
@@ -81,6 +82,13 @@ class RefereeGame:
         self.state: Any = None             # the latest state the referee reported
         self.step = 0
         self.caption: str | None = None
+        self.narration: list[str] = []    # the narrator's lines of the latest state's event and those before it
+        self.told: list[str] = []         # lines of events since the latest state
+        try:   # the game's own narrator, as gameroom play and the web room tell a match
+            self.story: Story | None = self.game.story(seed, self.names)
+        except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
+            lobby.log(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
+            self.story = None
         self._spectators: tuple[int, bytes] | None = None   # (step, GAME_STATE encoded)
         self.runner = greenlet(self._main)
         self.over = False
@@ -123,6 +131,13 @@ class RefereeGame:
                                        "error": f"the game failed: {type(exc).__name__}: {exc}"[:500]}
         else:
             outcome = _end_message(result)
+            lines = list(self.told)
+            if self.story is not None:
+                try:
+                    lines += self.story.end(result).lines
+                except Exception as exc:   # noqa: BLE001 - the narrator's bug costs its lines only
+                    self._log(f"the narrator failed: {type(exc).__name__}: {exc}")
+            outcome["narration"] = lines
         self.over = True
         self.lobby.referee_over(self.room, outcome)
 
@@ -301,10 +316,25 @@ class RefereeGame:
 
     # -- views ----------------------------------------------------------------------------
 
+    def _tell(self, event: Event) -> tuple[list[str], str | None]:
+        """The narrator's lines of ``event`` and, for a state, its caption."""
+        if self.story is not None:
+            try:
+                told = self.story.tell(event)
+                return told.lines, told.caption
+            except Exception as exc:   # noqa: BLE001 - a narrator's bug: the referee's captions from now on
+                self._log(f"the narrator failed: {type(exc).__name__}: {exc}")
+                self.story = None
+        return [], event.get("caption") if event.kind == STATE else None
+
     def _observe(self, event: Event) -> None:
+        lines, caption = self._tell(event)
+        if event.kind != STATE or event.subject is None:
+            self.told += lines
         if event.kind == STATE and event.subject is not None:
             self.state, self.step = event.subject, self.step + 1
-            self.caption = event.get("caption")
+            self.caption = caption
+            self.narration, self.told = self.told + lines, []
             for member in self.room.members:
                 if member is not None and getattr(member, "views", False) and member.room is self.room:
                     member.send(self.view_message(member.seat))
@@ -325,12 +355,14 @@ class RefereeGame:
     def view_message(self, index: int) -> dict[str, Any]:
         """``GAME_STATE`` of the latest state as seat ``index`` may see it."""
         view = None if self.state is None else self.game.views.seat(self.state, self.names[index])
-        return {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "state": view}
+        return {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
+                "state": view}
 
     def spectator_message(self) -> tuple[dict[str, Any], bytes | None]:
         """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a state)."""
         view = None if self.state is None else self.game.views.spectator(self.state)
-        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "state": view}
+        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
+                   "state": view}
         if self._spectators is None or self._spectators[0] != self.step:
             self._spectators = (self.step, self.lobby.encode(message))
         return message, self._spectators[1]
