@@ -139,10 +139,11 @@ def test_fish_pictures_tell_the_game(tmp_path: Path) -> None:
     run = run_gameroom(["play", "fish", "--players", "2", "--seed", "2", "--observe", str(tmp_path)], b"")
     assert run.returncode == 0, run.stderr
     pictures = sorted(tmp_path.glob("*.svg"))
-    # a picture per penguin placed (2 players place 4 each), then one after placement
-    placed = [ET.parse(p).getroot().find(f"{NS}title").text for p in pictures[:8]]
+    # the dealt board, a picture per penguin placed (2 players place 4 each), then one after placement
+    assert ET.parse(pictures[0]).getroot().find(f"{NS}title").text == "the board is dealt"
+    placed = [ET.parse(p).getroot().find(f"{NS}title").text for p in pictures[1:9]]
     assert all(" places a penguin on [" in c for c in placed) and placed[0].startswith("Astrid (red) places")
-    turn = ET.parse(pictures[9]).getroot()
+    turn = ET.parse(pictures[10]).getroot()
     assert float(turn.get("width")) >= 480
     caption = turn.find(f"{NS}title").text
     assert caption.startswith("Astrid (red) moves [") and "->" in caption

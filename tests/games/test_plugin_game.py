@@ -280,5 +280,10 @@ def test_the_benchmark(nim: dict[str, Any]) -> None:
                          text=True, env=nim["env"], timeout=300, check=False)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].startswith("nim in-process, 2 built-in players (perfect, random in turn)") and "games/s" in lines[0]
-    assert lines[1].startswith("nim remote (2 perfect clients") and "one remote call mean" in lines[1]
+    # the game's default lineup on trusted, guarded and isolated seats, then the generic figures
+    assert lines[0].startswith("nim, 2 x perfect: trusted ") and all(kind in lines[0] for kind in ("guarded", "isolated"))
+    assert any(line.startswith("nim remote (2 perfect clients") and "one remote call mean" in line for line in lines)
+    figures = json.loads(lines[-1])
+    assert all(isinstance(figures[key], (int, float)) and figures[key] > 0 for key in
+               ("games_per_s_trusted", "games_per_s_guarded", "games_per_s_isolated",
+                "call_us_direct", "call_us_guarded", "call_us_isolated"))
