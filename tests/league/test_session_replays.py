@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.league.conftest import EXAMPLES, GAMEROOM, free_port, gameroom
+from tests.driver import free_port
+from tests.league.conftest import EXAMPLES, GAMEROOM, gameroom
 
 
 def _altered(replay: Path, method: str, reply: object, out: Path) -> None:
