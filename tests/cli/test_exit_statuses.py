@@ -127,7 +127,8 @@ def test_clients_fail_when_the_server_dies_before_the_game(game: str) -> None:
             server.kill()
     assert running.returncode == 1, err.decode()
     last = err.decode().strip().splitlines()[-1]
-    assert re.fullmatch(r"gameroom: error: \d of \d clients got no result from the server at 127\.0\.0\.1:\d+ .*", last)
+    assert re.fullmatch(r"gameroom: error: \d of \d clients got no result from the server at 127\.0\.0\.1:\d+ .*",
+                        last), err.decode()
     assert "Traceback" not in err.decode() and out.decode().strip() == DONE[game]   # the spec's last line
 
 
