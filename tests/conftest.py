@@ -1,12 +1,18 @@
-"""Shared test helpers: where the reference fixtures live, and JSON stream reading."""
+"""Shared test helpers: where the reference fixtures live, JSON stream reading, and a real
+PostgreSQL server for the tests of results databases (``postgres_url``: started on a
+private port and data directory once per test process, skipped with a message where the
+``postgresql`` package is not installed; ``.ci/run`` installs it)."""
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -62,3 +68,43 @@ def read_json_values(text: str) -> list[Any]:
     """All JSON values of a text, written one after another with white space between
     (the command line's own reader, so tests read outputs exactly as inputs are read)."""
     return parse_json_values(text, "test data")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A private PostgreSQL server for the session: initdb into a fresh directory, started
+    on a free port with a Unix socket in that directory; as root it runs as the
+    ``postgres`` user (root cannot run a server)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        pytest.skip("PostgreSQL is not installed (Debian package 'postgresql'; .ci/run installs it)")
+    bindir = Path(found[-1]).parent
+    root = os.geteuid() == 0
+    if root and shutil.which("runuser") is None:
+        pytest.skip("running as root without runuser: cannot start PostgreSQL as another user")
+    data = Path(tempfile.mkdtemp(prefix="gameroom-pg-"))
+    prefix: list[str] = []
+    if root:
+        import pwd
+
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("no 'postgres' user to run the PostgreSQL server as")
+        shutil.chown(data, "postgres", "postgres")
+        data.chmod(0o700)
+        prefix = ["runuser", "-u", "postgres", "--"]
+    from tests.driver import free_port
+
+    port = free_port()
+    subprocess.run([*prefix, str(bindir / "initdb"), "-D", str(data / "db"), "-U", "gameroom", "--auth=trust",
+                    "-E", "UTF8"], check=True, capture_output=True, timeout=300)
+    subprocess.run([*prefix, str(bindir / "pg_ctl"), "-D", str(data / "db"), "-l", str(data / "log"), "-w", "-t", "120",
+                    "-o", f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+                   check=True, capture_output=True, timeout=300)
+    try:
+        yield f"postgresql+psycopg://gameroom@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, str(bindir / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"],
+                       capture_output=True, timeout=120)
+        shutil.rmtree(data, ignore_errors=True)

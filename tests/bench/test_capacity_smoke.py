@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 KEYS = {"players", "games", "games_per_s", "calls_per_s", "p50_added_ms", "p99_added_ms", "call_ms",
-        "floor_ms", "server_cpu_s", "server_rss_mb"}
+        "floor_ms", "server_cpu_s", "server_cpu_us_per_call", "server_rss_mb"}
 
 
 def test_capacity_prints_its_figures_as_one_json_line():

@@ -17,13 +17,21 @@ def test_play_evolution_prints_results_and_pictures(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     start = lines.index("results")
-    assert lines[start:] == ["results", "-" * 24, "1 player id: 2#3 score: 7", "2 player id: 1#2 score: 7",
-                             "3 player id: 0#1 score: 5", f"pictures: 7 SVG files in {tmp_path}",
-                             '[["1", "2"], []]']
     pictures = sorted(tmp_path.glob("*.svg"))
-    assert len(pictures) == 7   # one per turn (6) and the end
-    root = ET.parse(pictures[1]).getroot()
-    assert root.tag.endswith("svg") and "watering hole" in pictures[1].read_text()
+    assert lines[start - 1:] == ["game over after 6 turn(s): winners 2#3, 1#2 (2#3 7, 1#2 7, 0#1 5)",
+                                 "results", "-" * 24, "1 player id: 2#3 score: 7", "2 player id: 1#2 score: 7",
+                                 "3 player id: 0#1 score: 5", f"pictures: {len(pictures)} SVG files in {tmp_path}",
+                                 '[["1", "2"], []]']
+    # the moves are told, one line each, and every line of the game is a picture's caption
+    told = lines[1:start - 1]
+    assert told[:3] == ["-- turn 1 begins: 0#1, 1#2, 2#3 in turn order --", "cards dealt: 0#1 4, 1#2 4, 2#3 4",
+                        "0#1 plays food card ambush (-3); a new species with ambush; population of species 1 +1"]
+    assert sum(line.startswith("-- turn ") for line in told) == 6
+    assert any(" feeds species " in line for line in told)
+    captions = ["".join(ET.parse(p).getroot().find("{http://www.w3.org/2000/svg}title").itertext())
+                for p in pictures]
+    assert [line.strip("- ") for line in told + [lines[start - 1]]] == captions
+    assert "watering hole" in pictures[1].read_text()
 
 
 def test_play_evolution_shuffled_is_deterministic_by_seed() -> None:

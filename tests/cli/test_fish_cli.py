@@ -21,7 +21,9 @@ def test_play_fish_prints_an_account_pictures_and_the_winner(tmp_path: Path) -> 
     assert len(result) == 2 and result[1] == [] and result[0]
     pictures = sorted(tmp_path.glob("*.svg"))
     turns = sum(1 for line in run.stdout.splitlines() if line.startswith("turn "))
-    assert len(pictures) == turns + 2   # after placement, after every turn, and the winners
+    placed = sum(1 for line in run.stdout.splitlines() if " places a penguin on " in line)
+    # the dealt board, every penguin, after placement, every turn, the winners
+    assert len(pictures) == 1 + placed + turns + 2
     root = ET.parse(pictures[-1]).getroot()
     assert root.tag.endswith("svg") and "penguin" in pictures[-1].read_text()
 

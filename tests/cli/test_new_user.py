@@ -126,7 +126,8 @@ def test_q_pictures_tell_the_game(tmp_path: Path) -> None:
     pictures = sorted(tmp_path.glob("*.svg"))
     first_turn = ET.parse(pictures[1]).getroot()
     caption = first_turn.find(f"{NS}title").text
-    assert caption.startswith("turn 1: Ada places")
+    assert caption.startswith("Ada places")   # who did what (the line says "turn   1: Ada places ...")
+    assert f"turn   1: {caption}  [" in run.stdout
     marked = first_turn.findall(f".//{NS}g[@class='placed']/{NS}rect")
     assert len(marked) == int(caption.split("places ")[1].split()[0])
     last = ET.parse(pictures[-1]).getroot().find(f"{NS}title").text
@@ -138,14 +139,18 @@ def test_fish_pictures_tell_the_game(tmp_path: Path) -> None:
     run = run_gameroom(["play", "fish", "--players", "2", "--seed", "2", "--observe", str(tmp_path)], b"")
     assert run.returncode == 0, run.stderr
     pictures = sorted(tmp_path.glob("*.svg"))
-    turn = ET.parse(pictures[1]).getroot()
-    assert float(turn.get("width")) >= 600
+    # the dealt board, a picture per penguin placed (2 players place 4 each), then one after placement
+    assert ET.parse(pictures[0]).getroot().find(f"{NS}title").text == "the board is dealt"
+    placed = [ET.parse(p).getroot().find(f"{NS}title").text for p in pictures[1:9]]
+    assert all(" places a penguin on [" in c for c in placed) and placed[0].startswith("Astrid (red) places")
+    turn = ET.parse(pictures[10]).getroot()
+    assert float(turn.get("width")) >= 480
     caption = turn.find(f"{NS}title").text
-    assert caption.startswith("turn 1: Astrid (red) moves [") and "->" in caption
+    assert caption.startswith("Astrid (red) moves [") and "->" in caption
     assert turn.findall(f".//{NS}g[@class='last-move']")
     scores = [t.text for t in turn.iter(f"{NS}text") if t.get("class") == "score"]
     assert any(s.startswith("Astrid (red): ") for s in scores)
-    penguins = [g for g in turn.iter(f"{NS}g") if g.find(f"{NS}circle[@class='penguin']") is not None]
+    penguins = [g for g in turn.iter(f"{NS}g") if g.get("class") == "penguin"]
     assert penguins and all(g.find(f"{NS}text").text.isdigit() for g in penguins)   # fish shown on penguins
     last = ET.parse(pictures[-1]).getroot().find(f"{NS}title").text
     assert last.startswith("game over: winner")

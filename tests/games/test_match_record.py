@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gameroom.core.chain import check_chain, unseal
 from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import guarded_seat
@@ -57,7 +58,9 @@ def test_a_match_record_round_trips_through_json_lines(case: Any) -> None:
     back = MatchRecord.from_jsonl(text)
     assert back == record and back.to_jsonl() == text
     assert back.result is not None and back.result.to_record() == result.to_record()
-    assert [e.to_json() for e in back.events] == [json.loads(line) for line in text.splitlines()[1:-1]]
+    # every line carries its digest (the chain is intact); without it a line is the event
+    assert check_chain(text.splitlines()).intact
+    assert [e.to_json() for e in back.events] == [json.loads(unseal(line)[0]) for line in text.splitlines()[1:-1]]
 
     kinds = [e.kind for e in record.events]
     assert kinds.count(END) == 1 and kinds[-1] == END

@@ -6,14 +6,17 @@ environment that sees this interpreter's packages (gameroom among them) but inst
 nothing into them, and then driven through the real commands as separate processes:
 ``play`` (with pictures and ``--replay``), ``harness``, ``serve`` + ``clients`` (and a
 served game's replay verified), ``league`` and ``replay verify``, a web match of bots
-and one with a person through the web API against a real ``gameroom web``, and the
-benchmark. No file of gameroom changes.
+and one with a person through the web API against a real ``gameroom web``, a lobby room
+(``gameroom lobby``: bots of ``clients nim --lobby`` fill rooms, a scripted person plays
+a room with Nim's own room option against a bot), and the benchmark. No file of gameroom
+changes.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import site
 import subprocess
@@ -238,10 +241,49 @@ def test_a_person_plays_nim_in_the_web_room(nim: dict[str, Any], web: str) -> No
     assert prompts >= 1 and summary["result"]["ejected"] == [], summary
 
 
+def test_lobby_rooms_of_nim_with_bots_and_a_person(nim: dict[str, Any]) -> None:
+    from tests.lobby.rooms import LobbyProcess, play_person
+
+    lobby = LobbyProcess(nim["folder"], {"callTimeoutSeconds": 60}, command=[nim["python"], "-m", "gameroom"],
+                         env=nim["env"])
+    try:
+        person = lobby.connect("Cy")   # once the lobby listens
+        games = {g["name"]: g for g in person.request({"type": "GET_GAMES"}, "GAMES")["games"]}
+        assert games["nim"]["plays"] == "calls" and games["nim"]["numberOfPlayers"] == [2]
+        assert games["nim"]["options"] == [{"name": "stones", "kind": "int", "default": None, "low": 4, "high": 40,
+                                            "help": "stones in the pile, 4..40 (default: 12 to 24, drawn)"}]
+        bots = gameroom(nim, "clients", "nim", "--lobby", "--port", str(lobby.port), "--rooms", "2", "--strategy",
+                        "random", "--baddie", "cheat", "--quiet")
+        assert bots.returncode == 0, bots.stderr
+        rooms = [json.loads(line) for line in bots.stdout.splitlines()]
+        assert len(rooms) == 2 and all(len(room["winners"]) == 1 for room in rooms), rooms
+        assert rooms[0]["winners"] == ["bot0_0"] and rooms[0]["out"][0].startswith("bot0_1: EJECTED"), rooms[0]
+        room = person.request({"type": "CREATE_ROOM", "game": "nim", "numberOfPlayers": 2, "stones": 9,
+                               "isPrivate": True, "person": True}, "ROOM_ID")["id"]
+        joiner = subprocess.Popen([nim["python"], "-m", "gameroom", "clients", "nim", "--lobby", "--port",
+                                   str(lobby.port), "--join", str(room), "--players", "1", "--strategy", "perfect",
+                                   "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=nim["env"])
+        seen = play_person(person, random.Random(2))
+        out, err = joiner.communicate(timeout=300)
+        assert joiner.returncode == 0, err
+    finally:
+        log = lobby.stop()
+    assert seen["refusals"][0]["errorMessage"].startswith("Invalid reply to take: "), seen["refusals"]
+    assert seen["end"]["type"] == "END_GAME" and seen["end"]["misbehaved"] == [], seen["end"]
+    assert seen["states"][0]["state"]["pile"] == 9 and json.loads(out)["winners"] == seen["end"]["winners"]
+    assert "nim game" in log and "starts: Cy, bot0_0" in log
+
+
 def test_the_benchmark(nim: dict[str, Any]) -> None:
     run = subprocess.run([nim["python"], "-m", "gameroom.bench", "nim", "--games", "20"], capture_output=True,
                          text=True, env=nim["env"], timeout=300, check=False)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].startswith("nim in-process, 2 built-in players (perfect, random in turn)") and "games/s" in lines[0]
-    assert lines[1].startswith("nim remote (2 perfect clients") and "one remote call mean" in lines[1]
+    # the game's default lineup on trusted, guarded and isolated seats, then the generic figures
+    assert lines[0].startswith("nim, 2 x perfect: trusted ") and all(kind in lines[0] for kind in ("guarded", "isolated"))
+    assert any(line.startswith("nim remote (2 perfect clients") and "one remote call mean" in line for line in lines)
+    figures = json.loads(lines[-1])
+    assert all(isinstance(figures[key], (int, float)) and figures[key] > 0 for key in
+               ("games_per_s_trusted", "games_per_s_guarded", "games_per_s_isolated",
+                "call_us_direct", "call_us_guarded", "call_us_isolated"))

@@ -188,15 +188,22 @@ def test_the_generic_play_and_benchmark_work_for_any_descriptor(capsys: pytest.C
     from gameroom.cli import commands
     from gameroom.cli.arguments import add_options
 
-    bare = replace(registry.game("q"), hosting=Hosting(), workloads=())
+    bare = replace(registry.game("q"), hosting=Hosting(), workloads=(), lineups=(), narrator=None)
     parser = argparse.ArgumentParser()
     parser.add_argument("--observe", default=None)
     add_options(parser, bare.local_play.options, bare.name)
     assert commands.play(bare, parser.parse_args(["--players", "3", "--seed", "5"])) == 0
-    generic.run(bare, 2)
+    generic.run(bare, 2, isolated_games=1)
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "q: P1, P2, P3; seed 5" and json.loads(out[-2])[1] == []
-    assert out[-1].startswith("q in-process")
+    assert out[0] == "q: P1, P2, P3; seed 5" and json.loads(out[-4])[1] == []
+    # the default line-up on every kind of seat, the cost of a call on each, one JSON line
+    assert out[-3].startswith("q, 4 x ") and all(f"{kind} " in out[-3] for kind in ("trusted", "guarded", "isolated"))
+    assert out[-2].startswith("one call")
+    summary = json.loads(out[-1])
+    for key in ("games_per_s_trusted", "games_per_s_guarded", "games_per_s_isolated", "call_us_direct",
+                "call_us_guarded", "call_us_isolated", "pipe_us_round_trip"):
+        assert summary[key] > 0, key
+    assert summary["game"] == "q" and summary["reference_games_per_s"] is None
 
 
 def test_a_running_match_can_be_cancelled(game: GameDescriptor) -> None:

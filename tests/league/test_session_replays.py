@@ -8,12 +8,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.league.conftest import EXAMPLES, GAMEROOM, free_port, gameroom
+from tests.driver import free_port
+from tests.league.conftest import EXAMPLES, GAMEROOM, gameroom
 
 
 def _altered(replay: Path, method: str, reply: object, out: Path) -> None:
@@ -24,20 +26,55 @@ def _altered(replay: Path, method: str, reply: object, out: Path) -> None:
     out.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
+def _wait_listening(port: int, server: subprocess.Popen[str], seconds: float = 300) -> None:
+    """Until the server accepts connections on ``port`` (the example clients do not retry a
+    refused connection, and a loaded machine may start the server late)."""
+    # Read from the kernel's table rather than by connecting: a probe connection would
+    # be a sign-up attempt to the server under test.
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and server.poll() is None:
+        if _listening(port):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the server on port {port} never listened")
+
+
+def _listening(port: int) -> bool:
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:
+                return True
+    return False
+
+
 def _serve(game: str, clients: list[list[str]], replay: Path, stdin: str = "") -> str:
     port = free_port()
+    errors = tempfile.TemporaryFile(mode="w+")   # a file, not a pipe: read once it has ended
     server = subprocess.Popen([*GAMEROOM, "serve", game, "--port", str(port), "--replay", str(replay)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors, text=True)
     server.stdin.write(stdin)
     server.stdin.close()
-    time.sleep(1.5)
+    _wait_listening(port, server)
     env = {**os.environ, "GAMEROOM_GAME": game}
     started = [subprocess.Popen([arg.replace("{port}", str(port)) for arg in argv], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for argv in clients]
-    err = server.stderr.read()
-    server.wait(120)
-    for client in started:
-        client.wait(60)
+    try:
+        # Bounded: Evolution's server waits for its quorum however long (spec 7.1), so a
+        # client that could not play would otherwise hold this test for ever.
+        server.wait(600)
+    finally:
+        for process in (server, *started):
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+    errors.seek(0)
+    err = errors.read()
+    errors.close()
     assert server.returncode == 0, err
     return err
 
@@ -101,7 +138,8 @@ def test_fish_served_tournament_replays_verify(tmp_path: Path) -> None:
 def test_replays_of_the_older_header_shape_still_verify(tmp_path: Path) -> None:
     """Headers written before the typed options kept every raw command-line option (the
     strategies as the text typed, the command's own options beside the game's): such a
-    file still verifies."""
+    file still verifies. Such files were also written before digest chains, so the
+    rewritten file carries none (a sealed file whose header is edited is a forgery)."""
     replay = tmp_path / "cup.jsonl"
     run = gameroom("tournament", "fish", "--players", "5", "--strategies", "greedy,maximin", "--depth", "1",
                    "--seed", "4", "--replay", str(replay))
@@ -114,6 +152,8 @@ def test_replays_of_the_older_header_shape_still_verify(tmp_path: Path) -> None:
                            for row in headers)
     for row in headers:
         row["config"]["session"]["options"] = old
+    for row in rows:
+        row.pop("digest", None)
     older = tmp_path / "older.jsonl"
     older.write_text("".join(json.dumps(row) + "\n" for row in rows))
     verify = gameroom("replay", "verify", str(older))

@@ -1,7 +1,7 @@
 """Fuzzing every referee server: bad sign-ups and bad replies to every method, drawn by
 hypothesis, beside games that must all end with a printed result.
 
-Each example runs one server process per game (``gameroom.server.arena``, the game's own
+Each example runs one server process per game (``gameroom.server.many``, the game's own
 server plan, several games per process): one game receives bad sign-ups, and one game
 per method has a player that answers that method with a bad message. The server must
 not crash, must print every game's result, and must eject each offender with its reason

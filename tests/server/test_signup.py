@@ -36,14 +36,20 @@ def play(seats: Sequence[Seat]) -> Any:
 PLAN = ServerPlan(protocol=PROTOCOL, rules=RULES, play=play, no_game_result=[[], []], error_result=[[], []])
 
 
+async def start_server(plan: ServerPlan = PLAN) -> tuple[int, asyncio.Task[Any]]:
+    """``host_game(plan)`` on a free port of this loop, listening; the port and its task."""
+    probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = probe.sockets[0].getsockname()[1]
+    probe.close()
+    await probe.wait_closed()
+    server = asyncio.get_running_loop().create_task(host_game(plan, port))
+    await asyncio.sleep(0.1)
+    return port, server
+
+
 def session(specs: list[ClientSpec], plan: ServerPlan = PLAN) -> tuple[Any, list[Any]]:
     async def main() -> tuple[Any, list[Any]]:
-        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
-        port = probe.sockets[0].getsockname()[1]
-        probe.close()
-        await probe.wait_closed()
-        server = asyncio.get_running_loop().create_task(host_game(plan, port))
-        await asyncio.sleep(0.1)
+        port, server = await start_server(plan)
         clients = await run_clients(specs, "127.0.0.1", port)
         return await asyncio.wait_for(server, 30), clients
 

@@ -2,7 +2,9 @@
 one browser for the module, tests in order: the lobby lists every game; a bot match of
 every game is started from the lobby's form and watched to its end with the winners
 shown; a person signs up on the sign-up page, then plays a whole game of Q, Eriantys,
-Bazaar and Evolution by clicking (one illegal action refused with a message on the way);
+Bazaar and Evolution from the list of legal actions, the keyboard's fallback under the board
+(one illegal action refused with a message on the way; moves on the board itself are
+``test_boards.py``'s);
 a finished match's replay is scrubbed to its first and last step. Screenshots of each
 game's page go to ``artifacts/screenshots``."""
 
@@ -67,16 +69,18 @@ def sign_up(page: Any, url: str, name: str) -> None:
 
 
 def play_by_clicking(page: Any, name: str, illegal: str) -> None:
-    """Click the first legal action at every prompt until the game is over; once, type an
-    illegal action and see it refused."""
+    """Click the first legal action of the keyboard's fallback list (under the board) at
+    every prompt until the game is over; once, type an illegal action and see it refused."""
     refused = False
     shot = False
     while True:
-        page.wait_for_selector("#choices button, #winners:has-text('winners:')", timeout=300_000)
+        page.wait_for_selector("#play:not(.hidden), #winners:has-text('winners:')", timeout=300_000)
         if page.inner_text("#winners"):
             break
+        if page.get_attribute("#fallback", "open") is None:   # the list is folded under the board
+            page.click("#fallback summary")
         if not refused:
-            page.click("#play summary")
+            page.click("#expert summary")
             page.fill("#raw", illegal)
             page.click("#send")
             page.wait_for_selector("#refused:has-text('illegal action')")
@@ -124,17 +128,18 @@ def test_a_replay_is_scrubbed_to_its_first_and_last_step(web_server: WebServer, 
     page.goto(f"{web_server.url}/matches/{answer['id']}")
     page.wait_for_selector("#replay:not(.hidden)")
     assert page.inner_text("#stepinfo") == f"step {steps} of {steps}"
-    last = page.inner_html("#picture")
+    drawn = "s => s.innerHTML"   # the picture's content (its size follows the window)
+    last = page.eval_on_selector("#picture svg", drawn)
     page.click("#first")
     assert page.inner_text("#stepinfo") == f"step 1 of {steps}"
     assert page.inner_text("#caption").startswith("step 1")
-    first = page.inner_html("#picture")
+    first = page.eval_on_selector("#picture svg", drawn)
     screenshot(page, "replay-first")
     page.click("#forward")
     assert page.inner_text("#stepinfo") == f"step 2 of {steps}"
     page.click("#last")
     assert page.inner_text("#stepinfo") == f"step {steps} of {steps}"
-    assert page.inner_html("#picture") == last != first
+    assert page.eval_on_selector("#picture svg", drawn) == last != first
     # the scrubber itself: dragged to either end
     page.fill("#scrub", "0")
     assert page.inner_text("#stepinfo") == f"step 1 of {steps}"

@@ -35,12 +35,13 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
+                        choices=["all", "lobby", "league", "arena", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games), "
                              "capacity (one referee server holding many remote players), rl (every "
                              "game's learning environment beside PettingZoo's classic ones) or hostile (the "
-                             "attacks of issue 17 beside honest games)")
+                             "attacks of issue 17 beside honest games), arena (the arena's ladder with program bots of "
+                             "each language, and its overhead per game)")
     parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
                         help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
     parser.add_argument("--games", type=int, default=None,
@@ -48,6 +49,8 @@ def main() -> int:
                              "capacity: games at once, default 250)")
     parser.add_argument("--players", type=int, default=1000, help="capacity: client connections (default 1000)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
+    parser.add_argument("--call-rooms", default="20,50,100",
+                        help="lobby: rooms of Q (played by calls) at once, comma-separated")
     parser.add_argument("--messages", type=int, default=100_000, help="fuzz: bad messages to send (default 100000)")
     parser.add_argument("--connections", type=int, default=500,
                         help="slowloris: silent, trickling and non-reading connections (default 500)")
@@ -57,6 +60,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
     parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
+    parser.add_argument("--reference", action="append", default=[], metavar="FILE|KEY=RATE",
+                        help="a game: more reference figures, a TOML file shaped like gameroom/bench/"
+                             "references.toml, or one work's rate (KEY=RATE, e.g. q-dag-dag=91.3); "
+                             "repeatable; the recorded figures are in references.toml")
+    parser.add_argument("--isolated-games", type=int, default=3,
+                        help="a game: games played on isolated seats (a process per player; default 3)")
     args = parser.parse_args()
     for problem in registry.problems():
         print(f"bench: warning: {problem}", flush=True)
@@ -78,7 +87,8 @@ def main() -> int:
     if args.game == "lobby":
         from gameroom.bench import lobby
 
-        lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")))
+        lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")),
+                  call_sizes=tuple(int(r) for r in args.call_rooms.split(",")))
         return 0
     if args.game == "hostile":
         _hostile(args.quick)
@@ -94,15 +104,28 @@ def main() -> int:
         return acceptance.run(args.games, args.workers)
     if args.acceptance:
         parser.error("--acceptance belongs to the league benchmark")
+    if args.game == "arena":
+        from gameroom.bench import arena
+
+        arena.run(args.games, game_name=args.played, workers=args.workers)
+        return 0
     if args.game == "league":
         from gameroom.bench import league
 
         league.run(args.games, game_name=args.played)
         return 0
     args.games = args.games or 200
+    if args.games < 1 or args.isolated_games < 1:
+        parser.error("--games and --isolated-games must be at least 1")
+    from gameroom.bench import references
+
+    try:
+        figures = references.load(args.reference, None if args.game == "all" else args.game)
+    except ValueError as exc:
+        parser.error(str(exc))
     for name, game in games.items():
         if args.game in ("all", name):
-            generic.run(game, args.games)
+            generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
     return 0
 
 

@@ -19,7 +19,7 @@ talking over loopback TCP:
    its next call is ready to be handed to the system (``BlockingConnection`` stamps both).
 
 The last line is one JSON object (players, games, games_per_s, calls_per_s, p50_added_ms,
-p99_added_ms, call_ms, floor_ms, server_cpu_s, server_rss_mb). Figures only; nothing is
+p99_added_ms, call_ms, floor_ms, server_cpu_s, server_cpu_us_per_call, server_rss_mb). Figures only; nothing is
 asserted. The roles run as ``python -m gameroom.bench.capacity ROLE ...``.
 """
 
@@ -329,17 +329,19 @@ def run(players: int = 1000, games: int = 250, *, game_name: str) -> dict[str, A
           f"from the call ready to send to its reply read {one['away_ms']:.3f} ms", flush=True)
     big = measure(game_name, players, games)
     games_per_s = big["finished"] / big["seconds"]
+    cpu_per_call = big["cpu_s"] / big["calls"] * 1e6 if big["calls"] else float("nan")
     calls_per_s = big["calls"] / big["seconds"]
     print(f"capacity: {players} players, {big['tables']} games, at most {games} at once ({big['loop']} server): "
           f"{big['finished']} finished ({big['ejected']} players ejected) in {big['seconds']:.2f} s = "
           f"{games_per_s:.1f} games/s, {calls_per_s:.0f} calls/s; time the server adds to a call "
           f"p50 {big['p50_added_ms']:.3f} ms, p99 {big['p99_added_ms']:.3f} ms; mean call under load "
-          f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s, peak RSS {big['rss_mb']:.1f} MB", flush=True)
+          f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s = {cpu_per_call:.0f} µs a call, "
+          f"peak RSS {big['rss_mb']:.1f} MB", flush=True)
     summary = {"players": players, "games": games, "games_per_s": round(games_per_s, 2),
                "calls_per_s": round(calls_per_s, 1), "p50_added_ms": round(big["p50_added_ms"], 4),
                "p99_added_ms": round(big["p99_added_ms"], 4), "call_ms": round(one["call_ms"], 4),
                "floor_ms": round(floor, 4), "server_cpu_s": round(big["cpu_s"], 3),
-               "server_rss_mb": round(big["rss_mb"], 1)}
+               "server_cpu_us_per_call": round(cpu_per_call, 1), "server_rss_mb": round(big["rss_mb"], 1)}
     print(json.dumps(summary), flush=True)
     return summary
 

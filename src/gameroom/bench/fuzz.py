@@ -1,6 +1,6 @@
 """Fuzzing the game servers: bad messages at sign-up and at every method, beside real games.
 
-One *round* starts one server process for one game (``gameroom.server.arena``: the game's
+One *round* starts one server process for one game (``gameroom.server.many``: the game's
 own server plan and ``host_game``, one game per port, all at once) and plays every game of
 the round over loopback. A game of a round (:class:`GameCase`) first receives its bad
 sign-ups (each on its own connection, sent and then half-closed so the server reads the
@@ -112,7 +112,7 @@ def bad_reply(method: Method, value_bytes: bytes) -> bool:
 @functools.lru_cache(maxsize=None)
 def _rules(game_name: str) -> SignupRules:
     """The game's sign-up rules (the plan's note on standard error is not wanted here)."""
-    from gameroom.server.arena import plan_for
+    from gameroom.server.many import plan_for
 
     with contextlib.redirect_stderr(io.StringIO()):
         return plan_for(game_name, 0).rules
@@ -135,9 +135,9 @@ def bad_signup(game_name: str, value_bytes: bytes) -> bool:
 
 
 async def start_arena(game_name: str, games: int, seed: int, period: float) -> tuple[Any, list[int]]:
-    """Start an arena server process (``gameroom.server.arena``); it and its ports."""
+    """Start an arena server process (``gameroom.server.many``); it and its ports."""
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gameroom.server.arena", game_name, "--games", str(games), "--seed", str(seed),
+        sys.executable, "-m", "gameroom.server.many", game_name, "--games", str(games), "--seed", str(seed),
         "--period", str(period), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, limit=2**24)
     assert server.stdout is not None and server.stderr is not None
     errors = asyncio.ensure_future(server.stderr.read())   # read while it runs: a full pipe would block it

@@ -106,7 +106,7 @@ async def _honest_games(port: int, rooms: int) -> float:
     strategy = next(iter(game.strategies))
     loop = asyncio.get_running_loop()
     start = time.perf_counter()
-    plans = [RoomPlan(2, False, False, loop.create_future()) for _ in range(rooms)]
+    plans = [RoomPlan(2, {}, False, loop.create_future()) for _ in range(rooms)]
     results = await asyncio.gather(*[play_room(lobby, "127.0.0.1", port, f"honest{r}_{seat}",
                                                lobby.bot(f"honest{r}_{seat}", strategy, r * 2 + seat),
                                                seat == 0, plans[r], lobby.ranking)

@@ -55,7 +55,7 @@ def _write_one(game_name: str, folder: Path, count: int = 200) -> float:
     book = RatingBook()
     started = time.perf_counter()
     for _ in range(count):
-        record_game(engine, played.record, ratings=book, replay=played.replay)
+        record_game(engine, played.record, ratings=book, replay=played.replay, digest=played.digest)
     return (time.perf_counter() - started) / count
 
 

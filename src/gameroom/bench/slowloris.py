@@ -1,6 +1,6 @@
 """Slow and silent clients beside normal games, in one server process.
 
-One arena server (``gameroom.server.arena``) hosts the normal games and, on other ports of
+One arena server (``gameroom.server.many``) hosts the normal games and, on other ports of
 the same process, a few games that the attackers crowd. The attackers are hundreds of
 connections of three kinds, made before the normal games start and held while they play:
 
@@ -19,6 +19,7 @@ runs the same mix and checks only that every normal game finishes.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import socket
 import time
@@ -43,6 +44,12 @@ class MixReport:
     lost: int = 0
     crashed: str | None = None
     connected: dict[str, int] = field(default_factory=dict)   # attackers connected, by kind
+    outcomes: str = ""                    # digest of the normal games' results, in game order
+
+    @property
+    def figures(self) -> str:
+        """What must be the same on every run (times are not): results and problems."""
+        return f"results {self.results}/{self.games} {self.outcomes[:12]}, lost {self.lost}, crashed {bool(self.crashed)}"
 
 
 async def _attacker(kind: str, port: int, name: str, stop: asyncio.Event, connected: dict[str, int]) -> None:
@@ -120,6 +127,8 @@ async def run_mix(game_name: str, games: int = 20, attackers: int = 500, seed: i
     lines = [json.loads(line) for line in stdout.decode("utf-8", "replace").splitlines() if line.startswith("{")]
     played = {line["port"]: line for line in lines if "port" in line}
     report.results = sum(1 for port in normal if port in played)
+    report.outcomes = hashlib.sha256(json.dumps([played.get(port, {}).get("result") for port in normal])
+                                     .encode()).hexdigest()
     report.lost = sum(1 for port in normal if port not in played or played[port]["lost"])
     log = stderr.decode("utf-8", "replace")
     if report.crashed is None and server.returncode != 0:
@@ -141,8 +150,12 @@ def run(attackers: int = 500, games: int = 20, *, game_name: str, repeats: int =
         print(f"slowloris: {games} {game_name} games (built-in players over loopback) beside {count} slow/silent "
               f"connections ({', '.join(f'{k} {v}' for k, v in sorted(reports[-1].connected.items())) or 'none'}): "
               f"best of {repeats} {best:.2f} s, runs {', '.join(f'{r.seconds:.2f}' for r in reports)} s; "
-              f"lost results {sum(r.lost for r in reports)}, crashes {sum(bool(r.crashed) for r in reports)}"
+              f"lost results {sum(r.lost for r in reports)}, crashes {sum(bool(r.crashed) for r in reports)}; "
+              f"{'; '.join(sorted({r.figures for r in reports}))}"
               + (f" ({problems[0].crashed})" if problems and problems[0].crashed else ""), flush=True)
     quiet, loud = (min(r.seconds for r in figures[c]) for c in (0, attackers))
+    outcomes = sorted({r.outcomes[:12] for c in figures for r in figures[c]})
     print(json.dumps({"games": games, "attackers": attackers, "seconds_without": round(quiet, 3),
-                      "seconds_with": round(loud, 3), "ratio": round(loud / quiet, 3)}), flush=True)
+                      "seconds_with": round(loud, 3), "ratio": round(loud / quiet, 3),
+                      "results": sum(r.results for c in figures for r in figures[c]),
+                      "lost": sum(r.lost for c in figures for r in figures[c]), "outcomes": outcomes}), flush=True)

@@ -10,6 +10,7 @@ and the clients, opening a results database.
 from __future__ import annotations
 
 import argparse
+import json
 import inspect
 import time
 from pathlib import Path
@@ -28,6 +29,7 @@ from gameroom.cli.common import (
 from gameroom.cli.observers import PictureObserver
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import NO_REPLY, ClientSpec, Hosting, ServerPlan
+from gameroom.core.narration import Story
 from gameroom.core.options import ConfigurationError, OptionError
 from gameroom.core.wire import WireError
 
@@ -70,23 +72,21 @@ def play(game: GameDescriptor, args: argparse.Namespace) -> int:
         match = hosting.match(options)
     except OptionError as exc:
         raise UsageError(str(exc)) from None
-    narrator = match.narrator
+    story = Story(match.narrator, game.render)
+    pictures = PictureObserver(args.observe, story.draw) if args.observe is not None else None
 
-    def draw(state: Any, caption: str) -> str:
-        picture = narrator.picture(state, caption)
-        return picture if picture is not None else game.render(state, caption)
+    def tell(event: Any) -> None:
+        told = story.tell(event)
+        _out(told.lines)
+        if pictures is not None and told.drawn:
+            pictures.state(told.state, told.caption)
 
-    pictures = PictureObserver(args.observe, draw) if args.observe is not None else None
-    _out(narrator.opening())
-    observers: list[Any] = [lambda event: _out(narrator.narrate(event))]
-    if pictures is not None:
-        observers.append(pictures)
-    outcome = match.run(observers, stderr_log)
-    _out(narrator.closing(outcome))
-    if pictures is not None:
-        caption = narrator.final_caption(outcome)
-        if caption is not None:
-            pictures.final(caption)
+    _out(story.opening())
+    outcome = match.run([tell], stderr_log)
+    ending = story.end(outcome)
+    _out(ending.lines)
+    if pictures is not None and ending.caption is not None:
+        pictures.state(ending.state, ending.caption)
     print_outcome(outcome, pictures, args.observe, match.dropped if match.summary else None)
     return 0
 
@@ -172,21 +172,29 @@ def serve(game: GameDescriptor, args: argparse.Namespace, plan_hook: PlanHook | 
         plan = plan_hook(values, options, plan)
 
     from gameroom.remote import aio
-    from gameroom.server.host import host_game
+    from gameroom.server.host import host_listening
 
     log = stderr_log if not args.quiet else (lambda _t: None)
     while True:   # one game, or one after another with the plan's keep-alive
         try:
-            result = aio.run(host_game(plan, args.port, args.host, log=log))
+            hosted = aio.run(host_listening(plan, args.port, args.host, log=log, say_why=False))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
-        print_value(result)
+        print_value(hosted.result)   # the spec's no-game output too, when it defines one
+        if not hosted.played:
+            # said even when quiet: a server that played nothing must not look like one that did
+            stderr_log(f"gameroom: no game was played: {hosted.why}")
         if not plan.keep_alive:
-            return 0
+            return 0 if hosted.played else 1
 
 
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
                      done: str = "all done") -> int:
+    """Run the clients to their end and print ``done`` (the spec's last line); 0 only when
+    every client that plays fair got its result (the game's final call, or the end of a
+    game that has none): a server that dies before or during the game fails the command
+    with one line on standard error and status 1. When no client reached a server at all,
+    nothing is printed."""
     from gameroom.remote import aio
     from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
@@ -197,7 +205,15 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
         fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)
     if missed:
         stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port}")
-    print(done, flush=True)
+    fair = [(spec, session) for spec, session in zip(specs, sessions) if spec.wants_result]
+    unfinished = [(spec, session) for spec, session in fair if not session.got_result]
+    print(done, flush=True)   # the spec's line once every client is done, whatever they got
+    if unfinished:
+        spec, session = unfinished[0]
+        name = spec.name if isinstance(spec.name, str) else json.dumps(spec.name)[:40]
+        before = "" if any(s.calls for _spec, s in fair) else "; the server ended before any game started"
+        fail(f"{len(unfinished)} of {len(fair)} clients got no result from the server at {host}:{port} "
+             f"({name}: {session.ended or 'no session'}, after {len(session.calls)} calls){before}", status=1)
     return 0
 
 

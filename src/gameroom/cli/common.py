@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any, NoReturn
 
+from gameroom.core.console import log_line
 from gameroom.core.errors import UsageError
 from gameroom.core.wire import PlainText
 
@@ -20,7 +21,9 @@ def fail(message: str, status: int = 2) -> NoReturn:
 
 
 def stderr_log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """One line on standard error, written whole (``core.console.log_line``: referees on
+    several threads log at once)."""
+    log_line(text)
 
 
 def parse_json_values(text: str, source: str = "standard input") -> list[Any]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from gameroom.cli.common import UsageError, print_outcome, stderr_log
 from gameroom.games import registry
@@ -178,32 +179,44 @@ def ratings(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
-    """(label, record) of every replay the command names: a file or the database."""
-    from gameroom.core.record import MatchRecord
-    from gameroom.league.replay import read_replays
+def _replays(args: argparse.Namespace) -> tuple[int, Iterator[tuple[Any, Any]]]:
+    """How many replays the command names (a file or the database) and each as a
+    ``LoadedReplay`` (with what its text and, for stored games, its rows show) beside its
+    verification (``verify``: None when the rules agree, else the first difference). A
+    file's replays are verified together (a session is run once for all its games); a
+    database's one at a time as they are read, so memory does not grow with the database."""
+    from gameroom.league.replay import load_replays
 
     if (args.file is None) == (args.db is None):
         raise UsageError("give a replay file or --db URL (not both)")
-    if args.file is not None:
-        try:
-            text = args.file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read replay {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
-        try:
-            records = read_replays(text, str(args.file))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        return [(f"{args.file}" + (f" #{i + 1}" if len(records) > 1 else ""), r) for i, r in enumerate(records)]
-    from sqlalchemy import select
+    check = args.action == "verify"
+    if args.file is None:
+        total, stored = _stored_replays(args)
+        return total, ((loaded, _verify_all([loaded])[0] if check else None) for loaded in stored)
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read replay {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        replays = load_replays(text, str(args.file))[0]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    outcomes = _verify_all(replays) if check else [None] * len(replays)
+    return len(replays), iter(list(zip(replays, outcomes)))
+
+
+def _stored_replays(args: argparse.Namespace) -> tuple[int, Iterator[Any]]:
+    """The database's games (``--league``, ``--id``): their count, and each one read in
+    turn, checked against its own row's digest and its ``seats``/``results``/``ejections``
+    rows."""
+    from sqlalchemy import func, select
     from sqlalchemy.orm import Session
 
-    from gameroom.league.db import GameRow, LeagueRow, replay_of
+    from gameroom.league.db import GameRow, LeagueRow
 
     engine = database(args.db, create=False)
-    out = []
+    query = select(GameRow).order_by(GameRow.id)
     with Session(engine) as session:
-        query = select(GameRow).order_by(GameRow.id)
         if args.league is not None:
             league_id = session.scalar(select(LeagueRow.id).where(LeagueRow.name == args.league))
             if league_id is None:
@@ -211,44 +224,85 @@ def _replays(args: argparse.Namespace) -> list[tuple[str, Any]]:
             query = query.where(GameRow.league_id == league_id).order_by(GameRow.index)
         if args.id is not None:
             query = query.where(GameRow.id == args.id)
-        for row in session.scalars(query):
-            out.append((f"game {row.id}" + (f" (league index {row.index})" if row.index is not None else ""),
-                        MatchRecord.from_jsonl(replay_of(row))))
-    if not out:
+        total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    if not total:
         raise UsageError("no such games in the database")
-    return out
+
+    def each() -> Iterator[Any]:
+        with Session(engine) as session:
+            for row in session.scalars(query.execution_options(yield_per=50)):
+                yield _stored_replay(session, row)
+                session.expunge(row)    # done with it: the session need not keep it
+
+    return total, each()
+
+
+def _stored_replay(session: Any, row: Any) -> Any:
+    from gameroom.core.record import MatchRecord
+    from gameroom.league.db import replay_of, stored_differences
+    from gameroom.league.replay import LoadedReplay, head_problems, load_replays
+
+    label = f"game {row.id}" + (f" (league index {row.index})" if row.index is not None else "")
+    try:
+        found, chain = load_replays(replay_of(row), label)
+    except (ValueError, UnicodeDecodeError, zlib.error) as exc:
+        # a stored replay that cannot be read is reported; the other games go on
+        return LoadedReplay(label, MatchRecord(row.game), 0, 0, [f"unreadable replay: {exc}"], True)
+    loaded = found[0]
+    if len(found) > 1:
+        loaded.problems.append(f"line {found[1].first_line}: the stored replay holds {len(found)} records")
+    loaded.problems += head_problems(chain, row.digest)
+    loaded.problems += [f"database: {text}" for text in stored_differences(session, row, loaded.record)]
+    return loaded
 
 
 def replay(args: argparse.Namespace) -> int:
     from gameroom.league.replay import describe
 
-    replays = _replays(args)
+    total, replays = _replays(args)
+    single = total == 1
     if args.action == "show":
-        for label, record in replays:
-            if len(replays) > 1:
-                print(f"== {label}")
-            for line in describe(record):
+        for loaded, _none in replays:
+            if not single:
+                print(f"== {loaded.label}")
+            for line in describe(loaded.record):
                 print(line)
+            for problem in loaded.problems:
+                stderr_log(f"{loaded.label}: {problem}")
         return 0
-    bad = unverifiable = 0
-    outcomes = _verify_all(replays)
-    for (label, record), divergence in zip(replays, outcomes):
-        if divergence is None:
-            if len(replays) == 1:
-                print(f"{label}: verified ({sum(1 for e in record.events if e.kind == 'call')} calls)")
-        elif divergence.unverifiable:
-            unverifiable += 1
-            print(f"{label}: {divergence.message}", file=sys.stderr)
-        else:
-            bad += 1
+    altered = unverifiable = unchained = 0
+    for loaded, divergence in replays:
+        label, record = loaded.label, loaded.record
+        for problem in loaded.problems:
+            print(f"{label}: {problem}", file=sys.stderr)
+        rerun_failed = divergence is not None and not divergence.unverifiable
+        if rerun_failed:
             print(f"{label}: differs from the rules at {divergence}", file=sys.stderr)
-    if len(replays) > 1:
-        print(f"{len(replays) - bad - unverifiable} of {len(replays)} replays verified"
-              + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else ""))
-    return 1 if bad else 0
+        elif divergence is not None:
+            print(f"{label}: {divergence.message}", file=sys.stderr)
+        bad = bool(loaded.problems) or rerun_failed
+        altered += bad
+        unverifiable += not bad and divergence is not None
+        unchained += loaded.note is not None
+        if single and loaded.note is not None:
+            print(f"{label}: {loaded.note}; checked by re-running only", file=sys.stderr)
+        if single and bad:
+            print(f"{label}: altered", file=sys.stderr)
+        elif single and divergence is None:
+            chain = "digest chain intact, " if loaded.chained else ""
+            print(f"{label}: verified ({chain}{sum(1 for e in record.events if e.kind == 'call')} calls)")
+    if not single:
+        print(f"{total - altered - unverifiable} of {total} replays verified"
+              + (f", {altered} altered" if altered else "")
+              + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else "")
+              + (f"; {unchained} with {UNCHAINED_SHORT}" if unchained else ""))
+    return 1 if altered else 0
 
 
-def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
+UNCHAINED_SHORT = "no digest chain (recorded before chains), checked by re-running only"
+
+
+def _verify_all(replays: list[Any]) -> list[Any]:
     """Each replay's first difference from the rules (or None): registry games one by one,
     served and tournament games by running each session once."""
     from gameroom.league.replay import verify, verify_session
@@ -256,7 +310,10 @@ def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
 
     outcomes: list[Any] = [None] * len(replays)
     sessions: dict[tuple[str, str], list[int]] = {}
-    for at, (_label, record) in enumerate(replays):
+    for at, loaded in enumerate(replays):
+        record = loaded.record
+        if not loaded.first_line:     # unreadable: nothing to re-run
+            continue
         session = record.config.get("session") if isinstance(record.config, dict) else None
         if record.seed is None and isinstance(session, dict):
             key = (record.game, json.dumps(session, sort_keys=True))
@@ -264,7 +321,7 @@ def _verify_all(replays: list[tuple[str, Any]]) -> list[Any]:
         else:
             outcomes[at] = verify(record)
     for (game, session), members in sessions.items():
-        found = verify_session([replays[at][1] for at in members], rerun_session(json.loads(session), game))
+        found = verify_session([replays[at].record for at in members], rerun_session(json.loads(session), game))
         for at, divergence in zip(members, found):
             outcomes[at] = divergence
     return outcomes

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Sequence
 
 from gameroom import __version__
+from gameroom.cli import arena as arena_commands
 from gameroom.cli import commands as game_commands
 from gameroom.cli import league as league_commands
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
+from gameroom.core.console import last_line, log_line
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
 
@@ -78,17 +80,25 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     cli = commands.add_parser("clients", help="run configured players (or lobby bots) as TCP clients")
     cli.add_argument("game", choices=game_choices, help=game_help)
     cli.add_argument("--port", type=_port, required=True, help="TCP port of the server (1..65535)")
+    lobby_command = commands.add_parser("lobby", help="serve rooms of every game (docs/lobby.md): people and bots "
+                                                      "create, join and watch them")
+    lobby_command.add_argument("--games", type=lambda text: [g for g in text.split(",") if g], default=None,
+                               metavar="A,B", help="the games served, the first the default of requests that name "
+                                                   f"none (default every game: {', '.join(games)})")
     web = commands.add_parser("web", help="serve the web room: watch, replay and play games in a browser")
     web_commands.add_arguments(web, _port)
-    connect = commands.add_parser("connect", help="play in a lobby from this terminal")
-    connect.add_argument("game", choices=game_choices, help="a game served by a lobby")
+    connect = commands.add_parser("connect", help="play in a lobby's rooms from this terminal")
+    connect.add_argument("game", choices=game_choices, help=f"the game to play: {', '.join(games)}")
     connect.add_argument("--port", type=_port, default=9999, help="the lobby's port (default 9999)")
     connect.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
     connect.add_argument("--name", required=True, help="your username")
+    connect.add_argument("--compact", action="store_true",
+                         help="never draw the board unasked (type board): only what the game expects next")
     play.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
     play.add_argument("--replay", type=Path, metavar="FILE", default=None,
                       help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")
     league_commands.add_commands(commands, game_choices)
+    arena_commands.add_command(commands)
     harness = commands.add_parser("harness", help="run a test harness: JSON on stdin, JSON on stdout")
     harness.add_argument("game", choices=game_choices, help=game_help)
     harness.add_argument("name", help="the harness, e.g. xmap (a wrong name lists the game's harnesses)")
@@ -101,12 +111,23 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
             descriptor = registry.game(argv[1])
         except registry.UnknownGame as exc:   # a broken plug-in: one line, status 2
             fail(str(exc))
-    if descriptor is not None and descriptor.lobby is not None:
-        from gameroom.cli import lobby
+    from gameroom.cli import lobby
 
+    lobby.add_serve_arguments(lobby_command, _port)
+    # a game served by the lobby (Eriantys), or any game with --lobby: the lobby's server and bots
+    in_lobby = descriptor is not None and (descriptor.lobby is not None or "--lobby" in argv[2:])
+    for parser_ in (srv, cli):
+        parser_.add_argument("--lobby", action="store_true",
+                             help="the lobby's rooms (docs/lobby.md) instead of the game's own server"
+                                  + ("" if in_lobby else "; with --lobby, --help lists its options"))
+    if in_lobby:
+        assert descriptor is not None
         lobby.add_serve_arguments(srv, _port)
         cli.add_argument("--host", default="127.0.0.1", help="the lobby's address (default 127.0.0.1)")
-        lobby.add_clients_arguments(cli, descriptor)
+        try:
+            lobby.add_clients_arguments(cli, descriptor)
+        except UsageError as exc:
+            fail(str(exc))
     else:
         _add_referee_server_arguments(srv, cli)
     if descriptor is not None:
@@ -115,9 +136,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
                  + ", ".join(name for name, game in registry.games().items() if game.tournament))
         try:
             add_options(play, descriptor.local_play.options, descriptor.name)
-            if descriptor.lobby is None and descriptor.hosting.server is not None:
+            if not in_lobby and descriptor.hosting.server is not None:
                 add_options(srv, descriptor.hosting.server.options, descriptor.name)
-            if descriptor.lobby is None and descriptor.hosting.clients is not None:
+            if not in_lobby and descriptor.hosting.clients is not None:
                 add_options(cli, descriptor.hosting.clients.options, descriptor.name)
             if descriptor.hosting.tournament is not None:
                 add_options(tournament, descriptor.hosting.tournament.options, descriptor.name)
@@ -143,12 +164,12 @@ LOG_LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"
 
 
 class _StderrHandler(logging.Handler):
-    """Writes to whatever ``sys.stderr`` is at the time of the record (tests swap it)."""
+    """Writes to whatever ``sys.stderr`` is at the time of the record (tests swap it), one
+    whole line at a time like the spec lines (``core.console.log_line``)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            sys.stderr.write(self.format(record) + "\n")
-            sys.stderr.flush()
+            log_line(self.format(record))
         except Exception:   # noqa: BLE001 -- logging's own rule: report through handleError, never raise
             self.handleError(record)
 
@@ -168,7 +189,34 @@ def install_log_handler() -> None:
     root.setLevel(level if level in logging.getLevelNamesMapping() else logging.WARNING)
 
 
+INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``gameroom`` command; Ctrl-C anywhere (parsing, imports, a game, a database)
+    ends it with one line and status 130, never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    # A task that an interrupt ended (a terminal prompt's) is logged by asyncio with its
+    # traceback when it is collected on the way out ("Task exception was never retrieved"):
+    # the one line below says everything.
+    logging.getLogger("asyncio").disabled = True
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass   # a closed or broken pipe: the line on stderr still says what happened
+    # One write, and the last: a thread still running (a referee whose connections the
+    # interrupt closed) logs nothing after it.
+    last_line("gameroom: interrupted")
+    return INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     install_log_handler()
     if argv[:1] == ["harness"]:
@@ -180,8 +228,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "web":
             return web_commands.run(args)
+        if args.command == "arena":
+            return arena_commands.run(args)
         if args.command in ("league", "ratings", "replay"):
             return getattr(league_commands, args.command)(args)
+        if args.command == "lobby":
+            from gameroom.cli import lobby
+
+            return lobby.lobby(registry.games(), args)
         game = load_game(args.game)
         if args.command == "play" and args.replay is not None:
             return league_commands.play_recorded(game, args)
@@ -191,11 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.replay is not None:
                 return league_commands.run_recorded("tournament", game_commands.tournament, game, args)
             return game_commands.tournament(game, args)
-        lobby_hosted = game.lobby is not None
-        if args.command == "connect" and not lobby_hosted:
-            raise UsageError(f"{args.game} is not played in a lobby; connect to: "
-                             + ", ".join(name for name, g in registry.games().items() if g.lobby is not None))
-        if args.command in ("serve", "clients", "connect") and lobby_hosted:
+        lobby_hosted = game.lobby is not None or getattr(args, "lobby", False)
+        if args.command == "connect" or args.command in ("serve", "clients") and lobby_hosted:
             from gameroom.cli import lobby
 
             return getattr(lobby, args.command)(game, args)
@@ -210,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         _say("gameroom: error: the output was closed before the command finished (broken pipe)")
         return 1

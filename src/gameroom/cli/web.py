@@ -46,7 +46,8 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--public", action="store_true",
                      help="allow listening on a network address (and requests addressed to any host name)")
     web.add_argument("--lobby", default=None, metavar="HOST:PORT",
-                     help="a lobby server whose public rooms the lobby page shows")
+                     help="a lobby server (gameroom lobby) whose rooms of every game the lobby page lists and "
+                          "browsers play in (docs/lobby.md)")
     web.add_argument("--db", default=None, metavar="URL",
                      help="a results database (gameroom league --db) whose games and leaderboards to show; it "
                           "also keeps the accounts and every finished match")

@@ -16,18 +16,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
 
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
-from gameroom.core.narration import Narrator
-from gameroom.core.options import Options, players_option, seed_option, strategies_option
+from gameroom.core.narration import Narrator, Story
+from gameroom.core.options import Option, Options, players_option, seed_option, strategies_option
 from gameroom.core.protocol import Codec, WireProtocol
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 
-__all__ = ["GameDescriptor", "State", "Action", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play"]
+__all__ = ["GameDescriptor", "State", "Action", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame",
+           "generic_play", "Moves", "Check", "MatchNarrator", "PERSON_LIMIT"]
 
 State = TypeVar("State")
 """A game's referee state type (Q's ``GameState``, ...)."""
@@ -52,6 +54,23 @@ PlayGame = Callable[..., Any]
 receive its events, the log of ejections and the cancel event (a ``threading.Event``:
 setting it stops the game at its next call with ``core.match.MatchCancelled``). The
 game's own options (Eriantys's ``expert=``) are keyword arguments."""
+
+MatchNarrator = Callable[[int, Sequence[str]], Narrator]
+"""``narrator(seed, names) -> Narrator``: the narrator of one match that ``play`` deals
+from ``seed`` for seats named ``names`` (in turn order)."""
+
+PERSON_LIMIT = 60.0
+"""Seconds a person has for one decision when a game declares nothing else: time to look
+at the board and click, where a bot's per-call limit (Fish: 0.6 s) would eject them."""
+
+
+Moves = Callable[[str, tuple[Any, ...]], "list[tuple[str, Any]] | None"]
+"""``moves(method, args)``: the legal answers offered to a person for one call, as
+``(label, answer as JSON)`` pairs, or None for a call that asks no decision."""
+
+Check = Callable[[str, tuple[Any, ...], Any], "str | None"]
+"""``check(method, args, answer)``: why ``answer`` (already decoded by the method's result
+codec) is not a legal answer to the call ``method`` with ``args``, or None when it is."""
 
 
 @dataclass(frozen=True)
@@ -93,14 +112,22 @@ class GameDescriptor(Generic[State, Action]):
     says how the commands host the game (``core.hosting.Hosting``: options, local play
     and its narrator, server and client plans, tournament, example configurations);
     ``workloads`` what the benchmark measures beyond the generic figures
-    (``core.workload.Workload``). ``moves(method, args)`` offers a person at a seat (the
+    (``core.workload.Workload``), ``lineups`` the games it plays on every kind of seat. ``moves(method, args)`` offers a person at a seat (the
     web room) the legal answers to the call ``method`` (protocol name) with ``args``:
     ``(label, answer as JSON)`` pairs (the method's result codec decodes them), or None
     for a call that asks no decision. ``seat_moves()`` instead makes a fresh such function
     for one person's seat, for games whose legal answers depend on what earlier calls told
     the player (Evolution's ``choose`` needs the hand ``start`` dealt; Bazaar's trades the
     equations of ``setup``): it sees every call of its seat in order, notifications
-    included.
+    included. ``check`` judges an answer a person composed on the board that need not be
+    among the offered ones (a Q turn of several tiles) with the game's own legality rules;
+    a ``seat_moves()`` object may instead have a ``check`` method of the same signature
+    (it knows what earlier calls told the seat). ``board`` is the game's board module for
+    the web room (a JavaScript file beside the game's code, see ``docs/boards.md``); a
+    game without one gets the generic board of its offered answers. ``narrator(seed,
+    names)`` tells a match of ``play`` (the lines ``gameroom play`` prints, the pictures'
+    captions; :meth:`story`); ``person_limit`` is the time a person has for one decision
+    by default (the web room).
     """
 
     name: str
@@ -120,8 +147,14 @@ class GameDescriptor(Generic[State, Action]):
     harnesses: Callable[[], Mapping[str, Harness]]
     hosting: Hosting = Hosting()
     workloads: Sequence[Workload] = ()
-    moves: Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None = None
-    seat_moves: Callable[[], Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None]] | None = None
+    lineups: Sequence[Lineup] = ()
+    """The complete games the benchmark plays on trusted, guarded and isolated seats
+    (``core.workload.Lineup``; the first is the default work); none: the first strategy
+    for up to four players."""
+    moves: Moves | None = None
+    seat_moves: Callable[[], Moves] | None = None
+    check: Check | None = None
+    board: Path | None = None
     lobby: Any = None
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
@@ -134,6 +167,18 @@ class GameDescriptor(Generic[State, Action]):
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
     environments of every game that declares one."""
+    narrator: MatchNarrator | None = None
+    """The game's narrator of a match ``play`` deals (``(seed, names) -> Narrator``): one
+    line per move and the pictures' captions, the same in ``gameroom play``, the web
+    room and stored games. None: the generic :class:`core.narration.Narrator`."""
+    person_limit: float | None = PERSON_LIMIT
+    """Seconds a person has for one decision unless told otherwise (the web room's
+    default for a person's seat, the lobby's for a person's seat in a room): suited to a
+    person, never the bots' ``limits.call``. None: no limit."""
+    text_view: Callable[[Any], str] | None = None
+    """A seat's or a spectator's view (what ``views`` returns, as JSON) as lines of text
+    for a person at a terminal (``gameroom connect``); None: the terminal shows the view's
+    JSON."""
 
     @property
     def tournament(self) -> bool:
@@ -151,9 +196,54 @@ class GameDescriptor(Generic[State, Action]):
         """Whether a person can take a seat (the web room): the game offers legal answers."""
         return self.moves is not None or self.seat_moves is not None
 
-    def person_moves(self) -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | None] | None:
+    def person_moves(self) -> Moves | None:
         """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
         return self.seat_moves() if self.seat_moves is not None else self.moves
+
+    def person_check(self, moves: Moves | None) -> Check | None:
+        """How a person's composed answers are judged at the seat whose offers come from
+        ``moves`` (what ``person_moves()`` gave it): its own ``check``, else the game's."""
+        own = getattr(moves, "check", None)
+        return own if callable(own) else self.check
+
+    def story(self, seed: int, names: Sequence[str]) -> Story:
+        """One match of ``play`` from ``seed`` between seats named ``names``, told: the
+        game's narrator (or the generic one) with the game's pictures."""
+        if self.narrator is not None:
+            narrator = self.narrator(seed, list(names))
+        else:
+            narrator = Narrator([f"{self.name}: {', '.join(names)}; seed {seed}"])
+        return Story(narrator, self.render)
+
+    @property
+    def room_options(self) -> Sequence[Option]:
+        """The options of the game's lobby rooms (Eriantys: ``expert``; Fish: the board)."""
+        if self.lobby is not None:
+            return tuple(self.lobby.room_options)
+        return tuple(self.hosting.rooms.options) if self.hosting.rooms is not None else ()
+
+    @property
+    def room_player_counts(self) -> tuple[int, ...]:
+        """The numbers of players a lobby room of the game may have."""
+        if self.lobby is not None:
+            return tuple(self.lobby.player_counts)
+        counts = self.hosting.rooms.player_counts if self.hosting.rooms is not None else None
+        return tuple(counts) if counts is not None else tuple(range(self.min_players, self.max_players + 1))
+
+    def check_room(self, options: Options, players: int) -> None:
+        """Raise ``core.options.OptionError`` when a room of ``players`` with these
+        (already typed) options cannot make a game."""
+        rooms = self.hosting.rooms
+        if rooms is not None and rooms.check is not None:
+            rooms.check(options, players)
+
+    def play_room(self, seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+        """A lobby room's game: the room hosting's ``play`` with the room's options, else
+        the descriptor's ``play``, in ``context`` (limits, observers, log, cancel)."""
+        rooms = self.hosting.rooms
+        if rooms is not None and rooms.play is not None:
+            return rooms.play(seed, seats, options, context)
+        return self.play(seed, seats, context=context)
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""
@@ -173,9 +263,8 @@ def generic_play(game: GameDescriptor[Any, Any]) -> PlayHosting:
     def match(values: Options) -> LocalMatch:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
-        opening = [f"{game.name}: {', '.join(seat.name for seat in seats)}; seed {seed}"]
         return LocalMatch(run=lambda observers, log: game.play(seed, seats,
                                                                context=MatchContext(observers=observers, log=log)),
-                          narrator=Narrator(opening))
+                          narrator=game.story(seed, [seat.name for seat in seats]).narrator)
 
     return PlayHosting(options, match)

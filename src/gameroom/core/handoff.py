@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 if TYPE_CHECKING:   # asyncio costs a tenth of a second to import: only where a loop is used
     import asyncio
 
-__all__ = ["Outcome", "Worker", "run_in_thread", "wait_on_loop"]
+__all__ = ["Outcome", "Worker", "SeatWorker", "run_in_thread", "wait_on_loop"]
 
 Outcome = tuple[bool, Any]
 """``(True, value)`` or ``(False, exception)``: how a call on another thread ended."""
@@ -75,6 +75,50 @@ class Worker:
 
     def stop(self) -> None:
         self._requests.put(None)
+
+
+class SeatWorker:
+    """One daemon thread that runs one call at a time for one caller, handed over through
+    a pair of locks (no queue, nothing allocated per call but the outcome): the caller
+    releases ``_go`` and waits on ``_done`` with its time limit. After a time-out the
+    worker may still be running the call: it must be abandoned (never called again), so a
+    late outcome is never read as the answer to a later call."""
+
+    def __init__(self, name: str = "worker") -> None:
+        self._request: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
+        self._outcome: Outcome = (False, None)
+        self._go = threading.Lock()
+        self._go.acquire()
+        self._done = threading.Lock()
+        self._done.acquire()
+        threading.Thread(target=self._serve, daemon=True, name=name).start()
+
+    def _serve(self) -> None:
+        while True:
+            self._go.acquire()
+            if self._request is None:
+                return
+            fn, args = self._request
+            try:
+                self._outcome = (True, fn(*args))
+            except BaseException as exc:  # noqa: BLE001 -- handed to the caller, which raises it
+                self._outcome = (False, exc)
+            self._done.release()
+
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...], limit: float | None) -> Outcome:
+        """Run ``fn(*args)`` on this worker and wait up to ``limit`` seconds (None: no
+        limit); raises TimeoutError when the call has not returned by then."""
+        self._request = (fn, args)
+        self._go.release()
+        if not self._done.acquire(timeout=-1 if limit is None else max(limit, 0.0)):
+            raise TimeoutError
+        return self._outcome
+
+    def stop(self) -> None:
+        """End the thread once it is idle (an abandoned worker ends when its call does)."""
+        if self._request is not None or self._go.acquire(blocking=False):
+            self._request = None
+            self._go.release()
 
 
 async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "referee") -> Any:

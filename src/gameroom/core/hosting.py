@@ -34,7 +34,7 @@ from gameroom.core.protocol import WireProtocol
 
 __all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule", "SignupSteps", "SignupPolicy",
            "PeriodPolicy", "QuorumPolicy", "Log", "LocalMatch", "PlayHosting", "ServerHosting", "ClientPlan",
-           "ClientHosting", "TournamentPlan", "TournamentHosting", "Hosting", "NO_REPLY"]
+           "ClientHosting", "TournamentPlan", "TournamentHosting", "RoomHosting", "Hosting", "NO_REPLY"]
 
 Log = Callable[[str], None]
 """Where a plan writes lines for the operator (the command line passes standard error)."""
@@ -67,8 +67,9 @@ class SignupSteps(Interface):
         """Hold off the background sign-up: no sign-up is in progress inside."""
 
     async def next_connection(self, seconds: float | None) -> Any:
-        """The next pending connection, waiting up to ``seconds`` (None: no limit); None
-        when none arrived."""
+        """The next pending connection in acceptance order (its sign-up is read already,
+        beside the others), waiting up to ``seconds`` (None: no limit); None when none
+        arrived."""
 
     async def sign_up(self, connection: Any) -> bool:
         """Read and check one connection's sign-up; True when it became a player."""
@@ -186,6 +187,17 @@ class ClientSpec:
     retry_wait: float = 1.0     # ... this many seconds apart
     # A built-in strategy that answers at once: called on the client's loop, not on a thread.
     trusted: bool = False
+    # Whether this client must see the game to its end (None: unless it breaks the protocol
+    # on purpose: silent, name-only, broken sign-up or deviating clients). A game sets False
+    # for players that misbehave by design (they are ejected, so no result reaches them).
+    expects_result: bool | None = None
+
+    @property
+    def wants_result(self) -> bool:
+        """Does the clients command fail when this client got no result?"""
+        if self.expects_result is not None:
+            return self.expects_result
+        return self.behaviour == "play" and self.signup_bytes is None and not self.deviations
 
 
 # -- how each command hosts a game (the descriptor's ``hosting``) ---------------------------
@@ -294,18 +306,50 @@ class TournamentHosting:
 
 
 @dataclass(frozen=True)
+class RoomHosting:
+    """A room of the lobby (``gameroom lobby``): the game's own referee with the room's
+    seats, people and bots in the order they sat down.
+
+    ``options`` are the room's options, chosen by whoever creates it (Fish: the board's
+    size; Evolution: the deck): ``core.options.Option`` records as the command line's,
+    whose values travel as JSON in the lobby's messages (``core.options.json_option_value``).
+    ``player_counts``: the numbers of players a room may have (None: every number from the
+    descriptor's ``min_players`` to its ``max_players``). ``check(options, players)``
+    raises ``core.options.OptionError`` for room options that cannot make a game of
+    ``players`` (a board too small for their penguins): the room is refused before anybody
+    sits down. ``play(seed, seats, options, context)`` deals from ``seed`` and runs the
+    game for the room's ``seats`` with the typed room ``options`` in the match's
+    ``core.context.MatchContext`` (limits, observers, log, cancel). None: the
+    descriptor's ``play`` (for a game whose rooms have no options).
+    ``valid_name(name)`` says whether a player's name can travel on the game's wire (Q's
+    calls carry names of letters and digits; None: any name can), ``name_rule`` says what
+    such a name is, for the refusal a person reads.
+    """
+
+    options: Sequence[Option] = ()
+    play: Callable[..., Any] | None = None
+    player_counts: Sequence[int] | None = None
+    check: Callable[[Options, int], None] | None = None
+    valid_name: Callable[[str], bool] | None = None
+    name_rule: str = ""
+
+
+@dataclass(frozen=True)
 class Hosting:
     """How the commands host a game; every part is optional.
 
     ``play`` (None: the generic local game of the descriptor's built-in strategies),
     ``server`` and ``clients`` (None: the game has no referee server, or is served by the
-    lobby through the descriptor's ``lobby``), ``tournament``. ``configs`` is the package
-    whose ``configs/`` folder holds the example configuration files ``examples`` (package
-    data: the first is the server's, named when the server runs on its defaults)."""
+    lobby through the descriptor's ``lobby``), ``tournament``, ``rooms`` (the lobby's rooms
+    of the game; None: rooms without options, played by the descriptor's ``play``).
+    ``configs`` is the package whose ``configs/`` folder holds the example configuration
+    files ``examples`` (package data: the first is the server's, named when the server
+    runs on its defaults)."""
 
     play: PlayHosting | None = None
     server: ServerHosting | None = None
     clients: ClientHosting | None = None
     tournament: TournamentHosting | None = None
+    rooms: RoomHosting | None = None
     configs: str | None = None
     examples: Sequence[str] = ()

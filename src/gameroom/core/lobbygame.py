@@ -13,7 +13,7 @@ limits, ejection, resilience) through these functions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.options import Option
 
@@ -28,9 +28,10 @@ Transition = tuple[Any, list[Message]]
 class LobbyGame:
     """The lobby's view of one game.
 
-    ``start(usernames, expert, seed, hooks, room_id)`` sets a game up for a full room and
-    returns the state and the setup broadcast (it raises ``ValueError`` when the test
-    hooks cannot be honoured). ``step`` is the game's rules. ``snapshot(state)`` is the
+    ``start(usernames, options, seed, hooks, room_id)`` sets a game up for a full room with
+    the room's typed options (``room_options``' keys: Eriantys's ``expert``) and returns
+    the state and the setup broadcast (it raises ``ValueError`` when the test hooks cannot
+    be honoured). ``step`` is the game's rules. ``snapshot(state)`` is the
     complete public state (sent as ``GAME_STATE``). ``current(state)`` is the seat the game
     waits for (None when none), ``finished(state)`` whether the game is over.
     ``eject(state, seat, reason)`` eliminates a seat under the referee policy;
@@ -46,7 +47,7 @@ class LobbyGame:
     """
 
     player_counts: Sequence[int]
-    start: Callable[[list[str], bool, int, Any, int], Transition]
+    start: Callable[[list[str], Mapping[str, Any], int, Any, int], Transition]
     step: Callable[[Any, int, Any], tuple[Any, list[Message], Message]]
     snapshot: Callable[[Any], Message]
     current: Callable[[Any], int | None]
@@ -79,8 +80,11 @@ class LobbyGame:
     server_types: frozenset[str] = frozenset()
     """Message types only the server sends (a client sending one is dropped, §4.5)."""
     room_options: Sequence[Option] = ()
-    """The options of a room the game declares (Eriantys: ``expert``), as command-line
-    options of ``gameroom clients`` (the bots' rooms)."""
+    """The options of a room the game declares (Eriantys: ``expert``): typed like the
+    command line's options, they are the fields of ``CREATE_ROOM`` and of each room of
+    ``PUBLIC_ROOMS`` (after ``numberOfPlayers``, in this order), the filters of
+    ``GET_PUBLIC_ROOMS``, the options of ``gameroom clients`` (the bots' rooms) and the
+    words of ``gameroom connect``'s ``create``."""
 
 
 class Silence(Exception):

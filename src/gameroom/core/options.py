@@ -7,7 +7,8 @@ plain *typed options*: a mapping from each option's :attr:`Option.key` to its va
 converted by the option's ``type`` and checked (bounds, choices, the option's own
 ``check``). Games build their plans from such a mapping, never from an
 ``argparse.Namespace``, so the same plan can be built again from a replay header, which
-stores the mapping as JSON. Game-agnostic: imports only the standard library.
+stores the mapping as JSON. The same records type a lobby room's options, which travel
+as JSON (:func:`json_option_value`, :func:`describe_option`). Game-agnostic.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.errors import ConfigurationError as ConfigurationError, OptionError as OptionError   # re-exported
+from gameroom.core.wire import describe
 
 __all__ = [
     "ConfigurationError",
@@ -23,6 +25,8 @@ __all__ = [
     "OptionError",
     "Options",
     "comma_list",
+    "describe_option",
+    "json_option_value",
     "option_values",
     "players_option",
     "seed_option",
@@ -109,6 +113,58 @@ def option_values(declared: Sequence[Option], given: Mapping[str, Any]) -> dict[
                 raise OptionError(f"{option.flag_text}: cannot read {value!r}: {exc}") from None
         option.validate(value)
         out[option.key] = value
+    return out
+
+
+def json_option_value(option: Option, value: Any) -> Any:
+    """The typed value of ``option`` from a JSON value (a room option of the lobby, a
+    filter of its listing): ``true``/``false`` for a flag, a number for ``int``/``float``
+    options (``2.0`` counts as 2), a string for text, a string the option's ``type``
+    converts for anything else, an array of such for ``repeat``/``many``; then the bounds,
+    choices and check. :class:`OptionError` names the option and what was wrong."""
+    if option.repeat or option.many:
+        if not isinstance(value, list):
+            raise OptionError(f"{option.name}: expected an array, got {describe(value)}")
+        one = Option(option.name, option.type, flag=option.flag)
+        converted: Any = [json_option_value(one, item) for item in value]
+    elif option.flag:
+        if not isinstance(value, bool):
+            raise OptionError(f"{option.name}: expected true or false, got {describe(value)}")
+        converted = value
+    elif option.type in (int, float):
+        integral = isinstance(value, int) or isinstance(value, float) and value.is_integer()
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or option.type is int and not integral:
+            kind = "a whole number" if option.type is int else "a number"
+            raise OptionError(f"{option.name}: expected {kind}, got {describe(value)}")
+        converted = option.type(value)
+    elif not isinstance(value, str):
+        raise OptionError(f"{option.name}: expected a string, got {describe(value)}")
+    else:
+        try:
+            converted = option.type(value)
+        except (TypeError, ValueError) as exc:
+            raise OptionError(f"{option.name}: cannot read {describe(value)}: {exc}") from None
+    try:
+        option.validate(converted)
+    except OptionError as exc:   # the message names --NAME; a JSON key has no dashes before it
+        raise OptionError(str(exc).replace(option.flag_text, option.name, 1)) from None
+    return converted
+
+
+def describe_option(option: Option) -> dict[str, Any]:
+    """What a client needs to offer ``option`` (a room option) to a person, as JSON: its
+    name, kind (``flag``, ``int``, ``float``, ``text``, or ``list`` for repeated values),
+    default, help, and ``choices``/``low``/``high`` when it has them."""
+    kind = ("list" if option.repeat or option.many else "flag" if option.flag
+            else "int" if option.type is int else "float" if option.type is float else "text")
+    default = bool(option.default) if option.flag else option.default
+    out: dict[str, Any] = {"name": option.name, "kind": kind,
+                           "default": list(default) if isinstance(default, tuple) else default, "help": option.help}
+    if option.choices is not None:
+        out["choices"] = list(option.choices)
+    for bound in ("low", "high"):
+        if getattr(option, bound) is not None:
+            out[bound] = getattr(option, bound)
     return out
 
 

@@ -7,7 +7,9 @@ of :class:`Event` s — every call and its reply with the latency, every ejectio
 in one :class:`MatchResult` (winners, ranking, scores, ejections), which names players
 by seat index (their identity: display names may repeat) and by name. Records serialise
 to JSON Lines (one header line, one line per event, one result line) and back without
-loss; records written before results held seat indices still load.
+loss; written out (:meth:`MatchRecord.to_jsonl`) every line is sealed into a digest chain
+(``core.chain``), which reading strips again; records written before results held seat
+indices still load.
 
 Events are also the one observer vocabulary: an observer is a callable that receives each
 :class:`Event` as the match emits it (``core.match.Match``), the same for every game. A
@@ -23,12 +25,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterable, Iterator
 
+from gameroom.core.chain import DigestChain
+
 __all__ = ["FailureKind", "Ejection", "MatchResult", "Event", "MatchRecord", "Recorder", "names_only", "SEAT_KEYS",
            "CALL", "EJECT", "STATE", "END"]
 
 CALL = "call"      # {"seat", "method", "args", "reply", "latency"}; reply null when it failed
 EJECT = "eject"    # {"seat", "method", "kind", "reason"}
-STATE = "state"    # {"state", "caption"}
+STATE = "state"    # {"state", "caption", notes...}; a note "event" (the game's name of the step)
+                   # travels in JSON as "what", beside the record's own "event" key
 END = "end"        # {"result"}
 
 
@@ -200,12 +205,18 @@ class Event:
         return self.data.get(key, default)
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.kind, **self.data}
+        data = self.data
+        if "event" in data and "what" not in data:   # a game's own note "event" (Fish's "moved")
+            data = {("what" if key == "event" else key): value for key, value in data.items()}
+        return {"event": self.kind, **data}
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> "Event":
         data = dict(value)
-        return cls(data.pop("event"), data)
+        kind = data.pop("event")
+        if "what" in data and "event" not in data:
+            data = {("event" if key == "what" else key): value for key, value in data.items()}
+        return cls(kind, data)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Event) and self.kind == other.kind and self.data == other.data
@@ -224,6 +235,9 @@ class MatchRecord:
     seats: list[str] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     result: MatchResult | None = None
+    # The result line as read (``from_lines``): ``result`` is rebuilt from its seats, so a
+    # name list edited on its own is seen only here (``league.replay`` compares both).
+    written_result: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def lines(self) -> Iterator[str]:
         """The record as JSON Lines: header, events, result."""
@@ -234,19 +248,33 @@ class MatchRecord:
         if self.result is not None:
             yield json.dumps({"result": self.result.to_record()}, ensure_ascii=False)
 
-    def to_jsonl(self) -> str:
-        return "".join(line + "\n" for line in self.lines())
+    def sealed_lines(self, chain: DigestChain) -> Iterator[str]:
+        """The record's lines, each sealed into ``chain`` as it is produced."""
+        for line in self.lines():
+            yield chain.seal(line)
+
+    def to_jsonl(self, chain: DigestChain | None = None) -> str:
+        """The record as JSON Lines sealed into ``chain`` (a new one: the record is a file
+        of its own; a file of several records passes its chain on)."""
+        chain = chain if chain is not None else DigestChain()
+        return "".join(line + "\n" for line in self.sealed_lines(chain))
 
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> "MatchRecord":
+        """A record from its JSON Lines (digests, if any, are dropped: checking them is
+        ``core.chain.check_chain``'s job); the last result line is the result."""
         rows = [json.loads(line) for line in lines if line.strip()]
         if not rows:
             raise ValueError("an empty match record")
+        for row in rows:
+            if isinstance(row, dict):
+                row.pop("digest", None)
         head = rows[0]
         record = cls(head["game"], head["seed"], head["config"], list(head["seats"]))
         for row in rows[1:]:
             if "result" in row and "event" not in row:
                 record.result = MatchResult.from_record(row["result"], record.seats)
+                record.written_result = row["result"]
             else:
                 record.events.append(Event.from_json(row))
         return record

@@ -59,12 +59,16 @@ class Bot:
     limits: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """A policy bot's encoding options (``gameroom.rl``)."""
+    read: tuple[str, ...] = field(default=(), compare=False, hash=False)
+    """A command bot's own files: host directories its sandbox may read besides the
+    paths its argv names (an uploaded bot's build directory, ``gameroom.arena``)."""
 
     @property
     def spec(self) -> dict[str, Any]:
         """The JSON form stored in the results database and replays."""
         return {"name": self.name, self.kind: self.value, **self.limits,
-                **({"options": dict(self.options)} if self.options else {})}
+                **({"options": dict(self.options)} if self.options else {}),
+                **({"read": list(self.read)} if self.read else {})}
 
     def check(self, game: GameDescriptor, sandbox: SandboxPolicy | None = None) -> None:
         """Raise BotError when this bot cannot play ``game``. A ``python`` or ``policy``
@@ -179,7 +183,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         kinds = [kind for kind in KINDS if kind in entry]
         if len(kinds) != 1:
             raise BotError(f"{where} ({name}): give exactly one of {', '.join(KINDS)}")
-        unknown = set(entry) - {"name", *KINDS, *LIMITS, "options"}
+        unknown = set(entry) - {"name", *KINDS, *LIMITS, "options", "read"}
         if unknown:
             raise BotError(f"{where} ({name}): unknown key {sorted(unknown)[0]!r}")
         kind = kinds[0]
@@ -194,12 +198,16 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         options = entry.get("options", {})
         if "options" in entry and (kind != "policy" or not isinstance(options, dict)):
             raise BotError(f"{where} ({name}): options is a table, for a policy bot only")
+        read = entry.get("read", [])
+        if "read" in entry and (kind != "command" or not isinstance(read, list)
+                                or not all(isinstance(path, str) and path.startswith("/") for path in read)):
+            raise BotError(f"{where} ({name}): read is a list of absolute paths, for a command bot only")
         # Resource limits of a python or command bot (core.sandbox.ResourceLimits).
         limits = {key: entry[key] for key in LIMITS if key in entry}
         for key, number in limits.items():
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 raise BotError(f"{where} ({name}): {key} must be a positive integer")
-        bots.append(Bot(name, kind, value, limits, dict(options)))
+        bots.append(Bot(name, kind, value, limits, dict(options), tuple(read)))
     return bots
 
 

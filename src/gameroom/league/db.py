@@ -3,7 +3,7 @@
 Tables: ``bots`` (every entrant by name, with its JSON form), ``leagues`` (a league's
 game, seed, configuration and size, for resuming), ``games`` (one row per finished game:
 game name, league and index or tournament label, seed, configuration, the replay as
-compressed JSON Lines), ``seats`` (who sat where), ``results`` (each seat's rank, score,
+compressed JSON Lines and the head of its digest chain), ``seats`` (who sat where), ``results`` (each seat's rank, score,
 win, ejection), ``ejections`` (method, failure kind, reason, in order) and ``ratings``
 (openskill per game and bot, with counts).
 
@@ -13,6 +13,8 @@ SQLite file by default, PostgreSQL (psycopg) or any SQLAlchemy URL otherwise.
 
 :func:`record_game` writes one finished game — its rows, its replay and the ratings it
 changes — in one transaction, so a killed league never leaves half a game behind.
+:func:`stored_differences` compares a stored game's rows with its replay's result (what
+``gameroom replay verify --db`` reports besides the re-run).
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Lar
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
+from gameroom.core.chain import head_of
 from gameroom.core.errors import GameroomError
 from gameroom.core.record import MatchRecord, MatchResult
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
-           "open_database", "record_game", "ranks_of", "bot_ranks", "DatabaseError", "replay_of", "DEFAULT_URL"]
+           "open_database", "record_game", "ranks_of", "bot_ranks", "DatabaseError", "replay_of", "DEFAULT_URL",
+           "stored_differences"]
 
 DEFAULT_URL = "sqlite:///gameroom.db"
 
@@ -78,6 +82,9 @@ class GameRow(Base):
     config: Mapped[Any] = mapped_column(JSON)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     replay: Mapped[bytes] = mapped_column(LargeBinary)
+    # The last line's digest of the replay's chain: a replay cut short (or swapped for
+    # another) no longer ends in it. None for games stored before replays were chained.
+    digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     seats: Mapped[list["SeatRow"]] = relationship(back_populates="game_row", order_by="SeatRow.position")
     results: Mapped[list["ResultRow"]] = relationship(back_populates="game_row")
@@ -290,23 +297,26 @@ def bot_ranks(record: MatchRecord) -> tuple[dict[str, int], set[str], set[str]]:
 
 def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = None, index: int | None = None,
                 tournament: str | None = None, bots: dict[str, dict[str, Any]] | None = None,
-                ratings: Any = None, replay: bytes | None = None) -> int:
+                ratings: Any = None, replay: bytes | None = None, digest: str | None = None) -> int:
     """Write one finished game (rows, replay, the ratings it changes) in one transaction;
     its id. ``bots`` maps seat names to their JSON forms; ``ratings`` is a
     ``league.ratings.RatingBook`` updated with this result; ``replay`` the record's JSON
     Lines compressed with zlib when the caller has them already (the record's events are
-    then not needed)."""
+    then not needed), with ``digest`` the head of their chain (found in them otherwise)."""
     if record.result is None:
         raise ValueError("a game without a result cannot be recorded")
     result = record.result
     ranks = ranks_of(record)
     if replay is None:
-        replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+        text = record.to_jsonl()
+        replay, digest = zlib.compress(text.encode("utf-8"), 1), head_of(text)
+    elif digest is None:
+        digest = head_of(zlib.decompress(replay).decode("utf-8"))
     with Session(engine) as session, session.begin(), session.no_autoflush:
         rows = bot_rows(session, record.seats, bots or {})
         game = GameRow(game=record.game, league_id=league_id, index=index, tournament=tournament,
                        seed=record.seed if isinstance(record.seed, int) else None, config=record.config,
-                       finished_at=datetime.now(timezone.utc), replay=replay)
+                       finished_at=datetime.now(timezone.utc), replay=replay, digest=digest)
         session.add(game)
         session.flush()
         ejected = ejected_seats(result)
@@ -327,6 +337,94 @@ def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = 
             ratings.update(record.game, by_bot, winners=winners, ejected=ejected_bots)
             ratings.store(session, record.game, {name: rows[name] for name in record.seats})
         return game.id
+
+
+def stored_differences(session: Session, row: GameRow, record: MatchRecord) -> list[str]:
+    """How the game's ``games``, ``seats``, ``results`` and ``ejections`` rows differ from
+    what ``record`` (its replay) says, one line each; empty when they agree. The rows are
+    what ratings and leaderboards are made of, so a row changed by hand is reported even
+    when the replay itself is intact."""
+    out: list[str] = []
+    if row.game != record.game:
+        out.append(f"games.game is {row.game!r}, the replay's game {record.game!r}")
+    seed = record.seed if isinstance(record.seed, int) else None
+    if row.seed != seed:
+        out.append(f"games.seed is {row.seed!r}, the replay's seed {seed!r}")
+    names = {bot.id: bot.name for bot in session.scalars(
+        select(BotRow).join(SeatRow, SeatRow.bot_id == BotRow.id).where(SeatRow.game_id == row.id))}
+    seats = session.scalars(select(SeatRow).where(SeatRow.game_id == row.id).order_by(SeatRow.position, SeatRow.id))
+    seated = [(seat.position, names.get(seat.bot_id, f"bot #{seat.bot_id}")) for seat in seats]
+    if seated != list(enumerate(record.seats)):
+        out.append(f"seats rows {_pairs(seated)} differ from the replay's seats {_pairs(enumerate(record.seats))}")
+    if record.result is None:
+        out.append("the replay has no result to compare the results rows with")
+        return out
+    result = record.result
+    # A bot seated twice has a results row per seat; rows are written in seat order, so
+    # the rows of one name are compared with that name's seats in order.
+    expected: dict[str, list[tuple[Any, ...]]] = {}
+    for name, want in zip(record.seats, _result_rows(record)):
+        expected.setdefault(name, []).append(want)
+    found: dict[str, list[tuple[Any, ...]]] = {}
+    for r in session.scalars(select(ResultRow).where(ResultRow.game_id == row.id).order_by(ResultRow.id)):
+        name = names.get(r.bot_id) or _bot_name(session, r.bot_id)
+        found.setdefault(name, []).append((r.rank, r.score, bool(r.winner), bool(r.ejected)))
+    for name in sorted(set(expected) | set(found), key=lambda n: (n not in record.seats, n)):
+        rows = found.get(name, [])
+        wants = expected.get(name, [])
+        if not wants:
+            out.append(f"results has {len(rows)} row(s) of {name}, who did not play this game")
+        elif not rows:
+            out.append(f"results has no row of {name} (the replay: {'; '.join(map(_result_text, wants))})")
+        elif len(rows) != len(wants):
+            out.append(f"results has {len(rows)} rows of {name}"
+                       + (f", who has {len(wants)} seats in the replay" if len(wants) > 1 else ""))
+        else:
+            for at, (got, want) in enumerate(zip(rows, wants)):
+                if got != want:
+                    which = f" (its seat {at + 1} of {len(wants)})" if len(wants) > 1 else ""
+                    out.append(f"results row of {name}{which} says {_result_text(got)}, the replay {_result_text(want)}")
+    ejections = [(e.position, names.get(e.bot_id) or _bot_name(session, e.bot_id), e.method, e.kind, e.reason)
+                 for e in session.scalars(select(EjectionRow).where(EjectionRow.game_id == row.id)
+                                          .order_by(EjectionRow.position, EjectionRow.id))]
+    wanted = [(at, record.seats[e.seat], e.method, e.kind.value, e.reason) for at, e in enumerate(result.ejections)
+              if 0 <= e.seat < len(record.seats)]
+    if ejections != wanted:
+        out.append(f"ejections rows {_ejections_text(ejections)} differ from the replay's {_ejections_text(wanted)}")
+    return out
+
+
+def _result_rows(record: MatchRecord) -> list[tuple[Any, ...]]:
+    """Each seat's (rank, score, winner, ejected) in seat order, as :func:`record_game`
+    writes them."""
+    assert record.result is not None
+    result = record.result
+    ranks = ranks_of(record)
+    ejected = ejected_seats(result)
+    return [(ranks[seat], result.seat_scores.get(seat), seat in result.winner_seats, seat in ejected)
+            for seat in range(len(record.seats))]
+
+
+def _bot_name(session: Session, bot_id: int) -> str:
+    bot = session.get(BotRow, bot_id)
+    return bot.name if bot is not None else f"bot #{bot_id}"
+
+
+def _pairs(pairs: Iterable[tuple[int, str]]) -> str:
+    return "[" + ", ".join(f"{at}: {name}" for at, name in pairs) + "]"
+
+
+def _result_text(row: tuple[Any, ...]) -> str:
+    rank, score, winner, ejected = row
+    return (f"rank {rank}, score {json.dumps(score)}, {'winner' if winner else 'not a winner'}"
+            + (", ejected" if ejected else ""))
+
+
+def _ejections_text(rows: list[tuple[Any, ...]]) -> str:
+    if not rows:
+        return "(none)"
+    return "; ".join(f"{name} on {method} [{kind}]: {reason if len(reason) <= 60 else reason[:57] + '...'}"
+                     for _at, name, method, kind, reason in rows)
 
 
 def replay_of(row: GameRow) -> str:

@@ -39,7 +39,7 @@ from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import ResourceLimits as ProgramLimits
 from gameroom.core.sandbox import SandboxPolicy
 
-__all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_all_programs", "START_SECONDS"]
+__all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_all_programs", "failed_caller", "START_SECONDS"]
 
 START_SECONDS = 15.0   # for a program to start and send its sign-up
 EXIT_GRACE_SECONDS = 1.0   # for a program whose connection closed to exit by itself
@@ -96,7 +96,7 @@ class _ProgramCaller:
             raise CallFailed(f"{failure.reason}; program {self.program.describe()}", failure.kind) from None
 
 
-def _failed_caller(reason: str) -> Callable[..., Any]:
+def failed_caller(reason: str) -> Callable[..., Any]:
     def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         raise CallFailed(reason, FailureKind.DISCONNECT)
 
@@ -155,9 +155,10 @@ async def _exited(pid: int) -> None:
         os.close(fd)
 
 
-def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[str], ProgramLimits]],
+def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
                   policy: SandboxPolicy | None = None, log: Callable[[str], None] = lambda _t: None) -> ProgramSeats:
-    """Start every ``(seat name, argv, limits)`` program in the sandbox ``policy`` (the
+    """Start every ``(seat name, argv, limits[, read])`` program in the sandbox ``policy``
+    (``read``: more host paths its sandbox may read, its own files) (the
     default policy, decided here, when None), let each sign up and make its seat. A
     program that cannot start or sign up gets a seat whose first call fails with the
     reason, so the game goes on and ejects it."""
@@ -178,9 +179,9 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
 
     def unstarted(seat_name: str, reason: str) -> Seat:
         out.unstarted[seat_name] = reason
-        return Seat(seat_name, _failed_caller(reason))
+        return Seat(seat_name, failed_caller(reason))
 
-    async def launch(seat_name: str, argv: Sequence[str], limits: ProgramLimits) -> Seat:
+    async def launch(seat_name: str, argv: Sequence[str], limits: ProgramLimits, read: Sequence[str] = ()) -> Seat:
         signup = Signup(rules, log, game.protocol.greeting)
         if own_network:
             port = SANDBOX_PORT
@@ -191,7 +192,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
         command = [part.format(**facts) if "{" in part else part for part in argv]
         env = {"GAMEROOM_PORT": str(port), "GAMEROOM_GAME": game.name, "GAMEROOM_NAME": seat_name}
         try:
-            program = Confined(command, policy, limits, env, listen=port if own_network else None)
+            program = Confined(command, policy, limits, env, listen=port if own_network else None, read=read)
         except (OSError, ValueError) as exc:
             signup.stop_listening()
             return unstarted(seat_name, f"program could not start: {exc}")
@@ -227,7 +228,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[str, Sequence[s
         return seat
 
     async def launch_all() -> list[Seat]:
-        return list(await asyncio.gather(*(launch(name, argv, limits) for name, argv, limits in programs)))
+        return list(await asyncio.gather(*(launch(*program) for program in programs)))
 
     try:
         seats = asyncio.run_coroutine_threadsafe(launch_all(), loop).result()

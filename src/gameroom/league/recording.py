@@ -1,6 +1,8 @@
 """Writing games played outside a league (tournaments, served games) to the results
 database: an observer per game that records its match and, at its end event, writes the
-game, its replay and the ratings it changes — for any game, from any mode."""
+game, its replay and the ratings it changes — for any game, from any mode. A game without
+a seed (a tournament's) cannot be re-dealt, so its replay keeps its state snapshots: the
+web room draws it from them."""
 
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ class GameWriter:
         names = [getattr(seat, "name", seat) for seat in seats]
         config = {**self.config, "tournament": self.label,
                   "seats": [{"name": n, "bot": self.bots.get(n, {"name": n})} for n in names]}
-        recorder = ReplayRecorder(self.game, self.seed, config, names)
+        recorder = ReplayRecorder(self.game, self.seed, config, names, states=self.seed is None)
 
         def observe(event: Event) -> None:
             recorder(event)

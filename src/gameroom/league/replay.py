@@ -22,25 +22,39 @@ from __future__ import annotations
 import json
 import logging
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.context import MatchContext
 from gameroom.core.calls import CallFailed
+from gameroom.core.chain import UNCHAINED, ChainCheck, DigestChain, check_chain
 from gameroom.core.match import Seat
-from gameroom.core.record import CALL, EJECT, END, STATE, Event, FailureKind, MatchRecord, Recorder, names_only
+from gameroom.core.record import (CALL, EJECT, END, SEAT_KEYS, STATE, Event, FailureKind, MatchRecord, MatchResult,
+                                  Recorder, names_only)
 
-__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile"]
+__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile",
+           "LoadedReplay", "load_replays", "head_problems", "result_difference", "NOT_RE_DEALABLE"]
+
+NOT_RE_DEALABLE = ("not re-dealable: dealt by a tournament or a server rather than from a seed, so the rules "
+                   "cannot re-run it (no sign of an alteration)")
+"""What ``replay verify`` and the web room say of a game they cannot re-run, in the same
+words: it is not evidence of an alteration."""
 
 logger = logging.getLogger(__name__)
 
 
 class ReplayRecorder(Recorder):
     """A recorder that keeps calls, ejections and the end (no state snapshots, which cost
-    encoding and space and which the rules recompute on verification)."""
+    encoding and space and which the rules recompute on verification) — unless
+    ``states``: a game the rules cannot re-deal (no seed) keeps its snapshots, the only
+    way to draw it later."""
+
+    def __init__(self, *args: Any, states: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.states = states
 
     def __call__(self, event: Event) -> None:
-        if event.kind != STATE:
+        if event.kind != STATE or (self.states and event.subject is not None):
             super().__call__(event)
 
 
@@ -136,8 +150,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     except registry.UnknownGame as exc:
         return Divergence(0, str(exc))
     if record.seed is None:
-        return Divergence(0, "not dealt by the registry from a seed (a served or tournament game): it cannot be re-run",
-                          unverifiable=True)
+        return Divergence(0, NOT_RE_DEALABLE, unverifiable=True)
     seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
     if [s.get("name") for s in seat_config] != list(record.seats):
         return Divergence(0, "the header's seats and configuration disagree")
@@ -152,7 +165,36 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     except Exception as exc:   # a file can make the rules fail only by being altered
         logger.debug("replaying %s failed", script.at, exc_info=True)
         return Divergence(script.at, f"the rules could not replay the game: {type(exc).__name__}: {exc}")
-    return _first_difference(again.record.events, script.events)
+    return (_first_difference(again.record.events, script.events)
+            or result_difference(again.record.result, record))
+
+
+_RESULT_KEYS = ("winners", "misbehaved", "ranking", "scores", "ejections", *SEAT_KEYS)
+
+
+def result_difference(derived: MatchResult | None, record: MatchRecord) -> Divergence | None:
+    """How the record's result line differs from the result the rules ``derived`` (None
+    when the rules ended no game: a tournament's start and end calls); None when it agrees.
+    The step is the result line's: one after the last event."""
+    step = sum(1 for e in record.events if e.kind != STATE) + 1
+    if derived is None:
+        if record.result is not None:
+            return Divergence(step, "the replay has a result line, but the rules end no game here")
+        return None
+    if record.result is None:
+        return Divergence(step, "the replay has no result line (the rules' result: "
+                                f"{_short(derived.to_record(), 200)})")
+    # The line as written: a name list edited without its seats (or the reverse) differs
+    # from the rules' result even though the parsed result is rebuilt from the seats.
+    theirs = record.written_result if isinstance(record.written_result, dict) else record.result.to_record()
+    ours = derived.to_record()
+    if "names" not in theirs:   # written before results held seat indices: compared by names
+        ours = names_only(ours)
+    keys = [key for key in _RESULT_KEYS if key in ours and ours.get(key) != theirs.get(key)]
+    if not keys:
+        return None
+    what = ", ".join(f"{k}: rules {_short(ours.get(k))} / replay {_short(theirs.get(k))}" for k in keys)
+    return Divergence(step, f"the recorded result differs from the rules' ({what})")
 
 
 def _first_difference(replayed: Sequence[Event], recorded: Sequence[Event], stop: int | None = None) -> Divergence | None:
@@ -209,35 +251,138 @@ def _bot(spec: dict[str, Any]) -> str:
     return "?"
 
 
+@dataclass
+class LoadedReplay:
+    """One replay of a file (or a stored game) with what its text shows before any re-run:
+    the digest chain's breaks and the faults of its layout, each as ``line N: ...``.
+    ``chained`` is False for text written before replays carried a digest chain."""
+
+    label: str
+    record: MatchRecord
+    first_line: int
+    last_line: int
+    problems: list[str] = field(default_factory=list)
+    chained: bool = True
+
+    @property
+    def note(self) -> str | None:
+        """What to say about a replay that is only as good as its re-run."""
+        return None if self.chained else UNCHAINED
+
+
 def read_replays(text: str, source: str) -> list[MatchRecord]:
     """One or more replays from JSON Lines text (a file may hold several, one after the
     other, each starting with its header line)."""
-    records: list[MatchRecord] = []
-    chunk: list[str] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    return [loaded.record for loaded in load_replays(text, source)[0]]
+
+
+def load_replays(text: str, source: str) -> tuple[list[LoadedReplay], ChainCheck]:
+    """Every replay of ``text`` with its problems (see :class:`LoadedReplay`), and the
+    file's digest chain as checked. Raises ValueError for a line that is not a JSON object
+    or a record that cannot be read at all."""
+    lines = text.splitlines()
+    chain = check_chain(lines)
+    chunks: list[list[tuple[int, str, dict[str, Any]]]] = []
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source}, line {number}: not JSON: {exc.msg}") from None
+        except ValueError as exc:    # an integer of more than 4300 digits
+            raise ValueError(f"{source}, line {number}: unreadable JSON: {exc}") from None
         if not isinstance(row, dict):
             raise ValueError(f"{source}, line {number}: not a JSON object")
-        if "game" in row and "event" not in row and chunk:
-            records.append(_record(chunk, source))
-            chunk = []
-        chunk.append(line)
-    if chunk:
-        records.append(_record(chunk, source))
-    if not records:
+        if "game" in row and "event" not in row and chunks:
+            chunks.append([])
+        if not chunks:
+            chunks.append([])
+        chunks[-1].append((number, line, row))
+    if not chunks:
         raise ValueError(f"{source} holds no replay")
-    return records
+    loaded = []
+    for at, chunk in enumerate(chunks):
+        label = source + (f" #{at + 1}" if len(chunks) > 1 else "")
+        first, last = chunk[0][0], chunk[-1][0]
+        record = _record([line for _n, line, _r in chunk], label)
+        problems = [str(b) for b in chain.breaks if first <= b.line <= last]
+        problems += _layout(chunk)
+        problems.sort(key=_line_number)
+        loaded.append(LoadedReplay(label, record, first, last, problems, chain.chained))
+    return loaded, chain
+
+
+def _line_number(problem: str) -> int:
+    head = problem.split(":", 1)[0]
+    return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
+
+
+def _layout(chunk: list[tuple[int, str, dict[str, Any]]]) -> list[str]:
+    """The faults of one record's lines: an event or a second result after the result
+    line, an end event without a result line (or with another result), a result without
+    an end event."""
+    problems: list[str] = []
+    result_at: int | None = None
+    result: Any = None
+    end_at: int | None = None
+    end_result: Any = None
+    for number, _line, row in chunk[1:]:
+        if "event" in row:
+            if result_at is not None:
+                problems.append(f"line {number}: an event after the result line (line {result_at})")
+            if row.get("event") == END:
+                end_at, end_result = number, row.get("result")
+        elif "result" in row:
+            if result_at is not None:
+                problems.append(f"line {number}: a second result line (the first is line {result_at})")
+            else:
+                result_at, result = number, row.get("result")
+    last = chunk[-1][0]
+    if end_at is not None and result_at is None:
+        problems.append(f"line {last + 1}: no result line after the end event (line {end_at}): it was removed")
+    elif end_at is not None and result != end_result:
+        problems.append(f"line {result_at}: the result line differs from the end event's result (line {end_at})")
+    elif end_at is None and result_at is not None:
+        problems.append(f"line {result_at}: a result line without an end event")
+    if result_at is not None and not _consistent(result):
+        problems.append(f"line {result_at}: the result line's names disagree with its seats (winners, ranking, "
+                        "scores or ejections edited on one side only)")
+    return problems
+
+
+def _consistent(result: Any) -> bool:
+    """Whether a result line that names players both by seat and by name says the same
+    both ways (what ``MatchResult.to_record`` writes); a line by names only (written before
+    seats were identity) has nothing to disagree with."""
+    if not isinstance(result, dict) or "names" not in result:
+        return True
+    try:
+        return MatchResult.from_record(result).to_record() == result
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+
+
+def head_problems(check: ChainCheck, stored: str | None, where: str = "the database") -> list[str]:
+    """How a replay's chain disagrees with the head kept for it elsewhere (``stored``;
+    None when nothing was kept, as for games stored before chains existed)."""
+    if stored is None:
+        if check.chained:
+            return [f"{where} keeps no digest for this game although its replay is chained (the digest was cleared)"]
+        return []
+    if not check.chained:
+        return [(f"the replay carries no digest chain, yet {where} keeps its head {stored[:16]}...: "
+                 "the chain was stripped")]
+    if check.head != stored:
+        return [(f"line {check.lines}: the replay's chain ends in {str(check.head)[:16]}..., {where} keeps "
+                 f"{stored[:16]}...: lines were cut off its end, or the replay or its digest was replaced")]
+    return []
 
 
 def _record(lines: list[str], source: str) -> MatchRecord:
     try:
         return MatchRecord.from_lines(lines)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"{source}: not a match record: {type(exc).__name__}: {exc}") from None
 
 
@@ -259,6 +404,7 @@ class ReplayFile:
         self._sessions = 0
         self._open: list[ReplayRecorder] = []
         self._lock = threading.Lock()
+        self._chain = DigestChain()   # one chain through the whole file, record after record
         with open(path, "w", encoding="utf-8"):
             pass   # start empty; fail now, not after the game, when it cannot be written
 
@@ -288,7 +434,7 @@ class ReplayFile:
         with self._lock, open(self.path, "a", encoding="utf-8") as out:
             if recorder in self._open:
                 self._open.remove(recorder)
-            out.write(recorder.record.to_jsonl())
+            out.write(recorder.record.to_jsonl(self._chain))
             self.written += 1
 
     def close(self) -> None:
@@ -398,5 +544,6 @@ def verify_session(records: Sequence[MatchRecord],
             out.append(Divergence(0, f"the session played no game of {', '.join(record.seats)} (#{key[-1]})"))
             continue
         recorded = [e for e in record.events if e.kind != STATE]
-        out.append(_first_difference([e for e in twin.events if e.kind != STATE], recorded))
+        out.append(_first_difference([e for e in twin.events if e.kind != STATE], recorded)
+                   or result_difference(twin.result, record))
     return out

@@ -12,8 +12,10 @@ process that dies is replaced and its games are played again.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import logging
 import multiprocessing
+import signal
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -77,11 +79,18 @@ class LeaguePlan:
         return {"bots": [b.spec for b in self.bots], "players": self.table_size}
 
 
-def _watch_parent(parent: int) -> None:
+def watch_parent(parent: int) -> None:
     """In a pool worker: when the league process dies (even by SIGKILL) kill this worker's
-    programs and exit, so a killed league leaves nothing running."""
+    programs and exit, so a killed league leaves nothing running. Ctrl-C is the league
+    process's to handle (it stops the pool and says so in one line): a worker, in the same
+    process group, ignores it rather than print a traceback of the wait it was in."""
     import os
+    import signal
     import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):   # born with it held (see _sigint_held); ignored now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -92,6 +101,28 @@ def _watch_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread meanwhile: a worker spawned here inherits the mask
+    through fork and exec (as multiprocessing's own resource tracker is started), so a Ctrl-C (sent to the whole process group) that comes while
+    it is still importing, before its initializer ignores SIGINT, cannot end it with a
+    traceback (it did under load). A Ctrl-C in the window stays pending for this process
+    and is delivered when the block is lifted."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # Spawning starts multiprocessing's resource tracker first, which unblocks SIGINT in
+    # this thread when it has started it: started beforehand, it leaves the mask alone.
+    resource_tracker.ensure_running()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 class LocalBackend:
@@ -109,12 +140,13 @@ class LocalBackend:
             os.environ["GAMEROOM_LEAGUE_PARENT"] = str(os.getpid())
             self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
                                                                 mp_context=multiprocessing.get_context("spawn"),
-                                                                initializer=_watch_parent, initargs=(os.getpid(),))
+                                                                initializer=watch_parent, initargs=(os.getpid(),))
         return self._pool
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
         """Each task with its replay (or the exception), as they finish."""
-        futures = {self._executor().submit(play_table, task): task for task in tasks}
+        with _sigint_held():   # workers are started by submit
+            futures = {self._executor().submit(play_table, task): task for task in tasks}
         broken = False
         for future in concurrent.futures.as_completed(futures):
             try:
@@ -283,14 +315,13 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                 finished[task.index] = outcome
                 starts.count(outcome)
                 while done in finished:   # write in index order
-                    outcome_done = finished.pop(done)
-                    record = outcome_done.record
-                    record_game(engine, record, league_id=league_id, index=done, ratings=every,
-                                replay=outcome_done.replay,
-                                bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
+                    ready = finished.pop(done)
+                    record = ready.record
+                    record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=ready.replay,
+                                digest=ready.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
-                            zlib.decompress(outcome_done.replay))
+                            zlib.decompress(ready.replay))
                     _rate(ours, record)
                     done += 1
                     progress(Progress(done, plan.games, started, ours.table(plan.game.name)))

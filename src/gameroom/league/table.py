@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gameroom.core.calls import ThreadedCaller
+from gameroom.core.chain import head_of
 from gameroom.core.context import MatchContext
 from gameroom.core.isolation import IsolatedCaller
+from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.bots import Bot, bots_from_specs
@@ -34,6 +36,9 @@ class TableTask:
     bots: tuple[dict[str, Any], ...]
     extra: tuple[tuple[str, Any], ...] = ()
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    call_seconds: float | None = None
+    """The time limit of every call to an untrusted seat instead of the game's own (an
+    arena competition's ``call_seconds``); None: the game's."""
 
 
 @dataclass(frozen=True)
@@ -46,14 +51,28 @@ class TableOutcome:
     record: MatchRecord
     replay: bytes
     unstarted: tuple[tuple[str, str], ...] = ()   # (bot, reason): untrusted bots that never started
+    digest: str | None = None   # the head of the replay's digest chain
 
 
-def play_table(task: TableTask) -> TableOutcome:
-    """Play the task's game (in a worker)."""
-    record, unstarted = _play(task)
-    replay = zlib.compress(record.to_jsonl().encode("utf-8"), 1)
+def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOutcome:
+    """Play the task's game (in a worker). ``given``: seats made by the caller for the
+    bots whose spec is ``{"name": ..., "remote": true}`` (a remote bot's connection, which
+    lives in the caller's process: ``gameroom.arena``)."""
+    record, unstarted = _play(task, given or {})
+    text = record.to_jsonl()
+    replay = zlib.compress(text.encode("utf-8"), 1)
     record.events = []
-    return TableOutcome(task.index, record, replay, tuple(unstarted.items()))
+    return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text))
+
+
+class _Limited:
+    """A caller whose time-limited calls get ``seconds`` instead."""
+
+    def __init__(self, caller: Any, seconds: float) -> None:
+        self.caller, self.seconds = caller, seconds
+
+    def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        return self.caller(method, args, None if limit is None else self.seconds)
 
 
 def record_table(task: TableTask) -> MatchRecord:
@@ -61,28 +80,44 @@ def record_table(task: TableTask) -> MatchRecord:
     return _play(task)[0]
 
 
-def _play(task: TableTask) -> tuple[MatchRecord, dict[str, str]]:
+def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchRecord, dict[str, str]]:
     from gameroom.games import registry
 
     game = registry.game(task.game)
-    bots: Sequence[Bot] = bots_from_specs(task.bots)
+    given = given or {}
+    remote = {spec["name"] for spec in task.bots if spec.get("remote")}
+    missing = remote - set(given)
+    if missing:
+        raise ValueError(f"no seat given for the remote bots {sorted(missing)}")
+    parsed = iter(bots_from_specs([spec for spec in task.bots if not spec.get("remote")]))
+    bots: Sequence[Bot | str] = [spec["name"] if spec.get("remote") else next(parsed) for spec in task.bots]
     sandbox = task.sandbox if task.sandbox.mode != "auto" else resolve_policy(task.sandbox)
-    programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits)) for bot in bots if bot.kind == "command"]
+    programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits), bot.read) for bot in bots
+                if isinstance(bot, Bot) and bot.kind == "command"]
     with seat_programs(game, programs, sandbox) as launched:
-        seats = [launched.seats[bot.name] if bot.kind == "command"
+        seats = [given[bot] if isinstance(bot, str) else launched.seats[bot.name] if bot.kind == "command"
                  else bot.local_seat(game, bot.name, task.seed + at, sandbox)
                  for at, bot in enumerate(bots)]
         unstarted = dict(launched.unstarted)
         for seat in seats:   # a Python bot whose player never started counts as a program that never signed up
             if isinstance(seat.caller, IsolatedCaller) and seat.caller.start_failure is not None:
                 unstarted[seat.name] = seat.caller.start_failure
-        config = {"seats": [{"name": bot.name, "bot": bot.spec, "trusted": seat.trusted}
-                            for bot, seat in zip(bots, seats)], "index": task.index, **dict(task.extra)}
+        closers = [seat.caller for seat in seats]
+        if task.call_seconds is not None:
+            for seat in seats:
+                if not seat.trusted:
+                    seat.caller = _Limited(seat.caller, task.call_seconds)
+        config = {"seats": [{"name": spec["name"], "bot": spec if isinstance(bot, str) else bot.spec,
+                             "trusted": seat.trusted} for spec, bot, seat in zip(task.bots, bots, seats, strict=True)],
+                  "index": task.index, **dict(task.extra),
+                  **({"call_seconds": task.call_seconds} if task.call_seconds is not None else {})}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
             game.play(task.seed, seats, MatchContext(observers=[recorder]))
         finally:
-            for seat in seats:   # worker threads and isolated process groups end with the game
-                if isinstance(seat.caller, (ThreadedCaller, IsolatedCaller)):
-                    seat.caller.close()
+            for seat, caller in zip(seats, closers, strict=True):   # threads, process groups, remote connections
+                if isinstance(caller, (ThreadedCaller, IsolatedCaller)):
+                    caller.close()
+                elif seat.name in given and hasattr(caller, "close"):
+                    caller.close()
     return recorder.record, unstarted

@@ -33,7 +33,18 @@ def loop_name() -> str:
     return "uvloop" if loop_factory() is not None else "asyncio"
 
 
+def _quiet_about_peers(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler: a peer that resets or drops its connection is how a
+    network ends, already reported by whoever was talking to it, so it is not logged a
+    second time with a traceback (which would follow a command's last line on standard
+    error, past its one-line error); anything else goes to asyncio's default handler."""
+    if isinstance(context.get("exception"), (ConnectionError, TimeoutError)):
+        return
+    loop.default_exception_handler(context)
+
+
 def run(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)`` on uvloop when available."""
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.get_loop().set_exception_handler(_quiet_about_peers)
         return runner.run(main)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import socket
 import struct
 import sys
-from time import monotonic, perf_counter
+from time import monotonic, perf_counter, time
 from typing import Any, Callable
 
 from gameroom.remote.errors import ConnectionClosed, ReadTimeout
@@ -32,6 +32,8 @@ _CHUNK = 65536
 # Python socket timeout polls first (two of each). Elsewhere, Python's socket timeouts.
 _KERNEL_TIMEOUTS = sys.platform.startswith("linux")
 _NO_TIMEOUT = struct.pack("ll", 0, 0)   # a zero timeval: wait for ever
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)   # Linux's value (Python does not name it)
+_STAMP_SPACE = socket.CMSG_SPACE(16)                       # one struct timespec
 
 
 class BlockingConnection:
@@ -55,6 +57,15 @@ class BlockingConnection:
             sock.settimeout(None)   # blocking calls; the kernel applies the time limits
         self.read_at = 0.0
         self.sent_at = 0.0
+        # The kernel stamps each packet's arrival (read only when a look comes late): asked
+        # from the start, since a packet that arrived before the asking carries no stamp.
+        self._stamped = False
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+                self._stamped = True
+            except OSError:
+                pass
 
     def _set_timeout(self, seconds: float | None, option: int = socket.SO_RCVTIMEO) -> None:
         if _KERNEL_TIMEOUTS:
@@ -113,11 +124,15 @@ class BlockingConnection:
             else:
                 remaining = deadline - monotonic()
                 if remaining <= 0:
+                    if self._arrived(deadline):   # in time, but this thread was late to look
+                        continue
                     raise self._timeout_error(timeout_text)
                 self._set_timeout(remaining)
             try:
                 data = self._sock.recv(_CHUNK)  # type: ignore[union-attr]
-            except (socket.timeout, BlockingIOError):
+            except (socket.timeout, BlockingIOError):   # only with a deadline (else recv blocks)
+                if deadline is not None and self._arrived(deadline):
+                    continue
                 raise self._timeout_error(timeout_text) from None
             except OSError:
                 data = b""   # reset by the peer: as the asyncio reader, the stream simply ends
@@ -127,6 +142,38 @@ class BlockingConnection:
             decoder.feed(data)
             if len(decoder._buf) > 2 * decoder.max_value_bytes:
                 decoder.feed_eof()   # a flood: stop reading; the decoder reports the oversize value
+
+    def _arrived(self, deadline: float) -> bool:
+        """Past the deadline: take what the peer wrote before it, if that is already in the
+        kernel's buffer, without waiting; whether anything in time came. A worker that falls
+        behind (a loaded machine, a descheduled thread) looks at the socket late, and the bot
+        must not be charged for that. When the bytes arrived is the kernel's receive
+        timestamp (``SO_TIMESTAMPNS``, which Linux keeps for TCP too): bytes that arrived
+        after the deadline are no answer in time, however early they are read. So a bot
+        that answers late still times out, and one still writing its value at the deadline
+        too (no more bytes in time)."""
+        sock = self._sock
+        if sock is None or not self._stamped:
+            return False   # no receive timestamps here: no way to tell in time from late
+        wall_deadline = deadline + (time() - monotonic())
+        try:
+            data, ancillary, _flags, _address = sock.recvmsg(_CHUNK, _STAMP_SPACE, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError, socket.timeout):
+            return False
+        except OSError:
+            data, ancillary = b"", []
+        arrived = None
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(payload) >= 16:
+                seconds, nanoseconds = struct.unpack("ll", payload[:16])
+                arrived = seconds + nanoseconds / 1e9
+        if not data:
+            self._decoder.feed_eof()
+            return True   # the end of the stream is an answer too: the loop reports it
+        if arrived is None or arrived > wall_deadline:
+            return False   # late (or when is unknown): the call has timed out
+        self._decoder.feed(data)
+        return True
 
     def request(self, value: Any, limit: float | None, side: Callable[[Any], Any] | None = None,
                 max_side: int = 1000) -> Any:

@@ -1,13 +1,21 @@
-"""Bots that play in a lobby over TCP (eriantys.md 5-7), for any lobby-hosted game.
+"""Bots that play in a lobby over TCP (eriantys.md 5-7, docs/lobby.md), for any game.
 
-A bot logs in, creates a room or joins one by its id, keeps a client view of the game
-from the broadcasts (``LobbyGame.client_view``) and, whenever the game waits for its
-seat and no request of its own is outstanding, asks its player (the logical interface
-of §5: ``setup``, ``observe``, ``act``, ``end``) for an event. What ``act`` returns is
-sent as it is: an event object as a ``GAME_EVENT``, text as raw bytes (a garbage
-player). A player that raises :class:`~gameroom.core.misbehaviour.PlayerMisbehaved`
-closes its socket; one that blocks (:class:`Silence`) stops sending but keeps the
-connection open; a slow reader (:class:`StopReading`) stops reading altogether.
+A bot logs in, creates a room (of the game, with the room's options) or joins one by its
+id, and plays to the end. In a room played by events (a game with a ``LobbyGame``) it
+keeps a client view of the game from the broadcasts (``LobbyGame.client_view``) and,
+whenever the game waits for its seat and no request of its own is outstanding, asks its
+player (the logical interface of eriantys.md §5: ``setup``, ``observe``, ``act``,
+``end``) for an event. What ``act`` returns is sent as it is: an event object as a
+``GAME_EVENT``, text as raw bytes (a garbage player). A player that raises
+:class:`~gameroom.core.misbehaviour.PlayerMisbehaved` closes its socket; one that blocks
+(:class:`Silence`) stops sending but keeps the connection open; a slow reader
+(:class:`StopReading`) stops reading altogether.
+
+In a room played by calls (any other game) the bot answers each ``CALL`` with the method
+of its player (a player of the game's protocol: a built-in strategy, answered on the
+loop, or a misbehaving one, answered on a thread of its own so that a player that hangs
+holds nothing but its own seat) and sends the result as ``REPLY``, in the protocol's own
+codecs. A player that raises closes the socket.
 """
 
 from __future__ import annotations
@@ -17,8 +25,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from gameroom.core.game import GameDescriptor
+from gameroom.core.handoff import Worker
 from gameroom.core.lobbygame import LobbyGame, Silence, StopReading
 from gameroom.core.misbehaviour import PlayerMisbehaved
+from gameroom.core.protocol import WireProtocol
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 
 __all__ = ["BotResult", "LobbyConnection", "play_room", "RoomPlan"]
@@ -83,11 +94,12 @@ class LobbyConnection:
                 return None, before
             for i, value in enumerate(values):
                 if isinstance(value, dict) and value.get("type") in (*replies, "NACK"):
-                    self._unread(values[i + 1:])
+                    self.unread(values[i + 1:])
                     return value, before
                 before.append(value)
 
-    def _unread(self, values: list[Any]) -> None:
+    def unread(self, values: list[Any]) -> None:
+        """Put messages back in front of what is still to be read."""
         if values:
             data = b"".join(encode(v) for v in values)
             self.decoder._buf[:0] = data   # noqa: SLF001 - put the rest back in front
@@ -110,22 +122,30 @@ class BotResult:
 
 @dataclass
 class RoomPlan:
+    """One room the bots fill: its size, its options (as ``CREATE_ROOM`` fields, by the
+    options' names), whether it is private, its game (None: the lobby's default) and the
+    id its creator learns."""
+
     players: int
-    expert: bool
+    options: dict[str, Any] = field(default_factory=dict)
     private: bool = False
     room_id: "asyncio.Future[int] | None" = None
     over: asyncio.Event = field(default_factory=asyncio.Event)   # set when a bot of the room is done
     # set when a bot of the room was refused or failed before playing: the others, waiting
     # for the room to fill, give up instead of waiting for ever
     failed: asyncio.Event = field(default_factory=asyncio.Event)
+    game: str | None = None
 
 
-async def play_room(game: LobbyGame, host: str, port: int, name: str, player: Any, creates: bool, plan: RoomPlan,
-                    ranking: Callable[[dict[str, Any]], list[str]] | None = None,
-                    log: Callable[[str], None] = lambda _t: None) -> BotResult:
-    """One bot: log in, create (``creates``) or join the planned room, play to the end.
-    A creator that cannot create the room tells the room's other bots (``plan.room_id``
-    fails), so they stop waiting for it."""
+async def play_room(game: LobbyGame | GameDescriptor, host: str, port: int, name: str, player: Any, creates: bool,
+                    plan: RoomPlan, ranking: Callable[[dict[str, Any]], list[str]] | None = None,
+                    log: Callable[[str], None] = lambda _t: None, trusted: bool = True) -> BotResult:
+    """One bot: log in, create (``creates``) or join the planned room, play to the end:
+    by events when ``game`` is a ``LobbyGame`` (or a descriptor with one), else by
+    answering calls with ``player`` (``trusted``: a built-in strategy that answers at
+    once, on the loop). A creator that cannot create the room tells the room's other bots
+    (``plan.room_id`` fails), so they stop waiting for it."""
+    events = game if isinstance(game, LobbyGame) else game.lobby
     result = BotResult(name)
     assert plan.room_id is not None
     try:
@@ -141,11 +161,12 @@ async def play_room(game: LobbyGame, host: str, port: int, name: str, player: An
             result.refused = True
             result.closed = f"login refused: {_why(reply)}"
             return result
-        view = game.client_view()
+        view = events.client_view() if events is not None else None
         inbox: list[dict[str, Any]] = []
+        named = {"game": plan.game} if plan.game is not None else {}
         if creates:
-            reply, inbox = await conn.request({"type": "CREATE_ROOM", "numberOfPlayers": plan.players,
-                                               "expert": plan.expert, "isPrivate": plan.private}, ("ROOM_ID",))
+            reply, inbox = await conn.request({"type": "CREATE_ROOM", **named, "numberOfPlayers": plan.players,
+                                               **plan.options, "isPrivate": plan.private}, ("ROOM_ID",))
             if reply is None or reply["type"] != "ROOM_ID":
                 result.refused = True
                 result.closed = f"room refused: {_why(reply)}"
@@ -164,7 +185,11 @@ async def play_room(game: LobbyGame, host: str, port: int, name: str, player: An
                 result.refused = True
                 result.closed = f"join refused: {_why(reply)}"
                 return result
-        await _play(conn, game, view, player, name, inbox, result, ranking, plan)
+        if events is not None:
+            await _play(conn, events, view, player, name, inbox, result, ranking, plan)
+        else:
+            assert isinstance(game, GameDescriptor)
+            await _answer_calls(conn, game.protocol, player, name, inbox, result, plan, trusted)
         plan.over.set()
         if result.winners is not None or result.closed is not None:
             log(f"{name}: room {result.room}: " + (f"winners {result.winners}" if result.winners is not None
@@ -217,7 +242,8 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
                 seat = m.get("position", -1)
             if kind == "START_GAME":
                 started = True
-                player.setup(seat, list(m.get("players", [])), bool(m.get("expert")))
+                # §5's setup(seat, players, expert): the room's options, in the order declared
+                player.setup(seat, list(m.get("players", [])), *(m.get(o.name) for o in game.room_options))
             if started:
                 player.observe(m)
             if kind == "END_GAME":
@@ -270,6 +296,105 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
         if not inbox:
             result.closed = result.closed or "connection closed by the server"
             return
+
+
+async def _answer_calls(conn: LobbyConnection, protocol: WireProtocol, player: Any, name: str,
+                        inbox: list[dict[str, Any]], result: BotResult, plan: RoomPlan, trusted: bool) -> None:
+    """A room played by calls: each ``CALL`` answered by the player's method, until the
+    game ends, the room closes or the bot is out of the game."""
+    started = False
+    worker = None if trusted else Worker(f"lobby-bot-{name}")
+    try:
+        while True:
+            for m in inbox:
+                kind = m.get("type") if isinstance(m, dict) else None
+                if kind == "START_GAME":
+                    started = True
+                elif kind == "CALL":
+                    spec = protocol.by_wire.get(m.get("method"))   # type: ignore[arg-type]
+                    if spec is None:
+                        result.closed = f"a call of no {protocol.game} method: {dumps(m)[:200]}"
+                        return
+                    try:
+                        args = spec.decode_args(m.get("args"), "$.args")
+                    except ValueError as exc:
+                        result.closed = f"a call of {spec.wire} the game cannot read: {exc}"
+                        return
+                    method = getattr(player, spec.name)
+                    result.events += 1
+                    if worker is None:
+                        try:
+                            answer = method(*args)
+                        except Exception as exc:   # noqa: BLE001 -- a player's bug: reported as closed, the referee ejects it
+                            result.closed = f"crashed: {type(exc).__name__}: {exc}"
+                            return
+                    else:
+                        outcome = await _await_answer(conn, worker.on_loop(asyncio.get_running_loop(), method, args),
+                                                      name, result)
+                        if outcome is None:
+                            result.closed = result.closed or "connection closed by the server"
+                            return
+                        ok, answer = outcome
+                        if not ok:
+                            result.closed = f"crashed: {type(answer).__name__}: {answer}"
+                            return
+                    if not spec.one_way:
+                        conn.send({"type": "REPLY", "call": m.get("call"), "result": spec.result.encode(answer)})
+                elif kind == "END_GAME":
+                    result.winners = list(m.get("winners") or [])
+                    return
+                elif kind == "PING":
+                    conn.send({"type": "PONG"})
+                elif _out_of_game([m], name, result):
+                    return
+            if started:
+                inbox = await conn.receive()
+            else:
+                received = await _receive_unless(conn, plan.failed)
+                if received is None:
+                    result.closed = "the room did not fill: a room-mate was refused or failed"
+                    return
+                inbox = received
+            if not inbox:
+                result.closed = result.closed or "connection closed by the server"
+                return
+    finally:
+        if worker is not None:
+            worker.stop()
+
+
+async def _await_answer(conn: LobbyConnection, done: "asyncio.Future[tuple[bool, Any]]", name: str,
+                        result: BotResult) -> tuple[bool, Any] | None:
+    """The outcome of a player thinking on its own thread, reading the room meanwhile;
+    None when the bot's game ended first (ejected at its time limit, the room closed)."""
+    while True:
+        receiving = asyncio.ensure_future(conn.receive())
+        either: set[asyncio.Future[Any]] = {done, receiving}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if done.done():
+            if not receiving.done():
+                receiving.cancel()   # a read waiting for bytes loses nothing when cancelled...
+                await asyncio.wait({receiving})
+            if not receiving.cancelled():   # ...but it may have read before it was told
+                conn.unread(receiving.result())   # read after the answer: handled after it
+            return done.result()
+        news = receiving.result()
+        if not news or _out_of_game(news, name, result):
+            return None
+
+
+def _out_of_game(messages: list[Any], name: str, result: BotResult) -> bool:
+    """Whether these messages end the bot's game: the room closed, or the bot ejected."""
+    for m in messages:
+        if isinstance(m, dict) and m.get("type") == "PLAYER_DISCONNECT" and (
+                m.get("roomClosed") or m.get("username") == name):
+            who = "" if m.get("username") == name else f"{m.get('username')} "
+            result.closed = f"{who}{m.get('reason')}" + (f": {m['message']}" if m.get("message") else "")
+            return True
+        if isinstance(m, dict) and m.get("type") == "END_GAME":
+            result.winners = list(m.get("winners") or [])
+            return True
+    return False
 
 
 async def _receive_unless(conn: LobbyConnection, failed: asyncio.Event) -> list[Any] | None:

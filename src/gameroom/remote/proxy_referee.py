@@ -41,10 +41,14 @@ Deviation = Callable[[Any], "bytes | None"]
 
 @dataclass
 class Session:
-    """How a proxy referee session ended, for logs and tests."""
+    """How a proxy referee session ended, for logs and tests. ``got_result`` tells whether
+    the game reached its end for this client: the final call answered, or — for a protocol
+    without one (Evolution: the server just closes) — the connection closed cleanly between
+    two calls after the game had called at least once."""
 
     calls: list[str] = field(default_factory=list)
     ended: str = ""
+    got_result: bool = False
 
 
 async def _player_result(worker: Worker, connection: Connection, fn: Callable[..., Any],
@@ -96,10 +100,14 @@ async def serve_referee(connection: Connection, player: Any, protocol: WireProto
         connection.close()
         return session
 
+    closing_ends_the_game = not any(method.final for method in protocol.methods)
     while True:
         try:
             message = await connection.read_value(read_limit, read_limit)
         except ConnectionClosed:
+            if closing_ends_the_game and session.calls and connection.at_eof:
+                session.got_result = True
+                return stop("finished: the server closed the connection at the end of the game")
             return stop("server closed the connection")
         except ReadTimeout:
             return stop("no call from the server within the read limit")
@@ -123,6 +131,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: WireProto
             return stop(f"player raised {type(result).__name__}: {result} in {spec.wire}")
         if spec.one_way:   # nothing is sent back (Evolution's start)
             if spec.final:
+                session.got_result = True
                 return stop("finished")
             continue
         try:
@@ -139,4 +148,5 @@ async def serve_referee(connection: Connection, player: Any, protocol: WireProto
         except (ConnectionError, OSError):
             return stop("server closed the connection")
         if spec.final:
+            session.got_result = True
             return stop("finished")

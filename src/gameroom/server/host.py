@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from gameroom.core.handoff import run_in_thread
@@ -20,37 +21,64 @@ from gameroom.core.hosting import ServerPlan
 from gameroom.remote.proxy_player import remote_seat
 from gameroom.server.signup import Signup
 
-__all__ = ["host_game", "host_game_on", "run_in_thread"]
+__all__ = ["Hosted", "host_game", "host_game_on", "host_listening", "host_once", "run_in_thread"]
 
 logger = logging.getLogger(__name__)
 
 
-async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], None]) -> Any:
-    """Sign players up on an already listening ``signup`` and run the plan; the JSON result."""
+@dataclass(frozen=True)
+class Hosted:
+    """How hosting one game ended: the JSON result to print and, when no game was played
+    (too few players, or the game could not be run), why — what a server says on standard
+    error before it exits non-zero."""
+
+    result: Any
+    played: bool
+    why: str = ""
+
+
+async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None], say_why: bool = True) -> Hosted:
+    """Sign players up on an already listening ``signup`` and run the plan; ``say_why``
+    logs why no game was played (a caller that reports it itself passes False)."""
     loop = asyncio.get_running_loop()
     try:
         players = await signup.run()
         if len(players) < plan.rules.min_players:
-            log(f"too few players signed up ({len(players)} < {plan.rules.min_players})")
-            return plan.no_game_result
+            why = f"too few players signed up ({len(players)} < {plan.rules.min_players})"
+            if say_why:
+                log(why)
+            return Hosted(plan.no_game_result, False, why)
         seats = plan.house_seats() + [remote_seat(plan.protocol, p.connection, loop, p.name) for p in players]
         try:
-            return await run_in_thread(plan.play, seats)
+            return Hosted(await run_in_thread(plan.play, seats), True)
         except Exception as exc:
             # One line, never a traceback on the log: the reason and where it was raised (the
             # traceback goes to the module's logger at debug level).
             logger.debug("the game could not be run", exc_info=True)
             frame = traceback.extract_tb(exc.__traceback__)[-1]
-            log(f"the game could not be run: {type(exc).__name__}: {exc} "
-                f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")
-            return plan.error_result
+            why = (f"the game could not be run: {type(exc).__name__}: {exc} "
+                   f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")
+            if say_why:
+                log(why)
+            return Hosted(plan.error_result, False, why)
     finally:
         signup.close_all()
+
+
+async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], None]) -> Any:
+    """Sign players up on an already listening ``signup`` and run the plan; the JSON result."""
+    return (await host_once(signup, plan, log)).result
 
 
 async def host_game(plan: ServerPlan, port: int, host: str = "127.0.0.1",
                     log: Callable[[str], None] = lambda _t: None) -> Any:
     """Listen on ``host:port``, sign players up by the plan's rules, run it, return the result."""
+    return (await host_listening(plan, port, host, log)).result
+
+
+async def host_listening(plan: ServerPlan, port: int, host: str = "127.0.0.1",
+                         log: Callable[[str], None] = lambda _t: None, say_why: bool = True) -> Hosted:
+    """:func:`host_game`, telling whether a game was played."""
     signup = Signup(plan.rules, log, plan.protocol.greeting)
     await signup.listen(host, port)
-    return await host_game_on(signup, plan, log)
+    return await host_once(signup, plan, log, say_why)

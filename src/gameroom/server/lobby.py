@@ -1,8 +1,10 @@
 """The lobby: one asyncio server holding every connection and every room (eriantys.md 4.5,
-6, 7), for any game that supplies a ``core.lobbygame.LobbyGame``.
+6, 7; docs/lobby.md), for one game or for every game installed.
 
-Clients log in with a unique name, list, create and join rooms, and play by sending
-events when they like. Everything a request changes happens synchronously in the loop,
+Clients log in with a unique name, list, create, join and watch rooms of the lobby's
+games, and play: by sending events when they like in a game that supplies a
+``core.lobbygame.LobbyGame`` (Eriantys), by answering the calls of the game's own referee
+in any other (``server.referee_rooms``). Everything a request changes happens synchronously in the loop,
 within the handling of that one message, so the events of a room are processed one at a
 time in arrival order and every broadcast a request causes is queued to every member
 before its reply (7.4). Each connection has its own outbound queue and writer task: a
@@ -17,25 +19,33 @@ throttle on failed joins are ``server.lobby_limits``'.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import random
 import secrets
 import socket
 import time
-from typing import Any, Callable, TypeGuard
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Sequence, TypeGuard
 
+from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
+from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
 from gameroom.server.lobby_config import LobbyConfig
+from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
 from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
+from gameroom.server.referee_rooms import RefereeGame
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
 
 logger = logging.getLogger(__name__)
 
 CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", "ACCESS_ROOM", "LEAVE_ROOM",
-                          "GAME_EVENT", "GET_GAME_STATE", "PONG"})
+                          "GAME_EVENT", "GET_GAME_STATE", "PONG",
+                          # docs/lobby.md: every game's rooms, spectators, house bots, calls
+                          "GET_GAMES", "WATCH_ROOM", "ADD_BOT", "REPLY"})
 ACK: dict[str, Any] = {"type": "ACK"}
 _READ_CHUNK = 65536
 _LINGER_SECONDS = 2.0
@@ -52,6 +62,7 @@ _FAIR_SHARE = 32
 _MAX_LINGERING_REFUSALS = 64
 _LISTING_HEAD, _LISTING_TAIL = b'{"type":"PUBLIC_ROOMS","rooms":[', b"]}\n"
 _KERNEL_SEND_BUFFER = 65536   # per connection (Linux doubles it for its bookkeeping)
+_THINKERS = 4   # worker threads of house bots (rooms played by calls)
 
 # Connection states of 7.1 (PLAYING is IN_ROOM with a started game).
 CONNECTED, LOBBY, IN_ROOM, CLOSED = "CONNECTED", "LOBBY", "IN_ROOM", "CLOSED"
@@ -67,6 +78,21 @@ def valid_username(name: Any) -> bool:
     # written back to the clients in UTF-8.
     return (isinstance(name, str) and 1 <= len(name) <= 32
             and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 or 0xD800 <= ord(ch) < 0xE000 for ch in name))
+
+
+class _Refused(Exception):
+    """A request was refused (its NACK already queued): nothing more to do for it."""
+
+
+def _no_fields(_seat: int, _players: int) -> dict[str, Any]:
+    return {}
+
+
+def _events(room: "Room") -> LobbyGame:
+    """The rules of a room played by events."""
+    game = room.hosted.events
+    assert game is not None
+    return game
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
@@ -90,7 +116,10 @@ class Client:
         self.state = CONNECTED
         self.username: str | None = None
         self.room: Room | None = None
-        self.seat = -1
+        self.seat = -1                # -1: none, or watching ``room``
+        self.person = False           # a person's seat: the person limit, the legal moves offered
+        self.views = False            # sent the seat's view of every state (rooms played by calls)
+        self.spectator = False        # logged in to watch only (LOGIN's spectator): never seated
         self.name_key: str | None = None
         self.outbox: list[bytes] = []
         self.outbox_bytes = 0
@@ -104,6 +133,8 @@ class Client:
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = address_key(peer)
+        if self.address in lobby.config.relay_addresses:   # a relay's connection is its own user's
+            self.address = f"{self.address} relaying {self.peer}"
         self.joins = JoinThrottle(lobby.config.failed_joins_per_minute)
 
     def label(self) -> str:
@@ -210,7 +241,7 @@ class Client:
                         return
                     if value is NEED_MORE:
                         break
-                    if isinstance(value, dict) and value.get("type") == "ACCESS_ROOM":
+                    if isinstance(value, dict) and value.get("type") in ("ACCESS_ROOM", "WATCH_ROOM"):
                         await self.lobby.join_turn(self)   # failed joins are throttled
                         if self.closing:
                             break
@@ -238,17 +269,23 @@ class Client:
 
 
 class Room:
-    """A room: its seats (clients, or None for a disconnected seat in resilience mode),
-    its settings and, once full, its game."""
+    """A room: its game, its seats (clients and house bots; None for a disconnected seat
+    in resilience mode or a seat that left a game played by calls), its spectators, its
+    settings and, once full, its game's state (or running referee)."""
 
-    def __init__(self, room_id: int, players: int, expert: bool, private: bool, address: str = "") -> None:
+    def __init__(self, room_id: int, hosted: Hosted, players: int, options: dict[str, Any], private: bool,
+                 address: str = "", show_game: bool = False) -> None:
         self.id = room_id
+        self.hosted = hosted
         self.address = address        # its creator's, whose quota it counts in
         self.players = players
-        self.expert = expert
+        self.options = options        # typed, by option key
         self.private = private
-        self.members: list[Client | None] = []
+        self.show_game = show_game    # the lobby serves several games: its listing names the game
+        self.members: list[Client | HouseBot | None] = []
         self.usernames: list[str] = []
+        self.watchers: list[Client] = []
+        self.referee: RefereeGame | None = None   # a game played by calls, once full
         self.game: Any = None
         self.current: int | None = None
         self.nacks = 0
@@ -262,11 +299,14 @@ class Room:
 
     @property
     def started(self) -> bool:
-        return self.game is not None
+        return self.game is not None or self.referee is not None
 
     def info(self) -> dict[str, Any]:
-        return {"id": self.id, "numberOfPlayers": self.players, "expert": self.expert, "isPrivate": self.private,
-                "currentPlayers": len(self.members)}
+        info = {"id": self.id, "numberOfPlayers": self.players, **self.hosted.listed_options(self.options),
+                "isPrivate": self.private, "currentPlayers": len(self.members)}
+        if self.show_game:
+            info["game"] = self.hosted.name
+        return info
 
     def listed(self) -> bytes:
         """``info()`` encoded, kept until a member is seated."""
@@ -275,10 +315,21 @@ class Room:
         return self.listing
 
     def broadcast(self, messages: list[dict[str, Any]], skip: Client | None = None) -> None:
+        """Each message to every member and spectator, encoded once for all of them."""
+        watchers = self.watchers
         for message in messages:
+            data = _encode(message)
             for member in self.members:
                 if member is not None and member is not skip:
-                    member.send(message)
+                    member.send(message, data)
+            if watchers:
+                for watcher in watchers:
+                    if watcher is not skip:
+                        watcher.send(message, data)
+
+    def connected(self) -> bool:
+        """Whether anybody with a connection is still in the room (a seat or a spectator)."""
+        return bool(self.watchers) or any(isinstance(m, Client) and m.room is self for m in self.members)
 
     def cancel_timers(self) -> None:
         for timer in (self.turn_timer, self.solo_timer):
@@ -288,16 +339,25 @@ class Room:
 
 
 class Lobby:
-    """Every connection and room of one server."""
+    """Every connection and room of one server, for one game or several.
 
-    def __init__(self, game: LobbyGame, config: LobbyConfig, log: Callable[[str], None] = lambda _t: None,
+    ``games``: a descriptor, several (the first is the default game: the game of requests
+    that name none), or a bare ``LobbyGame`` (the scenario harness's).
+    """
+
+    def __init__(self, games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
+                 log: Callable[[str], None] = lambda _t: None,
                  debug_log: Callable[[str], None] | None = None) -> None:
-        self.game = game
+        hosted = hosted_games(games)
+        self.games = {h.name: h for h in hosted}
+        self.default = hosted[0]
+        self.several = len(hosted) > 1
+        self.server_types = frozenset().union(*(h.server_types for h in hosted))
         self.config = config
         self.log = log
         self.debug_log = debug_log
         self.clients: set[Client] = set()
-        self.names: dict[str, Client] = {}       # username_key -> its connection
+        self.names: dict[str, Client | HouseBot] = {}   # username_key -> its connection (or house bot)
         # resilience: username_key -> (room, seat, grace timer, the name as it logged in)
         self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle, str]] = {}
         self.rooms: dict[int, Room] = {}
@@ -310,14 +370,24 @@ class Lobby:
         self.addresses = AddressBook(config.max_connections_per_address, config.max_rooms_per_address,
                                      config.failed_joins_per_minute_per_address)
         self.lingering_refusals = 0
-        self._listings: dict[tuple[Any, Any], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
+        self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
         self.events = 0                 # game events handled, for benchmarks
+        self.calls = 0                  # CALLs sent by the referees of rooms played by calls, likewise
+        self.slices: list[float] | None = None   # processor seconds each referee held the loop, when measured
         self.arrived = 0.0              # when the bytes being handled arrived
         self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
         self.server: asyncio.base_events.Server | None = None
         self._ping_task: asyncio.Task[Any] | None = None
+        self._thinkers: ThreadPoolExecutor | None = None
+
+    def thinkers(self) -> ThreadPoolExecutor:
+        """The worker threads on which house bots of rooms played by calls think (made on
+        first use; a few: their searches share the interpreter with the loop)."""
+        if self._thinkers is None:
+            self._thinkers = ThreadPoolExecutor(_THINKERS, thread_name_prefix="house-bot")
+        return self._thinkers
 
     # -- connections ------------------------------------------------------------------
 
@@ -445,7 +515,7 @@ class Lobby:
         if self.debug_log is not None:
             self.debug_log(f"<- {client.label()} {json.dumps(message, ensure_ascii=False)}")
         kind = message.get("type") if isinstance(message, dict) else None
-        if not isinstance(kind, str) or (kind not in CLIENT_TYPES and kind not in self.game.server_types):
+        if not isinstance(kind, str) or (kind not in CLIENT_TYPES and kind not in self.server_types):
             client.send(nack("Not a message"))
             return
         if kind not in CLIENT_TYPES:
@@ -455,7 +525,10 @@ class Lobby:
         if client.state == CONNECTED and kind != "LOGIN":
             client.send(nack("Login message missing"))
             return
-        getattr(self, "_" + kind.lower())(client, message)
+        try:
+            getattr(self, "_" + kind.lower())(client, message)
+        except _Refused:
+            pass
 
     def _login(self, client: Client, m: dict[str, Any]) -> None:
         if client.state != CONNECTED:
@@ -465,6 +538,10 @@ class Lobby:
         if not isinstance(name, str) or not valid_username(name):
             client.send(nack("Invalid username"))
             return
+        spectator = m.get("spectator", False)
+        if not isinstance(spectator, bool):
+            client.send(nack("Invalid spectator: true or false"))
+            return
         key = self.name_key(name)
         held = self.reserved.get(key)
         if held is not None and held[3] == name:
@@ -473,7 +550,7 @@ class Lobby:
         if key in self.names or held is not None:
             client.send(nack("Username was already taken"))
             return
-        client.username, client.name_key = name, key
+        client.username, client.name_key, client.spectator = name, key, spectator
         client.state = LOBBY
         self.names[key] = client
         client.send(ACK)
@@ -492,16 +569,38 @@ class Lobby:
     def _pong(self, client: Client, _m: dict[str, Any]) -> None:
         client.pong.set()
 
+    def _get_games(self, client: Client, _m: dict[str, Any]) -> None:
+        client.send({"type": "GAMES", "games": [h.entry(h is self.default) for h in self.games.values()]})
+
+    def _hosted(self, client: Client, m: dict[str, Any], every: bool = False) -> Hosted | None:
+        """The game a request names (absent: the default game; ``*`` with ``every``: None,
+        every game); a NACK and None for a name the lobby does not serve."""
+        name = m.get("game")
+        if name is None:
+            return self.default
+        if every and name == ALL_GAMES:
+            return None
+        hosted = self.games.get(name) if isinstance(name, str) else None
+        if hosted is None:
+            client.send(nack(f"Unknown game {str(name)[:40]!r}; the games: {', '.join(self.games)}"))
+            raise _Refused
+        return hosted
+
     def _get_public_rooms(self, client: Client, m: dict[str, Any]) -> None:
+        hosted = self._hosted(client, m, every=True)
+        counts = (hosted.player_counts if hosted is not None
+                  else {n for h in self.games.values() for n in h.player_counts})
         players = m.get("numberOfPlayers")
-        if players is not None and players != -1 and not (_is_int(players) and players in self.game.player_counts):
+        if players is not None and players != -1 and not (_is_int(players) and players in counts):
             client.send(nack("Invalid number of players"))
             return
-        expert = m.get("expert")
-        if expert is not None and not isinstance(expert, bool):
-            client.send(nack("Invalid expert filter"))
+        try:
+            filters = hosted.filters(m) if hosted is not None else {}
+        except OptionError as exc:
+            client.send(nack(f"Invalid {exc} filter"))
             return
-        key = (-1 if players is None else players, expert)
+        key = (hosted.name if hosted is not None else ALL_GAMES, -1 if players is None else players,
+               json.dumps(filters, sort_keys=True))
         data = self._listings.get(key)
         if data is None:
             # Kept until a room changes, and made of each room's own encoded entry: asking
@@ -509,24 +608,54 @@ class Lobby:
             # rooms encoded whole took 3.7 ms, a cost a host churning rooms could repeat).
             rooms = [room for _id, room in sorted(self.rooms.items())
                      if not room.started and not room.private and len(room.members) < room.players
+                     and (hosted is None or room.hosted is hosted)
                      and (players in (None, -1) or room.players == players)
-                     and (expert is None or room.expert == expert)]
+                     and all(room.options.get(k) == v for k, v in filters.items())]
             data = self._listings[key] = b"".join((_LISTING_HEAD, b",".join(room.listed() for room in rooms),
                                                    _LISTING_TAIL))
         client.send({"type": "PUBLIC_ROOMS"} if self.debug_log is None else json.loads(data), data)
+
+    def _seat_settings(self, client: Client, m: dict[str, Any]) -> tuple[bool, bool]:
+        """The seat's ``person`` and ``views`` (default: as ``person``); NACK otherwise."""
+        person = m.get("person", False)
+        views = m.get("views", person)
+        if not isinstance(person, bool) or not isinstance(views, bool):
+            client.send(nack("Invalid room settings: person and views are true or false"))
+            raise _Refused
+        return person, views
+
+    def _may_sit(self, client: Client, hosted: Hosted, person: bool) -> None:
+        refusal = hosted.name_refusal(client.username or "")
+        if client.spectator:
+            refusal = "this connection only watches (it logged in as a spectator)"
+        if person and hosted.by_calls and hosted.descriptor is not None and not hosted.descriptor.playable_by_people:
+            refusal = f"{hosted.name} offers a person no moves: a program may play it"
+        if refusal is not None:
+            client.send(nack(f"Unable to access room: {refusal}"))
+            raise _Refused
 
     def _create_room(self, client: Client, m: dict[str, Any]) -> None:
         if client.room is not None:
             client.send(nack("Already in a room!"))
             return
+        hosted = self._hosted(client, m)
+        assert hosted is not None
         players = m.get("numberOfPlayers")
-        if not (_is_int(players) and players in self.game.player_counts):
+        if not (_is_int(players) and players in hosted.player_counts):
             client.send(nack("Invalid number of players"))
             return
-        expert, private = m.get("expert", False), m.get("isPrivate", False)
-        if not isinstance(expert, bool) or not isinstance(private, bool):
-            client.send(nack("Invalid room settings"))
+        private = m.get("isPrivate", False)
+        try:
+            options = hosted.room_options(m)
+            if not isinstance(private, bool):
+                raise OptionError("isPrivate: expected true or false")
+            if hosted.descriptor is not None:
+                hosted.descriptor.check_room(options, players)
+        except OptionError as exc:
+            client.send(nack(f"Invalid room settings: {exc}"))
             return
+        person, views = self._seat_settings(client, m)
+        self._may_sit(client, hosted, person)
         if len(self.rooms) >= self.config.max_rooms:
             client.send(nack("Too many rooms"))
             return
@@ -535,9 +664,10 @@ class Lobby:
                      f"from {client.address} already")
             client.send(nack("Too many rooms from your address"))
             return
-        room = Room(self._new_room_id(), players, expert, private, client.address)
+        room = Room(self._new_room_id(), hosted, players, options, private, client.address, self.several)
         self.rooms[room.id] = room
         self.addresses.room_created(room.address)
+        client.person, client.views = person, views
         self._seat(room, client)
         client.send({"type": "ROOM_ID", "id": room.id})
 
@@ -551,19 +681,21 @@ class Lobby:
             if room_id not in self.rooms:
                 return room_id
 
-    def _seat(self, room: Room, client: Client) -> None:
-        """Put ``client`` in the next seat and tell the room (6.6.1)."""
+    def _seat(self, room: Room, member: Client | HouseBot) -> None:
+        """Put ``member`` in the next seat and tell the room (6.6.1)."""
         seat = len(room.members)
+        fields = room.hosted.events.seat_fields if room.hosted.events is not None else _no_fields
         for other, name in enumerate(room.usernames):
-            client.send({"type": "ADD_PLAYER", "username": name, "position": other,
-                         **self.game.seat_fields(other, room.players)})
-        room.members.append(client)
-        room.usernames.append(client.username or "")
+            member.send({"type": "ADD_PLAYER", "username": name, "position": other, **fields(other, room.players)})
+        room.members.append(member)
+        room.usernames.append(member.username or "")
         room.listing = None
         self._listings.clear()
-        client.room, client.seat, client.state = room, seat, IN_ROOM
-        room.broadcast([{"type": "ADD_PLAYER", "username": client.username, "position": seat,
-                         **self.game.seat_fields(seat, room.players)}])
+        member.room, member.seat = room, seat
+        if isinstance(member, Client):
+            member.state = IN_ROOM
+        room.broadcast([{"type": "ADD_PLAYER", "username": member.username, "position": seat,
+                         **fields(seat, room.players)}])
 
     def _access_room(self, client: Client, m: dict[str, Any]) -> None:
         if client.room is not None:
@@ -579,18 +711,95 @@ class Lobby:
             self._join_failed(client)   # a full room tells that the id exists: counted too
             client.send(nack("Unable to access room"))
             return
+        person, views = self._seat_settings(client, m)
+        self._may_sit(client, room.hosted, person)
+        client.person, client.views = person, views
         self._seat(room, client)
         if len(room.members) == room.players and not self._start_game(room, client):
             client.send(nack("Unable to access room"))
             return
         client.send(ACK)
 
+    def _watch_room(self, client: Client, m: dict[str, Any]) -> None:
+        """A spectator: the room's players so far, its state if it plays, then ACK; from
+        then on every public message of the room (docs/lobby.md)."""
+        if client.room is not None:
+            client.send(nack("Already in a room!"))
+            return
+        room_id = m.get("id")
+        room = self.rooms.get(room_id) if _is_int(room_id) else None
+        if room is None:
+            self._join_failed(client)
+            client.send(nack("Not a room"))
+            return
+        if len(room.watchers) >= self.config.max_spectators_per_room:
+            client.send(nack("Too many spectators in this room"))
+            return
+        fields = room.hosted.events.seat_fields if room.hosted.events is not None else _no_fields
+        for seat, name in enumerate(room.usernames):
+            client.send({"type": "ADD_PLAYER", "username": name, "position": seat, **fields(seat, room.players)})
+        room.watchers.append(client)
+        client.room, client.seat, client.state = room, -1, IN_ROOM
+        if room.referee is not None and room.referee.state is not None:
+            client.send(*room.referee.spectator_message())
+        elif room.game is not None:
+            client.send(*self._game_state(room))
+        client.send(ACK)
+
+    def _add_bot(self, client: Client, m: dict[str, Any]) -> None:
+        """A built-in player of the game takes the next seat (``strategy``)."""
+        room = client.room
+        if room is None or client.seat < 0:
+            client.send(nack("Not yet in a room!"))
+            return
+        if room.started or len(room.members) >= room.players:
+            client.send(nack("The room is full"))
+            return
+        hosted, strategy = room.hosted, m.get("strategy")
+        if strategy not in hosted.strategies:
+            client.send(nack(f"Unknown bot {str(strategy)[:40]!r}; choose from {', '.join(hosted.strategies)}"
+                             if hosted.strategies else f"{hosted.name} rooms take no bots"))
+            return
+        name = self._bot_name(hosted, strategy)
+        seed = self.base_seed + 7919 * room.id + len(room.members)
+        assert hosted.descriptor is not None
+        if hosted.events is not None:
+            assert hosted.events.bot is not None
+            bot = HouseBot(name, strategy, hosted.events.bot(name, strategy, seed), observes=True)
+        else:
+            bot = HouseBot(name, strategy, hosted.descriptor.strategies[strategy](name, seed))
+        self.names[self.name_key(name)] = bot
+        self._seat(room, bot)
+        if len(room.members) == room.players and not self._start_game(room, client):
+            client.send(nack("Unable to access room"))
+            return
+        client.send(ACK)
+
+    def _bot_name(self, hosted: Hosted, strategy: str) -> str:
+        """A name no user holds, that the game's wire can carry: the strategy and a number."""
+        base = "".join(ch for ch in strategy if ch.isalnum())[:12] or "bot"
+        for number in itertools.count(1):
+            name = f"{base}{number}"
+            key = self.name_key(name)
+            if key not in self.names and key not in self.reserved and hosted.name_refusal(name) is None:
+                return name
+        raise AssertionError("unreachable")
+
     def _start_game(self, room: Room, newcomer: Client) -> bool:
         seed = self.base_seed + self.games_started
         self.games_started += 1
+        hosted = room.hosted
+        if hosted.events is None:
+            self.log(f"room {room.id}: {hosted.name} game {self.games_started - 1} (seed {seed}) starts: "
+                     f"{', '.join(room.usernames)}")
+            room.referee = RefereeGame(self, room, hosted, seed)
+            room.broadcast([{"type": "START_GAME", **hosted.listed_options(room.options),
+                             "numberOfPlayers": room.players, "players": list(room.usernames), "game": hosted.name}])
+            asyncio.get_running_loop().call_soon(room.referee.begin)   # after the newcomer's ACK
+            return True
+        hooks = self.config.test_hooks if hosted is self.default else None
         try:
-            room.game, setup = self.game.start(list(room.usernames), room.expert, seed, self.config.test_hooks,
-                                               room.id)
+            room.game, setup = hosted.events.start(list(room.usernames), room.options, seed, hooks, room.id)
         except ValueError as exc:
             self.log(f"room {room.id}: the game cannot start: {exc}")
             self._close_room(room, newcomer, "CONNECTION_LOST", tell_leaver=False)
@@ -605,7 +814,12 @@ class Lobby:
         if room is None:
             client.send(nack("Not yet in a room!"))
             return
-        self._close_room(room, client, "LEFT")
+        if client.seat < 0:
+            self._stop_watching(room, client)
+        elif room.hosted.by_calls:
+            self._leave_seat(room, client, "LEFT")
+        else:
+            self._close_room(room, client, "LEFT")
         client.send(ACK)
 
     def _get_game_state(self, client: Client, _m: dict[str, Any]) -> None:
@@ -614,13 +828,19 @@ class Lobby:
             client.send(nack("Not yet in a room!"))
         elif not room.started:
             client.send(nack("The game has not started yet"))
+        elif room.referee is not None:
+            if client.seat < 0:
+                client.send(*room.referee.spectator_message())
+            else:
+                client.send(room.referee.view_message(client.seat))
         else:
             client.send(*self._game_state(room))
 
     def _game_state(self, room: Room) -> tuple[dict[str, Any], bytes]:
         """GAME_STATE for the room's game, encoded once per state of the game."""
         if room.snapshot is None or room.snapshot[0] is not room.game:
-            message = {"type": "GAME_STATE", "state": self.game.snapshot(room.game)}
+            assert room.hosted.events is not None
+            message = {"type": "GAME_STATE", "state": room.hosted.events.snapshot(room.game)}
             room.snapshot = (room.game, message, _encode(message))
         return room.snapshot[1], room.snapshot[2]
 
@@ -632,21 +852,39 @@ class Lobby:
         if not room.started:
             client.send(nack("The game has not started yet"))
             return
+        if client.seat < 0:
+            client.send(nack("Spectators do not play"))
+            return
+        if room.hosted.events is None:
+            client.send(nack(f"{room.hosted.name} is played by REPLY to each CALL"))
+            return
+        self._apply_event(room, client.seat, m, client)
+
+    def _apply_event(self, room: Room, seat: int, m: dict[str, Any], client: Client | None) -> None:
+        """The event of ``seat`` (from ``client``, or from a house bot): the game's rules,
+        then its broadcasts and the reply (7.4), and the policy for a refused one."""
+        game = room.hosted.events
+        assert game is not None
         self.events += 1
-        in_turn = self.game.current(room.game) == client.seat
-        room.game, broadcasts, reply = self.game.step(room.game, client.seat, m)
+        in_turn = game.current(room.game) == seat
+        room.game, broadcasts, reply = game.step(room.game, seat, m)
         if reply.get("type") == "ACK":
             room.broadcast(broadcasts)
-            client.send(reply)
+            if client is not None:
+                client.send(reply)
             if self.latencies is not None:
                 self.latencies.append(time.perf_counter() - self.arrived)
             self._after_change(room, accepted=True)
             return
+        if client is None:   # a house bot's event refused: the bot is out
+            self.log(f"room {room.id}: bot {room.usernames[seat]}'s event refused: {reply.get('errorMessage')}")
+            self._eject(room, seat, "EJECTED")
+            return
         client.send(reply)
-        if not in_turn or self.game.suspended(room.game):
+        if not in_turn or game.suspended(room.game):
             return   # a race, not a rule break (4.4)
         if self.config.referee:
-            self._eject(room, client.seat, "EJECTED")
+            self._eject(room, seat, "EJECTED")
         elif self.config.max_nacks_per_turn:
             room.nacks += 1
             # 7.8: maxNacksPerTurn is the number of invalid events *tolerated* per turn (the
@@ -655,47 +893,91 @@ class Lobby:
             if room.nacks > self.config.max_nacks_per_turn:
                 self.lost(client, "TIMEOUT", f"{room.nacks} invalid events this turn")
 
+    def _reply(self, client: Client, m: dict[str, Any]) -> None:
+        room = client.room
+        if room is None:
+            client.send(nack("Not yet in a room!"))
+        elif not room.started:
+            client.send(nack("The game has not started yet"))
+        elif client.seat < 0:
+            client.send(nack("Spectators do not play"))
+        elif room.referee is None:
+            client.send(nack(f"{room.hosted.name} is played by GAME_EVENT"))
+        else:
+            room.referee.reply(client, m)
+
     # -- rooms ------------------------------------------------------------------------
 
     def _after_change(self, room: Room, accepted: bool = False) -> None:
         """After the game changed: end the room at END_GAME, else (re)start the turn timer
-        and the NACK count for whoever the game now waits for."""
-        if self.game.finished(room.game):
+        and the NACK count for whoever the game now waits for; a house bot's turn is
+        taken once the loop has handled what is at hand."""
+        game = room.hosted.events
+        assert game is not None
+        if game.finished(room.game):
             self._dissolve(room)
             return
-        current = self.game.current(room.game)
-        turn = self.game.turn(room.game) if self.game.turn is not None else current
+        current = game.current(room.game)
+        turn = game.turn(room.game) if game.turn is not None else current
         if current != room.current or turn != room.turn:
             room.nacks = 0
         room.turn = turn
         restart = current != room.current or accepted or room.turn_timer is None
         room.current = current
-        waiting = current is not None and not self.game.suspended(room.game)
+        waiting = current is not None and not game.suspended(room.game)
         if room.turn_timer is not None and (restart or not waiting):
             room.turn_timer.cancel()   # a suspended game waits for nobody
             room.turn_timer = None
-        if restart and waiting and current is not None and self.config.turn_timeout > 0:
+        if current is not None and waiting and isinstance(room.members[current], HouseBot):
+            asyncio.get_running_loop().call_soon(self._house_turn, room, room.game)
+        elif restart and waiting and current is not None and self.config.turn_timeout > 0:
             room.turn_timer = asyncio.get_running_loop().call_later(
                 self.config.turn_timeout, self._turn_timeout, room, current)
 
+    def _house_turn(self, room: Room, state: Any) -> None:
+        """A house bot's event, if the game still waits for it in the same state."""
+        game = room.hosted.events
+        if self.rooms.get(room.id) is not room or room.game is not state or game is None:
+            return
+        seat = game.current(state)
+        bot = room.members[seat] if seat is not None else None
+        if seat is None or not isinstance(bot, HouseBot):
+            return
+        try:
+            event = bot.player.act(game.snapshot(state))
+        except Exception as exc:   # a built-in's bug (or a silent kind): the bot is out
+            logger.debug("room %s: house bot %s failed", room.id, bot.username, exc_info=True)
+            self.log(f"room {room.id}: bot {bot.username} failed: {type(exc).__name__}: {exc}")
+            self._eject(room, seat, "EJECTED")
+            return
+        if not isinstance(event, dict):
+            self._eject(room, seat, "EJECTED")
+            return
+        self._apply_event(room, seat, {**event, "type": game.event_type}, None)
+
     def _turn_timeout(self, room: Room, seat: int) -> None:
         room.turn_timer = None
-        if self.rooms.get(room.id) is not room or self.game.current(room.game) != seat:
+        game = room.hosted.events
+        if self.rooms.get(room.id) is not room or game is None or game.current(room.game) != seat:
             return
         member = room.members[seat]
         if self.config.referee:
             self._eject(room, seat, "TIMEOUT")
-        elif member is not None:
+        elif isinstance(member, Client):
             self.lost(member, "TIMEOUT", f"no valid event within {self.config.turn_timeout:g} s")
 
     def _eject(self, room: Room, seat: int, reason: str) -> None:
         """7.7: the seat's team is eliminated, the others are told, its connection closed."""
+        game = room.hosted.events
+        assert game is not None
         member = room.members[seat]
         room.members[seat] = None
-        if member is not None:
+        if isinstance(member, HouseBot):
+            self._release(member)
+        elif member is not None:
             member.room, member.seat, member.state = None, -1, LOBBY
             self.lost(member, reason, f"ejected ({reason})")
-        room.game, broadcasts = self.game.eject(room.game, seat, reason)
+        room.game, broadcasts = game.eject(room.game, seat, reason)
         room.broadcast(broadcasts)
         self._after_change(room)
 
@@ -703,12 +985,58 @@ class Lobby:
         """A member's connection is gone (7.5-7.7)."""
         if self.rooms.get(room.id) is not room:
             return
-        if room.started and self.config.referee:
+        if seat < 0:
+            self._stop_watching(room, client)
+        elif room.hosted.by_calls:
+            self._leave_seat(room, client, reason)
+        elif room.started and self.config.referee:
             self._eject(room, seat, reason)
         elif room.started and self.config.resilience and reason == "CONNECTION_LOST":
             self._disconnect(room, client, seat)
         else:
             self._close_room(room, client, reason)
+
+    def _leave_seat(self, room: Room, client: Client, reason: str) -> None:
+        """A seat of a room played by calls is left: before the game, the seat is free
+        again (the seats after it move up one); during the game, the referee ejects the
+        seat at its next call and the game goes on. A room nobody is left in is closed."""
+        seat = client.seat
+        client.room, client.seat, client.person, client.views = None, -1, False, False
+        if client.state == IN_ROOM:
+            client.state = LOBBY
+        if room.referee is not None:
+            room.members[seat] = None
+            room.referee.departed(seat, reason, "left the room" if reason == "LEFT" else "the connection was lost")
+        else:
+            del room.members[seat]
+            del room.usernames[seat]
+            for later in room.members[seat:]:
+                if later is not None:
+                    later.seat -= 1
+            room.listing = None
+            self._listings.clear()
+            room.broadcast([{"type": "PLAYER_DISCONNECT", "username": client.username, "roomClosed": False,
+                             "reason": reason}])
+        self._close_if_abandoned(room, client.username or "", reason)
+
+    def _close_if_abandoned(self, room: Room, username: str, reason: str) -> None:
+        if self.rooms.get(room.id) is room and not any(isinstance(m, Client) and m.room is room
+                                                       for m in room.members):
+            if room.watchers:
+                if room.referee is not None:
+                    return   # the spectators watch the bots play on
+                room.broadcast([{"type": "PLAYER_DISCONNECT", "username": username, "roomClosed": True,
+                                 "reason": reason}])
+            self._dissolve(room)
+
+    def _stop_watching(self, room: Room, client: Client) -> None:
+        if client in room.watchers:
+            room.watchers.remove(client)
+        client.room, client.seat = None, -1
+        if client.state == IN_ROOM:
+            client.state = LOBBY
+        if room.referee is not None:
+            self._close_if_abandoned(room, client.username or "", "LEFT")
 
     def _close_room(self, room: Room, leaver: Client, reason: str, tell_leaver: bool = True) -> None:
         """7.5: the room is closed; every other member is told and is back in the lobby."""
@@ -719,12 +1047,16 @@ class Lobby:
     def _dissolve(self, room: Room) -> None:
         """The room ceases to exist; its members are back in the lobby (6.6.8)."""
         room.cancel_timers()
+        if room.referee is not None and not room.referee.over:
+            room.referee.stop()
         if self.rooms.pop(room.id, None) is room:
             self.addresses.room_closed(room.address, time.monotonic())
         self._listings.clear()
-        for member in room.members:
-            if member is not None and member.room is room:
-                member.room, member.seat = None, -1
+        for member in [*room.members, *room.watchers]:
+            if isinstance(member, HouseBot):
+                self._release(member)
+            elif member is not None and member.room is room:
+                member.room, member.seat, member.person, member.views = None, -1, False, False
                 if member.state == IN_ROOM:
                     member.state = LOBBY
         for key, (reserved_room, _seat, timer, _name) in list(self.reserved.items()):
@@ -732,6 +1064,47 @@ class Lobby:
                 timer.cancel()
                 del self.reserved[key]
         room.members = []
+        room.watchers = []
+
+    def _release(self, bot: HouseBot) -> None:
+        """A house bot leaves: its name is free again."""
+        key = self.name_key(bot.username)
+        if self.names.get(key) is bot:
+            del self.names[key]
+        bot.room, bot.seat = None, -1
+
+    # -- what a room played by calls asks of the lobby (server.referee_rooms) ---------------
+
+    def tell(self, room: Room, message: dict[str, Any]) -> None:
+        """``message`` to everybody in the room."""
+        room.broadcast([message])
+
+    def encode(self, message: dict[str, Any]) -> bytes:
+        return _encode(message)
+
+    def unseat(self, room: Room, seat: int) -> None:
+        """The referee ejected ``seat``: its member is back in the lobby (a house bot is
+        gone); a room with nobody left to tell is closed."""
+        member = room.members[seat] if seat < len(room.members) else None
+        if member is None:
+            return
+        room.members[seat] = None
+        if isinstance(member, HouseBot):
+            self._release(member)
+        elif member.room is room:
+            member.room, member.seat, member.person, member.views = None, -1, False, False
+            if member.state == IN_ROOM:
+                member.state = LOBBY
+        # not from inside the referee: the room's end stops it
+        asyncio.get_running_loop().call_soon(self._close_if_abandoned, room, member.username or "", "EJECTED")
+
+    def referee_over(self, room: Room, outcome: dict[str, Any]) -> None:
+        """The referee ended the game: ``END_GAME`` to the room, which then ceases to exist."""
+        if self.rooms.get(room.id) is not room:
+            return
+        self.log(f"room {room.id}: game over: " + json.dumps(outcome.get("winners"), ensure_ascii=False))
+        room.broadcast([outcome])
+        self._dissolve(room)
 
     # -- resilience mode (7.6) --------------------------------------------------------
 
@@ -740,13 +1113,14 @@ class Lobby:
         loop = asyncio.get_running_loop()
         name, key = client.username or "", client.name_key or ""
         self.reserved[key] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, key), name)
-        room.game, broadcasts = self.game.disconnect(room.game, seat, self.config.solo_timeout)
+        room.game, broadcasts = _events(room).disconnect(room.game, seat, self.config.solo_timeout)
         room.broadcast(broadcasts)
         self._suspension(room)
         self._after_change(room)
 
     def _suspension(self, room: Room) -> None:
-        if self.game.suspended(room.game) and not self.game.finished(room.game):
+        game = _events(room)
+        if game.suspended(room.game) and not game.finished(room.game):
             if room.solo_timer is None:
                 room.solo_timer = asyncio.get_running_loop().call_later(
                     self.config.solo_timeout, self._solo_over, room)
@@ -765,7 +1139,7 @@ class Lobby:
             self.log(f"room {room.id}: nobody came back; closed")
             self._dissolve(room)
             return
-        room.game, broadcasts = self.game.abandon(room.game)
+        room.game, broadcasts = _events(room).abandon(room.game)
         room.broadcast(broadcasts)
         self._after_change(room)
 
@@ -775,7 +1149,7 @@ class Lobby:
         client.username, client.name_key, client.state = name, key, IN_ROOM
         self.names[key] = client
         client.room, client.seat = room, seat
-        room.game, broadcasts = self.game.reconnect(room.game, seat)
+        room.game, broadcasts = _events(room).reconnect(room.game, seat)
         client.send(ACK)
         client.send(*self._game_state(room))
         room.broadcast(broadcasts)
@@ -796,19 +1170,23 @@ class Lobby:
             client.outbox.clear()
             client.wake.set()
             client.writer.transport.abort()
-        for room in self.rooms.values():
+        for room in list(self.rooms.values()):
             room.cancel_timers()
+            if room.referee is not None and not room.referee.over:
+                room.referee.stop()
         if tasks:
             await asyncio.wait(tasks, timeout=_LINGER_SECONDS + 1)
         for task in tasks:
             task.cancel()
+        if self._thinkers is not None:
+            self._thinkers.shutdown(wait=False, cancel_futures=True)
 
 
-async def serve_lobby(game: LobbyGame, config: LobbyConfig, log: Callable[[str], None],
-                      debug_log: Callable[[str], None] | None = None,
+async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
+                      log: Callable[[str], None], debug_log: Callable[[str], None] | None = None,
                       ready: Callable[[int], None] | None = None) -> None:
-    """Run a lobby on ``config.host:config.port`` until cancelled."""
-    lobby = Lobby(game, config, log, debug_log)
+    """Run a lobby of ``games`` on ``config.host:config.port`` until cancelled."""
+    lobby = Lobby(games, config, log, debug_log)
     server = await lobby.start(config.host, config.port)
     port = server.sockets[0].getsockname()[1]
     log(f"lobby listening on {config.host}:{port}")

@@ -8,16 +8,23 @@ first invalid event ejects). A key given explicitly always wins over the policy 
 Beside the spec's keys, ours bound what one client may cost (0 disables a limit, as in
 7.8): ``maxOutboxBytes`` (replies queued for a connection before the server stops reading
 its requests), ``maxConnectionsPerAddress``, ``maxRoomsPerAddress``,
-``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``; and
-``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are one user).
+``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``,
+``maxSpectatorsPerRoom``; ``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are
+one user); ``relayAddresses``, the addresses of relays (the web room) whose every
+connection is its own user's, so each counts on its own against the quotas per address;
+and, for rooms played by calls (docs/lobby.md), ``callTimeoutSeconds`` and
+``personTimeoutSeconds``, which replace the game's limit of one call to a program's seat
+and to a person's seat (absent: the game's; 0: no limit).
 """
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gameroom.core.wire import WireError, describe, expect_bool, expect_int, expect_list, expect_str
+from gameroom.server.lobby_limits import address_key
 
 __all__ = ["LobbyConfig", "decode_lobby_config", "with_overrides", "DEFAULT_PORT"]
 
@@ -49,7 +56,11 @@ class LobbyConfig:
     max_rooms_per_address: int = 100
     failed_joins_per_minute: int = 20
     failed_joins_per_minute_per_address: int = 60
+    max_spectators_per_room: int = 64
     case_sensitive_usernames: bool = False
+    relay_addresses: frozenset[str] = frozenset()   # quota keys (lobby_limits.address_key)
+    call_timeout: float | None = None     # None: the game's limit of one call
+    person_timeout: float | None = None   # None: the game's person limit
     test_hooks: Any = None        # the game's decoded hooks, or None
     room_ids: list[int] = field(default_factory=list)   # testHooks.roomIds
 
@@ -71,6 +82,8 @@ _KEYS: dict[str, tuple[str, str]] = {
     "maxRoomsPerAddress": ("max_rooms_per_address", "nat"), "failedJoinsPerMinute": ("failed_joins_per_minute", "nat"),
     "failedJoinsPerMinutePerAddress": ("failed_joins_per_minute_per_address", "nat"),
     "caseSensitiveUsernames": ("case_sensitive_usernames", "bool"),
+    "maxSpectatorsPerRoom": ("max_spectators_per_room", "nat"),
+    "callTimeoutSeconds": ("call_timeout", "seconds"), "personTimeoutSeconds": ("person_timeout", "seconds"),
 }
 _REFEREE_DEFAULTS = {"login_timeout": 10.0, "turn_timeout": 10.0}
 
@@ -91,12 +104,21 @@ def _value(value: Any, kind: str, where: str) -> Any:
     return float(value)
 
 
+def _relay(value: Any, where: str) -> str:
+    text = expect_str(value, where)
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        raise WireError(f"expected an IP address, got {describe(text)}", where) from None
+    return address_key((text, 0))
+
+
 def decode_lobby_config(value: Any, decode_hooks: Any = None) -> LobbyConfig:
     """A configuration from its JSON object; ``decode_hooks(value, where)`` reads the
     game's ``testHooks`` (their ``roomIds`` belong to the lobby)."""
     if not isinstance(value, dict):
         raise WireError(f"expected an object, got {describe(value)}", "$")
-    known = set(_KEYS) | {"policy", "seed", "testHooks"}
+    known = set(_KEYS) | {"policy", "seed", "testHooks", "relayAddresses"}
     unknown = sorted(set(value) - known)
     if unknown:
         raise WireError(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})", "$")
@@ -109,6 +131,10 @@ def decode_lobby_config(value: Any, decode_hooks: Any = None) -> LobbyConfig:
     for key, (name, kind) in _KEYS.items():
         if key in value:
             settings[name] = _value(value[key], kind, f"$.{key}")
+    relays = value.get("relayAddresses")
+    if relays is not None:
+        settings["relay_addresses"] = frozenset(_relay(address, f"$.relayAddresses[{k}]")
+                                                for k, address in enumerate(expect_list(relays, "$.relayAddresses")))
     seed = value.get("seed")
     settings["seed"] = None if seed is None else expect_int(seed, "$.seed")
     hooks = value.get("testHooks")

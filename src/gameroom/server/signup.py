@@ -1,20 +1,32 @@
 """Signing players up over TCP, as every game's server does.
 
-Connections are handled one at a time in the order they were accepted: read one JSON
-value (the sign-up message) within the first-byte and completion limits, take the name
-from it by the protocol's greeting, check it, answer it when the greeting says so (``"ok"``),
-and either keep the connection as a player or close it. When sign-up ends is the rules'
-policy: waiting periods run beside the sign-up, and when a period expires with enough
-players sign-up stops — but only between two sign-ups, so a sign-up in progress finishes
-first; or the minimum is awaited and then one wait per further connection. Reaching the
-maximum stops sign-up at once.
+Every accepted connection starts reading its sign-up message at once, beside the others:
+one JSON value within the first-byte and completion limits counted from its acceptance
+(the *name deadline*), the name taken from it by the protocol's greeting and checked. A
+connection that fails — nothing in time, not JSON, a bad name — is closed and logged the
+moment it fails, which frees its place. Players are then taken **in acceptance order**,
+as the specs' one-at-a-time sign-up would take them (answered with ``"ok"`` when the
+greeting says so): a player whose name arrived waits only for the connections accepted
+before it to finish or miss their own deadlines. So silent connections cost their own
+deadline, all at once, never one deadline after the other: twenty of them made before
+the honest clients delay a game by one name deadline, where reading them in turn kept
+the honest clients out of every waiting period (issue 17, finding 6).
+
+When sign-up ends is the rules' policy: waiting periods run beside the sign-up, and when
+a period expires with enough players sign-up stops — but only between two sign-ups, so
+the sign-up at the head of the line finishes first (at most one name deadline); or the
+minimum is awaited and then one wait per further connection. Reaching the maximum stops
+sign-up at once.
 
 Sign-up survives anything a connection sends: whatever goes wrong with one connection is
 logged (quoting a bounded prefix of what it sent) and closes only that connection. What a
-crowd can hold is bounded too: at most :data:`MAX_PENDING` connections wait their turn
-(later ones are closed at once), and until signed up a connection buffers at most
-:data:`SIGNUP_MAX_VALUE_BYTES` (a name is a few dozen bytes; the reference pads with 5000
-spaces). While it waits, the server says every few seconds how sign-up stands.
+crowd can hold is bounded too: at most :data:`MAX_PENDING` connections are being signed up
+at once, each buffering at most about twice :data:`SIGNUP_MAX_VALUE_BYTES` (a name is a
+few dozen bytes; the reference pads with 5000 spaces). When that many wait and another
+arrives, the one that has waited longest without completing its name is closed to make
+room (an honest client sends its name at once), so a crowd of silent or trickling
+connections cannot lock honest clients out. While it waits, the server says every few
+seconds how sign-up stands.
 """
 
 from __future__ import annotations
@@ -22,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -30,11 +43,11 @@ from gameroom.core.protocol import PLAIN_NAME, Greeting
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
 
-__all__ = ["SignedUp", "Signup", "MAX_PENDING", "SIGNUP_MAX_VALUE_BYTES", "PROGRESS_SECONDS"]
+__all__ = ["MAX_PENDING", "PROGRESS_SECONDS", "SIGNUP_MAX_VALUE_BYTES", "SignedUp", "Signup"]
 
 logger = logging.getLogger(__name__)
 
-MAX_PENDING = 64                    # connections waiting for their sign-up turn
+MAX_PENDING = 64                    # connections being signed up at once
 SIGNUP_MAX_VALUE_BYTES = 64 * 1024  # what one not-yet-signed-up connection may buffer
 PROGRESS_SECONDS = 5.0              # how often a waiting server says how sign-up stands
 
@@ -43,6 +56,21 @@ PROGRESS_SECONDS = 5.0              # how often a waiting server says how sign-u
 class SignedUp:
     name: str
     connection: Connection
+
+
+class _Attempt:
+    """One accepted connection's sign-up: read at once, taken in acceptance order. ``name``
+    is set when a valid name arrived; ``done`` resolves when the name is in or the
+    connection failed (and was closed)."""
+
+    __slots__ = ("connection", "done", "name", "reader", "accepted")
+
+    def __init__(self, connection: Connection, accepted: float) -> None:
+        self.connection = connection
+        self.accepted = accepted
+        self.name: str | None = None
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.reader: asyncio.Task[None] | None = None
 
 
 class Signup:
@@ -55,9 +83,11 @@ class Signup:
         self.greeting = greeting
         self.log = log or (lambda _text: None)
         self.players: list[SignedUp] = []
-        self._pending: asyncio.Queue[Connection] = asyncio.Queue()
+        self._line: deque[_Attempt] = deque()       # not yet taken, in acceptance order
+        self._reading = 0                            # of them, not failed (read or being read)
+        self._arrived = asyncio.Event()              # set while the line is not empty
         self._full = asyncio.Event()
-        self._busy = asyncio.Lock()   # held while one sign-up is being read
+        self._busy = asyncio.Lock()   # held while the attempt at the head is being taken
         self._stopped = False
         self._server: asyncio.Server | None = None
         self._late: list[Connection] = []
@@ -70,11 +100,16 @@ class Signup:
             connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
             if self._stopped:
                 self._late.append(connection)
-            elif self._pending.qsize() >= MAX_PENDING:
-                self.log(f"refused {connection.peer}: {MAX_PENDING} connections already wait to sign up")
+                return
+            if self._reading >= MAX_PENDING and not self._make_room():
+                self.log(f"refused {connection.peer}: {MAX_PENDING} connections are signing up")
                 connection.close()
-            else:
-                self._pending.put_nowait(connection)
+                return
+            attempt = _Attempt(connection, asyncio.get_running_loop().time())
+            attempt.reader = asyncio.get_running_loop().create_task(self._read_sign_up(attempt))
+            self._line.append(attempt)
+            self._reading += 1
+            self._arrived.set()
 
         if sock is not None:
             self._server = await asyncio.start_server(accepted, sock=sock, backlog=self.rules.backlog)
@@ -89,58 +124,91 @@ class Signup:
             return None
         return self._server.sockets[0].getsockname()[1]
 
-    async def _sign_up_one(self, connection: Connection) -> bool:
-        try:
-            return await self._read_sign_up(connection)
-        except Exception as exc:   # whatever one connection does, sign-up goes on
-            logger.debug("improper sign-up from %s", connection.peer, exc_info=True)
-            self.log(f"improper sign-up from {connection.peer}: {type(exc).__name__}: {preview(str(exc))}")
-            connection.close()
-            return False
+    def _make_room(self) -> bool:
+        """Close the connection that has waited longest without completing its name; False
+        when every waiting connection has sent its name (the newcomer is refused)."""
+        for attempt in self._line:
+            if not attempt.done.done():
+                waited = asyncio.get_running_loop().time() - attempt.accepted
+                self._fail(attempt, f"no name after {waited:.1f} s while {MAX_PENDING} connections were signing "
+                                    "up: closed to make room")
+                return True
+        return False
 
-    async def _read_sign_up(self, connection: Connection) -> bool:
-        rules = self.rules
+    def _fail(self, attempt: _Attempt, why: str) -> None:
+        if attempt.done.done():
+            return
+        self._reading -= 1
+        self.log(f"improper sign-up from {attempt.connection.peer}: {why}")
+        attempt.connection.close()
+        attempt.done.set_result(None)
+        if attempt.reader is not None and attempt.reader is not asyncio.current_task():
+            attempt.reader.cancel()
+
+    async def _read_sign_up(self, attempt: _Attempt) -> None:
+        """Read and check one connection's name, within its deadline; close it on failure."""
+        rules, connection = self.rules, attempt.connection
         try:
-            message = await connection.read_value(rules.name_first_byte, rules.name_complete)
-        except ReadTimeout as exc:
-            self.log(f"improper sign-up from {connection.peer}: {exc}")
-            connection.close()
-            return False
-        except (ConnectionClosed, JSONStreamError) as exc:
-            self.log(f"improper sign-up from {connection.peer}: {exc}")
-            connection.close()
-            return False
-        try:
-            name = self.greeting.name_of(message)
-        except ValueError as exc:
-            name = exc
-        if isinstance(name, ValueError) or not rules.valid_name(name):
-            shown = message if isinstance(name, ValueError) else name
-            self.log(f"improper sign-up from {connection.peer}: invalid name {preview(shown)}")
-            connection.close()
-            return False
+            try:
+                message = await connection.read_value(rules.name_first_byte, rules.name_complete)
+            except (ReadTimeout, ConnectionClosed, JSONStreamError) as exc:
+                self._fail(attempt, str(exc))
+                return
+            try:
+                name = self.greeting.name_of(message)
+            except ValueError:
+                self._fail(attempt, f"invalid name {preview(message)}")
+                return
+            if not rules.valid_name(name):
+                self._fail(attempt, f"invalid name {preview(name)}")
+                return
+            attempt.name = name
+            if not attempt.done.done():
+                attempt.done.set_result(None)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:   # whatever one connection does, sign-up goes on
+            logger.debug("improper sign-up from %s", attempt.connection.peer, exc_info=True)
+            self._fail(attempt, f"{type(exc).__name__}: {preview(str(exc))}")
+
+    async def _take(self, attempt: _Attempt) -> bool:
+        """Wait for the attempt (at most its own name deadline) and take it as a player
+        when its name is valid: answer it if the greeting says so. True when it became one."""
+        await attempt.done
+        if attempt.name is None:
+            return False     # failed (and counted out) while it was read
+        self._reading -= 1
         if self.greeting.ack is not None:
             try:
-                await connection.send(self.greeting.ack)
+                await attempt.connection.send(self.greeting.ack)
             except (ConnectionError, OSError) as exc:
-                self.log(f"improper sign-up from {connection.peer}: cannot answer: {exc}")
-                connection.close()
+                attempt.name = None
+                self.log(f"improper sign-up from {attempt.connection.peer}: cannot answer: {exc}")
+                attempt.connection.close()
                 return False
-        connection.max_value_bytes = DEFAULT_MAX_VALUE_BYTES   # a player's replies may be large
-        self.players.append(SignedUp(name, connection))
-        self.log(f"signed up {name} ({len(self.players)})")
-        if len(self.players) >= rules.max_players:
+        attempt.connection.max_value_bytes = DEFAULT_MAX_VALUE_BYTES   # a player's replies may be large
+        self.players.append(SignedUp(attempt.name, attempt.connection))
+        self.log(f"signed up {attempt.name} ({len(self.players)})")
+        if len(self.players) >= self.rules.max_players:
             self._full.set()
         return True
 
+    async def _wait_for_line(self) -> None:
+        while not self._line:
+            self._arrived.clear()
+            await self._arrived.wait()
+
+    async def _next_in_line(self) -> _Attempt:
+        await self._wait_for_line()
+        return self._line.popleft()
+
     async def _sign_up_loop(self) -> None:
         while not self._stopped and len(self.players) < self.rules.max_players:
-            connection = await self._pending.get()
-            async with self._busy:
+            await self._wait_for_line()
+            async with self._busy:   # popped only inside: a stop between sign-ups leaves it late
                 if self._stopped:
-                    self._late.append(connection)
                     return
-                await self._sign_up_one(connection)
+                await self._take(self._line.popleft())
 
     # -- the steps a policy drives (core.hosting.SignupSteps) ----------------------------
 
@@ -177,15 +245,16 @@ class Signup:
     def between_sign_ups(self) -> asyncio.Lock:
         return self._busy
 
-    async def next_connection(self, seconds: float | None) -> Connection | None:
+    async def next_connection(self, seconds: float | None) -> _Attempt | None:
+        """The next connection in acceptance order (its sign-up is being read already)."""
         try:
-            return await asyncio.wait_for(self._pending.get(), seconds)
+            return await asyncio.wait_for(self._next_in_line(), seconds)
         except asyncio.TimeoutError:
             return None
 
-    async def sign_up(self, connection: Connection) -> bool:
+    async def sign_up(self, connection: _Attempt) -> bool:
         async with self._busy:
-            return await self._sign_up_one(connection)
+            return await self._take(connection)
 
     async def run(self) -> list[SignedUp]:
         """Sign up by the rules' policy; return the signed-up players (possibly too few), in
@@ -199,7 +268,19 @@ class Signup:
                     self._background.cancel()
                 await asyncio.gather(self._background, return_exceptions=True)
             self.stop_listening()
+            self._stop_reading()
         return list(reversed(self.players)) if self.rules.newest_first else list(self.players)
+
+    def _stop_reading(self) -> None:
+        """Sign-up is over: connections still in line are late (kept open, unread, until
+        the game ends, as the specs say of connections after sign-up)."""
+        self._reading = 0
+        while self._line:
+            attempt = self._line.popleft()
+            if attempt.reader is not None:
+                attempt.reader.cancel()
+            if not attempt.connection.closed:
+                self._late.append(attempt.connection)
 
     def stop_listening(self) -> None:
         if self._server is not None:
@@ -207,10 +288,9 @@ class Signup:
             self._server = None
 
     def close_all(self) -> None:
-        """Close every connection this sign-up touched (players, queued and late ones)."""
+        """Close every connection this sign-up touched (players, waiting and late ones)."""
         for player in self.players:
             player.connection.close()
-        while not self._pending.empty():
-            self._pending.get_nowait().close()
+        self._stop_reading()
         for connection in self._late:
             connection.close()

@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Any
 
+from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.wire import WireError, describe, expect_int, expect_str
 from gameroom.remote import aio
@@ -42,9 +43,10 @@ _REPLIES = {"LOGIN": ("ACK",), "LOGOUT": ("ACK",), "GET_PUBLIC_ROOMS": ("PUBLIC_
 
 
 class LobbyThread:
-    """A lobby on its own thread and event loop (for harnesses and tests)."""
+    """A lobby of ``game`` (a descriptor, or a bare ``LobbyGame``) on its own thread and
+    event loop (for harnesses, tests and benchmarks)."""
 
-    def __init__(self, game: LobbyGame, config: LobbyConfig, log: Any = lambda _t: None) -> None:
+    def __init__(self, game: GameDescriptor | LobbyGame, config: LobbyConfig, log: Any = lambda _t: None) -> None:
         self.loop = (aio.loop_factory() or asyncio.new_event_loop)()
         self.lobby = Lobby(game, config, log)
         started = threading.Event()

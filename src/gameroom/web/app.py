@@ -4,12 +4,16 @@ through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
     GET  /matches/{id}              the match page
-    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit"}]
+    GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
+    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit",
+                                      "person_limit"}]
     POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
     GET  /api/matches/{id}/replay   JSON Lines, one line per state change
-    GET  /api/lobby                 the lobby server's rooms (when one is configured)
+    GET  /api/lobby                 the lobby server's games and public rooms of every game (--lobby)
+    WS   /api/lobby/ws              the browser's own connection to the lobby server, logged in under the
+                                    person's account (``web.lobby_socket``; docs/lobby.md)
     WS   /api/matches/{id}/ws       ?seat=NAME&token=T for a person's seat (logged in), else a spectator
 
     GET  /signup, /login; POST /api/signup, /api/login, /api/logout; GET /api/me  (``web.login``)
@@ -29,7 +33,9 @@ the pages say so):
     GET  /api/results                       {"database", "games": [{"name", "stored"}]}
     GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
+                                            x-replay-verified: yes | no | not-re-dealable (a tournament's
+                                            game: drawn from its recorded snapshots), x-replay-message
     GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
@@ -58,6 +64,8 @@ from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
 from gameroom.web.matches import BadRequest, MatchRequest, WebMatch
 from gameroom.web.room import Room
+from gameroom.web.lobby import LobbyRooms
+from gameroom.web.lobby_socket import relay_socket
 from gameroom.web.sockets import match_socket
 
 __all__ = ["create_app", "SESSION_COOKIE", "SWEEP_EVERY"]
@@ -107,11 +115,12 @@ def _natural_param(request: Request, name: str, default: int, high: int) -> int:
     return int(text)
 
 
-def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = None,
+def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
                results: Any = None, room: Room | None = None) -> Starlette:
     """The application over ``room`` (made around ``book`` — a new one by default — with
-    accounts in memory and a session secret of this run, when not given); ``lobby()``
-    lists the lobby server's rooms for the lobby page; ``results`` (a
+    accounts in memory and a session secret of this run, when not given); ``lobby`` is
+    the lobby server whose games and rooms the lobby page lists and whose rooms browsers
+    play in (``/api/lobby/ws``); ``results`` (a
     ``web.results.Results``) is the results database whose games and leaderboards the
     results pages show."""
     room = room if room is not None else Room(book if book is not None else MatchBook())
@@ -143,10 +152,18 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
             return missing(request, found, "/results/games/{}")
         return FileResponse(STATIC / "match.html")
 
+    async def board_module(request: Request) -> Response:
+        game = games.get(request.path_params["game"])
+        if game is None:
+            return _error(404, f"no game {request.path_params['game'][:60]!r}")
+        found = game.board if game.board is not None and game.board.is_file() else STATIC / "generic-board.js"
+        return FileResponse(found, media_type="text/javascript")
+
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
                               "strategies": list(g.strategies), "human": g.playable_by_people,
-                              "time_limit": g.limits.call} for g in games.values()])
+                              "time_limit": g.limits.call, "person_limit": g.person_limit}
+                             for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:
@@ -182,8 +199,11 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
 
     async def lobby_rooms(_: Request) -> Response:
         if listing is None:
-            return JSONResponse({"server": None, "rooms": []})
+            return JSONResponse({"server": None, "games": [], "rooms": []})
         return JSONResponse(await listing())
+
+    async def lobby_socket(websocket: WebSocket) -> None:
+        await relay_socket(websocket, room, lobby)
 
     # -- the results database ------------------------------------------------------------
 
@@ -244,8 +264,12 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
             return _error(404, f"no stored game {request.path_params['id']!r}")
         frames, check = drawn
         text = "".join(json.dumps(frame) + "\n" for frame in frames)
-        return Response(text, media_type="application/x-ndjson",
-                        headers={"x-replay-verified": "yes" if check["verified"] else "no"})
+        # a game the rules cannot re-deal is neither verified nor altered: said in replay verify's words
+        verdict = "yes" if check["verified"] else ("no" if check.get("re_dealable", True) else "not-re-dealable")
+        headers = {"x-replay-verified": verdict}
+        if check.get("message"):
+            headers["x-replay-message"] = check["message"].encode("ascii", "replace").decode("ascii")[:1000]
+        return Response(text, media_type="application/x-ndjson", headers=headers)
 
     async def stored_ratings(request: Request) -> Response:
         if results is None:
@@ -262,6 +286,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
     routes = [
         Route("/", lobby_page),
         Route("/matches/{id}", match_page),
+        Route("/boards/{game}.js", board_module),
         Route("/api/games", list_games),
         Route("/api/matches", start_match, methods=["POST"]),
         Route("/api/matches", list_matches),
@@ -277,6 +302,7 @@ def create_app(book: MatchBook | None = None, lobby: Callable[[], Any] | None = 
         Route("/api/results/games/{id}/replay", stored_replay),
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
+        WebSocketRoute("/api/lobby/ws", lobby_socket),
         *login_routes(room, STATIC),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -1,6 +1,13 @@
-"""What the lobby page shows of a lobby server (``gameroom web --lobby HOST:PORT``): its
-public rooms waiting for players, asked as any lobby client asks — ``LOGIN`` under a name
-of the web room's own, ``GET_PUBLIC_ROOMS``, ``LOGOUT`` — over a short TCP connection."""
+"""What the web room shows of a lobby server (``gameroom web --lobby HOST:PORT``;
+docs/lobby.md): its games and its public rooms of every game, for the lobby page
+(``GET /api/lobby``).
+
+One implementation of rooms: the lobby server's. The web room is one of its clients: it
+asks as any client asks — ``LOGIN`` under a name of its own, ``GET_GAMES``,
+``GET_PUBLIC_ROOMS`` of every game, ``LOGOUT`` — over a short TCP connection. Each room
+comes with its game, its options (by the names the game declares), its seats and its id.
+A browser's own connection to the lobby is ``web.lobby_socket``'s.
+"""
 
 from __future__ import annotations
 
@@ -16,27 +23,43 @@ __all__ = ["LobbyRooms"]
 
 
 class LobbyRooms:
-    """A callable that lists the public rooms of the lobby at ``host:port`` (or says why
-    it cannot), for the web room's ``/api/lobby``."""
+    """The lobby server at ``host:port``: a callable that lists its games and public rooms
+    (or says why it cannot), for the web room's ``/api/lobby``; ``web.lobby_socket``
+    connects browsers to it."""
 
     def __init__(self, host: str, port: int, timeout: float = 5.0) -> None:
         self.host, self.port, self.timeout = host, port, timeout
 
+    @property
+    def server(self) -> str:
+        return f"{self.host}:{self.port}"
+
     def __call__(self) -> dict[str, Any]:
-        server = f"{self.host}:{self.port}"
         try:
-            return {"server": server, "rooms": [self._room(r) for r in self._ask()]}
+            games, rooms = self._ask()
         except (OSError, ValueError) as exc:
-            return {"server": server, "rooms": [], "error": str(exc) or type(exc).__name__}
+            return {"server": self.server, "games": [], "rooms": [], "error": str(exc) or type(exc).__name__}
+        default = next((g["name"] for g in games if g.get("default")), None)
+        declared = {g["name"]: g for g in games}
+        return {"server": self.server, "games": games,
+                "rooms": [self._room(r, declared.get(r.get("game", default)) or {}, r.get("game", default))
+                          for r in rooms]}
 
     @staticmethod
-    def _room(info: dict[str, Any]) -> dict[str, Any]:
-        mode = "expert" if info.get("expert") else "simple"
-        return {"name": f"room {info.get('id')} ({mode}, {info.get('numberOfPlayers')} players)",
+    def _room(info: dict[str, Any], game: dict[str, Any], name: str | None) -> dict[str, Any]:
+        """A room as the lobby page shows it: in words (``name``, ``status``, ``players``)
+        and as data (``id``, ``game``, ``options``, seats)."""
+        options = {o["name"]: info.get(o["name"]) for o in game.get("options", []) if o["name"] in info}
+        words = [o for o, value in options.items() if value is True]
+        words += [f"{o} {value}" for o, value in options.items() if value is not None and not isinstance(value, bool)]
+        label = ", ".join([*words, f"{info.get('numberOfPlayers')} players"])
+        return {"name": f"room {info.get('id')} ({name}: {label})" if name else f"room {info.get('id')} ({label})",
                 "status": "waiting for players",
-                "players": [f"{info.get('currentPlayers')} of {info.get('numberOfPlayers')} seated"]}
+                "players": [f"{info.get('currentPlayers')} of {info.get('numberOfPlayers')} seated"],
+                "id": info.get("id"), "game": name, "options": options,
+                "numberOfPlayers": info.get("numberOfPlayers"), "currentPlayers": info.get("currentPlayers")}
 
-    def _ask(self) -> list[dict[str, Any]]:
+    def _ask(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         deadline = time.monotonic() + self.timeout
         with socket.create_connection((self.host, self.port), timeout=self.timeout) as sock:
             decoder = JSONStreamDecoder()
@@ -61,7 +84,10 @@ class LobbyRooms:
 
             send({"type": "LOGIN", "username": f"webroom{secrets.randbelow(10 ** 6)}"})
             reply("ACK")
-            send({"type": "GET_PUBLIC_ROOMS"})
+            send({"type": "GET_GAMES"})
+            games = [g for g in reply("GAMES").get("games", [])
+                     if isinstance(g, dict) and isinstance(g.get("name"), str)]
+            send({"type": "GET_PUBLIC_ROOMS", "game": "*"})
             rooms = reply("PUBLIC_ROOMS")["rooms"]
             send({"type": "LOGOUT"})
-            return [r for r in rooms if isinstance(r, dict)]
+            return games, [r for r in rooms if isinstance(r, dict)]

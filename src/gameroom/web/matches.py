@@ -10,6 +10,14 @@ same text. When the match is over only its replay is kept, packed (zlib: a Q mat
 seat (:mod:`gameroom.web.people`) is taken with the seat's token by a logged-in account,
 and from then on belongs to that account alone. A match computes only while it holds a
 turn of the room's :class:`~gameroom.web.turns.Turnstile`, given back at every event.
+
+A person's time for one decision, unless the request says otherwise, is the game's
+``person_limit`` (a person's, not the bots' per-call limit).
+
+The match is told as ``gameroom play`` tells it (``core.narration.Story`` with the game's
+narrator): each state frame carries its picture's caption (who did what) and the
+``narration`` lines of its event, other events with lines become ``event`` frames with
+their ``narration``, and after the game a last state frame shows the winners.
 """
 
 from __future__ import annotations
@@ -22,14 +30,15 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import Caller
 from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
+from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID
-from gameroom.core.record import EJECT, END, STATE, Event
+from gameroom.core.record import EJECT, END, Event
 from gameroom.remote.jsonstream import encode
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
@@ -99,7 +108,8 @@ class MatchRequest:
         seed = body.get("seed", random.randrange(1 << 31))
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 63:
             raise BadRequest(f"seed: expected a natural number, got {_shown(seed)}")
-        limit = body.get("time_limit", game.limits.call)
+        # a person's seat gets the game's time for a person, never the bots' per-call limit
+        limit = body.get("time_limit", game.person_limit if HUMAN in seats else game.limits.call)
         if limit is not None and (not isinstance(limit, (int, float)) or isinstance(limit, bool)
                                   or not 0 < limit <= 3600):
             raise BadRequest(f"time_limit: expected seconds in (0, 3600], got {_shown(limit)}")
@@ -111,18 +121,21 @@ class MatchRequest:
         return cls(game, tuple(seats), seed, None if limit is None else float(limit), float(pace))
 
 
-def picture(game: GameDescriptor, state: Any, viewer: str | None, caption: str) -> str | None:
-    """The game's own picture of ``state`` as ``viewer`` (None: a spectator) may see it."""
+def picture(game: GameDescriptor, state: Any, viewer: str | None, caption: str,
+            draw: Callable[[Any, str], str] | None = None) -> str | None:
+    """The game's picture of ``state`` as ``viewer`` (None: a spectator) may see it,
+    drawn by ``draw`` (a story's: the narrator's own picture) or the game's ``render``."""
     shown = game.views.picture_state(state, viewer)
-    return None if shown is None else game.render(shown, caption)
+    return None if shown is None else (draw or game.render)(shown, caption)
 
 
-def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int, caption: str) -> Frame:
+def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int, caption: str,
+                story: Story | None = None, narration: Sequence[str] = ()) -> Frame:
     """What ``viewer`` (None: a spectator) receives for one state: the view the game
-    allows it, and its picture."""
+    allows it, its picture with its caption, and the lines told of the event."""
     view = game.views.spectator(state) if viewer is None else game.views.seat(state, viewer)
-    return {"type": "state", "step": step, "caption": caption, "view": view,
-            "svg": picture(game, state, viewer, caption)}
+    return {"type": "state", "step": step, "caption": caption, "narration": list(narration), "view": view,
+            "svg": picture(game, state, viewer, caption, story.draw if story is not None else None)}
 
 
 @dataclass(frozen=True)
@@ -177,6 +190,7 @@ class WebMatch:
         self.turn: str | None = None
         self.cancel = threading.Event()
         self.extra_observers = list(observers)
+        self.story = self.game.story(request.seed, self.names)
         decisions = {m.name for m in self.game.protocol.methods if m.result is not VOID}
         self.wires = {m.name: m.wire for m in self.game.protocol.methods}
         self.humans: dict[str, HumanPlayer] = {}
@@ -321,6 +335,7 @@ class WebMatch:
                 result = self.game.play(request.seed, self.seats, context)
                 outcome = {"winners": list(result.winners), "scores": dict(result.scores),
                            "ejected": [{"seat": e.name, "reason": e.reason} for e in result.ejections]}
+                self._tell_ending(result)
             except MatchCancelled:
                 outcome = {"winners": [], "scores": {}, "ejected": [], "error": "the match was cancelled"}
             except Exception as exc:   # a broken game (or a full disk under --db) must not take the room down
@@ -343,6 +358,7 @@ class WebMatch:
             self.history = {audience: [] for audience in self.history}
             self.listeners = {audience: [] for audience in self.history}
             self.seats, self.extra_observers = [], []
+            self.story.last = None
             self.finished = self.clock()
 
     def _off_turn(self, caller: Caller) -> Caller:
@@ -360,22 +376,18 @@ class WebMatch:
 
     def _announce(self, seat: str, method: str) -> None:
         self.turn = seat
-        self._publish({"type": "turn", "seat": seat, "method": self.wires.get(method, method)})
+        # a person's clock is shown to everyone; a bot's limit is too short to be worth a clock
+        limit = self.request.time_limit if seat in self.humans else None
+        self._publish({"type": "turn", "seat": seat, "method": self.wires.get(method, method), "limit": limit,
+                       "deadline": None if limit is None else time.time() + limit})
 
     def _observe(self, event: Event) -> None:
         """The match's events as frames (in the referee's thread, in order); every event
         is also where another owner's match may take the turn."""
         self.turns.pause(self.owner.key)
-        if event.kind == STATE:
-            if event.subject is None:
-                return
-            self.steps += 1
-            caption = event.get("caption") or f"step {self.steps}"
-            frame = state_frame(self.game, event.subject, None, self.steps, caption)
-            frame["turn"] = self.turn
-            mine = {name: {**state_frame(self.game, event.subject, name, self.steps, caption), "turn": self.turn}
-                    for name in self.humans}
-            self._publish(frame, per_seat=mine)
+        told = self.story.tell(event)
+        if told.drawn:
+            self._publish_state(told.state, told.caption or "", told.lines)
             if self.request.pace:
                 self.turns.give(self.owner.key)
                 try:
@@ -385,10 +397,30 @@ class WebMatch:
         elif event.kind == EJECT:
             data = event.data
             self._publish({"type": "event", "text": f"{data['seat']} was ejected on {data['method']}: {data['reason']}",
-                           "ejected": data["seat"]})
+                           "ejected": data["seat"], "narration": told.lines})
             human = self.humans.get(data["seat"])
             if human is not None:
                 self._publish({"type": "prompt", "choices": [], "method": None}, only=data["seat"])
         elif event.kind == END:
             winners = event.data["result"]["winners"]
-            self._publish({"type": "event", "text": f"game over: {', '.join(winners) or 'no winner'}"})
+            self._publish({"type": "event", "text": f"game over: {', '.join(winners) or 'no winner'}",
+                           "narration": told.lines})
+        elif told.lines:
+            self._publish({"type": "event", "text": "\n".join(told.lines), "narration": told.lines})
+
+    def _publish_state(self, state: Any, caption: str, lines: Sequence[str]) -> None:
+        """One state to every audience: the spectators' frame and each person's own."""
+        self.steps += 1
+        frame = {**state_frame(self.game, state, None, self.steps, caption, self.story, lines), "turn": self.turn}
+        mine = {name: {**state_frame(self.game, state, name, self.steps, caption, self.story, lines),
+                       "turn": self.turn}
+                for name in self.humans}
+        self._publish(frame, per_seat=mine)
+
+    def _tell_ending(self, result: Any) -> None:
+        """The narrator's closing lines, and the last picture naming the winners."""
+        ending = self.story.end(result)
+        if ending.caption is not None:
+            self._publish_state(ending.state, ending.caption, ending.lines)
+        elif ending.lines:
+            self._publish({"type": "event", "text": "\n".join(ending.lines), "narration": ending.lines})

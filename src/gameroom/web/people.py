@@ -4,7 +4,11 @@
 and the result are the same as for any other player. Its legal answers come from the
 descriptor's ``person_moves()``; a decision publishes a *prompt* (the legal actions and
 the time limit) and waits for the browser's answer, which :meth:`HumanPlayer.answer`
-checks against the offer.
+takes when it is one of the offered answers or, composed on the board (a Q turn of
+several tiles, an Evolution turn of several cards), when the game's own legality check
+(``person_check``) finds nothing wrong with it. :meth:`HumanPlayer.check` judges
+tentative answers the same way without taking them: the board asks it which targets are
+legal before the person confirms.
 """
 
 from __future__ import annotations
@@ -19,8 +23,13 @@ from typing import Any, Callable
 from gameroom.core.calls import Caller
 from gameroom.core.game import GameDescriptor
 from gameroom.core.protocol import VOID, Method
+from gameroom.core.wire import WireError
 
-__all__ = ["HumanPlayer", "Prompt", "announcing", "Frame"]
+__all__ = ["HumanPlayer", "Prompt", "announcing", "Frame", "MAX_CHECKS"]
+
+MAX_CHECKS = 256
+"""Tentative answers one ``check`` message may ask about (each is the game's legality
+check, a fraction of a millisecond: a message costs the room at most a few)."""
 
 Frame = dict[str, Any]
 
@@ -32,6 +41,8 @@ class Prompt:
     method: str
     choices: list[tuple[str, Any]]
     deadline: float | None
+    spec: Method | None = None
+    args: tuple[Any, ...] = ()
     answers: "queue.SimpleQueue[Any]" = field(default_factory=queue.SimpleQueue)
 
 
@@ -50,6 +61,7 @@ class HumanPlayer:
         self.lock = threading.Lock()
         self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
         self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
+        self._check = game.person_check(self._moves)
 
     def name(self) -> str:
         return self._name
@@ -65,7 +77,7 @@ class HumanPlayer:
         if offered is None or spec.result is VOID:
             return None
         deadline = None if self.limit is None else time.time() + self.limit
-        prompt = Prompt(spec.wire, offered, deadline)
+        prompt = Prompt(spec.wire, offered, deadline, spec, args)
         with self.lock:
             self.prompt = prompt
         self.tell({"type": "prompt", "method": spec.wire, "limit": self.limit, "deadline": deadline,
@@ -98,13 +110,49 @@ class HumanPlayer:
             elif "action" in move:
                 action = move["action"]
                 if all(action != legal for _, legal in prompt.choices):
-                    return (f"illegal action {_short(action)}: it is not one of the "
-                            f"{len(prompt.choices)} legal actions offered")
+                    problem = self._judge(prompt, action)
+                    if problem is not None:
+                        return problem
             else:
                 return "a move is an object with a choice (a number) or an action"
             self.prompt = None
         prompt.answers.put(action)
         return None
+
+
+    def _judge(self, prompt: Prompt, action: Any) -> str | None:
+        """Why ``action`` (not among the offered ones) is not a legal answer to ``prompt``:
+        the game's own check of it decoded, or that it is not offered when the game has
+        no check."""
+        if self._check is None or prompt.spec is None:
+            return (f"illegal action {_short(action)}: it is not one of the "
+                    f"{len(prompt.choices)} legal actions offered")
+        try:
+            decoded = prompt.spec.result.decode(action)
+            # some codecs read a reply leniently, as the reference server did (Bazaar: garbage
+            # is a pebble request); a person's answer must be exactly what it reads as
+            strict = prompt.spec.result.encode(decoded) == action
+        except WireError as exc:
+            return f"illegal action {_short(action)}: {exc}"
+        if not strict:
+            return f"illegal action {_short(action)}: not a well-formed answer to {prompt.method}"
+        try:
+            problem = self._check(prompt.spec.name, prompt.args, decoded)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:   # a composed answer the rules cannot read
+            problem = f"{type(exc).__name__}: {exc}"
+        return None if problem is None else f"illegal action {_short(action)}: {problem}"
+
+    def check(self, actions: Any) -> list[str | None] | str:
+        """What is wrong with each tentative answer of ``actions`` (a list) to the current
+        prompt (None: legal), without taking any; a string when the question itself is bad."""
+        with self.lock:
+            prompt = self.prompt
+        if prompt is None:
+            return "it is not your turn"
+        if not isinstance(actions, list) or len(actions) > MAX_CHECKS:
+            return f"a check is a list of at most {MAX_CHECKS} actions"
+        return [None if any(action == legal for _, legal in prompt.choices) else self._judge(prompt, action)
+                for action in actions]
 
 
 def _short(value: Any, limit: int = 120) -> str:

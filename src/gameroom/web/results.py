@@ -6,7 +6,10 @@ Everything is read through the league's own pieces: the SQLAlchemy models of
 ``league.db`` (rows, ``replay_of``), ``league.ratings.RatingBook`` for the leaderboard
 (the very figures ``gameroom ratings`` prints) and ``league.replay.verify`` to re-run a
 stored game through the real rules — a replay keeps calls, not states, so the states to
-draw are those of the re-run. A stored game is drawn as a spectator sees it.
+draw are those of the re-run, told by the game's narrator as ``gameroom play`` tells them.
+A game the rules cannot re-deal (a tournament's: no seed) says so in the command line's
+words (``league.replay.NOT_RE_DEALABLE``), never as an alteration, and is drawn from the
+state snapshots its replay keeps. A stored game is drawn as a spectator sees it.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, selectinload
 
+from gameroom.core.narration import winners_caption
 from gameroom.core.record import CALL, EJECT, STATE, Event, MatchRecord
+from gameroom.core.wire import WireError
 from gameroom.games import registry
 from gameroom.league.db import EjectionRow, GameRow, LeagueRow, SeatRow, replay_of
 from gameroom.league.ratings import RatingBook
-from gameroom.league.replay import verify
+from gameroom.league.replay import NOT_RE_DEALABLE, verify
 from gameroom.web.matches import Frame, state_frame
 
 __all__ = ["Results", "MAX_PER_PAGE"]
@@ -70,7 +75,8 @@ class Results:
 
     def replay(self, game_id: int) -> tuple[list[Frame], dict[str, Any]] | None:
         """The stored game's steps as spectators' state frames (pictures of the re-run's
-        states) and whether the replay verified; None when there is no such game."""
+        states, or of the recorded ones) and what its check found (``verified``,
+        ``re_dealable``, ``message``); None when there is no such game."""
         with self._lock:
             if game_id in self._drawn:
                 self._drawn.move_to_end(game_id)
@@ -110,6 +116,7 @@ class Results:
         return {"id": row.id, "game": row.game, "league": league.name if league else None, "index": row.index,
                 "tournament": row.tournament, "seed": row.seed, "finished_at": row.finished_at.isoformat(),
                 "status": "over", "seats": seats, "winners": [s["bot"] for s in seats if s["winner"]],
+                "re_dealable": row.seed is not None, "note": None if row.seed is not None else NOT_RE_DEALABLE,
                 "ejected": [{"seat": names.get(e.bot_id, "?"), "method": e.method, "kind": e.kind,
                              "reason": e.reason} for e in ejections]}
 
@@ -119,26 +126,59 @@ def _loads() -> list[Any]:
 
 
 def draw(record: MatchRecord) -> tuple[list[Frame], dict[str, Any]]:
-    """Spectators' state frames of a recorded game, re-run from its seed through the real
-    rules (``verify`` with an observer), and what the verification found. A game the
-    registry cannot re-deal (served or tournament games have no seed) is shown as its
-    calls and ejections, without arguments, which may hold a seat's secrets."""
+    """Spectators' state frames of a recorded game and what its check found. A game dealt
+    from a seed is re-run through the real rules (``verify`` with an observer) and told by
+    its narrator; one the registry cannot re-deal (a tournament's or a served game: no
+    seed) is drawn from the snapshots its replay recorded, with their captions, and
+    checked as "not re-dealable" — when it recorded none, as its calls and ejections
+    (without arguments, which may hold a seat's secrets)."""
     try:
         game = registry.game(record.game)
     except registry.UnknownGame as exc:
-        return [], {"verified": False, "message": str(exc)}
-    states: list[tuple[Any, str | None]] = []
+        return [], {"verified": False, "re_dealable": False, "message": str(exc)}
+    frames: list[Frame] = []
+    story = game.story(record.seed if isinstance(record.seed, int) else 0, record.seats)
 
     def observe(event: Event) -> None:
-        if event.kind == STATE and event.subject is not None:
-            states.append((event.subject, event.get("caption")))
+        told = story.tell(event)
+        if told.drawn:
+            frames.append(state_frame(game, told.state, None, len(frames) + 1, told.caption or "", story, told.lines))
 
     divergence = verify(record, observers=[observe])
-    check = {"verified": divergence is None, "message": None if divergence is None else str(divergence)}
     if divergence is not None and divergence.unverifiable:
-        return _calls(record), check
-    return [state_frame(game, state, None, step, caption or f"step {step}")
-            for step, (state, caption) in enumerate(states, 1)], check
+        check = {"verified": False, "re_dealable": False, "message": divergence.message}
+        return _recorded(game, record) or _calls(record), check
+    if divergence is None and record.result is not None and story.last is not None:
+        # the last picture names the winners, as in gameroom play (the stored result is the
+        # core's: the narrator's closing lines, which may read a game's own result, are not told)
+        caption = story.narrator.final_caption(record.result)
+        if caption is not None:
+            frames.append(state_frame(game, story.last, None, len(frames) + 1, caption, story))
+    return frames, {"verified": divergence is None, "re_dealable": True,
+                    "message": None if divergence is None else str(divergence)}
+
+
+def _recorded(game: Any, record: MatchRecord) -> list[Frame]:
+    """The state snapshots a replay recorded, drawn as a spectator sees them, captioned as
+    they were; a snapshot the game cannot read is shown as text saying so."""
+    frames: list[Frame] = []
+    last = None
+    for event in record.events:
+        if event.kind != STATE or event.data.get("state") is None:
+            continue
+        step = len(frames) + 1
+        caption = str(event.get("caption") or f"step {step}")
+        try:
+            last = game.state_codec.decode(event.data["state"])
+        except (WireError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            frames.append({"type": "state", "step": step, "caption": f"{caption} (unreadable snapshot: {exc})",
+                           "narration": [caption], "view": None, "svg": None})
+            last = None
+            continue
+        frames.append(state_frame(game, last, None, step, caption, narration=[caption]))
+    if last is not None and record.result is not None:   # the last picture names the winners
+        frames.append(state_frame(game, last, None, len(frames) + 1, winners_caption(record.result)))
+    return frames
 
 
 def _calls(record: MatchRecord) -> list[Frame]:
@@ -150,5 +190,6 @@ def _calls(record: MatchRecord) -> list[Frame]:
             text = f"{event.get('seat')} ejected on {event.get('method')}: {event.get('reason')}"
         else:
             continue
-        frames.append({"type": "state", "step": len(frames) + 1, "caption": text, "view": None, "svg": None})
+        frames.append({"type": "state", "step": len(frames) + 1, "caption": text, "narration": [text], "view": None,
+                       "svg": None})
     return frames

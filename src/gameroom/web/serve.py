@@ -26,7 +26,7 @@ from gameroom.web.limits import RoomLimits
 if TYPE_CHECKING:
     from gameroom.web.results import Results
 
-__all__ = ["SECRET_VARIABLE", "ServeError", "serve_web"]
+__all__ = ["SECRET_VARIABLE", "ServeError", "serve_web", "session_secret", "this_machine_only"]
 
 
 class ServeError(Exception):
@@ -41,7 +41,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
               limits: RoomLimits = RoomLimits(), secret_file: Path | None = None, proxy: str | None = None,
               secret: str | None = None) -> int:
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
-    a lobby server whose public rooms the lobby page shows, ``db`` the URL of a results
+    a lobby server whose rooms of every game the lobby page lists and browsers play in, ``db`` the URL of a results
     database whose games and leaderboards the results pages show (and which keeps the
     accounts and the finished matches); ``proxy`` the address of a reverse proxy whose
     ``X-Forwarded-For`` names the clients."""
@@ -59,7 +59,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
         limits.check()
     except ValueError as exc:
         raise ServeError(f"--{exc}") from None
-    if not limits.public and not _this_machine_only(host, is_loopback):
+    if not limits.public and not this_machine_only(host, is_loopback):
         raise ServeError(f"--host {host} would serve beyond this machine: add --public to listen on a network "
                          "(the room then takes requests addressed to any host)")
     rooms = None
@@ -68,7 +68,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
         if not colon or not lobby_host or not lobby_port.isdigit() or not 1 <= int(lobby_port) <= 65535:
             raise ServeError(f"--lobby must be HOST:PORT, got {lobby!r}")
         rooms = LobbyRooms(lobby_host, int(lobby_port))
-    secret, secret_note = _secret(secret_file, secret)
+    secret, secret_note = session_secret(secret_file, secret)
     results = None if db is None else _results(db)
     if results is None:
         room = Room(MatchBook(limits), MemoryAccounts(limits.max_accounts), Passwords(), secret)
@@ -101,7 +101,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     return 0
 
 
-def _this_machine_only(host: str, is_loopback: object) -> bool:
+def this_machine_only(host: str, is_loopback: object) -> bool:
     """Whether every address ``host`` names is a loopback address."""
     if is_loopback(host):   # type: ignore[operator]
         return True
@@ -112,7 +112,7 @@ def _this_machine_only(host: str, is_loopback: object) -> bool:
     return bool(addresses) and all(is_loopback(address) for address in addresses)   # type: ignore[operator]
 
 
-def _secret(secret_file: Path | None, given: str | None = None) -> tuple[str, str | None]:
+def session_secret(secret_file: Path | None, given: str | None = None) -> tuple[str, str | None]:
     """The session secret and, when it was made for this run (or shows in the process
     list), the note saying so."""
     if given is not None:

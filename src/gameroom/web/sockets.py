@@ -6,7 +6,7 @@ connection cannot serve (no such match, a match evicted, a seat that does not ex
 built-in player's seat, a missing or wrong token, no log-in, a seat that is another
 account's, the quotas of open sockets) the error frame has ``"fatal": true`` and the
 connection is closed cleanly; a bad message (a binary frame, text that is not JSON or
-nests too deep, a message that is neither ``{"choice": i}`` nor ``{"action": ...}``, a
+nests too deep, a message that is neither ``{"choice": i}``, ``{"action": ...}`` nor ``{"check": [...]}``, a
 spectator's move) gets ``"fatal": false`` and the connection stays for the next message.
 
 Every error frame is a strike of the client's address (``web.strikes``): a client that
@@ -35,7 +35,8 @@ from gameroom.web.book import Gone
 from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
 
-__all__ = ["END_DRAIN", "MAX_UNSENT", "answer", "match_socket"]
+__all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame",
+           "match_socket"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ MAX_UNSENT = 2048
 END_DRAIN = 30.0
 """Seconds a connection has to take the last frames of a match that ended."""
 
-MOVES = 'a move is {"choice": index} or {"action": JSON}'
+MOVES = 'a move is {"choice": index} or {"action": JSON} (or {"check": [JSON, ...]} to ask which are legal)'
 
 
 def _frame(kind: str, message: str, **more: Any) -> str:
@@ -69,6 +70,8 @@ def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[
         return error_frame(f"not a move: {exc}", False), "error"
     except ValueError as exc:
         return error_frame(f"not a move: the message is not JSON ({exc})", False), "error"
+    if isinstance(move, dict) and "check" in move and set(move) <= {"check", "ask"}:
+        return _checked(match, seat, move)
     if not isinstance(move, dict) or len(move) != 1 or not ({"choice", "action"} & set(move)):
         kind = f"an object with {', '.join(repr(k)[:40] for k in list(move)[:4])}" if isinstance(move, dict) \
             else type(move).__name__
@@ -81,6 +84,22 @@ def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[
     return None if refusal is None else (_frame("refused", refusal), "refused")
 
 
+def _checked(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str]:
+    """The answer to ``{"check": [action, ...], "ask": n}``: what the game finds wrong with
+    each tentative action (None: legal), as a ``checked`` frame carrying ``ask`` back."""
+    ask = message.get("ask")
+    if ask is not None and (not isinstance(ask, int) or isinstance(ask, bool)):
+        return error_frame("ask: expected a whole number that the checked frame carries back", False), "error"
+    if seat is None:
+        return error_frame("spectators cannot move: open the match with your seat's link to play", False), "error"
+    if not match.live:
+        return _frame("refused", "the match is over"), "refused"
+    problems = match.humans[seat].check(message["check"])
+    if isinstance(problems, str):
+        return json.dumps({"type": "checked", "ask": ask, "problems": None, "message": problems}), "checked"
+    return json.dumps({"type": "checked", "ask": ask, "problems": problems}), "checked"
+
+
 async def match_socket(websocket: WebSocket, room: Room) -> None:
     """One client's connection to a match (see the module's docstring)."""
     account = await room.signed_in(websocket)
@@ -89,7 +108,7 @@ async def match_socket(websocket: WebSocket, room: Room) -> None:
     await websocket.accept()
     if refusal is not None:
         room.strikes.add(address)
-        await _close(websocket, error_frame(refusal, True), 1013)
+        await close_socket(websocket, error_frame(refusal, True), 1013)
         return
     try:
         await _serve(websocket, room, address, user, account.name if account is not None else None)
@@ -101,7 +120,7 @@ CLOSE_WITHIN = 10.0
 """Seconds to send the last frame and the close frame before the connection is cut."""
 
 
-async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
+async def close_socket(websocket: WebSocket, last: str | None, code: int) -> None:
     """Send ``last`` (if any) and close; a client that reads nothing is cut off."""
     try:
         async with asyncio.timeout(CLOSE_WITHIN):
@@ -109,12 +128,12 @@ async def _close(websocket: WebSocket, last: str | None, code: int) -> None:
                 await websocket.send_text(last)
             await websocket.close(code)
     except TimeoutError:
-        _abort(websocket)
+        abort_socket(websocket)
     except Exception:   # the client is gone already: nothing to close
         logger.debug("closing a match socket failed", exc_info=True)
 
 
-def _abort(websocket: WebSocket) -> None:
+def abort_socket(websocket: WebSocket) -> None:
     """Cut the connection at once. uvicorn closes a socket only after its write buffer
     drained, which for a client that never reads is never: the connection, its buffer and
     its file would stay for good. The ASGI receive callable of uvicorn's websocket
@@ -135,7 +154,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
     if not isinstance(found, WebMatch):
         message = found.message if isinstance(found, Gone) else f"no match {match_id[:60]!r}"
         stored = {"stored": f"/results/games/{found.stored}"} if isinstance(found, Gone) and found.stored else {}
-        await _close(websocket, error_frame(message, True, **stored), 1000)
+        await close_socket(websocket, error_frame(message, True, **stored), 1000)
         return
     match = found
     seat = websocket.query_params.get("seat")
@@ -143,7 +162,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
         problem = match.admit(seat, websocket.query_params.get("token"), user)
         if problem is not None:
             room.strikes.add(address)
-            await _close(websocket, error_frame(problem, True, login=user is None), 1008)
+            await close_socket(websocket, error_frame(problem, True, login=user is None), 1008)
             return
 
     loop = asyncio.get_running_loop()
@@ -172,19 +191,19 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
             for text in past:
                 await websocket.send_text(text)
             if over:
-                await _close(websocket, None, 1000)
+                await close_socket(websocket, None, 1000)
                 return
             while True:
                 text, kind = await outbox.get()
                 await websocket.send_text(text)
                 if kind == "end":
-                    await _close(websocket, None, 1000)
+                    await close_socket(websocket, None, 1000)
                     return
 
     async def watch() -> None:   # a client that does not read is closed, wherever the pusher waits
         await stop.wait()
         pusher.cancel()
-        _abort(websocket)   # its buffers are full: a close frame could not go out
+        abort_socket(websocket)   # its buffers are full: a close frame could not go out
 
     pusher = asyncio.create_task(push())
     watcher = asyncio.create_task(watch())

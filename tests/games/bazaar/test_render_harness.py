@@ -22,8 +22,16 @@ def test_render_svg_is_a_well_formed_picture_of_the_state() -> None:
     assert "turn 1 &amp; more" in svg and "B&lt;o&gt;b" in svg
     titles = [t.firstChild.data for t in doc.getElementsByTagName("title")]
     eq_pebbles = sum(len(e.left) + len(e.right) for e in state.equations)
-    assert len(titles) == eq_pebbles + 5 + 5 * len(state.visibles)   # equations, bank colours, cards
+    # the picture's own title, then each equation, pebble, bank colour and card with its pebbles
+    assert titles[0] == "turn 1 & more"
+    assert len(titles) == 1 + len(state.equations) + eq_pebbles + 5 + len(state.visibles) * 6
     assert "× 20" in svg and "hidden 16" in svg
+    groups = doc.getElementsByTagName("g")
+    assert [g.getAttribute("data-equation") for g in groups if g.getAttribute("class") == "equation"] == [
+        str(i) for i in range(len(state.equations))]
+    assert [g.getAttribute("data-card") for g in groups if g.getAttribute("class") == "card"] == [
+        str(i) for i in range(len(state.visibles))]
+    assert [g.getAttribute("data-player") for g in groups if g.getAttribute("class") == "player"] == ["Ann", "B<o>b"]
 
 
 def test_render_svg_without_players_or_cards() -> None:

@@ -81,7 +81,7 @@ class Watcher:
 
     def __call__(self, event: Event) -> None:
         if event.kind == STATE:
-            self.states.append((event.get("caption"), event.get("state")))
+            self.states.append((event.get("caption"), event.get("state"), event.get("event")))
         elif event.kind == END:
             self.over = event.subject
 
@@ -93,8 +93,14 @@ def broken(_event: Event) -> None:
 def test_observers_see_every_turn_and_cannot_stop_the_game() -> None:
     watcher = Watcher()
     result = run_game(silly_seats(4), context=MatchContext(observers=[broken, watcher]))
-    assert len(watcher.states) == result.turns + 1
-    assert watcher.states[0][0] == "turn 1"
+    kinds = [kind for _caption, _state, kind in watcher.states]
+    assert kinds.count("turn") == result.turns and kinds[-1] == "over" and kinds.count("over") == 1
+    # a picture at every step: the cards dealt, each player's actions, each feeding, cleanup
+    assert kinds.count("dealt") == kinds.count("cleanup") == result.turns
+    assert kinds.count("chose") == 4 * result.turns and "fed" in kinds
+    assert watcher.states[0][0] == "turn 1 begins: 0#1, 1#2, 2#3, 3#4 in turn order"
+    winners = [pid for _rank, pid, score in result.results if score == result.results[0][2]]
+    assert watcher.states[-1][0].startswith(f"game over after {result.turns} turn(s): winners {', '.join(winners)} (")
     first = watcher.states[0][1]
     assert [p[0][1] for p in first[0]] == ["0#1", "1#2", "2#3", "3#4"] and first[1] == 0
     assert watcher.over.to_record() == result.to_record()

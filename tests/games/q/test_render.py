@@ -33,7 +33,7 @@ def test_render_is_well_formed_and_shows_players_pile_and_caption() -> None:
     svg = render_svg(s, caption="turn 12 <A & B>")
     root = ET.fromstring(svg)
     assert root.tag == f"{SVG}svg"
-    texts = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    texts = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
     assert "turn 12 <A & B>" in texts
     for p in s.players:
         assert f"{p.name}: {p.score}" in texts

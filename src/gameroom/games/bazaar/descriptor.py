@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -20,7 +21,7 @@ from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
-from gameroom.games.bazaar.workloads import WORKLOADS
+from gameroom.games.bazaar.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -116,6 +117,17 @@ def _render(state: GameState, caption: str) -> str:
     return render_svg(state, caption)
 
 
+PERSON_LIMIT = 90.0
+"""A person's time for one decision: choosing exchanges means reading the equations
+against the wallet (bazaar.md's limit is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.bazaar.narrator import narrator
+
+    return narrator(seed, names)
+
+
 GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first action or a purchase
     name="bazaar",
     summary="Bazaar, pebbles, equations and cards (2-6 players)",
@@ -133,8 +145,12 @@ GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first ac
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import bare_text, truncated
@@ -108,7 +108,8 @@ def client_specs(spec: ClientsInput, bonus: bool = False, reference_framing: boo
         behaviour = actor.wire_behaviour if bonus else None
         specs.append(ClientSpec(name=actor.name, player=make_player(actor), protocol=PROTOCOL,
                                 deviations=dict(BROKEN_CLIENTS.get(behaviour, {})) if behaviour else {},
-                                delay=pause, pad=pad, trickle=reference_framing))
+                                delay=pause, pad=pad, trickle=reference_framing,
+                                expects_result=actor.kind == "plain" and not behaviour))
     for special in spec.specials:
         specs.append(ClientSpec(name=special.value, behaviour=SPECIAL_CLIENTS[special], delay=pause,
                                 pad=pad, trickle=reference_framing))
@@ -126,13 +127,16 @@ def _check_policies(value: Sequence[str]) -> None:
         raise OptionError(f"unknown policy in {','.join(value)!r}; choose from {', '.join(POLICIES)}")
 
 
+BONUS_OPTION = Option("bonus", str, None, "end-of-game bonus (default none)", choices=[b.value for b in Bonus])
+"""bazaar.md's end-of-game bonus: an option of a local game and of a lobby room."""
+
 PLAY_OPTIONS = (
     players_option(config.MIN_PLAYERS, config.MAX_PLAYERS, 4),
     seed_option("seed of the equations"),
     Option("policies", comma_list, ("purchase-points", "purchase-size"),
            "comma-separated purchase policies, assigned in turn (default purchase-points,purchase-size)",
            check=_check_policies),
-    Option("bonus", str, None, "end-of-game bonus (default none)", choices=[b.value for b in Bonus]),
+    BONUS_OPTION,
     Option("strategy", str, "reference", "reference: the spec's player (bazaar.md 9), which burns a card whenever "
            "no exchange helps, so its games mostly end 0 to 0; patient: ours, which asks for pebbles until it can buy "
            "and so plays to win (default reference)", choices=list(PLAYERS)),
@@ -190,7 +194,14 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
                       quiet=False)
 
 
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+    """A lobby room's game from scratch dealt from ``seed``, with the room's bonus."""
+    state = scratch_state(random.Random(seed), [seat.name for seat in seats])
+    return run_game(seats, state, context, bonus=Bonus(options["bonus"]) if options["bonus"] else None)
+
+
 HOSTING = Hosting(
+    rooms=RoomHosting((BONUS_OPTION,), play_room),
     play=PlayHosting(PLAY_OPTIONS, local_match, roster="policies"),
     server=ServerHosting(plan_server, lambda values, _options: config.decode_server_input(values), _server_defaults,
                          bad_configuration_reply="xserver: things went wrong"),

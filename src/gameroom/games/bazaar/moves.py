@@ -43,6 +43,19 @@ class PersonMoves:
             return purchases(args[0])
         return None
 
+    def check(self, method: str, args: tuple[Any, ...], answer: Any) -> str | None:
+        """Why a person's composed answer (decoded) breaks the referee's rules, or None:
+        a pebble from an empty bank, an exchange sequence the wallet, bank or equations
+        do not allow, a purchase the wallet does not pay in that order."""
+        if method == "request_pebble_or_trades":
+            turn: TurnState = args[0]
+            if answer is WANT_PEBBLE:
+                return None if turn.bank else "the bank has no pebble to take"
+            return exchange_problem(self.equations, list(answer), turn.active.wallet, turn.bank)
+        if method == "request_cards":
+            return purchase_problem(args[0], tuple(answer))
+        return f"{method} asks no decision"
+
 
 def _bag(bag: Bag) -> str:
     return " ".join(p.letter for p in bag.items) or "nothing"

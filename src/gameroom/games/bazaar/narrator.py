@@ -1,16 +1,19 @@
-"""What ``gameroom play bazaar`` tells a person: one line per event of the game as it
-happens (turns numbered, the scores, bank and cards after every purchase), and why the
-spec's reference players usually end a game at 0 to 0. Pure: lines are returned, the
-command line prints them."""
+"""What a person is told of a game of Bazaar (``gameroom play bazaar``, the web room): one
+line per event of the game as it happens (turns numbered; a purchase's line ends with the
+scores, bank and cards), the referee's own message of each step as its picture's caption,
+and why the spec's reference players usually end a game at 0 to 0. Pure: lines are
+returned, the command line prints them."""
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from typing import Any, Sequence
 
 from gameroom.core.narration import Narrator
 from gameroom.games.bazaar.referee import Step
+from gameroom.games.bazaar.state import scratch_state
 
-__all__ = ["NOBODY_SCORED", "BazaarNarrator"]
+__all__ = ["NOBODY_SCORED", "BazaarNarrator", "narrator"]
 
 NOBODY_SCORED = ("note: nobody scored. The spec's reference player (bazaar.md 9.2) answers 'no exchange' whenever "
                  "no exchange helps it buy, which burns a card every turn until none are left; "
@@ -34,15 +37,22 @@ class BazaarNarrator(Narrator):
         if step.kind == "first-action":
             self.turn += 1
         prefix = f"turn {self.turn:3}: " if step.kind in ("first-action", "purchase") else ""
-        lines = [f"{prefix}{step.message}"]
+        line = f"{prefix}{step.message}"
         if step.kind == "purchase" and not step.kicked:
             scores = ", ".join(f"{name} {score}" for name, score in step.scores.items())
             g = step.game
-            lines.append(f"           [{scores}; bank {len(g.bank)}, cards {len(g.visibles)}+{len(g.hidden)}]")
-        return lines
+            line += f"  [{scores}; bank {len(g.bank)}, cards {len(g.visibles)}+{len(g.hidden)}]"
+        return [line]
 
     def closing(self, outcome: Any) -> list[str]:
         return [NOBODY_SCORED] if self.explain_zero and not any(outcome.scores.values()) else []
 
     def final_caption(self, outcome: Any) -> None:
         return None
+
+
+def narrator(seed: int, names: Sequence[str]) -> BazaarNarrator:
+    """The narrator of a game the descriptor's ``play`` deals from ``seed``."""
+    state = scratch_state(random.Random(seed), list(names))
+    return BazaarNarrator(f"Bazaar: {', '.join(names)}; seed {seed}; {len(state.equations)} equations, "
+                          f"{len(state.bank)} pebbles in the bank", explain_zero=False)

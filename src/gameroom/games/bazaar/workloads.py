@@ -2,10 +2,10 @@
 bazaar``):
 
 * complete 4-player games from scratch between reference players (the spec's player) on
-  trusted seats, beside the reference implementation's 14.8 games/s, with the turns they
-  take and the peak traced memory of a game;
-* the same games on guarded seats (a worker thread per player, 4 s per call), the cost
-  of the seats a server gives players it does not trust;
+  trusted seats, beside the reference implementation's figure (``bench/references.toml``),
+  with the turns they take and the peak traced memory of a game;
+* the same games on guarded seats (a time limit of 4 s on every call), the cost of the
+  seats a server gives players it does not trust;
 * the reference strategy's exchange search (``trade_then_purchase``) alone, on every turn
   state of 20 games where a player searched: the expensive call of the game.
 
@@ -20,15 +20,14 @@ from typing import Any, Callable, Mapping
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat, trusted_seat
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 from gameroom.games.bazaar.players import ReferencePlayer
 from gameroom.games.bazaar.referee import run_game
 from gameroom.games.bazaar.state import TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy, trade_then_purchase, wants_pebble
 
-__all__ = ["REFERENCE_GAMES_PER_SECOND", "WORKLOADS"]
+__all__ = ["LINEUPS", "WORKLOADS"]
 
-REFERENCE_GAMES_PER_SECOND = 14.8
 NAMES = ("Ann", "Bob", "Cy", "Di")
 POLICIES = (Policy.PURCHASE_POINTS, Policy.PURCHASE_SIZE)
 SEED = 1000
@@ -88,9 +87,13 @@ def _strategy(rounds: int) -> Callable[[], Mapping[str, float]]:
 
 WORKLOADS = (
     Workload("Bazaar in-process, 4 reference players on trusted seats", _games(False),
-             reference=REFERENCE_GAMES_PER_SECOND, memory=True),
-    Workload("Bazaar in-process, the same players on guarded seats (worker thread, 4 s limit)", _games(True),
+             reference="bazaar-4-reference", memory=True),
+    Workload("Bazaar in-process, the same players on guarded seats (4 s limit)", _games(True),
              size=lambda games: max(games // 4, 10)),
     Workload("Bazaar reference strategy (trade_then_purchase) on the searching turn states of 20 games", _strategy,
              unit="rounds", size=lambda _games: 5),
 )
+
+LINEUPS = (Lineup("Bazaar, 4 reference players", tuple(POLICIES[i % 2].value for i in range(4)),
+                  key="bazaar-4-reference"),)
+"""The work of the reference's in-process figure (issue 19's table)."""

@@ -9,6 +9,7 @@ mode by default).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -23,7 +24,7 @@ from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult,
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
-from gameroom.games.eriantys.workloads import WORKLOADS
+from gameroom.games.eriantys.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -103,6 +104,17 @@ def _view(state: GameState, _name: str | None = None) -> Any:
     return snapshot(state)   # everything in Eriantys is public
 
 
+PERSON_LIMIT = 90.0
+"""A person's time for one move (a student, Mother Nature, a cloud, a card): eriantys.md's
+decision limit is for programs."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.eriantys.narrator import narrator
+
+    return narrator(seed, names)
+
+
 GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action: a GAME_EVENT object
     name="eriantys",
     summary="Eriantys, islands, students and professors (2-4 players, teams with 4, expert mode)",
@@ -121,9 +133,13 @@ GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action:
     views=SeatViews(seat=_view, spectator=_view),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     lobby=LOBBY,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

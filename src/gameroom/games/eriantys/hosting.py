@@ -10,7 +10,7 @@ clients`` (the players of 9, plus a slow reader that stops reading).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Mapping
 
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
@@ -19,7 +19,7 @@ from gameroom.core.match import guarded_seat, trusted_seat
 from gameroom.core.options import Option, OptionError, Options, comma_list, players_option, seed_option
 from gameroom.games.eriantys import rules, text
 from gameroom.games.eriantys.config import decode_hooks
-from gameroom.games.eriantys.narrator import EriantysNarrator
+from gameroom.games.eriantys.narrator import TEAMS, EriantysNarrator
 from gameroom.games.eriantys.pieces import PLANNING, TOWER_COLORS, team_of
 from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer, parse_strategy
 from gameroom.games.eriantys.referee import LIMITS, run_game
@@ -38,11 +38,11 @@ SERVER_TYPES = frozenset({
 """The message types of 6.4: a client that sends one is dropped (4.5)."""
 
 
-def _start(usernames: list[str], expert: bool, seed: int, hooks: Any, room_id: int) -> Transition:
+def _start(usernames: list[str], options: Mapping[str, Any], seed: int, hooks: Any, room_id: int) -> Transition:
     if hooks is not None and hooks.first_player is not None and hooks.first_player >= len(usernames):
         raise ValueError(f"testHooks.firstPlayer {hooks.first_player} is not a seat of a "
                          f"{len(usernames)}-player game")
-    return new_game(usernames, expert, seed, hooks, room_id)
+    return new_game(usernames, bool(options.get("expert")), seed, hooks, room_id)
 
 
 def _eject(state: GameState, seat: int, reason: str) -> Transition:
@@ -161,7 +161,6 @@ LOBBY = LobbyGame(
 # -- gameroom play eriantys (the descriptor's HOSTING) -------------------------------------------
 
 NAMES = ("Ann", "Ben", "Cyd", "Dot")
-TEAMS = ["BLACK", "WHITE", "GREY"]
 
 
 def _check_players(value: tuple[str, ...]) -> None:

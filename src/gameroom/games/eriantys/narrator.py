@@ -1,16 +1,22 @@
-"""What ``gameroom play eriantys`` tells a person: the game's broadcasts as sentences, one
-per line (rounds, assistant cards, students, professors, towers, Mother Nature, character
-cards, ejections), and at the end the towers left and who holds each professor. Pure:
-lines are returned, the command line prints them."""
+"""What a person is told of a game of Eriantys (``gameroom play eriantys``, the web room,
+``gameroom connect``): the game's broadcasts as sentences, one per line (rounds, assistant
+cards, students, professors, towers, Mother Nature, character cards, ejections); the
+picture after each move captioned with who moved and what it did (the move's sentences);
+at the end the towers left and who holds each professor. Pure: lines are returned, the
+command line prints them."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from gameroom.core.narration import Narrator
+from gameroom.core.record import STATE
 from gameroom.games.eriantys.pieces import CARD_NAMES
 
-__all__ = ["EriantysNarrator"]
+__all__ = ["EriantysNarrator", "TEAMS", "narrator", "sentence"]
+
+TEAMS = ["BLACK", "WHITE", "GREY"]
+"""The tower colour of each holder index."""
 
 
 def _where(location: str, names: list[str]) -> str:
@@ -52,28 +58,59 @@ _IN_PLAY: dict[str, Callable[[dict[str, Any], list[str], list[str]], str]] = {
 }
 
 
+def sentence(m: dict[str, Any], names: list[str], teams: list[str], in_play: bool = True) -> str | None:
+    """One broadcast as a sentence (indented when it is part of a move), or None for one
+    that is no news (a phase change, the set-up's coins before play)."""
+    said = _SENTENCES.get(m.get("type", "")) or (_IN_PLAY.get(m.get("type", "")) if in_play else None)
+    try:
+        return said(m, names, teams) if said is not None else None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None   # a broadcast of a shape we do not know: not told rather than crash
+
+
 class EriantysNarrator(Narrator):
     """The match's message events (the broadcasts) as sentences; ``teams`` is the tower
-    colour of each holder index."""
+    colour of each holder index. A state event after a move is captioned with the mover
+    (its ``player`` note) and the sentences said since the previous state."""
 
     def __init__(self, opening: str, names: list[str], teams: list[str]) -> None:
         super().__init__([opening])
         self.names = names
         self.teams = teams
         self.round = 0
+        self.since: list[str] = []
 
     def narrate(self, event: Any) -> list[str]:
+        if event.kind == STATE:
+            return []
         if event.kind != "message":
             return []
         m = event.data["message"]
         if m["type"] == "CHANGE_PHASE" and m["gamePhase"] == "PLANNING_PHASE":
             self.round += 1
             return [f"-- round {self.round} --"]
-        sentence = _SENTENCES.get(m["type"]) or (_IN_PLAY.get(m["type"]) if self.round else None)
-        return [sentence(m, self.names, self.teams)] if sentence is not None else []
+        said = sentence(m, self.names, self.teams, self.round > 0)
+        if said is None:
+            return []
+        self.since.append(said.strip())
+        return [said]
+
+    def caption(self, event: Any) -> str | None:
+        said, self.since = self.since, []
+        if event.get("caption") == "setup" or not said:
+            return "the game is set up" if event.get("caption") == "setup" else event.get("caption")
+        who = event.get("player")
+        return (f"{who}: " if who is not None and not said[0].startswith(who) else "") + "; ".join(said)
 
     def closing(self, outcome: Any) -> list[str]:
         snap = outcome.extra["snapshot"]
         return ["towers left: " + ", ".join(f"{team} {left}" for team, left in snap["towers"].items())
                 + "; professors: " + ", ".join(f"{self.names[o]}" if o is not None else "-"
                                                for o in snap["professors"].values())]
+
+
+def narrator(seed: int, names: Sequence[str]) -> EriantysNarrator:
+    """The narrator of a game the descriptor's ``play`` deals from ``seed``."""
+    teams = [TEAMS[i if len(names) == 3 else i % 2] for i in range(len(names))]
+    return EriantysNarrator(f"Eriantys, seed {seed}: " + ", ".join(f"{n} ({t})" for n, t in zip(names, teams)),
+                            list(names), TEAMS)

@@ -84,9 +84,9 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, context: MatchCon
             reason = "TIMEOUT" if "time limit" in (seats[index].ejected or "") else "EJECTED"
             deliver(eject(state, index, reason))
 
-    def picture(caption: str) -> None:
+    def picture(caption: str, **notes: Any) -> None:
         if watched:
-            match.state(state.copy(), caption)
+            match.state(state.copy(), caption, **notes)
 
     deliver(setup)
     settle()
@@ -103,7 +103,8 @@ def run_game(seats: Sequence[Seat], seed: int | random.Random, context: MatchCon
         settle()
         if watched:   # a picture after every move: watchers (and a person at the web room) see each step
             move = str(event.get("eventType", "move")).lower().replace("_", " ")
-            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over")
+            picture(f"round {state.round}, {names[index]}: {move}" if not state.finished else "game over",
+                    player=names[index])
     match.on_eject = None   # the game is over: a failed ``end`` changes nothing
     for seat in seats:
         match.call(seat, "end", list(state.winners))

@@ -4,16 +4,25 @@
 The board is a list of ``(style, text)`` fragments (prompt_toolkit's formatted text):
 the island ring in order with Mother Nature, students, towers and no-entry tiles; the
 clouds; each school (entrance, dining room, professors, towers, coins, hand); the
-character cards in expert mode; and whose turn it is and what the game expects.
+character cards in expert mode; and whose turn it is and what the game expects. Beside
+it: the game's narrator for a room's broadcasts (:func:`narrator`, the sentences
+``gameroom play`` prints), what one turn of a seat is (:func:`turn`: the board is drawn
+once per turn) and the commands legal now (:func:`legal_commands`, the lobby's own checks).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from gameroom.core.narration import Narrator
+from gameroom.games.eriantys.narrator import TEAMS, EriantysNarrator
 from gameroom.games.eriantys.pieces import CARD_INPUTS, CARD_NAMES, COLORS
 
-__all__ = ["board", "parse_command", "command_of", "HELP", "expected"]
+__all__ = ["board", "parse_command", "command_of", "HELP", "expected", "narrator", "turn", "legal_commands",
+           "SELF_TOLD"]
+
+SELF_TOLD = frozenset({"END_GAME", "PLAYER_DISCONNECT"})
+"""Broadcasts the terminal client tells in its own words (not the narrator's)."""
 
 Fragments = list[tuple[str, str]]
 
@@ -195,3 +204,30 @@ def command_of(event: dict[str, Any]) -> str:
 
 
 assert set(_COMMAND_OF_TYPE) | {"CHOOSE_CLOUD"} >= set(t for ts in CARD_INPUTS.values() for t in ts)
+
+
+def narrator(players: list[str], snap: dict[str, Any] | None = None) -> Narrator:
+    """The narrator of a room's game between ``players`` (seat order): it is fed every
+    broadcast as a ``message`` event, as the in-process referee reports them. ``snap``:
+    the game joined midway (a reconnection), whose rounds are counted on from its own."""
+    told = EriantysNarrator("", list(players), TEAMS)
+    if snap is not None and isinstance(snap.get("round"), int):
+        told.round = snap["round"]
+    return told
+
+
+def turn(snap: dict[str, Any]) -> Any:
+    """One turn of a seat: its planning decision, or its whole action phase (students,
+    Mother Nature, cloud, cards), as the lobby counts turns."""
+    return snap.get("round"), snap.get("phase") == "PLANNING_PHASE", snap.get("currentPlayer")
+
+
+def legal_commands(snap: dict[str, Any], seat: int) -> list[str]:
+    """Every command ``seat`` may type now (the lobby's own checks on the snapshot), in
+    the rules' canonical order; none when it is not its move."""
+    from gameroom.games.eriantys.state import from_snapshot
+    from gameroom.games.eriantys.strategies import legal_events
+
+    if snap.get("finished") or snap.get("currentPlayer") != seat:
+        return []
+    return [command_of(event) for event in legal_events(from_snapshot(snap), seat, activations=True)]

@@ -6,7 +6,9 @@ gameroom.bench eriantys``):
   the events they apply;
 * the rules alone on recorded greedy games of 3 players in expert mode (decisions made
   beforehand): events per second through ``apply_event`` (in place) and through the
-  pure ``step`` (which copies the state, as the lobby applies events).
+  pure ``step`` (which copies the state, as the lobby applies events);
+* the line-up the generic benchmark plays on trusted, guarded and isolated seats (no
+  reference implementation measures Eriantys).
 
 Pure: these prepare and do the work; the benchmark times it.
 """
@@ -18,14 +20,14 @@ from typing import Any, Callable, Mapping
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 from gameroom.games.eriantys.players import EriantysPlayer
 from gameroom.games.eriantys.referee import run_game
 from gameroom.games.eriantys.rules import apply_event, step
 from gameroom.games.eriantys.state import new_game, snapshot
 from gameroom.games.eriantys.strategies import greedy
 
-__all__ = ["WORKLOADS"]
+__all__ = ["LINEUPS", "WORKLOADS"]
 
 
 def _games(players: int, expert: bool) -> Callable[[int], Callable[[], Mapping[str, float]]]:
@@ -87,3 +89,5 @@ WORKLOADS = (
                f"{'step (pure, copies the state)' if pure else 'apply_event (in place)'}",
                _rules(pure), size=lambda games: max(10, games // 10)) for pure in (False, True)),
 )
+
+LINEUPS = (Lineup("Eriantys, 3 greedy, simple mode", ("greedy",) * 3),)

@@ -27,6 +27,7 @@ from gameroom.games.evolution.actions import Action4, apply_action, validate
 from gameroom.games.evolution.codec import as_action4, as_feeding_choice
 from gameroom.games.evolution.pieces import CARDS_PER_BOARD, CARDS_PER_PLAYER, Species
 from gameroom.games.evolution.rules import Choice, PlayerState, Table, ranking
+from gameroom.games.evolution.words import describe_action, describe_feeding
 
 __all__ = ["Dealer", "Decide", "direct_decide"]
 
@@ -65,6 +66,11 @@ class Dealer(Table):
         self.on_turn: Callable[["Dealer"], None] | None = None
         self.on_fed: Callable[["Dealer"], None] | None = None
         self.on_end: Callable[["Dealer"], None] | None = None
+        # And at every step a person would want to see: ``on_step(dealer, kind, player,
+        # words)`` after the cards are dealt ("dealt"), each player's card actions
+        # ("chose"), pre-feeding ("feeding"), each feeding ("fed") and cleanup ("cleanup");
+        # ``words`` says what happened (the describing is done only with the hook set).
+        self.on_step: Callable[["Dealer", str, PlayerState | None, str], None] | None = None
         self.actions: list[Action4] = []   # the Action4s that reached step 4 this turn
         self.checked: Any = None   # the parsed form of the answer the last check accepted
 
@@ -100,17 +106,26 @@ class Dealer(Table):
         for p in list(players):
             if self.decide(p.seat, "start", self.hole, p.bag, _copy_boards(p.boards), list(p.cards)) is FAILED:
                 self.remove(p)
+        step = self.on_step
+        if step is not None:
+            step(self, "dealt", None, "cards dealt: " + ", ".join(f"{p.id} {len(p.cards)}" for p in self.players))
         chosen = self.choose_all()
         self.actions = [a for _p, a in chosen]
         if self.players:
             for p, action in chosen:
+                words = describe_action(action, p.cards) if step is not None else ""
                 value = apply_action(action, p.boards, p.cards)[0]
                 self.hole = max(0, self.hole + value)
+                if step is not None:
+                    step(self, "chose", p, words)
             self.feeding_phase()
             if self.on_fed is not None:
                 self.on_fed(self)
             self.starve()
             self.fill_bags()
+            if step is not None:
+                step(self, "cleanup", None,
+                     f"turn {self.turn} ends: species shrink to the food they ate, which goes into the bags")
         if self.on_end is not None:
             self.on_end(self)
 
@@ -144,6 +159,8 @@ class Dealer(Table):
     def feeding_phase(self) -> None:
         """Spec 3.5: pre-feeding, then the feeding cycle."""
         self.pre_feeding()
+        if self.on_step is not None:
+            self.on_step(self, "feeding", None, f"feeding begins: {self.hole} food in the watering hole")
         self.feeding_cycle()
 
     def feeding_cycle(self) -> None:
@@ -164,6 +181,8 @@ class Dealer(Table):
             queue.popleft()
             return
         self.apply_choice(p, others, choice)
+        if self.on_step is not None and choice is not None:
+            self.on_step(self, "fed", p, describe_feeding(choice, others))
         queue.rotate(-1)
 
     def choice_of(self, p: PlayerState, others: list[PlayerState]) -> Choice:

@@ -8,6 +8,7 @@ dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -18,11 +19,11 @@ from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL, PlayerInterface
-from gameroom.games.evolution.rules import PlayerState, Table, player_id
+from gameroom.games.evolution.rules import PlayerState, Table, player_id, score
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
-from gameroom.games.evolution.workloads import WORKLOADS
+from gameroom.games.evolution.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -51,21 +52,26 @@ def seat_view(state: Table, name: str) -> Any:
 
 
 def spectator_view(state: Table) -> Any:
-    """Every player's boards, the watering hole and the size of the deck; no hands, no bags."""
-    return {"players": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players],
+    """Every player's boards, the watering hole and the size of the deck; no hands, and no
+    bags until the game is over (then each player's bag and score, spec 3.9)."""
+    view = {"players": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players],
             "wateringHole": state.hole, "deck": len(state.deck)}
+    if state.over:
+        view["scores"] = {str(p.id): {"bag": p.bag, "score": score(p)} for p in state.players}
+    return view
 
 
 def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
     """The same table with a different hand and bag for ``name``: its hand swapped for cards
-    of the deck, its bag changed."""
+    of the deck, its bag changed (while the game goes on: at its end the bags are public)."""
     varied = snapshot(state)
     me = _player_of(varied, name)
     if me is not None:
         pool = me.cards + varied.deck
         rng.shuffle(pool)
         me.cards, varied.deck = pool[:len(me.cards)], pool[len(me.cards):]
-        me.bag += rng.randint(1, 9)
+        if not state.over:
+            me.bag += rng.randint(1, 9)
     return varied
 
 
@@ -75,7 +81,8 @@ def _baddie(kind: str) -> Callable[[str, int], Any]:
 
 def conceal(state: Table, name: str | None) -> list[Any]:
     """The Configuration ``name`` (None: a spectator) may draw: every other player's bag
-    unknown (None) and its hand, like the deck, reduced to blank cards of the same count."""
+    unknown (None) until the game is over (then the scores are public, so are the bags)
+    and its hand, like the deck, reduced to blank cards of the same count."""
     me = _player_of(state, name) if name is not None else None
     players = []
     for p in state.players:
@@ -83,8 +90,19 @@ def conceal(state: Table, name: str | None) -> list[Any]:
             players.append(encode_player(p))
         else:
             players.append([["id", p.id], ["species", encode_player(PlayerState(p.id, p.boards))[1][1]],
-                            ["bag", None], ["cards", [None] * len(p.cards)]])
+                            ["bag", p.bag if state.over else None], ["cards", [None] * len(p.cards)]])
     return [players, state.hole, [None] * len(state.deck)]
+
+
+PERSON_LIMIT = 120.0
+"""A person's time for one decision: a turn's card actions take reading a whole hand
+against the boards (evolution.md's 1 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.evolution.narrator import narrator
+
+    return narrator(seed, names)
 
 
 def _render(state: Any, caption: str) -> str:
@@ -129,8 +147,12 @@ GAME: GameDescriptor[Table, Action4] = GameDescriptor(
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     seat_moves=_person_moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    QuorumPolicy, ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
 from gameroom.core.options import ConfigurationError, Option, OptionError, Options, seed_option
@@ -75,14 +75,16 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 
 class _LogObserver:
     """The observer of spec 8.3 when enabled: the dealer's state (Configuration JSON) at
-    the start of every turn, on the server's log; it never pauses the game."""
+    the start of every turn (not at the steps within), on the server's log; it never
+    pauses the game."""
 
     def __init__(self, log: Callable[[str], None]) -> None:
         self.log = log
 
     def __call__(self, event: Event) -> None:
-        if event.kind == STATE and event.subject is not None and event.get("event") != "removed":
-            self.log(f"observer: {event.get('caption')}: {json.dumps(event.data['state'])}")
+        if event.kind == STATE and event.subject is not None and event.get("event") == "turn":
+            # the log's words stay "turn N" (the caption now also names the turn order)
+            self.log(f"observer: turn {event.get('turn')}: {json.dumps(event.data['state'])}")
 
 
 def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: str = "min",
@@ -95,7 +97,7 @@ def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: s
     if kind in BADDIES:
         _method, _misbehave, prefix = BADDIES[kind]
         return ClientSpec(f"{prefix} {index}", BaddiePlayer(kind, index, fat_request), PROTOCOL,
-                          pad=pad, trickle=trickle, **retry)
+                          pad=pad, trickle=trickle, expects_result=False, **retry)
     if kind == "infsu":
         return ClientSpec(f"infsu {index}", behaviour="silent", **retry)
     if kind == "deep":   # valid JSON, but not a string
@@ -121,11 +123,13 @@ def client_specs(count: int, baddies: Sequence[str] = (), *, name: str = "good g
 
 # -- the commands (the descriptor's HOSTING) ----------------------------------------------------
 
+DECKS = ("sorted", "shuffled")
+
 PLAY_OPTIONS = (
     Option("players", int, 3, f"silly players; with the baddies {MIN_PLAYERS}..{MAX_PLAYERS} in all (default 3)"),
     seed_option("seed of the shuffled deck"),
     Option("deck", str, "sorted", "the reference's sorted deck (default) or a deck shuffled by --seed",
-           choices=["sorted", "shuffled"]),
+           choices=list(DECKS)),
     Option("baddie", str, None, "add a misbehaving player, in-process (repeatable): " + ", ".join(BADDIES),
            choices=list(BADDIES), repeat=True, metavar="NAME"),
     Option("fat-request", str, "min", "how much fat food silly players ask for (default min)", choices=FAT_REQUESTS),
@@ -143,7 +147,8 @@ def local_match(options: Options) -> LocalMatch:
     seats += [guarded_seat(name, BaddiePlayer(name, i, fat)) for i, name in enumerate(options["baddie"])]
     shuffled = options["deck"] == "shuffled"
     deck = shuffled_deck(options["seed"]) if shuffled else sorted_deck()
-    opening = f"Evolution: {total} players, {options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else "")
+    opening = (f"Evolution: {total} players ({', '.join(f'{s.name}#{i + 1}' for i, s in enumerate(seats))}), "
+               f"{options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else ""))
     return LocalMatch(run=lambda observers, _log: run_game(seats, deck, context=MatchContext(observers=observers)),
                       narrator=EvolutionNarrator([opening]), summary=False)
 
@@ -182,7 +187,18 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
     return ClientPlan(specs, config.client.host, quiet=not options["verbose"])
 
 
+ROOM_OPTIONS = (Option("deck", str, "shuffled", "a deck shuffled by the room's seed (default) or the reference's "
+                       "sorted deck", choices=list(DECKS)),)
+
+
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+    """A lobby room's game with the room's deck (shuffled by ``seed``, or sorted)."""
+    deck = shuffled_deck(seed) if options["deck"] == "shuffled" else sorted_deck()
+    return run_game(seats, deck, context)
+
+
 HOSTING = Hosting(
+    rooms=RoomHosting(ROOM_OPTIONS, play_room),
     play=PlayHosting(PLAY_OPTIONS, local_match, roster=None),
     server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else Config(), log),
                          configure,

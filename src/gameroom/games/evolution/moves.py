@@ -46,6 +46,17 @@ class PersonMoves:
             return feedings(boards, hole, others)
         return None
 
+    def check(self, method: str, args: tuple[Any, ...], answer: Any) -> str | None:
+        """Why a person's composed answer (decoded) breaks the dealer's rules, or None: an
+        Action4 of any cards the hand holds (spec 3.4), a feeding choice the dealer takes."""
+        if method == "choose":
+            return validate(answer, list(self.boards), list(self.cards))
+        if method == "feed_next":
+            _bag, boards, _cards, hole, others = args
+            legal = [wire for _, wire in feedings(boards, hole, others)]
+            return None if encode_feeding_choice(answer) in legal else "the dealer takes no such feeding now"
+        return f"{method} asks no decision"
+
 
 def _card(cards: Sequence[Card], i: int) -> str:
     value, trait = cards[i]

@@ -6,11 +6,15 @@ pausing the game, and the ranking of spec 3.9.
 
 Players are seats, their identity; the spec's player ids (``"<name>#<i+1>"``, spec 3.1)
 are derived from the seats for what the spec prints: the result lines and the log.
-Observers receive ``core.record`` events: ``state`` at the start of every turn and once at
-the end (the subject a copy of the dealer's :class:`Table`, encoded through
-:data:`STATE_CODEC` as the Configuration JSON of spec 8.3, players with their cards), a
-``state`` without a state for each removal (notes ``event="removed"``, the player's
-``player`` id and ``reason``), every call and ejection, and the ``end`` with the result.
+Observers receive ``core.record`` events: ``state`` at the start of every turn (note
+``event="turn"``: spec 8.3's observer), after every step a person would want to see
+(``event`` ``dealt``, ``chose``, ``feeding``, ``fed`` or ``cleanup``, with the ``player``
+id where one acted; the caption says who did what) and once at the end naming the winners
+(``event="over"``; its table is marked ``over``, so the bags are shown to all). The subject
+is a copy of the dealer's :class:`Table`, encoded through :data:`STATE_CODEC` as the
+Configuration JSON of spec 8.3, players with their cards. A ``state`` without a state
+reports each removal (notes ``event="removed"``, the player's ``player`` id and
+``reason``); then every call and ejection, and the ``end`` with the result.
 """
 
 from __future__ import annotations
@@ -44,11 +48,11 @@ STATE_CODEC: Codec[Table] = Codec(encode_configuration, _decode_table, "Configur
 """The dealer's table as the Configuration JSON of spec 8.3 / 10.1."""
 
 
-def snapshot(table: Table) -> Table:
+def snapshot(table: Table, over: bool = False) -> Table:
     """A copy of the table (players' boards, bags and hands, the watering hole, the deck)
-    that the game going on cannot change."""
+    that the game going on cannot change; ``over`` marks the game's last one."""
     players = [PlayerState(p.id, [s.copy() for s in p.boards], p.bag, list(p.cards)) for p in table.players]
-    return Table(players, table.hole, list(table.deck), table.extinction_cards)
+    return Table(players, table.hole, list(table.deck), table.extinction_cards, over or table.over)
 
 
 @dataclass
@@ -87,12 +91,22 @@ def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, context: Mat
     dealer = Dealer([PlayerState(pid, seat=seat) for pid, seat in zip(ids, seats)],
                     sorted_deck() if deck is None else list(deck), match.decide, extinction_cards=extinction_cards)
     if match.observers:
-        dealer.on_turn = lambda d: match.state(snapshot(d), f"turn {d.turn}")
+        dealer.on_turn = lambda d: match.state(
+            snapshot(d), f"turn {d.turn} begins: {', '.join(str(p.id) for p in d.players)} in turn order",
+            event="turn", turn=d.turn)
+        dealer.on_step = lambda d, kind, p, words: match.state(
+            snapshot(d), f"{p.id} {'plays ' if kind == 'chose' else ''}{words}" if p is not None else words,
+            event=kind, turn=d.turn, **({"player": p.id} if p is not None else {}))
     results = dealer.play()
-    if match.observers:
-        match.state(snapshot(dealer), f"game over after {dealer.turn} turn(s)")
-    seat_of = {pid: i for i, pid in enumerate(ids)}
     top = results[0][2] if results else None
+    if match.observers:
+        best = [pid for _rank, pid, points in results if points == top]
+        match.state(snapshot(dealer, over=True),
+                    f"game over after {dealer.turn} turn(s): {'winner' if len(best) == 1 else 'winners'} "
+                    f"{', '.join(map(str, best)) or 'none'} ("
+                    + ", ".join(f"{pid} {points}" for _rank, pid, points in results) + ")",
+                    event="over", turns=dealer.turn)
+    seat_of = {pid: i for i, pid in enumerate(ids)}
     outcome = match.result(match.by_name(seat_of[pid] for _rank, pid, points in results if points == top),
                            ranking=[[seat_of[pid]] for _rank, pid, _points in results],
                            scores={seat_of[pid]: points for _rank, pid, points in results})

@@ -116,11 +116,12 @@ class Table:
     """The dealer's state (spec 2.5) and every rule that changes it without asking anyone."""
 
     def __init__(self, players: list[PlayerState], hole: int = 0, deck: list[Card] | None = None,
-                 extinction_cards: int = EXTINCTION_CARDS) -> None:
+                 extinction_cards: int = EXTINCTION_CARDS, over: bool = False) -> None:
         self.players = players
         self.hole = hole
         self.deck = deck if deck is not None else []
         self.extinction_cards = extinction_cards
+        self.over = over   # the game has ended: the scores (bags) are public
 
     # -- cards -----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -19,7 +20,7 @@ from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, PlayerInterfac
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import Action, GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
-from gameroom.games.fish.workloads import WORKLOADS
+from gameroom.games.fish.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -57,6 +58,19 @@ def _harnesses() -> Mapping[str, Any]:
     from gameroom.games.fish import harness
 
     return dict(harness.HARNESSES)
+
+
+PERSON_LIMIT = 60.0
+"""A person's time for one placement or move (fish.md's 2 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.fish.narrator import narrator
+
+    state = deal(seed, names)
+    players = ", ".join(f"{n} ({p.color.value})" for n, p in zip(names, state.players))
+    return narrator(state, names, f"Fish on the manager's {MANAGER_BOARD[0]} x {MANAGER_BOARD[1]} board, "
+                                  f"seed {seed}: {players}")
 
 
 def _render(state: GameState, caption: str) -> str:
@@ -100,8 +114,12 @@ GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
     render=_render,
     harnesses=_harnesses,
+    board=Path(__file__).with_name("board.js"),
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -23,7 +23,7 @@ import random
 from typing import Any, Callable, Sequence
 
 from gameroom.core.context import MatchContext
-from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
+from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting, RoomHosting,
                                    ServerHosting, ServerPlan, SignupRules, TournamentHosting, TournamentPlan, name_rule)
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, guarded_seat, trusted_seat
@@ -32,12 +32,12 @@ from gameroom.core.options import (ConfigurationError, Option, OptionError, Opti
                                    strategies_option)
 from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, ill_formed_setup, invalid_json_setup
 from gameroom.games.fish.config import ServerConfig, decode_server_config
-from gameroom.games.fish.narrator import FishNarrator
+from gameroom.games.fish.narrator import narrator as fish_narrator
 from gameroom.games.fish.players import BaddiePlayer, QueryingPlayer, StrategyPlayer
 from gameroom.games.fish.protocol import CLIENT_HICCUP, MANAGER_BOARD, PROTOCOL
 from gameroom.games.fish.queries import WireQueries
 from gameroom.games.fish.referee import run_game
-from gameroom.games.fish.state import GameState
+from gameroom.games.fish.state import GameState, penguins_per_player
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.tournament import run_fish_tournament
 
@@ -154,7 +154,8 @@ def client_spec(kind: str, name: str, *, depth: int = 1, seed: int = 0, delay: f
         player = StrategyPlayer(make_strategy("greedy"), name)
         return ClientSpec(name, player, PROTOCOL, deviations={"setup": _deviation(baddie.misbehaviour)},
                           delay=delay, pad=pad, trickle=trickle)
-    return ClientSpec(name, BaddiePlayer(baddie, name, hang=hang), PROTOCOL, delay=delay, pad=pad, trickle=trickle)
+    return ClientSpec(name, BaddiePlayer(baddie, name, hang=hang), PROTOCOL, delay=delay, pad=pad, trickle=trickle,
+                      expects_result=False)
 
 
 def client_specs(kinds: Sequence[str], *, depth: int = 1, seed: int = 0, hiccup: float = CLIENT_HICCUP,
@@ -211,7 +212,7 @@ def local_match(options: Options) -> LocalMatch:
     opening = (f"Fish on a {options['rows']} x {options['columns']} board ({board}), seed {seed}: "
                + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], depth)})"
                            for i, (p, s) in enumerate(zip(state.players, seats))))
-    narrator = FishNarrator(opening, {p.color: s.name for p, s in zip(state.players, seats)})
+    narrator = fish_narrator(state, [s.name for s in seats], opening)
     return LocalMatch(run=lambda observers, log: run_game(seats, state,
                                                           context=MatchContext(limits=Limits(), observers=observers, log=log)),
                       narrator=narrator, dropped="removed")
@@ -292,9 +293,33 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
     return ClientPlan(specs, "127.0.0.1", quiet=not options["verbose"])
 
 
+ROOM_OPTIONS = (
+    Option("rows", int, MANAGER_BOARD[0], f"board rows, 2..8 (default {MANAGER_BOARD[0]})", low=2, high=8),
+    Option("columns", int, MANAGER_BOARD[1], f"board columns, 2..8 (default {MANAGER_BOARD[1]})", low=2, high=8),
+    Option("fish", int, None, "fish on every tile, 1..5 (default: random 1..5)", low=1, high=5),
+)
+"""A lobby room's board (the tournament manager's 5 x 5 with random fish by default)."""
+
+
+def _check_room(options: Options, players: int) -> None:
+    tiles, penguins = options["rows"] * options["columns"], players * penguins_per_player(players)
+    if tiles < penguins:
+        raise OptionError(f"a {options['rows']} x {options['columns']} board has {tiles} tiles, too few for the "
+                          f"{penguins} penguins of {players} players")
+
+
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+    """A lobby room's game on the room's board, fish drawn from ``seed``."""
+    state = GameState.create(options["rows"], options["columns"], len(seats), fish=options["fish"],
+                             rng=random.Random(seed))
+    return run_game(seats, state, context)
+
+
 HOSTING = Hosting(
+    rooms=RoomHosting(ROOM_OPTIONS, play_room, check=_check_room),
     play=PlayHosting((*_game_options(players_option(2, 4, 4)),), local_match),
-    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else ServerConfig(), log),
+    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else ServerConfig(),
+                                                                   log),
                          configure_server,
                          lambda _options: "the spec's defaults (5..10 players, 2 periods of 30 s, 10 s per turn, "
                                           "5 x 5 boards with 2 fish)"),

@@ -21,9 +21,12 @@ Every call goes through the core's referee skeleton (:class:`gameroom.core.match
 time limit, exceptions, reply shape, the rules' check of each placement and move, the
 ejection); its ``on_eject`` hook removes the player. A local untrusted player receives its
 own copy of the state, so an abandoned call cannot disturb the game. Observers hear state
-events noted ``placed`` (color, position), ``placement-over``, ``moved`` (color, move,
-fish, turn), ``skipped`` (color) and ``removed`` (color, reason; during play also the
-turn and the spec's message of 5.5); states given to observers are copies.
+events noted ``dealt`` (the board before the first penguin), ``placed`` (color,
+position), ``placement-over``, ``moved`` (color, move, fish, turn), ``skipped`` (color)
+and ``removed`` (color, reason; during play also the turn and the spec's message of 5.5);
+states given to observers are copies: the dealt board, then one after every penguin
+placed and every move (a person sees the board before each decision), captioned with the
+seat's name, its color and what it did.
 """
 
 from __future__ import annotations
@@ -107,15 +110,15 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
             history.clear()
         if not match.observers:
             return
+        caption = f"{seats[ejection.seat].name} ({color.value}) is removed: {ejection.reason}"
         if phase != "playing":
-            match.state(None, f"{color.value} is removed: {ejection.reason}", event="removed", color=color.value,
-                        reason=ejection.reason)
+            match.state(None, caption, event="removed", color=color.value, reason=ejection.reason)
             return
         move = match.refused(seats[ejection.seat])
         message = (f"{color.value} failed: {ejection.reason}" if move is FAILED else
                    f"{color.value} attempted to cheat, trying to move from {list(move[0])} to {list(move[1])}")
-        match.state(state.copy(), f"turn {turns}: {message}", event="removed", color=color.value,
-                    reason=ejection.reason, turn=turns, message=message)
+        match.state(state.copy(), caption, event="removed", color=color.value, reason=ejection.reason, turn=turns,
+                    message=message)
 
     def free_tile(spot: Any) -> str | None:
         return None if state.can_place(spot) else f"cannot place a penguin at {list(spot)}: not a free tile"
@@ -143,6 +146,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
 
     # -- 2. placement: the state rotates after every call, also after a removal (3.2) ----
     phase = "placement"
+    if watched:   # a picture before the first penguin: a person places on the board it shows
+        match.state(state.copy(), "the board is dealt", event="dealt")
     for _round in range(penguins_per_player(len(state.players))):
         for _call in range(len(state.players)):
             player = state.players[0]
@@ -151,12 +156,12 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
             spot = match.decide(seat, "initial", given(seat), legal=free_tile)
             if spot is not FAILED:
                 state.place(spot)
-                if watched:
-                    match.state(None, f"{player.color.value} places a penguin on {list(spot)}",
+                if watched:   # a picture per penguin: a person placing the next one sees where they stand
+                    match.state(state.copy(), f"{seat.name} ({player.color.value}) places a penguin on {list(spot)}",
                                 event="placed", color=player.color.value, position=list(spot))
             state.rotate()
     if watched:
-        match.state(state.copy(), "after placement", event="placement-over")
+        match.state(state.copy(), "every penguin is placed: the moves begin", event="placement-over")
 
     # -- 3. playing -------------------------------------------------------------------
     phase = "playing"
@@ -170,8 +175,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
             history.append(SKIP)
             state.rotate()
             if watched:
-                match.state(None, f"{skipped.value} cannot move and is skipped", event="skipped",
-                            color=skipped.value)
+                match.state(None, f"{seats[seat_of[skipped]].name} ({skipped.value}) cannot move and is skipped",
+                            event="skipped", color=skipped.value)
         else:
             player = state.players[0]
             seat = seats[seat_of[player.color]]
@@ -186,8 +191,8 @@ def run_game(seats: Sequence[Seat], state: GameState | None = None, context: Mat
                 state.apply(move)
                 history.append(move)
                 if watched:
-                    match.state(state.copy(), f"turn {turns}: {seat.name} ({player.color.value}) moved "
-                                f"{list(move[0])} -> {list(move[1])}", event="moved", color=player.color.value,
+                    match.state(state.copy(), f"{seat.name} ({player.color.value}) moves {list(move[0])} -> "
+                                f"{list(move[1])}, +{fish} fish", event="moved", color=player.color.value,
                                 move=[list(move[0]), list(move[1])], fish=fish, turn=turns)
         if not first_round_over and len(history) >= len(state.players):
             first_round_over = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from collections import deque
 from typing import Any, Callable, Mapping, Sequence
 
@@ -18,11 +19,11 @@ from gameroom.games.q.hosting import HOSTING
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, QPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
-from gameroom.games.q.actions import Placement
-from gameroom.games.q.rules import can_exchange
+from gameroom.games.q.actions import PASS, REPLACE, Placement
+from gameroom.games.q.rules import can_exchange, check_placements
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
-from gameroom.games.q.workloads import WORKLOADS
+from gameroom.games.q.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -103,6 +104,20 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     return offered
 
 
+def check(method: str, args: tuple[Any, ...], answer: Any) -> str | None:
+    """Why a person's whole turn (a decoded JChoice: several placements in a row, too) is
+    illegal under the referee's own checks, or None."""
+    if method != "take_turn":
+        return f"{method} asks no decision"
+    pub: PublicState = args[0]
+    if answer is PASS:
+        return None
+    if answer is REPLACE:
+        return None if can_exchange(pub.pile_size, len(pub.hand)) else \
+            f"no exchange: the pile holds {pub.pile_size} tile(s), fewer than the hand's {len(pub.hand)}"
+    return check_placements(pub.qmap, pub.hand, answer)
+
+
 def _strategy(strategy: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, _seed: StrategyPlayer(name, strategy)
 
@@ -133,6 +148,17 @@ def _learning() -> Any:
     return LEARNING
 
 
+PERSON_LIMIT = 120.0
+"""A person's time for one turn: placing several tiles means looking over the map and
+trying cells (q.md's 6 s is for programs)."""
+
+
+def _narrator(seed: int, names: Sequence[str]) -> Any:
+    from gameroom.games.q.narrator import narrator
+
+    return narrator(seed, names)
+
+
 def _render(state: RefereeState, caption: str) -> str:
     from gameroom.games.q.render import render_svg
 
@@ -158,6 +184,11 @@ GAME: GameDescriptor[RefereeState, Action] = GameDescriptor(
     harnesses=_harnesses,
     hosting=HOSTING,
     workloads=WORKLOADS,
+    lineups=LINEUPS,
     moves=moves,
+    check=check,
+    board=Path(__file__).with_name("board.js"),
     learning=_learning,
+    narrator=_narrator,
+    person_limit=PERSON_LIMIT,
 )

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 from gameroom.core.errors import GameRefused
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
-                                   ServerHosting, ServerPlan, SignupRules)
+                                   RoomHosting, ServerHosting, ServerPlan, SignupRules)
 from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.misbehaviour import bare_text, truncated
@@ -26,7 +26,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.q import codec
 from gameroom.games.q.config import (DEFAULT_FINISH_BONUS, DEFAULT_Q_BONUS, ClientConfig, ServerConfig,
                                      decode_client_config, decode_server_config)
-from gameroom.games.q.narrator import QNarrator
+from gameroom.games.q.narrator import QNarrator, opening
 from gameroom.games.q.players import StrategyPlayer, is_well_behaved, player_from_spec
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import QRules, run_game
@@ -112,7 +112,8 @@ def client_specs(config: ClientConfig, bonus: bool = False, special: str | None 
         deviations = BROKEN_CLIENTS.get(actor.name, {}) if bonus else {}
         specs.append(ClientSpec(name=actor.name, player=player_from_spec(actor), protocol=PROTOCOL,
                                 deviations=dict(deviations), delay=CLIENT_SPACING, pad=pad,
-                                trickle=reference_framing, trusted=is_well_behaved(actor)))
+                                trickle=reference_framing, trusted=is_well_behaved(actor),
+                                expects_result=is_well_behaved(actor) and not deviations))
     if special is not None:
         specs.append(ClientSpec(name=special, behaviour=SPECIAL_CLIENTS[special], delay=CLIENT_SPACING,
                                 pad=pad, trickle=reference_framing))
@@ -124,14 +125,19 @@ def client_specs(config: ClientConfig, bonus: bool = False, special: str | None 
 NAMES = ("Ada", "Bo", "Cy", "Di")
 MAX_BONUS = 10   # q.md 8.3: both bonuses are at most 10
 
-PLAY_OPTIONS = (
-    players_option(MIN_PLAYERS, MAX_PLAYERS, 4),
-    seed_option("seed of the shuffle"),
-    strategies_option(list(STRATEGIES), ["dag", "ldasg"]),
+BONUS_OPTIONS = (
     Option("q-bonus", int, DEFAULT_Q_BONUS, f"points for completing a Q, 0..{MAX_BONUS} (default 6)",
            low=0, high=MAX_BONUS),
     Option("finish-bonus", int, DEFAULT_FINISH_BONUS, f"points for placing a whole hand, 0..{MAX_BONUS} (default 6)",
            low=0, high=MAX_BONUS),
+)
+"""The bonuses of q.md 8.3: options of a local game and of a lobby room."""
+
+PLAY_OPTIONS = (
+    players_option(MIN_PLAYERS, MAX_PLAYERS, 4),
+    seed_option("seed of the shuffle"),
+    strategies_option(list(STRATEGIES), ["dag", "ldasg"]),
+    *BONUS_OPTIONS,
 )
 
 
@@ -142,7 +148,7 @@ def local_match(options: Options) -> LocalMatch:
     names = list(NAMES[: options["players"]])
     state = new_game(names, random.Random(seed))
     seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)])) for i, name in enumerate(names)]
-    narrator = QNarrator([(s.name, s.player.strategy) for s in seats], seed, len(state.pile))
+    narrator = QNarrator(opening([f"{s.name} ({s.player.strategy})" for s in seats], seed, len(state.pile)))
     rules = QRules(options["q_bonus"], options["finish_bonus"])
     return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules,
                                                           context=MatchContext(limits=Limits(), observers=observers, log=log)),
@@ -192,7 +198,18 @@ def plan_clients(values: Sequence[Any], options: Options) -> ClientPlan:
     return ClientPlan(client_specs(config, bonus, special, options["reference_framing"]), config.host, config.quiet)
 
 
+def play_room(seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+    """A lobby room's game: dealt from ``seed`` as the descriptor's ``play`` deals it,
+    with the room's bonuses."""
+    state = new_game([seat.name for seat in seats], random.Random(seed))
+    return run_game(seats, state, context, rules=QRules(options["q_bonus"], options["finish_bonus"]))
+
+
+ROOMS = RoomHosting(BONUS_OPTIONS, play_room, valid_name=codec.valid_name,
+                    name_rule="1 to 20 ASCII letters or digits (q.md: names travel in every call)")
+
 HOSTING = Hosting(
+    rooms=ROOMS,
     play=PlayHosting(PLAY_OPTIONS, local_match),
     server=ServerHosting(plan_server, configure_server, _server_defaults,
                          bad_configuration_reply="xserver: things went wrong"),

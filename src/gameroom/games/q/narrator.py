@@ -1,17 +1,19 @@
-"""What ``gameroom play q`` tells a person: one line per turn (who placed which tiles
-where, exchanged or passed, with the scores and the pile), and pictures whose captions
-say the same, the tiles just placed outlined, the last one naming the winners. Pure:
-lines are returned, the command line prints them."""
+"""What a person is told of a game of Q (``gameroom play q``, the web room): one line per
+turn (who placed which tiles where, exchanged or passed, with the scores and the pile),
+and pictures whose captions say who did what, the tiles just placed outlined, the last
+one naming the winners. Pure: lines are returned, the command line prints them."""
 
 from __future__ import annotations
 
+import random
 from typing import Any, Sequence
 
 from gameroom.core.narration import Narrator, winners_caption
 from gameroom.core.record import STATE
 from gameroom.games.q.actions import PASS, REPLACE
+from gameroom.games.q.state import new_game
 
-__all__ = ["QNarrator", "describe"]
+__all__ = ["QNarrator", "describe", "narrator", "opening"]
 
 
 def _tile(tile: Any) -> str:
@@ -30,36 +32,48 @@ def describe(action: Any) -> str:
     return f"places {len(action)} tile{'s' if len(action) > 1 else ''}: {where}"
 
 
+def opening(players: Sequence[str], seed: int, pile: int) -> str:
+    """The first line: the players (with their strategies, when known), the seed, the pile."""
+    return f"Q: {', '.join(players)}; seed {seed}; {pile} tiles in the pile"
+
+
 class QNarrator(Narrator):
     """A turn's snapshot carries ``(name, action)`` as its detail: it becomes a line and
     the caption of the picture drawn next (its tiles outlined)."""
 
-    def __init__(self, players: Sequence[tuple[str, str]], seed: int, pile: int) -> None:
-        line = (f"Q: {', '.join(f'{name} ({strategy})' for name, strategy in players)}; seed {seed}; "
-                f"{pile} tiles in the pile")
-        super().__init__([line])
+    def __init__(self, first_line: str) -> None:
+        super().__init__([first_line])
         self.turn = 0
-        self.caption = "start: the first player is at the top"
+        self.said = "start: the first player is at the top"
         self.placed: list[tuple[int, int]] = []
 
     def narrate(self, event: Any) -> list[str]:
-        if event.kind != STATE or event.detail is None:
+        if event.kind != STATE or event.subject is None:
+            return []
+        if event.detail is None:
+            self.said, self.placed = "start: the first player is at the top", []
             return []
         name, action = event.detail
         now = event.subject
         self.turn += 1
-        scores = ", ".join(f"{r.name} {r.score}" for r in now.players) if now is not None else ""
-        pile = len(now.pile) if now is not None else 0
-        self.caption = f"turn {self.turn}: {name} {describe(action)}"
+        scores = ", ".join(f"{r.name} {r.score}" for r in now.players)
+        self.said = f"{name} {describe(action)}"
         self.placed = [p.coord for p in action] if isinstance(action, (list, tuple)) else []
-        return [f"turn {self.turn:3}: {name} {describe(action)}  [{scores}; pile {pile}]"]
+        return [f"turn {self.turn:3}: {self.said}  [{scores}; pile {len(now.pile)}]"]
+
+    def caption(self, event: Any) -> str:
+        return self.said
 
     def final_caption(self, outcome: Any) -> str:
         self.placed = []
-        self.caption = winners_caption(outcome)
-        return self.caption
+        return winners_caption(outcome)
 
-    def picture(self, state: Any, _caption: str) -> str:
+    def picture(self, state: Any, caption: str) -> str:
         from gameroom.games.q.render import render_svg
 
-        return render_svg(state, self.caption, self.placed)
+        return render_svg(state, caption, self.placed)
+
+
+def narrator(seed: int, names: Sequence[str]) -> QNarrator:
+    """The narrator of a game the descriptor's ``play`` deals from ``seed``."""
+    return QNarrator(opening(names, seed, len(new_game(list(names), random.Random(seed)).pile)))

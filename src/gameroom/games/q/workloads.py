@@ -4,7 +4,9 @@
   with the turns they take — counted by the player itself, so no observer makes the
   referee copy a snapshot after every turn — and the peak traced memory of a game;
 * one strategy turn (the iterated atomic step of q.md 6) of each strategy on the same
-  mid-game public state, the hot path of every remote client.
+  mid-game public state, the hot path of every remote client;
+* the line-ups the generic benchmark plays on trusted, guarded and isolated seats, the
+  works the reference implementation was measured on.
 
 Pure: these prepare and do the work; the benchmark times it.
 """
@@ -17,13 +19,13 @@ from typing import Any, Callable, Mapping, Sequence
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import trusted_seat
-from gameroom.core.workload import Workload
+from gameroom.core.workload import Lineup, Workload
 from gameroom.games.q.players import StrategyPlayer
 from gameroom.games.q.referee import QRules, run_game
 from gameroom.games.q.state import new_game
 from gameroom.games.q.strategies import STRATEGIES, iterate
 
-__all__ = ["WORKLOADS"]
+__all__ = ["LINEUPS", "WORKLOADS"]
 
 NAMES = ("A", "B", "C", "D")
 STRATEGY_CALLS = 2000
@@ -84,3 +86,9 @@ def _strategy_turn(name: str) -> Workload:
 
 WORKLOADS = (*(_lineup(s) for s in (["dag"] * 4, ["dag", "dag", "ldasg", "ldasg"], ["dag", "dag"])),
              *(_strategy_turn(name) for name in STRATEGIES))
+
+LINEUPS = (
+    Lineup("Q, dag, dag, ldasg, ldasg, random deals", ("dag", "dag", "ldasg", "ldasg"), key="q-dag-dag-ldasg-ldasg"),
+    Lineup("Q, 2 x dag, random deals", ("dag", "dag"), key="q-dag-dag"),
+)
+"""The works of the reference's in-process figures (issue 19's table)."""

@@ -1,8 +1,11 @@
-// The match page: live pictures over the match's websocket, whose turn, the events, a
-// person's choices with the time left, the result, and a replay scrubber at the end.
-// Under /results/games/{id} the same page shows a game stored in the results database:
-// its seats, result and ejections, and its replay to scrub.
+// The match page: the live board over the match's websocket (players and spectators), whose
+// turn with its clock, the events, a person's moves made on the board through the game's
+// board module (/boards/{game}.js, docs/boards.md), the result, and a replay scrubber at
+// the end. A connection lost before the end is made again and the page restored from the
+// frames the room sends a new connection. Under /results/games/{id} the same page shows a
+// game stored in the results database: its seats, result and ejections, and its replay.
 import { showAccount } from "/static/session.js";
+import { clearTargets } from "/static/board.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -10,15 +13,47 @@ const stored = location.pathname.startsWith("/results/games/");
 const replayUrl = stored ? `/api/results/games/${id}/replay` : `/api/matches/${id}/replay`;
 const params = new URLSearchParams(location.search);
 const seat = params.get("seat");
-let states = [];
+let states = [];           // the replay's frames, once the match is over
 let clock = null;
+let latest = null;         // the newest state frame, drawn at the next animation frame
+let prior = null;          // the one before it (its board module marks what changed)
+let drawn = null;
+let pending = null;        // the prompt waiting for this person's move
+let board = null;          // the game's board module
+let socket = null;
+let over = false;
+let fatal = false;
+let asks = 0;
+const waiting = new Map(); // check requests waiting for their "checked" frame
 
 function el(tag, text) { const n = document.createElement(tag); n.textContent = text; return n; }
+
+// -- drawing ------------------------------------------------------------------------------
+
+function fit() {   // the picture scaled to the space it has: no scrolling, nothing cut off
+  const svg = $("picture").querySelector("svg");
+  if (!svg) return;
+  const box = svg.viewBox.baseVal;
+  const w = box && box.width ? box.width : Number(svg.getAttribute("width")) || 800;
+  const h = box && box.height ? box.height : Number(svg.getAttribute("height")) || 600;
+  if (!svg.getAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  const room = $("board").clientWidth || w;
+  const narrow = window.innerWidth < 700;
+  const tall = Math.max(240, window.innerHeight - (narrow ? 150 : 130));
+  // zoomed: the picture at its own size, the board scrolls inside its box (small pieces on a phone)
+  const scale = $("board").classList.contains("zoomed") ? 1 : Math.min(room / w, narrow ? room / w : tall / h, 2);
+  svg.setAttribute("width", String(Math.floor(w * scale)));
+  svg.setAttribute("height", String(Math.floor(h * scale)));
+}
 
 function show(frame) {
   $("caption").textContent = frame.caption === `step ${frame.step}` ? frame.caption : `step ${frame.step}: ${frame.caption}`;
   if (frame.svg) {
     $("picture").innerHTML = frame.svg;
+    $("view").classList.add("hidden");
+    fit();
+  } else if (frame.view === null || frame.view === undefined) {   // a stored game's call, without a picture
+    $("picture").textContent = frame.caption;
     $("view").classList.add("hidden");
   } else {   // a game whose secrets cannot be drawn: its view as text
     $("picture").textContent = "";
@@ -26,6 +61,134 @@ function show(frame) {
     $("view").classList.remove("hidden");
   }
 }
+
+let scheduled = false;
+function redraw() {   // at most once per animation frame: a reconnect's history comes in a burst
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    if (states.length) return;
+    if (latest && latest !== drawn) {
+      show(latest);
+      if (board && board.mark && latest.svg) {
+        try { board.mark(boardUi(), latest, prior); } catch (e) { console.error(e); }
+      }
+      drawn = latest;
+      if (pending) interact();
+    }
+  });
+}
+
+window.addEventListener("resize", fit);
+$("zoom").addEventListener("click", () => {
+  const zoomed = $("board").classList.toggle("zoomed");
+  $("zoom").setAttribute("aria-pressed", String(zoomed));
+  fit();
+});
+
+// -- a person's move ----------------------------------------------------------------------
+
+function boardUi() {
+  return {
+    picture: $("picture"),
+    svg: $("picture").querySelector("svg"),
+    seat,
+    view: latest ? latest.view : null,
+    frame: latest,
+    prompt: pending,
+    choose(index) { sendMove({ choice: index }); },
+    send(action) { sendMove({ action }); },
+    check(actions) {
+      const ask = ++asks;
+      socket.send(JSON.stringify({ check: actions, ask }));
+      return new Promise((resolve) => waiting.set(ask, resolve));
+    },
+    say(text) { $("hint").textContent = text; },
+    button(label, onClick, primary = false) {
+      const button = el("button", label);
+      button.type = "button";
+      button.setAttribute("aria-label", label);
+      if (primary) button.classList.add("primary");
+      button.addEventListener("click", onClick);
+      $("buttons").append(button);
+      return button;
+    },
+    clear() {
+      $("buttons").replaceChildren();
+      $("hint").textContent = "";
+      clearTargets($("picture"));
+      for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
+    },
+  };
+}
+
+function interact() {
+  if (!pending || !board) return;
+  $("controls").classList.remove("hidden");
+  const ui = boardUi();
+  ui.clear();
+  try { board.play(ui); } catch (e) { console.error(e); ui.say(`the board failed (${e}): use the list of legal actions`); }
+}
+
+function endPrompt(text) {
+  pending = null;
+  stopClock();
+  $("choices").replaceChildren();
+  $("play").classList.add("hidden");
+  $("controls").classList.add("hidden");
+  $("buttons").replaceChildren();
+  $("hint").textContent = "";
+  clearTargets($("picture"));
+  for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
+  if (text !== undefined) $("turn").textContent = text;
+}
+
+function sendMove(value) {
+  $("refused").textContent = "";
+  socket.send(JSON.stringify(value));
+  if ("choice" in value || "action" in value) {
+    document.body.dataset.sent = String(Number(document.body.dataset.sent || 0) + 1);
+    endPrompt("move sent");
+  }
+}
+
+let prompts = 0;
+function prompt(frame) {
+  endPrompt();
+  document.body.dataset.prompts = String(++prompts);   // tells tests (and people) a new prompt came
+  if (!frame.choices.length) return;
+  pending = frame;
+  $("play").classList.remove("hidden");
+  $("turn").textContent = "your turn";
+  frame.choices.forEach((choice, index) => {   // the keyboard's fallback: every legal action
+    const button = el("button", choice.label);
+    button.type = "button";
+    button.dataset.choice = String(index);
+    button.addEventListener("click", () => sendMove({ choice: index }));
+    $("choices").append(button);
+  });
+  startClock(frame.limit, frame.deadline, "left");
+  if (drawn === latest) interact(); else redraw();
+}
+
+function stopClock() { if (clock) clearInterval(clock); clock = null; $("clock").textContent = ""; }
+
+function startClock(limit, deadline, words) {
+  stopClock();
+  if (!limit) return;
+  let ends = Date.now() + limit * 1000;
+  if (deadline) ends = Math.min(ends, deadline * 1000);   // a page restored mid-turn: the time already gone
+  const tick = () => {
+    const left = Math.max(0, (ends - Date.now()) / 1000);
+    $("clock").textContent = `${left.toFixed(0)} s ${words} of ${limit} s`;
+    $("clock").classList.toggle("low", left < Math.min(10, limit / 3));
+  };
+  tick();
+  clock = setInterval(tick, 250);
+}
+
+// -- the rest of the page -------------------------------------------------------------------
 
 function logEvent(text) {
   const item = el("li", text);
@@ -38,60 +201,19 @@ function status(value) {
   $("status").dataset.status = value;
 }
 
-function stopClock() { if (clock) clearInterval(clock); clock = null; $("clock").textContent = ""; }
-
-let prompts = 0;
-function prompt(frame) {
-  stopClock();
-  document.body.dataset.prompts = String(++prompts);   // tells tests (and people) a new prompt came
-  $("choices").replaceChildren();
-  if (!frame.choices.length) { $("play").classList.add("hidden"); return; }
-  $("play").classList.remove("hidden");
-  $("turn").textContent = "your turn";
-  frame.choices.forEach((choice, index) => {
-    const button = el("button", choice.label);
-    button.type = "button";
-    button.dataset.choice = String(index);
-    button.addEventListener("click", () => {   // an offered action is taken: the prompt is done
-      move({ choice: index });
-      stopClock();
-      $("choices").replaceChildren();
-      $("play").classList.add("hidden");
-      $("turn").textContent = "move sent";
-    });
-    $("choices").append(button);
-  });
-  if (frame.limit) {
-    const deadline = Date.now() + frame.limit * 1000;
-    const tick = () => {
-      const left = Math.max(0, (deadline - Date.now()) / 1000);
-      $("clock").textContent = `${left.toFixed(1)} s left of ${frame.limit} s`;
-      $("clock").classList.toggle("low", left < Math.min(5, frame.limit / 3));
-    };
-    tick();
-    clock = setInterval(tick, 100);
-  }
-}
-
-let socket;
-function move(value) {
-  $("refused").textContent = "";
-  socket.send(JSON.stringify(value));
-}
-
 function seats(match) {
   $("seats").replaceChildren();
   for (const s of match.seats) {
     const row = document.createElement("tr");
+    row.dataset.seat = s.name;
     row.append(el("td", s.name), el("td", s.player + (s.name === seat ? " (you)" : "")));
     $("seats").append(row);
   }
 }
 
 function finish(result) {
-  stopClock();
-  $("play").classList.add("hidden");
-  $("turn").textContent = "";
+  over = true;
+  endPrompt("");
   $("winners").textContent = result.error ? `stopped: ${result.error}`
     : `winners: ${result.winners.join(", ") || "none"}`;
   $("scores").replaceChildren();
@@ -105,10 +227,15 @@ function finish(result) {
 }
 
 async function startReplay() {
+  if (boardLoaded) await boardLoaded;
   const reply = await fetch(replayUrl);
   const text = await reply.text();
   if (!reply.ok) { logEvent(`no replay: ${text}`); return; }
-  if (reply.headers.get("x-replay-verified") === "no") logEvent("the replay differs from the rules' re-run");
+  // the check's verdict in the command line's words (gameroom replay verify)
+  const verdict = reply.headers.get("x-replay-verified");
+  const message = reply.headers.get("x-replay-message");
+  if (verdict === "no") logEvent(`the replay differs from the rules' re-run${message ? ` at ${message}` : ""}`);
+  else if (message) logEvent(message);
   states = text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
   if (!states.length) { $("picture").textContent = "no steps to show"; return; }
   $("replay").classList.remove("hidden");
@@ -121,6 +248,10 @@ function goTo(index) {
   $("scrub").value = String(index);
   $("stepinfo").textContent = `step ${index + 1} of ${states.length}`;
   show(states[index]);
+  if (board && board.mark && states[index].svg) {
+    try { board.mark({ picture: $("picture"), seat, view: states[index].view }, states[index], states[index - 1] || null); }
+    catch (e) { console.error(e); }
+  }
 }
 
 $("scrub").addEventListener("input", () => goTo(Number($("scrub").value)));
@@ -131,13 +262,24 @@ $("forward").addEventListener("click", () => goTo(Number($("scrub").value) + 1))
 $("send").addEventListener("click", () => {
   let action;
   try { action = JSON.parse($("raw").value); } catch { $("refused").textContent = "that is not JSON"; return; }
-  move({ action });
+  $("refused").textContent = "";
+  socket.send(JSON.stringify({ action }));
 });
+
+let boardLoaded = null;   // the promise of the board module (a replay waits for its marks)
+function loadBoard(game) {
+  boardLoaded = boardLoaded || (async () => {
+    try { board = await import(`/boards/${encodeURIComponent(game)}.js`); }
+    catch (e) { board = await import("/static/generic-board.js"); logEvent(`the ${game} board did not load (${e}): the generic board is used`); }
+  })();
+  return boardLoaded;
+}
 
 async function showStored() {
   const reply = await fetch(`/api/results/games/${id}`);
   const game = await reply.json();
   if (!reply.ok) { $("picture").textContent = ""; $("turn").textContent = game.error; return; }
+  await loadBoard(game.game);
   const where = game.league ? `league ${game.league} #${game.index}` : (game.tournament || "");
   $("title").textContent = `stored ${game.game} game #${game.id} (${where}${game.seed !== null ? `, seed ${game.seed}` : ""})`;
   $("you").textContent = `finished ${game.finished_at.replace("T", " ").slice(0, 19)}`;
@@ -158,40 +300,68 @@ async function showStored() {
   await startReplay();
 }
 
-await showAccount();
-if (stored) {
-  await showStored();
-} else {
-  connect();
-}
+// -- the connection -------------------------------------------------------------------------
 
+let retry = 500;
 function connect() {
   const query = seat ? `?seat=${encodeURIComponent(seat)}&token=${encodeURIComponent(params.get("token") || "")}` : "";
   socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/matches/${id}/ws${query}`);
-  socket.addEventListener("message", (message) => {
+  let fresh = true;
+  socket.addEventListener("message", async (message) => {
     const frame = JSON.parse(message.data);
     switch (frame.type) {
       case "hello":
+        retry = 500;
+        if (fresh) {   // a new connection sends the whole story again: start the page afresh
+          fresh = false;
+          $("events").replaceChildren();
+          endPrompt("");
+          latest = prior = drawn = null;
+        }
         $("title").textContent = `${frame.match.game} match ${frame.match.id} (seed ${frame.match.seed})`;
         $("you").textContent = seat ? `you are ${seat}` : "spectator";
+        document.body.dataset.game = frame.match.game;
         status(frame.match.status);
         seats(frame.match);
         if (frame.match.status === "waiting") $("turn").textContent = "waiting for every person to sit down";
+        if (!board) {   // frames that come meanwhile are handled at once; the board joins when loaded
+          await loadBoard(frame.match.game);
+          drawn = null;   // drawn again with the board's marks, and its targets if a prompt came meanwhile
+          redraw();
+        }
         break;
-      case "status": status(frame.status); break;
+      case "status":
+        status(frame.status);
+        if (frame.status === "running" && !pending) $("turn").textContent = "";
+        break;
       case "state":
         if (!frame.caption.startsWith("step ")) logEvent(frame.caption);
-        if (!states.length) show(frame);
+        prior = latest;
+        latest = frame;
+        redraw();
         break;
       case "turn":
-        if (frame.seat !== seat) $("turn").textContent = `to play: ${frame.seat} (${frame.method})`;
+        for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === frame.seat);
+        if (frame.seat !== seat) {
+          endPrompt(`to play: ${frame.seat} (${frame.method})`);
+          startClock(frame.limit, frame.deadline, "left");
+        }
         break;
       case "prompt": prompt(frame); break;
-      case "refused": $("refused").textContent = `refused: ${frame.message}`; break;
+      case "checked": {
+        const resolve = waiting.get(frame.ask);
+        waiting.delete(frame.ask);
+        if (resolve) resolve(frame.problems || []);
+        break;
+      }
+      case "refused":
+        $("refused").textContent = `refused: ${frame.message}`;
+        break;
       case "event": logEvent(frame.text); break;
       case "end": status("over"); finish(frame.result); break;
       case "error":
         if (frame.fatal) {
+          fatal = true;
           $("turn").textContent = frame.message;
           if (frame.login) {   // a person's seat needs a log-in: come back here after it
             $("loginlink").href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
@@ -204,5 +374,19 @@ function connect() {
         break;
     }
   });
-  socket.addEventListener("close", () => { if ($("status").dataset.status !== "over") logEvent("connection closed"); });
+  socket.addEventListener("close", () => {
+    for (const resolve of waiting.values()) resolve([]);
+    waiting.clear();
+    if (over || fatal || $("status").dataset.status === "over") return;
+    logEvent(`connection lost: trying again in ${(retry / 1000).toFixed(1)} s`);
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 8000);
+  });
+}
+
+await showAccount();
+if (stored) {
+  await showStored();
+} else {
+  connect();
 }

@@ -1,6 +1,6 @@
 """Many games of one kind in one server process: the target of the robustness runs.
 
-``python -m gameroom.server.arena GAME --games N [--seed S] [--period SECONDS]`` hosts N
+``python -m gameroom.server.many GAME --games N [--seed S] [--period SECONDS]`` hosts N
 games, one per port, all at once on one asyncio loop, each exactly as ``gameroom
 serve GAME`` hosts its one game: the game's own server plan (built by the descriptor's
 hosting from no configuration, as the command line builds it) and the server's own
@@ -26,15 +26,16 @@ import sys
 from typing import Any, Sequence
 
 from gameroom.core.hosting import PeriodPolicy, ServerPlan
+from gameroom.core.console import log_line
 from gameroom.core.options import option_values
-from gameroom.server.host import host_game_on
+from gameroom.server.host import host_once
 from gameroom.server.signup import Signup
 
 __all__ = ["plan_for", "main"]
 
 
 def _log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    log_line(text)   # whole lines: the games' referees log from their threads at once
 
 
 def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPlan:
@@ -56,10 +57,9 @@ def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPl
 
 async def _host(plan: ServerPlan, signup: Signup) -> Any:
     port = signup.port
-    result = await host_game_on(signup, plan, _log)
-    lost = result is not None and result in (plan.no_game_result, plan.error_result)
-    print(json.dumps({"port": port, "result": result, "lost": bool(lost)}), flush=True)
-    return result
+    hosted = await host_once(signup, plan, _log)
+    print(json.dumps({"port": port, "result": hosted.result, "lost": not hosted.played}), flush=True)
+    return hosted.result
 
 
 async def _serve(game_name: str, games: int, seed: int, period: float | None) -> int:
@@ -75,7 +75,7 @@ async def _serve(game_name: str, games: int, seed: int, period: float | None) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gameroom.server.arena",
+    parser = argparse.ArgumentParser(prog="python -m gameroom.server.many",
                                      description="Host one game per port in one server process.")
     parser.add_argument("game")
     parser.add_argument("--games", type=int, default=1)

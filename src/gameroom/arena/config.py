@@ -1,0 +1,293 @@
+"""``arena.toml``: what one arena serves, where it keeps things and what it allows.
+
+Top-level keys (defaults in brackets; relative paths are relative to the file):
+
+    listen = "127.0.0.1:8100"     where the pages listen; beyond this machine needs public
+    public = false                 allow a non-loopback listen address
+    proxy = ""                     a reverse proxy's address whose X-Forwarded-* is believed
+    database = "sqlite:///arena.db"  the results database (SQLite file, or PostgreSQL URL)
+    data = "arena-data"            uploads and builds
+    workers = 2                    games played at once
+    backend = "local"              local (a process pool) or ray
+    secret_file = ""               the session secret (else GAMEROOM_WEB_SECRET, else one per run)
+    remote = ""                    HOST:PORT where remote bots connect with their tokens (none: no remote bots)
+
+    [uploads]   max_bytes [1048576], max_files [200], max_unpacked_bytes [16777216],
+                build_seconds [60]
+    [bots]      cpu_seconds [60], memory_mb [1024], processes [16], file_mb [16]: each bot's limits
+    [sandbox]   the league's sandbox table (mode, network, read, tmp_mb, nice)
+
+    [[competitions]]  name, game, players [the game's minimum], seed [0],
+                      qualification [4] (games against built-in players a new version must
+                      play without being ejected), builtins [the game's strategies],
+                      call_seconds [the game's own]: the time limit of each call to a bot
+    [[languages]]     name, suffixes, build [none], run: argv templates with {main} (the
+                      bot's main file), {dir} (its directory), and at run time {port},
+                      {game}, {name}. Python, JavaScript (Node) and command are defined
+                      unless the file defines a language of the same name.
+
+Every bad key or value is an :class:`ArenaConfigError` naming the file, the key and the
+problem (the command line exits 2).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
+
+__all__ = ["ArenaConfig", "ArenaConfigError", "Competition", "Language", "UploadLimits", "read_config",
+           "DEFAULT_LANGUAGES", "NAME"]
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
+"""Competition, bot and language names: lower-case letters, digits and ``-``, 1-24 long
+(they appear in URLs and as seat names)."""
+
+
+class ArenaConfigError(ValueError):
+    """A bad arena.toml (the message names the file, the key and what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    suffixes: tuple[str, ...]
+    run: tuple[str, ...]
+    build: tuple[str, ...] = ()
+
+
+DEFAULT_LANGUAGES = (
+    Language("python", (".py",), ("python3", "{main}", "{port}"),
+             ("python3", "-I", "-c", "import ast, sys; ast.parse(open(sys.argv[1], 'rb').read(), sys.argv[1])",
+              "{main}")),
+    Language("javascript", (".js", ".mjs", ".cjs"), ("node", "{main}", "{port}"), ("node", "--check", "{main}")),
+    Language("command", (), ("{main}", "{port}")),
+)
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    max_bytes: int = 1024 * 1024
+    max_files: int = 200
+    max_unpacked_bytes: int = 16 * 1024 * 1024
+    build_seconds: int = 60
+
+
+@dataclass(frozen=True)
+class Competition:
+    name: str
+    game: str
+    players: int
+    seed: int = 0
+    qualification: int = 4
+    builtins: tuple[str, ...] = ()
+    call_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    path: Path
+    host: str = "127.0.0.1"
+    port: int = 8100
+    public: bool = False
+    proxy: str | None = None
+    database: str = "sqlite:///arena.db"
+    data: Path = Path("arena-data")
+    workers: int = 2
+    backend: str = "local"
+    secret_file: Path | None = None
+    remote: tuple[str, int] | None = None
+    uploads: UploadLimits = UploadLimits()
+    limits: ResourceLimits = ResourceLimits(cpu_seconds=60, memory_mb=1024, processes=16, file_mb=16)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    competitions: tuple[Competition, ...] = ()
+    languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+
+    def competition(self, name: str) -> Competition | None:
+        return next((c for c in self.competitions if c.name == name), None)
+
+    def language(self, name: str) -> Language | None:
+        return next((lang for lang in self.languages if lang.name == name), None)
+
+
+TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
+       "bots", "sandbox", "competitions", "languages"}
+
+
+class _Where:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def error(self, key: str, problem: str) -> ArenaConfigError:
+        return ArenaConfigError(f"{self.path}: {key}: {problem}")
+
+    def positive(self, table: dict[str, Any], key: str, default: int, where: str, high: int = 10 ** 12) -> int:
+        value = table.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
+            raise self.error(f"{where}{key}", f"must be a whole number in 1..{high}, got {value!r}")
+        return value
+
+    def string(self, table: dict[str, Any], key: str, default: str, where: str = "") -> str:
+        value = table.get(key, default)
+        if not isinstance(value, str):
+            raise self.error(f"{where}{key}", f"must be a string, got {value!r}")
+        return value
+
+    def argv(self, value: Any, key: str, empty: bool = False) -> tuple[str, ...]:
+        if not isinstance(value, list) or (not value and not empty) \
+                or not all(isinstance(part, str) and part for part in value):
+            raise self.error(key, "must be a list of non-empty strings (an argv template)")
+        return tuple(value)
+
+
+def read_config(path: Path) -> ArenaConfig:
+    """The arena configuration of ``path``; ArenaConfigError says what is wrong and where."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ArenaConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ArenaConfigError(f"{path} is not UTF-8 text") from None
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ArenaConfigError(f"{path} is not TOML: {exc}") from None
+    return parse_config(table, path)
+
+
+def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
+    """The configuration of a parsed arena.toml (``path`` names it in errors and anchors
+    its relative paths)."""
+    from gameroom.games import registry
+    from gameroom.league.bots import BotError, parse_sandbox
+
+    where = _Where(path)
+    base = path.parent
+    unknown = sorted(set(table) - TOP)
+    if unknown:
+        raise where.error(unknown[0], f"unknown key; the keys are {', '.join(sorted(TOP))}")
+    listen = where.string(table, "listen", "127.0.0.1:8100")
+    host, colon, port_text = listen.rpartition(":")
+    if not colon or not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise where.error("listen", f"must be HOST:PORT with a port in 1..65535, got {listen!r}")
+    host = host.strip("[]")
+    public = table.get("public", False)
+    if not isinstance(public, bool):
+        raise where.error("public", "must be true or false")
+    proxy = where.string(table, "proxy", "") or None
+    database = where.string(table, "database", "sqlite:///arena.db")
+    if database.startswith("sqlite:///") and not database.startswith("sqlite:////"):
+        database = f"sqlite:///{(base / database[len('sqlite:///'):]).resolve()}"
+    data = (base / where.string(table, "data", "arena-data")).resolve()
+    workers = where.positive(table, "workers", 2, "", 256)
+    backend = where.string(table, "backend", "local")
+    if backend not in ("local", "ray"):
+        raise where.error("backend", f"must be local or ray, got {backend!r}")
+    remote_text = where.string(table, "remote", "")
+    remote = None
+    if remote_text:
+        remote_host, colon, remote_port = remote_text.rpartition(":")
+        if not colon or not remote_host or not remote_port.isdigit() or not 0 <= int(remote_port) <= 65535:
+            raise where.error("remote", f"must be HOST:PORT (port 0: any free one), got {remote_text!r}")
+        remote = (remote_host.strip("[]"), int(remote_port))
+    secret_text = where.string(table, "secret_file", "")
+    secret_file = (base / secret_text).resolve() if secret_text else None
+
+    uploads_table = _table(where, table, "uploads", {"max_bytes", "max_files", "max_unpacked_bytes", "build_seconds"})
+    uploads = UploadLimits(where.positive(uploads_table, "max_bytes", UploadLimits.max_bytes, "uploads.", 64 << 20),
+                           where.positive(uploads_table, "max_files", UploadLimits.max_files, "uploads.", 100_000),
+                           where.positive(uploads_table, "max_unpacked_bytes", UploadLimits.max_unpacked_bytes,
+                                          "uploads.", 1 << 32),
+                           where.positive(uploads_table, "build_seconds", UploadLimits.build_seconds, "uploads.",
+                                          3600))
+    bots_table = _table(where, table, "bots", {"cpu_seconds", "memory_mb", "processes", "file_mb"})
+    default_limits = ArenaConfig.limits
+    limits = ResourceLimits(*(where.positive(bots_table, key, getattr(default_limits, key), "bots.")
+                              for key in ("cpu_seconds", "memory_mb", "processes", "file_mb")))
+    try:
+        sandbox = parse_sandbox(table, str(path))
+    except BotError as exc:
+        raise ArenaConfigError(str(exc)) from None
+
+    languages = {lang.name: lang for lang in DEFAULT_LANGUAGES}
+    entries = table.get("languages", [])
+    if not isinstance(entries, list):
+        raise where.error("languages", "must be an array of tables ([[languages]])")
+    for at, entry in enumerate(entries, 1):
+        key = f"languages[{at}]"
+        if not isinstance(entry, dict):
+            raise where.error(key, "must be a table")
+        extra = sorted(set(entry) - {"name", "suffixes", "build", "run"})
+        if extra:
+            raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, suffixes, build, run")
+        name = entry.get("name")
+        if not isinstance(name, str) or not NAME.match(name):
+            raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
+        suffixes = entry.get("suffixes", [])
+        if not isinstance(suffixes, list) or not all(isinstance(s, str) and s.startswith(".") for s in suffixes):
+            raise where.error(f"{key}.suffixes", "must be a list of file suffixes such as \".py\"")
+        if "run" not in entry:
+            raise where.error(f"{key}.run", "is missing (the argv that runs a bot, with {main} and {port})")
+        run = where.argv(entry["run"], f"{key}.run")
+        build = where.argv(entry.get("build", []), f"{key}.build", empty=True)
+        languages[name] = Language(name, tuple(suffixes), run, build)
+
+    games = registry.names()
+    competitions: list[Competition] = []
+    entries = table.get("competitions", [])
+    if not isinstance(entries, list) or not entries:
+        raise where.error("competitions", "give at least one [[competitions]] table (name, game)")
+    for at, entry in enumerate(entries, 1):
+        key = f"competitions[{at}]"
+        if not isinstance(entry, dict):
+            raise where.error(key, "must be a table")
+        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds"})
+        if extra:
+            raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, game, players, seed, "
+                                                   "qualification, builtins, call_seconds")
+        name = entry.get("name")
+        if not isinstance(name, str) or not NAME.match(name):
+            raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
+        if any(c.name == name for c in competitions):
+            raise where.error(f"{key}.name", f"{name!r} is used twice")
+        game_name = entry.get("game")
+        if game_name not in games:
+            raise where.error(f"{key}.game", f"{game_name!r} is not a registered game; choose from {', '.join(games)}")
+        game = registry.game(game_name)
+        players = entry.get("players", game.min_players)
+        if not isinstance(players, int) or isinstance(players, bool) \
+                or not game.min_players <= players <= game.max_players:
+            raise where.error(f"{key}.players", f"{game_name} takes {game.min_players}..{game.max_players} players, "
+                                                f"got {players!r}")
+        seed = entry.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 31:
+            raise where.error(f"{key}.seed", f"must be a whole number in 0..{2 ** 31 - 1}")
+        qualification = entry.get("qualification", 4)
+        if not isinstance(qualification, int) or isinstance(qualification, bool) or not 0 <= qualification <= 1000:
+            raise where.error(f"{key}.qualification", "must be a whole number of games in 0..1000")
+        builtins = entry.get("builtins", list(game.strategies))
+        if not isinstance(builtins, list) or not builtins or not all(b in game.strategies for b in builtins):
+            raise where.error(f"{key}.builtins", f"must be a non-empty list of {game_name}'s built-in players: "
+                                                 f"{', '.join(game.strategies)}")
+        call_seconds = entry.get("call_seconds")
+        if call_seconds is not None and (not isinstance(call_seconds, (int, float)) or isinstance(call_seconds, bool)
+                                         or not 0.01 <= call_seconds <= 600):
+            raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
+        competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
+                                        None if call_seconds is None else float(call_seconds)))
+    return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
+                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
+
+
+def _table(where: _Where, table: dict[str, Any], key: str, keys: set[str]) -> dict[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        raise where.error(key, "must be a table")
+    extra = sorted(set(value) - keys)
+    if extra:
+        raise where.error(f"{key}.{extra[0]}", f"unknown key; the keys are {', '.join(sorted(keys))}")
+    return value

@@ -1,0 +1,163 @@
+"""The arena's rows in the results database (migration ``0004_arena``), beside the league's
+games, seats, results, ejections and ratings and the web room's accounts.
+
+* ``arena_members``: who takes part in which competition, and the administrators
+  (competition ``*``);
+* ``arena_invites``: invite codes, kept as their SHA-256 (a code is a secret of 128
+  bits: a fast hash suffices), each used once;
+* ``arena_entries``: a participant's bot in a competition (a remote bot's token hashed);
+* ``arena_versions``: each upload of an entry: its language, its status (``building``,
+  ``qualifying``, ``active``, ``retired``, ``failed``), the build log or the reason it
+  failed, the bot name it plays under (``{entry}-v{n}``, a league bot) and its league
+  bot spec;
+* ``arena_state``: a competition's pause and freeze, and its final tournament's result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from gameroom.league.db import Base
+
+__all__ = ["MemberRow", "InviteRow", "EntryRow", "VersionRow", "StateRow", "ADMIN", "digest", "new_secret",
+           "now", "role_of", "make_invites", "redeem", "state_of", "set_state"]
+
+ADMIN = "*"
+"""The competition of an administrator's membership: every competition."""
+
+STATUSES = ("building", "qualifying", "active", "retired", "failed")
+
+
+class MemberRow(Base):
+    __tablename__ = "arena_members"
+    __table_args__ = (UniqueConstraint("competition", "account_key", name="one_membership"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    competition: Mapped[str] = mapped_column(String(32))
+    account_key: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(16))
+
+
+class InviteRow(Base):
+    __tablename__ = "arena_invites"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    competition: Mapped[str] = mapped_column(String(32))
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    used_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class EntryRow(Base):
+    __tablename__ = "arena_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    competition: Mapped[str] = mapped_column(String(32), index=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    owner: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class VersionRow(Base):
+    __tablename__ = "arena_versions"
+    __table_args__ = (UniqueConstraint("entry_id", "number", name="one_version_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("arena_entries.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    language: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16))
+    detail: Mapped[str] = mapped_column(Text)
+    bot: Mapped[str] = mapped_column(String(64), unique=True)
+    spec: Mapped[Any] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class StateRow(Base):
+    __tablename__ = "arena_state"
+
+    competition: Mapped[str] = mapped_column(String(32), primary_key=True)
+    paused: Mapped[bool] = mapped_column(Boolean)
+    frozen: Mapped[bool] = mapped_column(Boolean)
+    final: Mapped[Any] = mapped_column(JSON, nullable=True)
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def role_of(engine: Engine, account_key: str, competition: str | None = None) -> str | None:
+    """``admin`` for an administrator, ``participant`` for a member of ``competition`` (of
+    any competition when None), else None."""
+    with Session(engine) as session:
+        rows = session.scalars(select(MemberRow).where(MemberRow.account_key == account_key)).all()
+    if any(row.competition == ADMIN for row in rows):
+        return "admin"
+    if any(competition is None or row.competition == competition for row in rows):
+        return "participant"
+    return None
+
+
+def competitions_of(engine: Engine, account_key: str) -> list[str]:
+    with Session(engine) as session:
+        return list(session.scalars(select(MemberRow.competition).where(MemberRow.account_key == account_key,
+                                                                         MemberRow.competition != ADMIN)))
+
+
+def add_member(session: Session, competition: str, account_key: str, role: str = "participant") -> None:
+    found = session.scalar(select(MemberRow).where(MemberRow.competition == competition,
+                                                   MemberRow.account_key == account_key))
+    if found is None:
+        session.add(MemberRow(competition=competition, account_key=account_key, role=role))
+
+
+def make_invites(engine: Engine, competition: str, count: int) -> list[str]:
+    """``count`` new invite codes for ``competition`` (only their hashes are kept)."""
+    codes = [new_secret() for _ in range(count)]
+    with Session(engine) as session, session.begin():
+        session.add_all(InviteRow(competition=competition, code_hash=digest(code), created_at=now()) for code in codes)
+    return codes
+
+
+def redeem(engine: Engine, code: str, account_key: str) -> str | None:
+    """Use an invite code for ``account_key``: the competition it joins, or None when the
+    code is unknown or used (in one transaction: a code joins one account)."""
+    with Session(engine) as session, session.begin():
+        row = session.scalar(select(InviteRow).where(InviteRow.code_hash == digest(code)))
+        if row is None or row.used_by is not None:
+            return None
+        row.used_by = account_key
+        add_member(session, row.competition, account_key)
+        return row.competition
+
+
+def state_of(engine: Engine, competition: str) -> StateRow:
+    with Session(engine) as session:
+        row = session.get(StateRow, competition)
+        return row if row is not None else StateRow(competition=competition, paused=False, frozen=False, final=None)
+
+
+def set_state(engine: Engine, competition: str, **values: Any) -> None:
+    with Session(engine) as session, session.begin():
+        row = session.get(StateRow, competition)
+        if row is None:
+            row = StateRow(competition=competition, paused=False, frozen=False, final=None)
+            session.add(row)
+        for key, value in values.items():
+            setattr(row, key, value)

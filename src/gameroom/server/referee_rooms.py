@@ -1,0 +1,386 @@
+"""Rooms played by calls: the game's own referee, run with the room's seats, asking each
+player through the lobby connection (docs/lobby.md, "Rooms played by calls").
+
+When such a room fills, :class:`RefereeGame` runs the descriptor's ``play_room`` — the
+same referee, the same ``core.match.Match`` and legality checks as ``gameroom serve`` —
+in a greenlet on the lobby's loop. A seat's call is sent as ``CALL`` (the method's wire
+name, its arguments in the game protocol's own codecs) and the referee's greenlet
+switches back to the loop; the seat's ``REPLY`` (or its time limit, or its departure)
+switches into it again with the answer (or the failure), and the referee runs on to
+its next call. So the lobby's rule holds for these rooms too: everything happens on the
+loop, one message at a time, with no lock; and a room costs no thread. A house bot
+(``ADD_BOT``) is a trusted seat whose decisions are thought on a worker thread of the
+lobby (``Lobby.thinkers``), the referee waiting meanwhile: a room of bots never holds the
+loop for a whole game, nor a slow search for one decision.
+
+The referee's events become messages: a state goes to every seat that asked for views,
+as that seat's own view, and to the spectators as the public view (``GAME_STATE``), never
+another seat's secret; an ejection is ``PLAYER_DISCONNECT`` (the ejected seat is back in
+the lobby and the game goes on without it, as the referee says); the result is
+``END_GAME``. A person's seat has the game's person limit and is offered the legal moves
+of each decision; an answer it was not offered, or that the game's codec cannot read, is
+refused (``NACK``) and the person may try again within the limit; a call that asks the
+person no decision is only told (``oneWay``), as the web room's person is. Any other seat is held
+to what ``serve`` holds a remote player to: a reply that does not decode ejects it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from greenlet import getcurrent, greenlet
+
+from gameroom.core.calls import Caller, CallFailed
+from gameroom.core.context import MatchContext
+from gameroom.core.match import MatchCancelled, Seat
+from gameroom.core.narration import Story
+from gameroom.core.protocol import VOID, Method
+from gameroom.core.record import EJECT, STATE, Event, FailureKind
+from gameroom.server.lobby_games import Hosted, HouseBot
+
+__all__ = ["RefereeGame", "REASONS"]
+
+logger = logging.getLogger(__name__)
+
+REASONS = {FailureKind.TIMEOUT: "TIMEOUT", FailureKind.DISCONNECT: "CONNECTION_LOST"}
+"""``PLAYER_DISCONNECT``'s reason for an ejection of each kind (else ``EJECTED``)."""
+
+_ACK = {"type": "ACK"}
+_CANCEL = ("cancel",)
+
+
+@dataclass(eq=False)
+class Pending:
+    """A call waiting for a seat's reply."""
+
+    seat: int
+    call: int
+    spec: Method
+    offered: list[tuple[str, Any]] | None
+    limit: float | None
+
+
+class RefereeGame:
+    """The running game of one room played by calls (made when the room is full)."""
+
+    def __init__(self, lobby: Any, room: Any, hosted: Hosted, seed: int) -> None:
+        assert hosted.descriptor is not None
+        self.lobby, self.room, self.hosted, self.seed = lobby, room, hosted, seed
+        self.game = hosted.descriptor
+        self.loop = asyncio.get_running_loop()
+        self.names = list(room.usernames)
+        self.people = [bool(getattr(m, "person", False)) for m in room.members]
+        self.moves: list[Callable[[str, tuple[Any, ...]], Any] | None] = [
+            self.game.person_moves() if person else None for person in self.people]
+        self.calls = itertools.count(1)
+        self.cancel = threading.Event()
+        self.suspended_on: Any = None      # what the referee waits for: a Pending, a yield
+        self.announced: set[int] = set()   # seats whose departure the room was told
+        self.state: Any = None             # the latest state the referee reported
+        self.step = 0
+        self.caption: str | None = None
+        self.narration: list[str] = []    # the narrator's lines of the latest state's event and those before it
+        self.told: list[str] = []         # lines of events since the latest state
+        try:   # the game's own narrator, as gameroom play and the web room tell a match
+            self.story: Story | None = self.game.story(seed, self.names)
+        except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
+            lobby.log(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
+            self.story = None
+        self._spectators: tuple[int, bytes] | None = None   # (step, GAME_STATE encoded)
+        self.runner = greenlet(self._main)
+        self.over = False
+        self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
+
+    # -- running ------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start the referee (it runs until it first waits for a seat)."""
+        if not self.over and not self.runner:
+            self._resume()
+
+    def _resume(self, *outcome: Any) -> None:
+        """Run the referee until it gives the loop back (timed when the lobby measures: the
+        loop thread's processor time, which a loaded machine's preemptions do not inflate)."""
+        slices = self.lobby.slices
+        if slices is None:
+            self.runner.switch(*outcome)
+            return
+        start = time.thread_time()
+        self.runner.switch(*outcome)
+        slices.append(time.thread_time() - start)
+
+    def stop(self) -> None:
+        """The room is gone: the referee stops at once (no result)."""
+        self.cancel.set()
+        if self.runner and not self.runner.dead:
+            self._wake(self.suspended_on, _CANCEL)
+        self.over = True
+
+    def _main(self) -> None:
+        seats = [self._seat(i, member) for i, member in enumerate(self.room.members)]
+        try:
+            result = self._play(seats)
+        except MatchCancelled:
+            return
+        except Exception as exc:   # a broken game must not take the lobby down
+            logger.debug("room %s: the game failed", self.room.id, exc_info=True)
+            self.lobby.log(f"room {self.room.id}: the game failed: {type(exc).__name__}: {exc}")
+            outcome: dict[str, Any] = {"type": "END_GAME", "winners": [],
+                                       "error": f"the game failed: {type(exc).__name__}: {exc}"[:500]}
+        else:
+            outcome = _end_message(result)
+            lines = list(self.told)
+            if self.story is not None:
+                try:
+                    lines += self.story.end(result).lines
+                except Exception as exc:   # noqa: BLE001 - the narrator's bug costs its lines only
+                    self._log(f"the narrator failed: {type(exc).__name__}: {exc}")
+            outcome["narration"] = lines
+        self.over = True
+        self.lobby.referee_over(self.room, outcome)
+
+    def _play(self, seats: list[Seat]) -> Any:
+        """The descriptor's game for the room's seats and options."""
+        context = MatchContext(observers=(self._observe,), log=self._log, cancel=self.cancel)   # the game's limits
+        return self.game.play_room(self.seed, seats, self.room.options, context)
+
+    def _log(self, text: str) -> None:
+        self.lobby.log(f"room {self.room.id}: {text}")
+
+    def _suspend(self, on: Any) -> Any:
+        """Give the loop back until ``_wake(on, outcome)``; the outcome."""
+        self.suspended_on = on
+        parent = self.runner.parent
+        assert parent is not None
+        outcome = parent.switch()
+        if outcome is _CANCEL:
+            raise MatchCancelled("the room is gone")
+        return outcome
+
+    def _wake(self, on: Any, outcome: Any) -> None:
+        """Resume the referee waiting for ``on`` (nothing when it waits for something else)."""
+        if on is None or self.suspended_on is not on or self.runner.dead:
+            return
+        if getcurrent() is self.runner:   # from inside the referee: once it has given the loop back
+            self.loop.call_soon(self._wake, on, outcome)
+            return
+        self.suspended_on = None
+        self._resume(outcome)
+
+    # -- seats --------------------------------------------------------------------------
+
+    def _seat(self, index: int, member: Any) -> Seat:
+        name = self.names[index]
+        if isinstance(member, HouseBot):
+            return Seat(name, self._bot_caller(member.player), trusted=True, player=member.player)
+
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+            return self._call(index, method, args, limit)
+
+        return Seat(name, call, trusted=False)
+
+    def _off_loop(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(*args)`` on one of the lobby's worker threads, the loop going on and the
+        referee waiting meanwhile as for a remote seat's reply; its result, or its error."""
+        thought = self.loop.run_in_executor(self.lobby.thinkers(), work, *args)
+        token = object()
+        thought.add_done_callback(lambda done: self._wake(token, done))
+        done = self._suspend(token)
+        error = done.exception()
+        if error is not None:
+            raise error
+        return done.result()
+
+    def _bot_caller(self, player: Any) -> Caller:
+        """A house bot's seat: each decision is thought off the loop (a search, Fish's
+        maximin, took 35 ms for one move)."""
+        def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:   # a bot has no limit
+            try:
+                return self._off_loop(getattr(player, method), *args)
+            except MatchCancelled:
+                raise
+            except Exception as exc:   # a built-in's bug ejects it, as in any game
+                logger.debug("house bot's %s failed", method, exc_info=True)
+                raise CallFailed(f"raised {type(exc).__name__}: {exc}") from None
+
+        return call
+
+    def limit(self, index: int, limit: float | None) -> float | None:
+        """The seat's limit for a call the referee gives ``limit``: the configured one,
+        else a person's seat the game's person limit (never less than the call's)."""
+        config = self.lobby.config
+        if self.people[index]:
+            if config.person_timeout is not None:
+                return config.person_timeout or None
+            person = self.game.person_limit
+            return person if person is None or limit is None else max(limit, person)
+        if config.call_timeout is not None:
+            return config.call_timeout or None
+        return limit
+
+    def _call(self, index: int, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        member = self.room.members[index]
+        if member is None or member.room is not self.room:
+            raise CallFailed("left the room", FailureKind.DISCONNECT)
+        spec = self.game.protocol.by_name[method]
+        limit = self.limit(index, limit)
+        offered = None
+        moves = self.moves[index]
+        if moves is not None:
+            try:   # every call, in order (it may remember them), off the loop (Evolution's took 50 ms)
+                offered = self._off_loop(moves, spec.name, args)
+            except MatchCancelled:
+                raise
+            except Exception as exc:   # the game's helper failed: the person goes without a list
+                logger.debug("moves of %s failed", spec.wire, exc_info=True)
+                self._log(f"moves of {spec.wire} failed: {type(exc).__name__}: {exc}")
+            if self.room.members[index] is not member or member.room is not self.room:   # left meanwhile
+                raise CallFailed("left the room", FailureKind.DISCONNECT)
+        pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit)
+        message: dict[str, Any] = {"type": "CALL", "call": pending.call, "method": spec.wire,
+                                   "args": spec.encode_args(args)}
+        self.lobby.calls += 1
+        if self.replied_at is not None and self.lobby.latencies is not None:
+            self.lobby.latencies.append(time.perf_counter() - self.replied_at)
+            self.replied_at = None
+        if spec.one_way or moves is not None and pending.offered is None:
+            # told, not asked: a one-way call; or, to a person, a call that asks no decision
+            # (the game offers no moves for it), answered as the web room's person answers it
+            message["oneWay"] = True
+            member.send(message)
+            return None
+        if limit is not None:
+            message["limit"] = limit
+        if pending.offered is not None:
+            message["moves"] = [{"label": label, "action": action} for label, action in pending.offered]
+        member.send(message)
+        timer = None if limit is None else self.loop.call_later(limit, self._expire, pending)
+        try:
+            kind, value = self._suspend(pending)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if kind == "reply":
+            return value
+        raise CallFailed(*value)
+
+    def _expire(self, pending: Pending) -> None:
+        assert pending.limit is not None
+        self._wake(pending, ("fail", (f"no reply within the time limit of {pending.limit:g} s", FailureKind.TIMEOUT)))
+
+    # -- what the lobby hands over --------------------------------------------------------
+
+    def waiting(self, index: int) -> Pending | None:
+        on = self.suspended_on
+        return on if isinstance(on, Pending) and on.seat == index else None
+
+    def reply(self, client: Any, message: dict[str, Any]) -> None:
+        """A ``REPLY`` from the seat of ``client``."""
+        pending = self.waiting(client.seat)
+        if pending is None:
+            client.send(_nack("No call is waiting for your reply"))
+            return
+        call = message.get("call")
+        if call is not None and call != pending.call:
+            client.send(_nack(f"Not the call waiting for your reply (call {pending.call})"))
+            return
+        person = self.people[client.seat]
+        wire = pending.spec.wire
+        try:
+            if "result" not in message:
+                raise ValueError("a REPLY carries the call's result under \"result\"")
+            value = pending.spec.result.decode(message["result"])
+        except ValueError as exc:
+            client.send(_nack(f"Invalid reply to {wire}: {exc}"))
+            if not person:   # held to what serve holds a remote player to; a person may try again
+                self._wake(pending, ("fail", (f"invalid reply to {wire}: {exc}", FailureKind.INVALID_REPLY)))
+            return
+        if person and pending.offered is not None and all(message["result"] != a for _, a in pending.offered):
+            client.send(_nack(f"Not one of the {len(pending.offered)} legal moves offered for {wire}"))
+            return
+        client.send(_ACK)   # taken: what the referee makes of it follows
+        if self.lobby.latencies is not None:
+            self.replied_at = self.lobby.arrived
+        self._wake(pending, ("reply", value))
+
+    def departed(self, index: int, reason: str, why: str) -> None:
+        """The member of seat ``index`` left the room or lost its connection: the room is
+        told now; the referee ejects the seat at its call (at once if it waits for it)."""
+        if index not in self.announced:
+            self.announced.add(index)
+            self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": self.names[index],
+                                        "roomClosed": False, "reason": reason})
+        pending = self.waiting(index)
+        if pending is not None:
+            self._wake(pending, ("fail", (why, FailureKind.DISCONNECT)))
+
+    # -- views ----------------------------------------------------------------------------
+
+    def _tell(self, event: Event) -> tuple[list[str], str | None]:
+        """The narrator's lines of ``event`` and, for a state, its caption."""
+        if self.story is not None:
+            try:
+                told = self.story.tell(event)
+                return told.lines, told.caption
+            except Exception as exc:   # noqa: BLE001 - a narrator's bug: the referee's captions from now on
+                self._log(f"the narrator failed: {type(exc).__name__}: {exc}")
+                self.story = None
+        return [], event.get("caption") if event.kind == STATE else None
+
+    def _observe(self, event: Event) -> None:
+        lines, caption = self._tell(event)
+        if event.kind != STATE or event.subject is None:
+            self.told += lines
+        if event.kind == STATE and event.subject is not None:
+            self.state, self.step = event.subject, self.step + 1
+            self.caption = caption
+            self.narration, self.told = self.told + lines, []
+            for member in self.room.members:
+                if member is not None and getattr(member, "views", False) and member.room is self.room:
+                    member.send(self.view_message(member.seat))
+            if self.room.watchers:
+                message, data = self.spectator_message()
+                for watcher in self.room.watchers:
+                    watcher.send(message, data)
+        elif event.kind == EJECT:
+            ejection = event.subject
+            index = ejection.seat
+            if index not in self.announced:
+                self.announced.add(index)
+                self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": ejection.name,
+                                            "roomClosed": False, "reason": REASONS.get(ejection.kind, "EJECTED"),
+                                            "message": ejection.reason, "method": ejection.method})
+            self.lobby.unseat(self.room, index)
+
+    def view_message(self, index: int) -> dict[str, Any]:
+        """``GAME_STATE`` of the latest state as seat ``index`` may see it."""
+        view = None if self.state is None else self.game.views.seat(self.state, self.names[index])
+        return {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
+                "state": view}
+
+    def spectator_message(self) -> tuple[dict[str, Any], bytes | None]:
+        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a state)."""
+        view = None if self.state is None else self.game.views.spectator(self.state)
+        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
+                   "state": view}
+        if self._spectators is None or self._spectators[0] != self.step:
+            self._spectators = (self.step, self.lobby.encode(message))
+        return message, self._spectators[1]
+
+
+def _nack(text: str) -> dict[str, Any]:
+    return {"type": "NACK", "errorMessage": text}
+
+
+def _end_message(result: Any) -> dict[str, Any]:
+    """``END_GAME`` of a result: the winners and who misbehaved, by name, the ranking and
+    the scores (``core.record.MatchResult``)."""
+    record = result.to_record()
+    return {"type": "END_GAME", "winners": record["winners"], "misbehaved": record["misbehaved"],
+            "ranking": record["ranking"], "scores": record["scores"]}

@@ -1,0 +1,18 @@
+"""The lobby benchmark runs end to end with tiny numbers (the lobby on a thread, bots in
+real client processes over loopback): rooms of Eriantys played by events and of Q played
+by calls, every room finished; its figures are printed, never asserted."""
+
+import re
+import subprocess
+import sys
+
+
+def test_the_lobby_benchmark_plays_every_room_of_both_kinds():
+    done = subprocess.run([sys.executable, "-m", "gameroom.bench", "lobby", "--rooms", "2", "--call-rooms", "2"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("lobby: eriantys rooms at once") and lines[2].startswith("lobby: q rooms at once")
+    assert re.match(r"\s+2 rooms:\s+2 finished, \s*\d+ events in", lines[1]), lines[1]
+    assert re.match(r"\s+2 rooms:\s+2 finished in .* games/s, .* calls/s; reply -> call p50 .* held p50", lines[3]), (
+        lines[3])

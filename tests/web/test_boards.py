@@ -1,0 +1,176 @@
+"""People play whole games on the boards (playwright driving Debian's Chromium): for every
+game, a person signed up in the browser plays against bots by clicking the highlighted
+targets of the game's board (``/boards/{game}.js``) and its confirm buttons, never the list
+of legal actions nor the JSON box, at a laptop's and a phone's size; the board must fit
+the window (no horizontal overflow), and a screenshot of the person's page mid-game is
+saved at each size to ``artifacts/screenshots``. Two people in two browser contexts and a
+bot share a match of Q and one of Eriantys, each by the link of their own seat."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+from gameroom.games import registry
+from tests.web.conftest import PASSWORD, WebServer, screenshot
+
+SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
+BOTS = {"q": "dag", "fish": "maximin", "bazaar": "purchase-points", "evolution": "silly", "eriantys": "greedy"}
+LIMIT = 600   # seconds per decision: a loaded machine never runs out of a person's time
+
+
+@pytest.fixture
+def person(browser: Any, request: Any) -> Iterator[Any]:
+    width, height = SIZES[request.param]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.size = request.param
+    yield page
+    context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def sign_up(page: Any, url: str, name: str) -> None:
+    page.goto(f"{url}/signup?next=/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.click("#submit")
+    page.wait_for_selector(f"#username-shown:has-text('{name}')")
+
+
+def start(page: Any, game: str, seats: list[str], seed: int = 3) -> dict[str, Any]:
+    """A match started by the page's account over the API (as the lobby's form does)."""
+    reply = page.evaluate("""async (body) => {
+        const r = await fetch('/api/matches', {method: 'POST', headers: {'content-type': 'application/json'},
+                                               body: JSON.stringify(body)});
+        return {status: r.status, body: await r.json()};
+    }""", {"game": game, "seats": seats, "seed": seed, "time_limit": LIMIT})
+    assert reply["status"] == 201, reply
+    return reply["body"]
+
+
+def seat_link(url: str, match: dict[str, Any], seat: str) -> str:
+    return f"{url}/matches/{match['id']}?seat={seat}&token={match['tokens'][seat]}"
+
+
+def fits(page: Any) -> None:
+    """Nothing of the page is wider than the window; the board is whole in its box."""
+    overflow = page.evaluate("""() => {
+        const doc = document.documentElement;
+        const svg = document.querySelector('#picture svg');
+        const box = svg ? svg.getBoundingClientRect() : null;
+        return {page: doc.scrollWidth - doc.clientWidth,
+                board: box ? Math.round(box.right - document.querySelector('#board').getBoundingClientRect().right) : 0};
+    }""")
+    assert overflow["page"] <= 0 and overflow["board"] <= 1, overflow
+
+
+def click_move(page: Any) -> None:
+    """One step of a move on the board: a highlighted target, else a board button (the
+    confirm first; never undo)."""
+    targets = page.locator("#picture .target")
+    if targets.count():
+        targets.first.click(timeout=20_000)   # a shape covered by another is a defect: it fails
+        return
+    confirm = page.locator("#buttons button.primary")
+    if confirm.count():
+        confirm.first.click()
+        return
+    buttons = page.locator("#buttons button:not([aria-label='undo'])")
+    if buttons.count():
+        buttons.first.click()
+
+
+def play_on_the_board(page: Any, name: str, shot: str | None = None, max_steps: int = 3000) -> None:
+    """Click moves on the board until the game is over; a screenshot after the third click."""
+    moves = clicks = 0
+    for _ in range(max_steps):
+        page.wait_for_selector("#picture .target, #buttons button, #winners:has-text('winners:')",
+                               timeout=300_000)
+        if page.inner_text("#winners"):
+            assert shot is None, "the game ended before its screenshot"
+            return
+        if clicks >= 3 and shot is not None:   # mid-move: a piece picked, targets shown
+            page.wait_for_selector("#picture svg")
+            assert "s left of" in page.inner_text("#clock")   # the person's clock is shown
+            fits(page)
+            screenshot(page, shot)
+            shot = None
+        sent = page.evaluate("() => document.body.dataset.sent || '0'")
+        try:
+            click_move(page)
+            clicks += 1
+        except Exception:   # noqa: BLE001 - the board changed under the click (a new state): look again
+            continue
+        if page.evaluate("() => document.body.dataset.sent || '0'") != sent:
+            moves += 1
+    raise AssertionError(f"{name}: no end after {max_steps} clicks")
+
+
+@pytest.mark.parametrize("person", list(SIZES), indirect=True)
+@pytest.mark.parametrize("name", registry.names())
+def test_a_person_plays_a_whole_game_on_the_board(web_server: WebServer, person: Any, name: str) -> None:
+    game = registry.game(name)
+    sign_up(person, web_server.url, f"board-{name}-{person.size}")
+    match = start(person, name, ["human", *[BOTS.get(name, next(iter(game.strategies)))] * (game.min_players - 1)])
+    person.goto(seat_link(web_server.url, match, "P1"))
+    person.wait_for_selector("#picture svg")
+    play_on_the_board(person, name, shot=f"{name}-board-{person.size}")
+    summary = web_server.get(f"/api/matches/{match['id']}")
+    assert summary["status"] == "over" and not summary["result"]["ejected"], summary["result"]
+    assert person.inner_text("#winners") == f"winners: {', '.join(summary['result']['winners']) or 'none'}"
+    fits(person)
+
+
+@pytest.mark.parametrize("name", ["q", "eriantys"])
+def test_two_people_and_a_bot_share_a_match(web_server: WebServer, browser: Any, name: str) -> None:
+    """Two people (two browser contexts, two accounts) at the seats of one match, by the
+    links the creator shares, and a bot in the third seat; each moves on its own board
+    when its prompt comes, the other meanwhile sees whose turn it is; both see the end."""
+    contexts = [browser.new_context(viewport={"width": w, "height": h}) for w, h in SIZES.values()]
+    pages = [context.new_page() for context in contexts]
+    errors: list[str] = []
+    for page in pages:
+        page.set_default_timeout(120_000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        sign_up(pages[0], web_server.url, f"host-{name}")
+        sign_up(pages[1], web_server.url, f"guest-{name}")
+        match = start(pages[0], name, ["human", "human", BOTS[name]], seed=5)
+        pages[0].goto(seat_link(web_server.url, match, "P1"))
+        pages[1].goto(seat_link(web_server.url, match, "P2"))
+        moved = {0: 0, 1: 0}
+        waited_seen = False
+        for _ in range(20_000):
+            if all(page.inner_text("#winners") for page in pages):
+                break
+            progressed = False
+            for k, page in enumerate(pages):
+                if page.inner_text("#winners") or not page.locator("#picture .target, #buttons button").count():
+                    continue
+                other = pages[1 - k]
+                if not waited_seen and f"to play: P{k + 1}" in other.inner_text("#turn"):
+                    waited_seen = True   # the other person sees whose turn it is, live
+                sent = page.evaluate("() => document.body.dataset.sent || '0'")
+                try:
+                    click_move(page)
+                    progressed = True
+                except Exception:   # noqa: BLE001 - the board changed under the click: look again
+                    continue
+                if page.evaluate("() => document.body.dataset.sent || '0'") != sent:
+                    moved[k] += 1
+            if not progressed:
+                pages[0].wait_for_timeout(50)
+        summary = web_server.get(f"/api/matches/{match['id']}")
+        assert summary["status"] == "over" and not summary["result"]["ejected"], summary["result"]
+        assert moved[0] and moved[1] and waited_seen
+        for page in pages:
+            page.wait_for_selector("#winners:has-text('winners:')")
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, errors

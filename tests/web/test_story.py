@@ -1,0 +1,85 @@
+"""The web room tells a match as ``gameroom play`` tells it: a bot match of every game
+sends the narrator's lines with its frames (``narration``), captions that say who did
+what, and a last picture naming the winners. A person's seat gets the game's time for a
+person when the request names no limit, never the bots' per-call limit."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from typing import Any
+
+import pytest
+
+from gameroom.core.context import MatchContext
+from gameroom.games import registry
+from gameroom.web.matches import HUMAN, MatchRequest, WebMatch
+from tests.web.conftest import running_web, signed_up
+
+
+def frames_of(name: str, seed: int) -> tuple[list[dict[str, Any]], Any]:
+    game = registry.game(name)
+    seats = [list(game.strategies)[i % len(game.strategies)] for i in range(game.min_players)]
+    done = threading.Event()
+    frames: list[dict[str, Any]] = []
+
+    def listen(text: str, kind: str) -> None:
+        frames.append(json.loads(text))
+        if kind == "end":
+            done.set()
+
+    # listened to from before its start (the book starts a match of bots at once)
+    match = WebMatch(f"1-{name}", MatchRequest.from_json({"game": name, "seats": seats, "seed": seed},
+                                                         registry.games()))
+    past, over = match.subscribe(None, listen)
+    assert past == [] and not over
+    match.start()
+    assert done.wait(300), f"{name}: the match did not end"
+    return frames, match
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_frame_tells_its_event(name: str) -> None:
+    frames, match = frames_of(name, 3)
+    game = registry.game(name)
+    # the same game told apart from the web room: the same seed, seats and players
+    story, expected = game.story(3, match.names), []
+    strategies = [list(game.strategies)[i % len(game.strategies)] for i in range(game.min_players)]
+    result = game.play(3, game.seats(strategies, 3, match.names),
+                       MatchContext(observers=[lambda event: expected.extend(story.tell(event).lines)]))
+    expected += story.end(result).lines
+    lines = [line for f in frames for line in f.get("narration", ())]
+    assert lines == expected
+    states = [f for f in frames if f["type"] == "state"]
+    assert lines and states and all("narration" in f for f in states)
+    assert all(not re.fullmatch(r"(step|turn) \d+", f["caption"]) for f in states)
+    last = states[-1]["caption"]
+    assert "game over" in last and all(w in last for w in match.result["winners"]), last
+
+
+def test_a_person_gets_the_games_time_for_a_person_by_default() -> None:
+    # every match with a person waits for its page: room for them all in the quotas
+    with running_web("--matches-per-user", "50", "--matches-per-address", "50") as server:
+        person = signed_up(server.url, "time-for-a-person")
+        try:
+            for name in registry.names():
+                game = registry.game(name)
+                if not game.playable_by_people:
+                    continue
+                bots = [next(iter(game.strategies))] * (game.min_players - 1)
+
+                def limit_of(body: dict[str, Any], name: str = name) -> float | None:
+                    reply = person.post("/api/matches", json={"game": name, **body})
+                    assert reply.status_code == 201, reply.text
+                    return server.get(f"/api/matches/{reply.json()['id']}")["time_limit"]
+
+                assert limit_of({"seats": [HUMAN, *bots]}) == game.person_limit and game.person_limit >= 30, name
+                assert game.person_limit != game.limits.call
+                # a limit asked for is kept; a match of bots keeps the bots' limit
+                assert limit_of({"seats": [HUMAN, *bots], "time_limit": 7}) == 7
+                assert limit_of({"seats": [*bots, bots[0]]}) == game.limits.call
+            listed = {g["name"]: g for g in server.get("/api/games")}
+            assert all(entry["person_limit"] == registry.game(n).person_limit for n, entry in listed.items())
+        finally:
+            person.close()
