@@ -1,7 +1,8 @@
-"""Shared test helpers: where the reference fixtures live, JSON stream reading, and a real
+"""Shared test helpers: where the reference fixtures live, JSON stream reading, a real
 PostgreSQL server for the tests of results databases (``postgres_url``: started on a
 private port and data directory once per test process, skipped with a message where the
-``postgresql`` package is not installed; ``.ci/run`` installs it)."""
+``postgresql`` package is not installed; ``.ci/run`` installs it), and the property tests'
+hypothesis profile (no time limits)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from gameroom.cli.common import parse_json_values
 
@@ -29,6 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # its exec (exit 255, OSError). fork() costs a page-table copy, about a millisecond here.
 if hasattr(subprocess, "_USE_VFORK"):
     subprocess._USE_VFORK = False
+
+# Hypothesis's default deadline (200 ms per example) and its too_slow health check are time
+# assertions: on a loaded 2-core machine a property test failed on its clock, not on its
+# property. Every property test runs under this profile; a test sets only what it needs
+# (max_examples, derandomize, ...) and inherits no time limit.
+settings.register_profile("gameroom", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gameroom")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES_ENV = "GAMEROOM_FIXTURES"

@@ -31,7 +31,7 @@ def outcome(fn, *args):
         return (type(exc).__name__, str(exc))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(values)
 def test_written_bytes_are_the_standard_librarys(value):
     assert outcome(encode, value) == outcome(standard, value)
@@ -72,7 +72,7 @@ pieces = st.sampled_from([b"[1,2]", b'{"a":[1,{"b":"]}"}]}', b"[NaN]", b"[1e400]
                           b" ", b"\n", b"\r\n", b"\t", b"[", b"]"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(st.lists(pieces, max_size=12), st.integers(1, 40))
 @example([b"[" + b"1" * 30 + b"]", b"\n"], 33)   # a whole line holding an integer beyond 64 bits
 def test_streams_read_the_same_with_and_without_orjson(parts, piece):

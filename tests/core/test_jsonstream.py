@@ -21,7 +21,7 @@ def drain(decoder):
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.lists(json_values, min_size=1, max_size=5), st.integers(1, 9), st.integers(0, 50))
 def test_values_survive_any_split_and_padding(values, piece, pad):
     stream = b"".join(b" " * pad + json.dumps(v).encode() + b"\n" for v in values)

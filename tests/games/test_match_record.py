@@ -9,7 +9,7 @@ import json
 import random
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gameroom.core.chain import check_chain, unseal
@@ -48,7 +48,7 @@ def matches(draw: Any, names: list[str]) -> tuple[GameDescriptor, int, int, str 
     return game, draw(st.integers(0, 10**6)), players, baddie
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40)
 @given(matches(GAMES))
 def test_a_match_record_round_trips_through_json_lines(case: Any) -> None:
     game, seed, players, baddie = case
@@ -94,7 +94,7 @@ def snapshots(record: MatchRecord) -> list[Any]:
     return [e.subject for e in record.events if e.kind == STATE and e.subject is not None]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30)
 @given(matches(SECRET_GAMES), st.randoms(use_true_random=False))
 def test_no_seat_sees_another_seats_secret(case: Any, rng: random.Random) -> None:
     """For states of random games: changing one seat's secret changes no other seat's view

@@ -43,7 +43,7 @@ def test_the_lobby_survives_bad_messages_beside_bot_games(tmp_path: Path) -> Non
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         counter = iter(range(10**6))
 
-        @settings(max_examples=20, deadline=None, derandomize=True,
+        @settings(max_examples=20, derandomize=True,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
         @given(where=st.sampled_from(["log-in", "lobby", "game"]), payload=bad_messages(DEFAULT_MAX_VALUE_BYTES))
         def attack(where: str, payload: bytes) -> None:

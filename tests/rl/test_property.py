@@ -61,7 +61,7 @@ def play_against_the_mask(game: str, options: dict[str, Any], seed: int, forbidd
 def test_the_mask_is_exactly_what_the_referee_accepts(game: str, options: dict[str, Any]) -> None:
     refused = []
 
-    @settings(max_examples=GAMES[game], deadline=None, derandomize=True, database=None,
+    @settings(max_examples=GAMES[game], derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.integers(0, 2**31 - 1), st.integers(0, REACH[game]))
     def run(seed: int, forbidden_at: int) -> None:

@@ -149,7 +149,7 @@ def test_observations_hold_only_the_seats_own_messages(game: str, options: dict[
     table = rl.table(game, **options)
     totals = {"decisions": 0, "varied": 0}
 
-    @settings(max_examples=6, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=6, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.integers(0, 2**31 - 1))
     def run(seed: int) -> None:

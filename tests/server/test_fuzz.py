@@ -46,7 +46,7 @@ def test_every_server_has_fuzz_targets() -> None:
         assert fuzz.reply_methods(registry.game(name).protocol)
 
 
-@settings(max_examples=3, deadline=None, derandomize=True,
+@settings(max_examples=3, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_bad_messages_at_sign_up_and_every_method(data: st.DataObject) -> None:

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from gameroom.games.bazaar import codec
@@ -165,7 +165,7 @@ def same_plan(a: object, b: object) -> bool:
             and all(x.pebbles.same_list(y.pebbles) for x, y in zip(a.purchase.cards, b.purchase.cards)))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(st.one_of(st.tuples(rows, gen.bags(0, 14)), gen.market().map(lambda m: (m[1], m[2]))), gen.policies)
 def test_buy_cards_equals_the_literal_reference(row_and_wallet: tuple, policy: object) -> None:
     visibles, wallet = row_and_wallet
@@ -181,7 +181,7 @@ def test_buy_cards_equals_the_literal_reference(row_and_wallet: tuple, policy: o
     assert all(x.pebbles.same_list(y.pebbles) for x, y in zip(got.cards, expected.cards))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200)
 @given(gen.market(), gen.policies)
 def test_trade_then_purchase_equals_the_literal_reference(market: tuple, policy: object) -> None:
     table, visibles, wallet, bank = market

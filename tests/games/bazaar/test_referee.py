@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import fixture_cases, fixtures_root, read_json_values
@@ -252,7 +252,7 @@ def wallets_in(value: Any, path: str = "$") -> list[str]:
     return found
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(seed=st.integers(0, 10**6), players=st.integers(2, 6), data=st.data())
 def test_no_view_the_referee_sends_contains_another_players_wallet(seed: int, players: int, data: Any) -> None:
     """Seeded games (some actors cheat or raise) with players that record every view. Each

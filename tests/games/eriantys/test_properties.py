@@ -21,7 +21,7 @@ from tests.games.eriantys.helpers import play_checked
 GAMES = int(os.environ.get("ERIANTYS_GAMES", "60"))
 
 
-@settings(max_examples=GAMES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
+@settings(max_examples=GAMES, suppress_health_check=list(HealthCheck), derandomize=False)
 @given(players=st.integers(2, 4), expert=st.booleans(), seed=st.integers(0, 2**32),
        kinds=st.lists(st.sampled_from(["random", "random", "greedy", "first-legal"]), min_size=1, max_size=4),
        eject_at=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.integers(0, 3))))
@@ -40,7 +40,7 @@ EVENTS = st.fixed_dictionaries(
                                         "playerNumber", "type")})
 
 
-@settings(max_examples=int(os.environ.get("ERIANTYS_FUZZ", "150")), deadline=None,
+@settings(max_examples=int(os.environ.get("ERIANTYS_FUZZ", "150")),
           suppress_health_check=list(HealthCheck))
 @given(players=st.integers(2, 4), expert=st.booleans(), seed=st.integers(0, 10**6), moves=st.integers(0, 150),
        seat=st.integers(-1, 4), event=st.one_of(EVENTS, VALUES))

@@ -129,7 +129,7 @@ def _cards_in(value: Any) -> list[tuple]:
     return found
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(players=st.integers(3, 8), seed=st.integers(0, 10_000), baddie=st.sampled_from([None, *BADDIES]))
 def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int, baddie: str | None) -> None:
     seen = {"calls": 0}
@@ -164,7 +164,7 @@ def test_no_message_carries_another_players_cards_or_bag(players: int, seed: int
     assert seen["calls"] > 0
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(players=st.integers(3, 8), seed=st.integers(0, 10_000))
 def test_the_referee_plays_the_same_game_as_the_pure_dealer(players: int, seed: int) -> None:
     from gameroom.games.evolution.harness import silly_game

@@ -87,7 +87,7 @@ def test_last_look_ahead_move_is_worth_the_tile_left() -> None:
         assert v1 == 3 + state.board.fish_at(m[0])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(states(max_rows=4, max_columns=4, max_penguins=2, min_players=1), st.integers(1, 2))
 def test_maximin_agrees_with_the_literal_spec(state: GameState, depth: int) -> None:
     if not state.players:
@@ -97,7 +97,7 @@ def test_maximin_agrees_with_the_literal_spec(state: GameState, depth: int) -> N
                                                         state.players[0].color)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(states(max_rows=3, max_columns=4, max_players=3, max_penguins=2, min_players=2))
 def test_maximin_depth_three_agrees_with_the_literal_spec(state: GameState) -> None:
     assert maximin_move(state, 3) == literal_maximin(state, 3)

@@ -89,7 +89,7 @@ def test_no_fit() -> None:
     assert no_fit(pub_of(m, [T("red circle"), T("green star")])) is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(grown_maps(max_tiles=10, palette=few_tiles_st), st.lists(few_tiles_st, max_size=4))
 def test_cheats_are_illegal_or_none_and_leave_the_map_alone(cells, hand) -> None:
     m = QMap(cells)

@@ -85,7 +85,7 @@ def test_map_acceptance_rules() -> None:
     assert error(codec.decode_map, {"0": []}).where == "$"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(scattered_maps())
 def test_plain_maps_and_checked_maps_decode_alike(cells) -> None:
     """A map in its plain form takes decode_map's quick path; written with integral floats
@@ -98,7 +98,7 @@ def test_plain_maps_and_checked_maps_decode_alike(cells) -> None:
     assert bookkeeping(plain) == bookkeeping(checked) == bookkeeping(built)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(scattered_maps())
 def test_map_json_round_trip(cells) -> None:
     m = QMap(cells)
@@ -179,7 +179,7 @@ def test_referee_states() -> None:
     assert e.where == "$.state0.tile*[1]"
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(scattered_maps(), st.lists(st.tuples(st.integers(0, 50), st.lists(tiles_st, max_size=6)),
                                   min_size=1, max_size=4),
        st.lists(tiles_st, max_size=10))

@@ -145,13 +145,13 @@ def _assert_index_matches(m: QMap) -> None:
             assert m.best_candidate(t) is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(scattered_maps())
 def test_bulk_built_index_matches_a_naive_computation(cells: dict) -> None:
     _assert_index_matches(QMap(cells))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(grown_maps(), st.lists(st.tuples(coords_st, tiles_st), max_size=12), st.data())
 def test_incremental_index_matches_after_places_and_removes(cells: dict, moves: list,
                                                             data: st.DataObject) -> None:
@@ -169,7 +169,7 @@ def test_incremental_index_matches_after_places_and_removes(cells: dict, moves: 
     assert fresh == m and fresh.free_neighbours() == m.free_neighbours()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(grown_maps(), tiles_st)
 def test_every_candidate_fits_and_every_fitting_free_neighbour_is_a_candidate(cells: dict,
                                                                              t) -> None:
@@ -183,7 +183,7 @@ def test_every_candidate_fits_and_every_fitting_free_neighbour_is_a_candidate(ce
         assert not m.fits(coord, t)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(grown_maps(), st.lists(st.tuples(coords_st, tiles_st), max_size=8))
 def test_place_then_remove_in_reverse_restores_the_map(cells: dict, moves: list) -> None:
     m = QMap(cells)
@@ -199,7 +199,7 @@ def test_place_then_remove_in_reverse_restores_the_map(cells: dict, moves: list)
     assert bookkeeping(m) == bookkeeping(reference)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(grown_maps(), st.lists(st.tuples(coords_st, tiles_st), max_size=6))
 def test_an_extension_answers_like_the_map_with_the_tiles_placed(cells: dict, moves: list) -> None:
     """The strategies' overlay (Extension) agrees with placing the tiles for real, for every
@@ -226,7 +226,7 @@ def test_an_extension_answers_like_the_map_with_the_tiles_placed(cells: dict, mo
 far_columns_st = st.sampled_from([0, 12_000, -12_300, 16_383, -16_384, 40_000, -(10 ** 9), 10 ** 12])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(grown_maps(max_tiles=12), far_columns_st, st.integers(-5, 5),
        st.lists(st.tuples(coords_st, tiles_st), max_size=10), st.data())
 def test_maps_far_from_the_origin_match_a_naive_computation(cells: dict, shift: int, row: int,
@@ -264,7 +264,7 @@ def test_maps_far_from_the_origin_match_a_naive_computation(cells: dict, shift: 
             assert m.fits(probe, t) is naive_fits(cells_now, probe, t)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(-3, 3), st.sampled_from([0, 9_000, -9_000, 10 ** 6]), st.integers(1, 9000))
 def test_a_long_extension_re_keys_the_map_first(row: int, column: int, reach: int) -> None:
     """An extension by more tiles than the key range's margin: the map is re-keyed before

@@ -85,7 +85,7 @@ def test_exchange_needs_a_pile_at_least_as_large_as_the_hand() -> None:
     assert can_exchange(0, 0)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(grown_maps(palette=few_tiles_st),
        st.lists(few_tiles_st, min_size=1, max_size=6),
        st.lists(st.tuples(coords_st, few_tiles_st), min_size=1, max_size=4))

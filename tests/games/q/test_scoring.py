@@ -108,7 +108,7 @@ def naive_score(cells: dict, placements: list, q_bonus: int) -> int:
             + sum(worth(run(c, *cross)) for c in coords))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(grown_maps(palette=few_tiles_st), st.lists(few_tiles_st, min_size=1, max_size=6),
        st.integers(0, 8), st.data())
 def test_scoring_agrees_with_a_naive_walk_over_the_runs(cells, hand, q_bonus, data) -> None:

@@ -77,7 +77,7 @@ def test_empty_map_state() -> None:
     assert pub.name is None and pub.pile_size == 0 and pub.other_scores == ()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.integers(min_value=0, max_value=2**64), st.integers(min_value=0, max_value=1200))
 def test_the_fast_shuffle_is_random_shuffle(seed: int, size: int) -> None:
     """A seed deals the same game as ``random.Random(seed).shuffle`` would."""

@@ -109,7 +109,7 @@ def naive_iterate(cells: dict, hand: list, pile: int, strategy: str):
         rest.remove(a.tile)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(grown_maps(palette=few_tiles_st), st.lists(few_tiles_st, max_size=6),
        st.integers(0, 8), st.sampled_from(["dag", "ldasg"]))
 def test_iterate_agrees_with_a_naive_implementation(cells, hand, pile, strategy) -> None:
