@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from typing import Any, Sequence
+
+import pytest
 
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
@@ -151,16 +154,16 @@ def test_sign_up_survives_an_error_it_did_not_foresee():
     assert clients[0].ended != "finished" and [c.ended for c in clients[1:]] == ["finished"] * 3
 
 
-def test_deep_nesting_as_a_name_is_refused_and_sign_up_goes_on():
+def test_deep_nesting_as_a_name_is_refused_and_sign_up_goes_on(caplog: pytest.LogCaptureFixture):
     """Issue 8, item 1, in process: the 100,000-deep name is refused with its reason."""
-    lines: list[str] = []
+    caplog.set_level(logging.INFO, logger="gameroom.server")
 
     async def main() -> Any:
         probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
         port = probe.sockets[0].getsockname()[1]
         probe.close()
         await probe.wait_closed()
-        server = asyncio.get_running_loop().create_task(host_game(PLAN, port, log=lines.append))
+        server = asyncio.get_running_loop().create_task(host_game(PLAN, port))
         await asyncio.sleep(0.1)
         _reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"[" * 100_000)
@@ -169,4 +172,5 @@ def test_deep_nesting_as_a_name_is_refused_and_sign_up_goes_on():
         return await asyncio.wait_for(server, 30)
 
     assert asyncio.run(main()) == [["c"], []]
+    lines = [record.getMessage() for record in caplog.records if record.name == "gameroom.server.signup"]
     assert any("improper sign-up" in line and "nests deeper than 64 levels" in line for line in lines), lines

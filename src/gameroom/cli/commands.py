@@ -27,6 +27,7 @@ from gameroom.cli.common import (
     stderr_log,
 )
 from gameroom.cli.observers import PictureObserver
+from gameroom.core import console
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import NO_REPLY, ClientSpec, Hosting, ServerPlan
 from gameroom.core.narration import Story
@@ -174,10 +175,10 @@ def serve(game: GameDescriptor, args: argparse.Namespace, plan_hook: PlanHook | 
     from gameroom.remote import aio
     from gameroom.server.host import host_listening
 
-    log = stderr_log if not args.quiet else (lambda _t: None)
+    console.show_lines("gameroom.server", shown=not args.quiet)
     while True:   # one game, or one after another with the plan's keep-alive
         try:
-            hosted = aio.run(host_listening(plan, args.port, args.host, log=log, say_why=False))
+            hosted = aio.run(host_listening(plan, args.port, args.host, say_why=False))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from None
         print_value(hosted.result)   # the spec's no-game output too, when it defines one
@@ -198,8 +199,8 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
     from gameroom.remote import aio
     from gameroom.server.clients import CANNOT_CONNECT, run_clients
 
-    log = (lambda _t: None) if quiet else stderr_log
-    sessions = aio.run(run_clients(specs, host, port, log))
+    console.show_lines("gameroom.server.clients", shown=not quiet)
+    sessions = aio.run(run_clients(specs, host, port))
     missed = [s.ended for s in sessions if s.ended.startswith(CANNOT_CONNECT)]
     if sessions and len(missed) == len(sessions):
         fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)

@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 
 from gameroom.cli.arguments import add_options, typed_options
 from gameroom.cli.common import UsageError, fail, print_json, stderr_log
+from gameroom.core import console
 from gameroom.core.game import GameDescriptor
 from gameroom.core.wire import WireError
 from gameroom.remote import aio
@@ -91,7 +92,7 @@ def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namesp
     games = [game] if isinstance(game, GameDescriptor) else list(game)
     config = with_overrides(load_config(games[0], args.config), port=args.port, host=args.host, debug=args.debug,
                             seed=args.seed)
-    log = (lambda _t: None) if args.quiet else stderr_log
+    console.show_lines("gameroom.server", shown=not args.quiet)
     debug_log: Callable[[str], None] | None = None
     if config.debug:
         try:
@@ -104,7 +105,7 @@ def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namesp
     if len(games) > 1 and not args.quiet:
         stderr_log(f"lobby of {', '.join(g.name for g in games)} (requests that name no game: {games[0].name})")
     try:
-        aio.run(serve_lobby(games[0] if len(games) == 1 else games, config, log, debug_log))
+        aio.run(serve_lobby(games[0] if len(games) == 1 else games, config, debug_log))
     except OSError as exc:
         raise UsageError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
     except ValueError as exc:   # a game whose room options the lobby cannot carry
@@ -185,7 +186,7 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
         players.append(seats)
-    log = (lambda _t: None) if args.quiet else stderr_log
+    console.show_lines("gameroom.remote.lobby_client", shown=not args.quiet)
     typed = typed_options(game.room_options, args)
     options = {o.name: list(v) if isinstance(v := typed[o.key], tuple) else v for o in game.room_options
                if typed[o.key] is not None}
@@ -200,7 +201,7 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
             plans[0].room_id.set_result(args.join)
         tasks = [[loop.create_task(play_room(game, args.host, args.port, named(r, seat),
                                              players[r][seat][0], seat == 0 and args.join is None, plans[r],
-                                             ranking, log, trusted=players[r][seat][1]))
+                                             ranking, trusted=players[r][seat][1]))
                   for seat in range(args.players)] for r in range(args.rooms)]
         return [list(await asyncio.gather(*row, return_exceptions=True)) for row in tasks]
 

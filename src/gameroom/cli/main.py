@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -17,7 +16,8 @@ from gameroom.cli import league as league_commands
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
-from gameroom.core.console import last_line, log_line
+from gameroom.core import console
+from gameroom.core.console import last_line
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
 
@@ -160,35 +160,6 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
-LOG_LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"
-
-
-class _StderrHandler(logging.Handler):
-    """Writes to whatever ``sys.stderr`` is at the time of the record (tests swap it), one
-    whole line at a time like the spec lines (``core.console.log_line``)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            log_line(self.format(record))
-        except Exception:   # noqa: BLE001 -- logging's own rule: report through handleError, never raise
-            self.handleError(record)
-
-
-def install_log_handler() -> None:
-    """Send the module loggers' records (failures that would otherwise go unseen, with their
-    tracebacks) to standard error, at the level ``GAMEROOM_LOG_LEVEL`` names (WARNING unless
-    set). The servers' spec lines (sign-up, ejection, results) are not log records: they keep
-    their exact bytes, and quiet configurations keep silencing them."""
-    root = logging.getLogger("gameroom")
-    if any(isinstance(h, _StderrHandler) for h in root.handlers):
-        return
-    handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    root.addHandler(handler)
-    level = os.environ.get(LOG_LEVEL_VARIABLE, "WARNING").upper()
-    root.setLevel(level if level in logging.getLevelNamesMapping() else logging.WARNING)
-
-
 INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
 
 
@@ -218,7 +189,7 @@ def _interrupted() -> int:
 
 def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    install_log_handler()
+    console.install()
     if argv[:1] == ["harness"]:
         # Harness flags such as --show must not be taken for options of ours.
         argv = argv[:3] + ["--"] + argv[3:] if len(argv) > 3 else argv

@@ -8,14 +8,36 @@ happened). :func:`log_line` writes a line in one write under a lock; :func:`last
 writes a command's last word (Ctrl-C's "interrupted") and keeps every thread quiet after it:
 a referee thread that sees its connections close as the loop is torn down would otherwise
 log a drop-out below the last line.
+
+Modules log through their own ``logging.getLogger(__name__)``; :func:`install` (the
+``gameroom`` command calls it first) puts one :class:`StderrHandler` on the ``gameroom``
+logger. Two kinds of records reach it:
+
+* a command's **lines** (a server's sign-ups and drop-outs, a lobby's rooms, a client's
+  failures): INFO records, written as their bare message, so the bytes the specs and the
+  tests compare stay what they were. They are off unless the command opens their package
+  with :func:`show_lines` (``serve`` opens ``gameroom.server``, ``serve --quiet`` does not),
+  which is how quiet configurations stay quiet and a league's program seats sign up
+  silently;
+* **diagnostics** (a failure with its traceback, a warning): ``LEVEL logger: message``,
+  at the level ``GAMEROOM_LOG_LEVEL`` names (WARNING unless set; DEBUG shows the
+  tracebacks of the failures that are routine for a server, such as a client's bad
+  sign-up, and every line).
+
+Outside the command (a library, a test) the ``gameroom`` logger has only a NullHandler:
+nothing is written unless the embedding program configures ``logging``.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 import threading
 
-__all__ = ["last_line", "log_line"]
+__all__ = ["LEVEL_VARIABLE", "StderrHandler", "install", "last_line", "log_line", "show_lines"]
+
+LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"
 
 _LOCK = threading.Lock()
 _closed = False   # set by last_line: nothing more is written
@@ -44,3 +66,53 @@ def last_line(text: str) -> None:
             sys.stderr.flush()
         except (OSError, ValueError):
             pass
+
+
+
+class StderrHandler(logging.Handler):
+    """Writes each record as one whole line (:func:`log_line`) to whatever ``sys.stderr``
+    is at the time (tests swap it): an INFO record without a traceback is a command's line
+    and is written as its bare message; any other record as ``LEVEL logger: message``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            log_line(record.getMessage() if record.levelno == logging.INFO and not record.exc_info
+                     else self.format(record))
+        except Exception:   # noqa: BLE001 -- logging's own rule: report through handleError, never raise
+            self.handleError(record)
+
+
+_opened: set[str] = set()   # the loggers show_lines opened, closed again by install
+
+
+def _configured_level() -> int:
+    named = os.environ.get(LEVEL_VARIABLE, "WARNING").upper()
+    level = logging.getLevelNamesMapping().get(named)
+    return level if level is not None else logging.WARNING
+
+
+def install() -> None:
+    """Send gameroom's records to standard error through one :class:`StderrHandler`, the
+    diagnostics at the level ``GAMEROOM_LOG_LEVEL`` names, every command's lines off (a
+    command opens its own with :func:`show_lines`). Calling it again (a test running
+    several commands in one process) starts from the same state."""
+    root = logging.getLogger("gameroom")
+    if not any(isinstance(h, StderrHandler) for h in root.handlers):
+        root.addHandler(StderrHandler())
+    root.setLevel(_configured_level())
+    for name in _opened:
+        logging.getLogger(name).setLevel(logging.NOTSET)
+    _opened.clear()
+
+
+def show_lines(name: str, shown: bool = True) -> None:
+    """Let the INFO lines of logger ``name`` and its children through (``shown`` False,
+    e.g. a quiet configuration: leave them off). Diagnostics keep their own level."""
+    if not shown:
+        return
+    logging.getLogger(name).setLevel(min(logging.INFO, _configured_level()))
+    _opened.add(name)

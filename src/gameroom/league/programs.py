@@ -182,7 +182,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
         return Seat(seat_name, failed_caller(reason))
 
     async def launch(seat_name: str, argv: Sequence[str], limits: ProgramLimits, read: Sequence[str] = ()) -> Seat:
-        signup = Signup(rules, log, game.protocol.greeting)
+        signup = Signup(rules, game.protocol.greeting)
         if own_network:
             port = SANDBOX_PORT
         else:

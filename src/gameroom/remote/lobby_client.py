@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -33,6 +34,8 @@ from gameroom.core.protocol import WireProtocol
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 
 __all__ = ["BotResult", "LobbyConnection", "play_room", "RoomPlan"]
+
+logger = logging.getLogger(__name__)
 
 
 class LobbyConnection:
@@ -139,7 +142,7 @@ class RoomPlan:
 
 async def play_room(game: LobbyGame | GameDescriptor, host: str, port: int, name: str, player: Any, creates: bool,
                     plan: RoomPlan, ranking: Callable[[dict[str, Any]], list[str]] | None = None,
-                    log: Callable[[str], None] = lambda _t: None, trusted: bool = True) -> BotResult:
+                    trusted: bool = True) -> BotResult:
     """One bot: log in, create (``creates``) or join the planned room, play to the end:
     by events when ``game`` is a ``LobbyGame`` (or a descriptor with one), else by
     answering calls with ``player`` (``trusted``: a built-in strategy that answers at
@@ -192,8 +195,8 @@ async def play_room(game: LobbyGame | GameDescriptor, host: str, port: int, name
             await _answer_calls(conn, game.protocol, player, name, inbox, result, plan, trusted)
         plan.over.set()
         if result.winners is not None or result.closed is not None:
-            log(f"{name}: room {result.room}: " + (f"winners {result.winners}" if result.winners is not None
-                                                    else f"closed ({result.closed})"))
+            logger.info(f"{name}: room {result.room}: " + (f"winners {result.winners}" if result.winners is not None
+                                                            else f"closed ({result.closed})"))
         return result
     finally:
         if creates:

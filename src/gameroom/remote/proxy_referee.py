@@ -81,10 +81,10 @@ def _side_channel(connection: Connection, loop: asyncio.AbstractEventLoop,
 async def serve_referee(connection: Connection, player: Any, protocol: WireProtocol, *,
                         deviations: dict[str, Deviation] | None = None, read_limit: float | None = 1000.0,
                         pad: int = 0, trickle: bool = False,
-                        log: Callable[[str], None] | None = None,
                         offer: Callable[[Callable[[Any], Any]], None] | None = None,
                         trusted: bool = False) -> Session:
-    """Serve calls until the final method has been answered or the session breaks."""
+    """Serve calls until the final method has been answered or the session breaks; how it
+    ended is the session's ``ended`` (the caller logs it)."""
     session = Session()
     deviations = deviations or {}
     if offer is not None:
@@ -95,8 +95,6 @@ async def serve_referee(connection: Connection, player: Any, protocol: WireProto
     def stop(why: str) -> Session:
         worker.stop()
         session.ended = why
-        if log is not None:
-            log(why)
         connection.close()
         return session
 

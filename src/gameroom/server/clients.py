@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable, Sequence
+from typing import Sequence
 
 from gameroom.core.hosting import ClientSpec
 from gameroom.core.protocol import PLAIN_NAME
@@ -32,8 +32,7 @@ logger = logging.getLogger(__name__)
 CANNOT_CONNECT = "cannot connect"   # how the Session of a client that never connected ends
 
 
-async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str], None],
-                     hold: float = 1000.0, connected: asyncio.Event | None = None,
+async def run_client(spec: ClientSpec, host: str, port: int, hold: float = 1000.0, connected: asyncio.Event | None = None,
                      retries: int | None = None) -> Session:
     """One client: connect, sign up, play. ``hold`` bounds how long a deliberately
     misbehaving (silent / name-only) client keeps its connection open; ``connected`` is
@@ -44,7 +43,7 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
         connection: Connection = await open_connection(
             host, port, spec.connect_retries if retries is None else retries, spec.retry_wait)
     except OSError as exc:
-        log(f"{label}: cannot connect to {host}:{port}: {exc}")
+        logger.info(f"{label}: cannot connect to {host}:{port}: {exc}")
         return Session(ended=f"{CANNOT_CONNECT}: {exc}")
     finally:
         if connected is not None:
@@ -65,22 +64,22 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
             await asyncio.wait_for(connection.wait_eof(), hold)
             return Session(ended="name-only client done")
         assert spec.protocol is not None and spec.player is not None
-        return await serve_referee(connection, spec.player, spec.protocol, deviations=spec.deviations,
-                                   pad=spec.pad, trickle=spec.trickle,
-                                   log=lambda text: log(f"{label}: {text}"), offer=spec.side_channel,
-                                   trusted=spec.trusted)
+        session = await serve_referee(connection, spec.player, spec.protocol, deviations=spec.deviations,
+                                      pad=spec.pad, trickle=spec.trickle, offer=spec.side_channel,
+                                      trusted=spec.trusted)
+        logger.info(f"{label}: {session.ended}")
+        return session
     except (asyncio.TimeoutError, ConnectionError, OSError, JSONStreamError) as exc:
         return Session(ended=f"connection ended: {exc!r}")
     except Exception as exc:   # this client ends; the others of the process play on
         logger.debug("%s ended", label, exc_info=True)
-        log(f"{label}: ended by {type(exc).__name__}: {preview(str(exc))}")
+        logger.info(f"{label}: ended by {type(exc).__name__}: {preview(str(exc))}")
         return Session(ended=f"ended by {type(exc).__name__}")
     finally:
         connection.close()
 
 
-async def run_clients(specs: Sequence[ClientSpec], host: str, port: int,
-                      log: Callable[[str], None] = lambda _t: None) -> list[Session]:
+async def run_clients(specs: Sequence[ClientSpec], host: str, port: int) -> list[Session]:
     """Launch every client in order and wait for all to finish. A client starts once the
     previous one is connected (or gave up) and its own delay has passed, so connection
     order - the servers' sign-up order - is list order even while connections are being
@@ -95,5 +94,5 @@ async def run_clients(specs: Sequence[ClientSpec], host: str, port: int,
         unreachable = any(t.done() and t.result().ended.startswith(CANNOT_CONNECT) for t in tasks)
         previous = asyncio.Event()
         tasks.append(asyncio.get_running_loop().create_task(
-            run_client(spec, host, port, log, connected=previous, retries=0 if unreachable else None)))
+            run_client(spec, host, port, connected=previous, retries=0 if unreachable else None)))
     return list(await asyncio.gather(*tasks))

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from gameroom.core.handoff import run_in_thread
 from gameroom.core.hosting import ServerPlan
@@ -37,7 +37,7 @@ class Hosted:
     why: str = ""
 
 
-async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None], say_why: bool = True) -> Hosted:
+async def host_once(signup: Signup, plan: ServerPlan, say_why: bool = True) -> Hosted:
     """Sign players up on an already listening ``signup`` and run the plan; ``say_why``
     logs why no game was played (a caller that reports it itself passes False)."""
     loop = asyncio.get_running_loop()
@@ -46,7 +46,7 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
         if len(players) < plan.rules.min_players:
             why = f"too few players signed up ({len(players)} < {plan.rules.min_players})"
             if say_why:
-                log(why)
+                logger.info(why)
             return Hosted(plan.no_game_result, False, why)
         seats = plan.house_seats() + [remote_seat(plan.protocol, p.connection, loop, p.name) for p in players]
         try:
@@ -59,26 +59,24 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
             why = (f"the game could not be run: {type(exc).__name__}: {exc} "
                    f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")
             if say_why:
-                log(why)
+                logger.info(why)
             return Hosted(plan.error_result, False, why)
     finally:
         signup.close_all()
 
 
-async def host_game_on(signup: Signup, plan: ServerPlan, log: Callable[[str], None]) -> Any:
+async def host_game_on(signup: Signup, plan: ServerPlan) -> Any:
     """Sign players up on an already listening ``signup`` and run the plan; the JSON result."""
-    return (await host_once(signup, plan, log)).result
+    return (await host_once(signup, plan)).result
 
 
-async def host_game(plan: ServerPlan, port: int, host: str = "127.0.0.1",
-                    log: Callable[[str], None] = lambda _t: None) -> Any:
+async def host_game(plan: ServerPlan, port: int, host: str = "127.0.0.1") -> Any:
     """Listen on ``host:port``, sign players up by the plan's rules, run it, return the result."""
-    return (await host_listening(plan, port, host, log)).result
+    return (await host_listening(plan, port, host)).result
 
 
-async def host_listening(plan: ServerPlan, port: int, host: str = "127.0.0.1",
-                         log: Callable[[str], None] = lambda _t: None, say_why: bool = True) -> Hosted:
+async def host_listening(plan: ServerPlan, port: int, host: str = "127.0.0.1", say_why: bool = True) -> Hosted:
     """:func:`host_game`, telling whether a game was played."""
-    signup = Signup(plan.rules, log, plan.protocol.greeting)
+    signup = Signup(plan.rules, plan.protocol.greeting)
     await signup.listen(host, port)
-    return await host_once(signup, plan, log, say_why)
+    return await host_once(signup, plan, say_why)

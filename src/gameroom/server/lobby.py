@@ -234,7 +234,7 @@ class Client:
                         if value is NEED_MORE:
                             decoder.check_prefix()   # garbage is answered at once (4.5)
                     except JSONStreamError as exc:
-                        self.lobby.log(f"{self.label()}: {exc}")
+                        logger.info(f"{self.label()}: {exc}")
                         self.send(nack("Not a message"))
                         self.lobby.lost(self, "EJECTED" if self.lobby.config.referee else "CONNECTION_LOST",
                                         "unreadable message")
@@ -250,7 +250,7 @@ class Client:
                     except Exception as exc:   # a server bug must not leave the client hanging
                         # the one line below is the log's; its traceback is the module logger's
                         logger.debug("internal error on a lobby message", exc_info=True)
-                        self.lobby.log(f"{self.label()}: internal error on {str(value)[:200]}: "
+                        logger.info(f"{self.label()}: internal error on {str(value)[:200]}: "
                                        f"{type(exc).__name__}: {exc}")
                         self.lobby.lost(self, "CONNECTION_LOST", "internal error")
                         return
@@ -346,7 +346,6 @@ class Lobby:
     """
 
     def __init__(self, games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
-                 log: Callable[[str], None] = lambda _t: None,
                  debug_log: Callable[[str], None] | None = None) -> None:
         hosted = hosted_games(games)
         self.games = {h.name: h for h in hosted}
@@ -354,7 +353,6 @@ class Lobby:
         self.several = len(hosted) > 1
         self.server_types = frozenset().union(*(h.server_types for h in hosted))
         self.config = config
-        self.log = log
         self.debug_log = debug_log
         self.clients: set[Client] = set()
         self.names: dict[str, Client | HouseBot] = {}   # username_key -> its connection (or house bot)
@@ -423,7 +421,7 @@ class Lobby:
 
     async def _refuse(self, client: Client) -> None:
         """A connection over its address's quota: one NACK, then closed."""
-        self.log(f"{client.peer}: refused: {self.config.max_connections_per_address} connections "
+        logger.info(f"{client.peer}: refused: {self.config.max_connections_per_address} connections "
                  f"from {client.address} already")
         client.writer.write(_encode(nack("Too many connections from your address")))
         if self.lingering_refusals >= _MAX_LINGERING_REFUSALS:
@@ -452,7 +450,7 @@ class Lobby:
             wait = max(client.joins.wait(now), use.joins.wait(now) if use is not None and use.joins else 0.0)
             if wait <= 0:
                 return
-            self.log(f"{client.label()} ({client.address}): too many failed joins; the next is looked at "
+            logger.info(f"{client.label()} ({client.address}): too many failed joins; the next is looked at "
                      f"in {wait:.0f} s")
             await asyncio.sleep(wait)
 
@@ -465,7 +463,7 @@ class Lobby:
 
     def _login_deadline(self, client: Client) -> None:
         if client.state == CONNECTED:
-            self.log(f"{client.peer}: no LOGIN within {self.config.login_timeout:g} s")
+            logger.info(f"{client.peer}: no LOGIN within {self.config.login_timeout:g} s")
             self.close(client)
 
     async def _keep_alive(self) -> None:
@@ -500,7 +498,7 @@ class Lobby:
             return
         self.close(client)
         if client.username is not None:
-            self.log(f"{client.username}: {why}")
+            logger.info(f"{client.username}: {why}")
         room, seat = client.room, client.seat
         client.state = CLOSED
         self.clients.discard(client)
@@ -660,7 +658,7 @@ class Lobby:
             client.send(nack("Too many rooms"))
             return
         if not self.addresses.may_create_room(client.address):
-            self.log(f"{client.label()}: refused a room: {self.config.max_rooms_per_address} rooms "
+            logger.info(f"{client.label()}: refused a room: {self.config.max_rooms_per_address} rooms "
                      f"from {client.address} already")
             client.send(nack("Too many rooms from your address"))
             return
@@ -790,7 +788,7 @@ class Lobby:
         self.games_started += 1
         hosted = room.hosted
         if hosted.events is None:
-            self.log(f"room {room.id}: {hosted.name} game {self.games_started - 1} (seed {seed}) starts: "
+            logger.info(f"room {room.id}: {hosted.name} game {self.games_started - 1} (seed {seed}) starts: "
                      f"{', '.join(room.usernames)}")
             room.referee = RefereeGame(self, room, hosted, seed)
             room.broadcast([{"type": "START_GAME", **hosted.listed_options(room.options),
@@ -801,10 +799,10 @@ class Lobby:
         try:
             room.game, setup = hosted.events.start(list(room.usernames), room.options, seed, hooks, room.id)
         except ValueError as exc:
-            self.log(f"room {room.id}: the game cannot start: {exc}")
+            logger.info(f"room {room.id}: the game cannot start: {exc}")
             self._close_room(room, newcomer, "CONNECTION_LOST", tell_leaver=False)
             return False
-        self.log(f"room {room.id}: game {self.games_started - 1} (seed {seed}) starts: {', '.join(room.usernames)}")
+        logger.info(f"room {room.id}: game {self.games_started - 1} (seed {seed}) starts: {', '.join(room.usernames)}")
         room.broadcast(setup)
         self._after_change(room)
         return True
@@ -877,7 +875,7 @@ class Lobby:
             self._after_change(room, accepted=True)
             return
         if client is None:   # a house bot's event refused: the bot is out
-            self.log(f"room {room.id}: bot {room.usernames[seat]}'s event refused: {reply.get('errorMessage')}")
+            logger.info(f"room {room.id}: bot {room.usernames[seat]}'s event refused: {reply.get('errorMessage')}")
             self._eject(room, seat, "EJECTED")
             return
         client.send(reply)
@@ -947,7 +945,7 @@ class Lobby:
             event = bot.player.act(game.snapshot(state))
         except Exception as exc:   # a built-in's bug (or a silent kind): the bot is out
             logger.debug("room %s: house bot %s failed", room.id, bot.username, exc_info=True)
-            self.log(f"room {room.id}: bot {bot.username} failed: {type(exc).__name__}: {exc}")
+            logger.info(f"room {room.id}: bot {bot.username} failed: {type(exc).__name__}: {exc}")
             self._eject(room, seat, "EJECTED")
             return
         if not isinstance(event, dict):
@@ -1102,7 +1100,7 @@ class Lobby:
         """The referee ended the game: ``END_GAME`` to the room, which then ceases to exist."""
         if self.rooms.get(room.id) is not room:
             return
-        self.log(f"room {room.id}: game over: " + json.dumps(outcome.get("winners"), ensure_ascii=False))
+        logger.info(f"room {room.id}: game over: " + json.dumps(outcome.get("winners"), ensure_ascii=False))
         room.broadcast([outcome])
         self._dissolve(room)
 
@@ -1136,7 +1134,7 @@ class Lobby:
         if self.rooms.get(room.id) is not room:
             return
         if all(member is None for member in room.members):
-            self.log(f"room {room.id}: nobody came back; closed")
+            logger.info(f"room {room.id}: nobody came back; closed")
             self._dissolve(room)
             return
         room.game, broadcasts = _events(room).abandon(room.game)
@@ -1183,13 +1181,13 @@ class Lobby:
 
 
 async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
-                      log: Callable[[str], None], debug_log: Callable[[str], None] | None = None,
+                      debug_log: Callable[[str], None] | None = None,
                       ready: Callable[[int], None] | None = None) -> None:
     """Run a lobby of ``games`` on ``config.host:config.port`` until cancelled."""
-    lobby = Lobby(games, config, log, debug_log)
+    lobby = Lobby(games, config, debug_log)
     server = await lobby.start(config.host, config.port)
     port = server.sockets[0].getsockname()[1]
-    log(f"lobby listening on {config.host}:{port}")
+    logger.info(f"lobby listening on {config.host}:{port}")
     if ready is not None:
         ready(port)
     try:

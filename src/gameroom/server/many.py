@@ -25,8 +25,9 @@ import json
 import sys
 from typing import Any, Sequence
 
-from gameroom.core.hosting import PeriodPolicy, ServerPlan
+from gameroom.core import console
 from gameroom.core.console import log_line
+from gameroom.core.hosting import PeriodPolicy, ServerPlan
 from gameroom.core.options import option_values
 from gameroom.server.host import host_once
 from gameroom.server.signup import Signup
@@ -57,7 +58,7 @@ def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPl
 
 async def _host(plan: ServerPlan, signup: Signup) -> Any:
     port = signup.port
-    hosted = await host_once(signup, plan, _log)
+    hosted = await host_once(signup, plan)
     print(json.dumps({"port": port, "result": hosted.result, "lost": not hosted.played}), flush=True)
     return hosted.result
 
@@ -66,7 +67,7 @@ async def _serve(game_name: str, games: int, seed: int, period: float | None) ->
     plans = [plan_for(game_name, seed + i, period) for i in range(games)]
     signups = []
     for plan in plans:
-        signup = Signup(plan.rules, _log, plan.protocol.greeting)
+        signup = Signup(plan.rules, plan.protocol.greeting)
         await signup.listen("127.0.0.1", 0)
         signups.append(signup)
     print(json.dumps({"ports": [signup.port for signup in signups]}), flush=True)
@@ -82,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--period", type=float, default=None, help="seconds of one waiting period")
     args = parser.parse_args(argv)
+    console.install()
+    console.show_lines("gameroom.server")   # every game's sign-ups and drop-outs, as serve says them
     done = asyncio.run(_serve(args.game, args.games, args.seed, args.period))
     print(json.dumps({"done": done}), flush=True)
     sys.stderr.flush()

@@ -90,7 +90,7 @@ class RefereeGame:
         try:   # the game's own narrator, as gameroom play and the web room tell a match
             self.story: Story | None = self.game.story(seed, self.names)
         except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
-            lobby.log(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
+            logger.info(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
             self.story = None
         self._spectators: tuple[int, bytes] | None = None   # (step, GAME_STATE encoded)
         self.runner = greenlet(self._main)
@@ -130,7 +130,7 @@ class RefereeGame:
             return
         except Exception as exc:   # a broken game must not take the lobby down
             logger.debug("room %s: the game failed", self.room.id, exc_info=True)
-            self.lobby.log(f"room {self.room.id}: the game failed: {type(exc).__name__}: {exc}")
+            logger.info(f"room {self.room.id}: the game failed: {type(exc).__name__}: {exc}")
             outcome: dict[str, Any] = {"type": "END_GAME", "winners": [],
                                        "error": f"the game failed: {type(exc).__name__}: {exc}"[:500]}
         else:
@@ -151,7 +151,7 @@ class RefereeGame:
         return self.game.play_room(self.seed, seats, self.room.options, context)
 
     def _log(self, text: str) -> None:
-        self.lobby.log(f"room {self.room.id}: {text}")
+        logger.info(f"room {self.room.id}: {text}")
 
     def _suspend(self, on: Any) -> Any:
         """Give the loop back until ``_wake(on, outcome)``; the outcome."""

@@ -36,7 +36,6 @@ import logging
 import socket
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
 
 from gameroom.core.hosting import SignupRules
 from gameroom.core.protocol import PLAIN_NAME, Greeting
@@ -77,11 +76,9 @@ class Signup:
     """Accepts connections on a port and collects named players by the rules; the rules'
     policy decides when to stop (it drives the steps of ``core.hosting.SignupSteps``)."""
 
-    def __init__(self, rules: SignupRules, log: Callable[[str], None] | None = None,
-                 greeting: Greeting = PLAIN_NAME) -> None:
+    def __init__(self, rules: SignupRules, greeting: Greeting = PLAIN_NAME) -> None:
         self.rules = rules
         self.greeting = greeting
-        self.log = log or (lambda _text: None)
         self.players: list[SignedUp] = []
         self._line: deque[_Attempt] = deque()       # not yet taken, in acceptance order
         self._reading = 0                            # of them, not failed (read or being read)
@@ -102,7 +99,7 @@ class Signup:
                 self._late.append(connection)
                 return
             if self._reading >= MAX_PENDING and not self._make_room():
-                self.log(f"refused {connection.peer}: {MAX_PENDING} connections are signing up")
+                logger.info(f"refused {connection.peer}: {MAX_PENDING} connections are signing up")
                 connection.close()
                 return
             attempt = _Attempt(connection, asyncio.get_running_loop().time())
@@ -139,7 +136,7 @@ class Signup:
         if attempt.done.done():
             return
         self._reading -= 1
-        self.log(f"improper sign-up from {attempt.connection.peer}: {why}")
+        logger.info(f"improper sign-up from {attempt.connection.peer}: {why}")
         attempt.connection.close()
         attempt.done.set_result(None)
         if attempt.reader is not None and attempt.reader is not asyncio.current_task():
@@ -183,12 +180,12 @@ class Signup:
                 await attempt.connection.send(self.greeting.ack)
             except (ConnectionError, OSError) as exc:
                 attempt.name = None
-                self.log(f"improper sign-up from {attempt.connection.peer}: cannot answer: {exc}")
+                logger.info(f"improper sign-up from {attempt.connection.peer}: cannot answer: {exc}")
                 attempt.connection.close()
                 return False
         attempt.connection.max_value_bytes = DEFAULT_MAX_VALUE_BYTES   # a player's replies may be large
         self.players.append(SignedUp(attempt.name, attempt.connection))
-        self.log(f"signed up {attempt.name} ({len(self.players)})")
+        logger.info(f"signed up {attempt.name} ({len(self.players)})")
         if len(self.players) >= self.rules.max_players:
             self._full.set()
         return True
@@ -238,7 +235,7 @@ class Signup:
             left = None if deadline is None else deadline - loop.time()
             if left is None or left > 0.5:
                 rules = self.rules
-                self.log(f"waiting for sign-ups: {len(self.players)} signed up (a game needs "
+                logger.info(f"waiting for sign-ups: {len(self.players)} signed up (a game needs "
                          f"{rules.min_players}..{rules.max_players})"
                          + ("" if left is None else f", {left:.0f} s left in this period"))
 

@@ -46,9 +46,9 @@ class LobbyThread:
     """A lobby of ``game`` (a descriptor, or a bare ``LobbyGame``) on its own thread and
     event loop (for harnesses, tests and benchmarks)."""
 
-    def __init__(self, game: GameDescriptor | LobbyGame, config: LobbyConfig, log: Any = lambda _t: None) -> None:
+    def __init__(self, game: GameDescriptor | LobbyGame, config: LobbyConfig) -> None:
         self.loop = (aio.loop_factory() or asyncio.new_event_loop)()
-        self.lobby = Lobby(game, config, log)
+        self.lobby = Lobby(game, config)
         started = threading.Event()
         self.port = 0
 
