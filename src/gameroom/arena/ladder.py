@@ -159,7 +159,7 @@ class Arena:
         arena."""
         self.config = config
         self.engine = engine
-        self.sandbox: SandboxPolicy = resolve_policy(config.sandbox, lambda text: log.warning(text))
+        self.sandbox: SandboxPolicy = resolve_policy(config.sandbox)   # its warning: a JSON line (logs.setup)
         self.pool = pool or Pool(config.backend, config.workers)
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)

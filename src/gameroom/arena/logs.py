@@ -29,10 +29,11 @@ class JsonLines(logging.Formatter):
 
 
 def setup(level: int = logging.INFO) -> None:
-    """JSON lines on standard error for the arena's logger and uvicorn's."""
+    """JSON lines on standard error for the arena's logger, uvicorn's and the sandbox's
+    (its warning when bubblewrap is missing)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines())
-    for name in ("gameroom.arena", "uvicorn.error"):
+    for name in ("gameroom.arena", "uvicorn.error", "gameroom.core.sandbox"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level)

@@ -98,7 +98,7 @@ def league(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if any(bot.kind != "builtin" for bot in bots):   # decided (and any warning said) before the progress bar
         try:
-            sandbox = resolve_policy(sandbox, stderr_log)
+            sandbox = resolve_policy(sandbox)
         except SandboxUnavailable as exc:
             raise UsageError(str(exc)) from None
     try:

@@ -19,10 +19,11 @@ logger. Two kinds of records reach it:
   with :func:`show_lines` (``serve`` opens ``gameroom.server``, ``serve --quiet`` does not),
   which is how quiet configurations stay quiet and a league's program seats sign up
   silently;
-* **diagnostics** (a failure with its traceback, a warning): ``LEVEL logger: message``,
-  at the level ``GAMEROOM_LOG_LEVEL`` names (WARNING unless set; DEBUG shows the
-  tracebacks of the failures that are routine for a server, such as a client's bad
-  sign-up, and every line).
+* **diagnostics** (a warning, a failure with its traceback) in the command's own voice,
+  ``gameroom: warning: message`` (``gameroom: error: ...``; at DEBUG the logger's name
+  too: ``gameroom: debug: gameroom.server.signup: ...``), at the level
+  ``GAMEROOM_LOG_LEVEL`` names (WARNING unless set; DEBUG shows the tracebacks of the
+  failures that are routine for a server, such as a client's bad sign-up, and every line).
 
 Outside the command (a library, a test) the ``gameroom`` logger has only a NullHandler:
 nothing is written unless the embedding program configures ``logging``.
@@ -69,14 +70,26 @@ def last_line(text: str) -> None:
 
 
 
+class _Voice(logging.Formatter):
+    """``gameroom: warning: message`` (the command's own form for warnings and errors);
+    at DEBUG, the logger's name before the message."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        level = record.levelname.lower()
+        if record.levelno < logging.INFO:
+            return f"gameroom: {level}: {record.name}: {record.message}"
+        return f"gameroom: {level}: {record.message}"
+
+
 class StderrHandler(logging.Handler):
-    """Writes each record as one whole line (:func:`log_line`) to whatever ``sys.stderr``
+    """Writes each record as one whole write (:func:`log_line`) to whatever ``sys.stderr``
     is at the time (tests swap it): an INFO record without a traceback is a command's line
-    and is written as its bare message; any other record as ``LEVEL logger: message``."""
+    and is written as its bare message; any other record in the command's voice
+    (``gameroom: warning: ...``), its traceback below it."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        self.setFormatter(_Voice())
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

@@ -28,6 +28,7 @@ already runs (:func:`user_processes`).
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import signal
@@ -38,6 +39,8 @@ from gameroom.core.errors import GameroomError
 
 __all__ = ["ResourceLimits", "SandboxPolicy", "SandboxUnavailable", "MODES", "user_processes", "apply_limits",
            "limiter", "kill_group", "describe_exit", "resolve_policy"]
+
+logger = logging.getLogger(__name__)
 
 MODES = ("auto", "bwrap", "rlimits")
 ENVIRONMENT = "GAMEROOM_SANDBOX"
@@ -96,10 +99,10 @@ class SandboxPolicy:
 _resolved: dict[tuple[str, SandboxPolicy], SandboxPolicy] = {}
 
 
-def resolve_policy(policy: SandboxPolicy, log: Callable[[str], None] = lambda _t: None) -> SandboxPolicy:
+def resolve_policy(policy: SandboxPolicy) -> SandboxPolicy:
     """The policy with its mode decided (``bwrap`` or ``rlimits``), once per process:
     ``GAMEROOM_SANDBOX`` first, then the policy's mode; ``auto`` probes bubblewrap and
-    says once, through ``log``, when it falls back. Raises SandboxUnavailable when
+    warns once (the module's logger) when it falls back. Raises SandboxUnavailable when
     ``bwrap`` is asked for and does not work."""
     wanted = os.environ.get(ENVIRONMENT, "").strip() or policy.mode
     if wanted not in MODES:
@@ -118,9 +121,9 @@ def resolve_policy(policy: SandboxPolicy, log: Callable[[str], None] = lambda _t
         elif wanted == "bwrap":
             raise SandboxUnavailable(f"the sandbox needs bubblewrap: {problem}")
         else:
-            log(f"gameroom: warning: {problem}; program bots run without a PID namespace, network isolation or "
-                "a private /tmp: only resource limits, a process-group kill and a sweep of their processes "
-                "(install Debian's 'bubblewrap' for the full sandbox)")
+            logger.warning(f"{problem}; program bots run without a PID namespace, network isolation or "
+                           "a private /tmp: only resource limits, a process-group kill and a sweep of their "
+                           "processes (install Debian's 'bubblewrap' for the full sandbox)")
             decided = replace(policy, mode="rlimits")
     _resolved[key] = decided
     return decided

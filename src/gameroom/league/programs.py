@@ -156,7 +156,7 @@ async def _exited(pid: int) -> None:
 
 
 def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
-                  policy: SandboxPolicy | None = None, log: Callable[[str], None] = lambda _t: None) -> ProgramSeats:
+                  policy: SandboxPolicy | None = None) -> ProgramSeats:
     """Start every ``(seat name, argv, limits[, read])`` program in the sandbox ``policy``
     (``read``: more host paths its sandbox may read, its own files) (the
     default policy, decided here, when None), let each sign up and make its seat. A
@@ -168,7 +168,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
     from gameroom.server.signup import Signup
 
     if policy is None or policy.mode == "auto":
-        policy = resolve_policy(policy or SandboxPolicy(), log)
+        policy = resolve_policy(policy or SandboxPolicy())
     loop = network_loop()
     out = ProgramSeats()
     rules = SignupRules(min_players=1, max_players=1, periods=1, period_seconds=START_SECONDS,

@@ -261,7 +261,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
     sandbox = plan.sandbox
     if any(bot.kind != "builtin" for bot in plan.bots):
         try:   # decided here, once: the workers get the answer (and the warning is said once)
-            sandbox = resolve_policy(plan.sandbox, log)
+            sandbox = resolve_policy(plan.sandbox)
         except SandboxUnavailable as exc:
             raise LeagueError(str(exc)) from None
     for bot in plan.bots if check else ():
