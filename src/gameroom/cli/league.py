@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gameroom.cli.common import UsageError, print_outcome, stderr_log
+from gameroom.core import console
 from gameroom.games import registry
 
 __all__ = ["add_commands", "league", "ratings", "replay", "play_recorded", "run_recorded"]
@@ -113,9 +114,10 @@ def league(args: argparse.Namespace) -> int:
     except LeagueError as exc:
         raise UsageError(str(exc)) from None
     never: BotsNeverStarted | None = None
+    console.show_lines("gameroom.league.runner")   # a game played again, said even with --quiet (no bar)
     try:
         with _progress(args.quiet, plan.games) as show:
-            book = run_league(plan, engine, runner, progress=show, log=stderr_log, check=False)
+            book = run_league(plan, engine, runner, progress=show, check=False)
     except BotsNeverStarted as exc:
         never, book = exc, exc.book
     except LeagueError as exc:

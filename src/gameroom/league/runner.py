@@ -254,7 +254,7 @@ def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], s
 
 def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBackend,
                progress: Callable[[Progress], None] = lambda _p: None,
-               log: Callable[[str], None] = lambda _t: None, check: bool = True) -> RatingBook:
+               check: bool = True) -> RatingBook:
     """Play the plan's games not yet in the database; the league's own ratings. Raises
     BotsNeverStarted (after writing every game) when an untrusted bot never started.
     ``check=False``: the caller has checked the bots already (``Bot.check``)."""
@@ -309,7 +309,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     attempts[task.index] += 1
                     if attempts[task.index] >= 3:
                         raise LeagueError(f"game {task.index} failed three times: {type(outcome).__name__}: {outcome}")
-                    log(f"game {task.index} is played again: {type(outcome).__name__}: {outcome}")
+                    logger.info(f"game {task.index} is played again: {type(outcome).__name__}: {outcome}")
                     again.append(task)
                     continue
                 finished[task.index] = outcome
