@@ -73,6 +73,14 @@ def fixture_cases(game: str, harness: str, pattern: str = "**/*-in.json") -> lis
             for p in sorted(path.glob(pattern))]
 
 
+def logged_lines(caplog: pytest.LogCaptureFixture, name: str) -> list[str]:
+    """What logger ``name`` and its children said (their messages, as the command's stderr
+    handler writes a line), in order; the test calls ``caplog.set_level(logging.INFO,
+    logger="gameroom")`` first."""
+    return [record.getMessage() for record in caplog.records
+            if record.name == name or record.name.startswith(name + ".")]
+
+
 def read_json_values(text: str) -> list[Any]:
     """All JSON values of a text, written one after another with white space between
     (the command line's own reader, so tests read outputs exactly as inputs are read)."""

@@ -1,5 +1,6 @@
 """Safe calls: exceptions, time-outs and bad replies become ejections with reasons."""
 
+import logging
 import threading
 import time
 
@@ -14,6 +15,7 @@ from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Method, WireProtocol, VOID
 from gameroom.core.wire import WireError
 
+from tests.conftest import logged_lines
 from tests.core.toy_players import Spinner, Toy
 
 
@@ -126,11 +128,11 @@ class Sleeps(Good):
         return 42
 
 
-def test_a_time_out_is_logged_with_the_limit_of_its_own_call():
+def test_a_time_out_is_logged_with_the_limit_of_its_own_call(caplog: pytest.LogCaptureFixture):
     """Issue 8: Fish logged "... time limit of 30 s [time limit 10]", the match's usual
     limit appended to a call that had its own."""
-    lines = []
+    caplog.set_level(logging.INFO, logger="gameroom")
     seat = guarded_seat("slow", Sleeps())
-    match = Match(PROTOCOL, [seat], MatchContext(log=lines.append), limits=Limits(call=10))
+    match = Match(PROTOCOL, [seat], limits=Limits(call=10))
     assert match.call(seat, "ask", limit=0.1) is FAILED
-    assert lines == ["slow dropped out on ask: no reply within the time limit of 0.1 s"]
+    assert logged_lines(caplog, "gameroom.core.match") == ["slow dropped out on ask: no reply within the time limit of 0.1 s"]

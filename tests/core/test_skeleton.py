@@ -5,11 +5,13 @@ ejection under the call's wire name, the referee's ``on_eject`` hook), the
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from typing import Any
 
 import pytest
 
+from tests.conftest import logged_lines
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, MatchCancelled, guarded_seat, ranking_by_score, trusted_seat
@@ -77,16 +79,17 @@ def test_a_failed_call_is_ejected_with_its_kind_and_refuses_nothing() -> None:
     assert match.refused(seats[0]) is FAILED and "time limit of 0.2 s" in hooked[1].reason
 
 
-def test_the_context_brings_limits_observers_log_and_cancel() -> None:
+def test_the_context_brings_limits_observers_and_cancel_and_ejections_are_logged(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="gameroom")
     assert MatchContext(observers=iter([print])).observers == (print,)
     assert NO_CONTEXT.limits_or(Limits(call=6.0)) == Limits(call=6.0)
     assert MatchContext(limits=Limits()).limits_or(Limits(call=6.0)) == Limits()
     assert Match(PROTOCOL, [], limits=Limits(call=6.0)).time_limit == 6.0
     assert Match(PROTOCOL, [], MatchContext(limits=Limits(call=1.0)), limits=Limits(call=6.0)).time_limit == 1.0
-    logged: list[str] = []
     seat = trusted_seat("A", Raiser(0))
-    Match(PROTOCOL, [seat], MatchContext(log=logged.append)).decide(seat, "pick", [])
-    assert logged == ["A dropped out on pick-one: raised RuntimeError: boom"]
+    Match(PROTOCOL, [seat]).decide(seat, "pick", [])
+    assert logged_lines(caplog, "gameroom.core.match") == ["A dropped out on pick-one: raised RuntimeError: boom"]
     cancel = threading.Event()
     cancel.set()
     seat = trusted_seat("A", Picker(0))

@@ -78,8 +78,7 @@ def test_every_game_builds_its_server_plan_without_a_configuration(game: GameDes
     server = game.hosting.server
     if server is None:
         return
-    lines: list[str] = []
-    plan = server.plan(None, {**option_values(server.options, {}), "seed": 5}, lines.append)
+    plan = server.plan(None, {**option_values(server.options, {}), "seed": 5})
     assert isinstance(plan, ServerPlan) and plan.protocol is game.protocol
     assert plan.rules.min_players >= 1 and server.defaults({"seed": 5})
 

@@ -83,7 +83,8 @@ def play(game: GameDescriptor, args: argparse.Namespace) -> int:
             pictures.state(told.state, told.caption)
 
     _out(story.opening())
-    outcome = match.run([tell], stderr_log)
+    console.show_lines("gameroom.core.match")   # who was ejected, and why
+    outcome = match.run([tell])
     ending = story.end(outcome)
     _out(ending.lines)
     if pictures is not None and ending.caption is not None:
@@ -125,7 +126,7 @@ def tournament(game: GameDescriptor, args: argparse.Namespace) -> int:
 
         label = args.tournament_name or f"{game.name}-tournament-seed{options.get('seed')}-{len(plan.seats)}"
         writer = GameWriter(database(args.db), game.name, label, dict(plan.bots), dict(plan.config))
-    result = plan.run([RoundPrinter()], writer.observers if writer is not None else (lambda _seats: ()), stderr_log)
+    result = plan.run([RoundPrinter()], writer.observers if writer is not None else (lambda _seats: ()))
     if writer is not None:
         print(f"{writer.written} games written to the database as tournament {writer.label}")
     winners, failures = result.names()
@@ -164,7 +165,10 @@ def serve(game: GameDescriptor, args: argparse.Namespace, plan_hook: PlanHook | 
             example = example_configuration(game.hosting)
             stderr_log(f"no configuration on standard input: {hosting.defaults(options)}"
                        + (f"; an example configuration: {example}" if example else ""))
-        plan = hosting.plan(configuration, options, stderr_log)
+        # the game's lines (ejections, observers, warnings), said even when quiet
+        console.show_lines("gameroom.core.match")
+        console.show_lines("gameroom.games")
+        plan = hosting.plan(configuration, options)
     except (WireError, ConfigurationError, OptionError) as exc:
         if hosting.bad_configuration_reply is not NO_REPLY:
             print_json(hosting.bad_configuration_reply)

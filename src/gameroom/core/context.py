@@ -2,8 +2,8 @@
 
 A :class:`MatchContext` holds the cross-cutting arguments that every referee's
 ``run_game`` and every descriptor's ``play`` used to take one by one: the time limits, the
-observers of the match's events, the log of ejections and the event that cancels the
-match. Callers build one and pass it on unchanged; a game's own options (Q's bonuses,
+observers of the match's events and the event that cancels the match (ejections are
+logged by ``core.match``'s logger, shown where the command opens its lines). Callers build one and pass it on unchanged; a game's own options (Q's bonuses,
 Eriantys's expert mode, Fish's board) stay keyword arguments of its own.
 """
 
@@ -28,14 +28,12 @@ class MatchContext:
 
     ``limits``: the seconds a player is given (None: the game's own ``LIMITS``; a
     ``Limits()`` means no limit at all). ``observers``: callables that receive every
-    event. ``log``: where ejections are reported, one line each (None: nowhere).
     ``cancel``: setting this event stops the match at its next call
     (``core.match.MatchCancelled``).
     """
 
     limits: Limits | None = None
     observers: Sequence[Observer] = ()
-    log: Callable[[str], None] | None = None
     cancel: threading.Event | None = None
 
     def __post_init__(self) -> None:
@@ -49,4 +47,4 @@ class MatchContext:
 
 
 NO_CONTEXT = MatchContext()
-"""No observers, no log, no cancel, the game's own limits: the default of every match."""
+"""No observers, no cancel, the game's own limits: the default of every match."""

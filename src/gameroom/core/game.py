@@ -51,7 +51,7 @@ PlayGame = Callable[..., Any]
 """``play(seed, seats, context=NO_CONTEXT, **options) -> MatchResult``: deal a game from
 ``seed`` for ``seats`` (in turn order) and run it to the end through ``core.match``; the
 ``core.context.MatchContext`` brings the limits (None: the game's own), the observers that
-receive its events, the log of ejections and the cancel event (a ``threading.Event``:
+receive its events and the cancel event (a ``threading.Event``:
 setting it stops the game at its next call with ``core.match.MatchCancelled``). The
 game's own options (Eriantys's ``expert=``) are keyword arguments."""
 
@@ -239,7 +239,7 @@ class GameDescriptor(Generic[State, Action]):
 
     def play_room(self, seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
         """A lobby room's game: the room hosting's ``play`` with the room's options, else
-        the descriptor's ``play``, in ``context`` (limits, observers, log, cancel)."""
+        the descriptor's ``play``, in ``context`` (limits, observers, cancel)."""
         rooms = self.hosting.rooms
         if rooms is not None and rooms.play is not None:
             return rooms.play(seed, seats, options, context)
@@ -263,8 +263,7 @@ def generic_play(game: GameDescriptor[Any, Any]) -> PlayHosting:
     def match(values: Options) -> LocalMatch:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
-        return LocalMatch(run=lambda observers, log: game.play(seed, seats,
-                                                               context=MatchContext(observers=observers, log=log)),
+        return LocalMatch(run=lambda observers: game.play(seed, seats, context=MatchContext(observers=observers)),
                           narrator=game.story(seed, [seat.name for seat in seats]).narrator)
 
     return PlayHosting(options, match)

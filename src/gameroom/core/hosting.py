@@ -33,11 +33,9 @@ from gameroom.core.options import Option, Options
 from gameroom.core.protocol import WireProtocol
 
 __all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule", "SignupSteps", "SignupPolicy",
-           "PeriodPolicy", "QuorumPolicy", "Log", "LocalMatch", "PlayHosting", "ServerHosting", "ClientPlan",
+           "PeriodPolicy", "QuorumPolicy", "LocalMatch", "PlayHosting", "ServerHosting", "ClientPlan",
            "ClientHosting", "TournamentPlan", "TournamentHosting", "RoomHosting", "Hosting", "NO_REPLY"]
 
-Log = Callable[[str], None]
-"""Where a plan writes lines for the operator (the command line passes standard error)."""
 
 
 def name_rule(pattern: str, max_length: int) -> Callable[[Any], bool]:
@@ -206,7 +204,7 @@ class ClientSpec:
 class LocalMatch:
     """One local game as ``gameroom play`` runs it, made by :attr:`PlayHosting.match`.
 
-    ``run(observers, log)`` plays the game to the end with ``observers`` (the command
+    ``run(observers)`` plays the game to the end with ``observers`` (the command
     line's: the narrator's printer, then the picture writer) and returns its outcome, a
     ``core.record.MatchResult`` (whose ``to_json()`` is the last line printed).
     ``narrator`` supplies every line printed before, during and after the game, and the
@@ -215,7 +213,7 @@ class LocalMatch:
     a game whose closing lines already say it all (Evolution's result lines) turns it off.
     """
 
-    run: Callable[[Sequence[Any], Log], Any]
+    run: Callable[[Sequence[Any]], Any]
     narrator: Narrator
     summary: bool = True
     dropped: str = "ejected"
@@ -244,7 +242,7 @@ class ServerHosting:
 
     ``configure(values, options)`` reads the JSON values given on standard input (one or
     more) into the game's configuration, raising ``core.wire.WireError`` (or
-    ``OptionError``) naming what is wrong; ``plan(configuration, options, log)`` builds
+    ``OptionError``) naming what is wrong; ``plan(configuration, options)`` builds
     the :class:`ServerPlan` from it, or from the game's defaults when ``configuration`` is
     None (nothing on standard input). ``defaults(options)`` describes those defaults in the
     line the server prints then. ``options`` are the game's own ``serve`` options; the
@@ -253,7 +251,7 @@ class ServerHosting:
     JSON value printed on standard output for a bad configuration (the reference
     servers' answer, which drivers read), or :data:`NO_REPLY`."""
 
-    plan: Callable[[Any, Options, Log], ServerPlan]
+    plan: Callable[[Any, Options], ServerPlan]
     configure: Callable[[Sequence[Any], Options], Any]
     defaults: Callable[[Options], str] = lambda _options: "the spec's defaults"
     options: Sequence[Option] = ()
@@ -284,13 +282,13 @@ class ClientHosting:
 @dataclass
 class TournamentPlan:
     """One local tournament: the seats in sign-up order and ``run(observers,
-    game_observers, log) -> core.tournament.TournamentResult`` (``observers`` are
+    game_observers) -> core.tournament.TournamentResult`` (``observers`` are
     tournament observers, ``game_observers(seats)`` makes each game's observers).
     ``opening`` is printed first; ``bots`` says what each seat is (by name) and ``config``
     what the games were played with, both stored with every game in a results database."""
 
     seats: list[Seat]
-    run: Callable[[Sequence[Any], Callable[[list[Seat]], Any], Log], Any]
+    run: Callable[[Sequence[Any], Callable[[list[Seat]], Any]], Any]
     opening: Sequence[str] = ()
     bots: Mapping[str, Any] = field(default_factory=dict)
     config: Mapping[str, Any] = field(default_factory=dict)
@@ -319,7 +317,7 @@ class RoomHosting:
     ``players`` (a board too small for their penguins): the room is refused before anybody
     sits down. ``play(seed, seats, options, context)`` deals from ``seed`` and runs the
     game for the room's ``seats`` with the typed room ``options`` in the match's
-    ``core.context.MatchContext`` (limits, observers, log, cancel). None: the
+    ``core.context.MatchContext`` (limits, observers, cancel). None: the
     descriptor's ``play`` (for a game whose rooms have no options).
     ``valid_name(name)`` says whether a player's name can travel on the game's wire (Q's
     calls carry names of letters and digits; None: any name can), ``name_rule`` says what

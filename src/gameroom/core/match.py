@@ -13,9 +13,11 @@ a check. The misbehaving list is kept in the order of ejection, as every game's 
 requires. Referees report snapshots with :meth:`Match.state` and finish with
 :meth:`Match.result`, naming seats by index (their identity; names are for display);
 every call, ejection, snapshot and the end reach the observers as ``core.record``
-events, so one vocabulary serves every game. A match takes its limits, observers, log
-and cancel event as one :class:`~gameroom.core.context.MatchContext`; it stops at its
-next call once the cancel event is set (:class:`MatchCancelled`).
+events, so one vocabulary serves every game. A match takes its limits, observers and
+cancel event as one :class:`~gameroom.core.context.MatchContext`; it stops at its next
+call once the cancel event is set (:class:`MatchCancelled`). Each ejection is one INFO
+line of this module's logger (a server's "... dropped out on ..." lines), which the
+commands that print them open (``core.console.show_lines``).
 """
 
 from __future__ import annotations
@@ -130,13 +132,14 @@ class Match:
 
     def __init__(self, protocol: WireProtocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
                  limits: Limits | None = None, state_codec: Codec[Any] | None = None,
-                 on_eject: Callable[[Ejection], Any] | None = None) -> None:
+                 on_eject: Callable[[Ejection], Any] | None = None,
+                 ejection_line: Callable[[Ejection], str] = str) -> None:
         self.protocol = protocol
         self.seats = list(seats)
         self.limits = context.limits_or(limits if limits is not None else Limits())
         self.time_limit = self.limits.call
         self.observers = list(context.observers)
-        self.log = context.log
+        self.ejection_line = ejection_line   # a game's own wording of the line (Evolution's)
         self.cancel = context.cancel
         self.state_codec = state_codec
         self.on_eject = on_eject
@@ -233,10 +236,9 @@ class Match:
         if refused is not FAILED:
             self._refused[ejection.seat] = refused
         self.ejections.append(ejection)
-        if self.log is not None:
-            # A time-out's reason names the limit of its own call (which may differ from
-            # the game's usual limit), so nothing is added here.
-            self.log(str(ejection))
+        # A time-out's reason names the limit of its own call (which may differ from the
+        # game's usual limit), so nothing is added here.
+        logger.info(self.ejection_line(ejection))
         if self.observers:
             self.emit(Event(EJECT, {"seat": seat.name, "method": method, "kind": kind.value, "reason": reason},
                             subject=ejection))
@@ -272,11 +274,7 @@ class Match:
             except Exception as exc:
                 self.observers.remove(observer)
                 line = f"observer {getattr(observer, '__qualname__', type(observer).__name__)} dropped: {exc!r}"
-                if self.log is not None:
-                    self.log(line)
-                    logger.debug("%s", line, exc_info=True)
-                else:   # nobody hears the log line: the traceback goes to the module's logger
-                    logger.warning("%s", line, exc_info=True)
+                logger.warning("%s", line, exc_info=True)
 
     def state(self, state: Any, caption: str | None = None, detail: Any = None, **notes: Any) -> None:
         """A state snapshot (pass a copy when the referee goes on changing it); ``notes``

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
-from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
 from gameroom.core.protocol import WireProtocol
@@ -92,12 +91,12 @@ def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], Matc
                    protocol: WireProtocol, start_method: str | None = None, end_method: str | None = None,
                    start_limit: float | None = 3.0, end_limit: float | None = 3.0,
                    min_size: int = 2, max_size: int = 4, observers: Iterable[Any] = (),
-                   concurrent: bool = True, log: Callable[[str], None] | None = None) -> TournamentResult:
+                   concurrent: bool = True) -> TournamentResult:
     """Run a knock-out tournament. ``start_method``/``end_method`` name the protocol's
     start- and end-of-tournament calls (None for games without them)."""
     observers = list(observers)
     failures: list[Seat] = []
-    match = Match(protocol, seats, MatchContext(log=log), limits=Limits(call=start_limit))
+    match = Match(protocol, seats, limits=Limits(call=start_limit))
 
     def fail(seat: Seat) -> None:
         if seat not in failures:

@@ -26,10 +26,6 @@ class SessionError(GameroomError, ValueError):
     """The session cannot be run again (its game or mode is unknown, or has no such plan)."""
 
 
-def _quiet(_text: str) -> None:
-    """The plans' log lines are not wanted when a session runs again."""
-
-
 def rerun_session(session: dict[str, Any], game_name: str) -> Callable[[Callable[[Any], Any]], None]:
     """``rerun(factory)`` for :func:`gameroom.league.replay.verify_session`: the session
     run again with ``factory`` given every match it makes."""
@@ -51,13 +47,13 @@ def rerun_session(session: dict[str, Any], game_name: str) -> Callable[[Callable
                 options = {**option_values(server.options, recorded), "seed": recorded.get("seed")}
                 values = session.get("values") or []
                 configuration = server.configure(values, options) if values else None
-                server.plan(configuration, options, _quiet).play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
+                server.plan(configuration, options).play([Seat(s["name"], unanswered, trusted=bool(s.get("trusted")))
                            for s in session.get("order", [])])
             elif mode == "tournament":
                 tournament = game.hosting.tournament
                 if tournament is None:
                     raise SessionError(f"{game_name} has no tournament mode")
-                tournament.plan(option_values(tournament.options, recorded)).run([], lambda _seats: (), _quiet)
+                tournament.plan(option_values(tournament.options, recorded)).run([], lambda _seats: ())
             else:
                 raise SessionError(f"unknown session mode {mode!r}")
         finally:

@@ -26,17 +26,12 @@ import sys
 from typing import Any, Sequence
 
 from gameroom.core import console
-from gameroom.core.console import log_line
 from gameroom.core.hosting import PeriodPolicy, ServerPlan
 from gameroom.core.options import option_values
 from gameroom.server.host import host_once
 from gameroom.server.signup import Signup
 
 __all__ = ["plan_for", "main"]
-
-
-def _log(text: str) -> None:
-    log_line(text)   # whole lines: the games' referees log from their threads at once
 
 
 def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPlan:
@@ -48,7 +43,7 @@ def plan_for(game_name: str, seed: int, period: float | None = None) -> ServerPl
     server = registry.game(game_name).hosting.server
     if server is None:
         raise SystemExit(f"{game_name} has no referee server")
-    plan = server.plan(None, {**option_values(server.options, {}), "seed": seed}, _log)
+    plan = server.plan(None, {**option_values(server.options, {}), "seed": seed})
     if period is not None:
         rules = dataclasses.replace(plan.rules, periods=1, period_seconds=period,
                                     policy=PeriodPolicy(1, period))
@@ -84,7 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--period", type=float, default=None, help="seconds of one waiting period")
     args = parser.parse_args(argv)
     console.install()
-    console.show_lines("gameroom.server")   # every game's sign-ups and drop-outs, as serve says them
+    # every game's sign-ups and drop-outs, as serve says them
+    for lines in ("gameroom.server", "gameroom.core.match", "gameroom.games"):
+        console.show_lines(lines)
     done = asyncio.run(_serve(args.game, args.games, args.seed, args.period))
     print(json.dumps({"done": done}), flush=True)
     sys.stderr.flush()

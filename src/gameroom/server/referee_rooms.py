@@ -147,10 +147,11 @@ class RefereeGame:
 
     def _play(self, seats: list[Seat]) -> Any:
         """The descriptor's game for the room's seats and options."""
-        context = MatchContext(observers=(self._observe,), log=self._log, cancel=self.cancel)   # the game's limits
+        context = MatchContext(observers=(self._observe,), cancel=self.cancel)   # the game's limits
         return self.game.play_room(self.seed, seats, self.room.options, context)
 
     def _log(self, text: str) -> None:
+        """One of the lobby's lines about this room."""
         logger.info(f"room {self.room.id}: {text}")
 
     def _suspend(self, on: Any) -> Any:
@@ -350,6 +351,7 @@ class RefereeGame:
                     watcher.send(message, data)
         elif event.kind == EJECT:
             ejection = event.subject
+            self._log(str(ejection))   # the match's own line is not opened in a lobby: this one says it
             index = ejection.seat
             if index not in self.announced:
                 self.announced.add(index)

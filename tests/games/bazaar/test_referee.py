@@ -6,6 +6,7 @@ sends to a player ever contains another player's wallet."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import fixture_cases, fixtures_root, read_json_values
+from conftest import fixture_cases, fixtures_root, logged_lines, read_json_values
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat, trusted_seat
@@ -176,7 +177,7 @@ def test_an_unaffordable_purchase_keeps_the_first_action() -> None:
     assert [p.name for p in purchase.game.players] == ["B"]
 
 
-def test_observers_hear_every_step_and_a_failing_one_is_dropped() -> None:
+def test_observers_hear_every_step_and_a_failing_one_is_dropped(caplog: pytest.LogCaptureFixture) -> None:
     class Broken:
         calls = 0
 
@@ -185,9 +186,10 @@ def test_observers_hear_every_step_and_a_failing_one_is_dropped() -> None:
             raise RuntimeError("observer bug")
 
     recorder = Recorder()
-    logged: list[str] = []
+    caplog.set_level(logging.INFO, logger="gameroom")
     outcome = run_game([trusted_seat(n, ReferencePlayer(n)) for n in "AB"], two_player_game(),
-                       context=MatchContext(observers=[Broken(), recorder], log=logged.append))
+                       context=MatchContext(observers=[Broken(), recorder]))
+    logged = logged_lines(caplog, "gameroom.core.match")
     assert Broken.calls == 1 and any("observer Broken dropped" in line for line in logged)
     kinds = [s.kind for s in recorder.steps]
     assert kinds[:3] == ["start", "setup", "setup"] and kinds[-1] == "end"

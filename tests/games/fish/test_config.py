@@ -4,6 +4,7 @@ scenarios file (10.7)."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.fish.actors import BADDIES, SCENARIO_KINDS, Misbehaviour, bad_answer, decode_scenarios
 from gameroom.games.fish.config import (ScriptConfig, ServerConfig, decode_script_config, decode_server_config,
                                         encode_script_config, encode_server_config, parse_script_words)
-from tests.conftest import game_fixtures
+from tests.conftest import game_fixtures, logged_lines
 from tests.games.fish.helpers import example_state
 
 
@@ -113,17 +114,19 @@ def test_scenarios_file() -> None:
     assert info.value.where == "$.xserver-test[0].players[0]"
 
 
-def test_observe_logs_the_tournament_on_the_servers_log() -> None:
+def test_observe_logs_the_tournament_on_the_servers_log(caplog: pytest.LogCaptureFixture) -> None:
     from gameroom.core.match import trusted_seat
     from gameroom.games.fish.hosting import server_plan
     from gameroom.games.fish.players import StrategyPlayer
     from gameroom.games.fish.strategies import GreedyStrategy
 
     seats = [trusted_seat(f"P{i}", StrategyPlayer(GreedyStrategy(), f"P{i}")) for i in range(5)]
-    lines: list[str] = []
-    server_plan(decode_server_config({"observe": True}), lines.append).play(seats)
+    caplog.set_level(logging.INFO, logger="gameroom")
+    server_plan(decode_server_config({"observe": True})).play(seats)
+    lines = logged_lines(caplog, "gameroom.games.fish")
     assert lines[0].startswith("round 1: ") and lines[-1].startswith("tournament over: winners ")
-    quiet: list[str] = []
-    server_plan(decode_server_config({}), quiet.append).play(
+    caplog.clear()
+    server_plan(decode_server_config({})).play(
         [trusted_seat(f"P{i}", StrategyPlayer(GreedyStrategy(), f"P{i}")) for i in range(5)])
+    quiet = logged_lines(caplog, "gameroom.games.fish")
     assert not any(line.startswith("round ") for line in quiet)

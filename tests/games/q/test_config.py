@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 
 import pytest
@@ -11,6 +12,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.q import config as qc
 from gameroom.games.q.actors import ActorSpec
 from gameroom.games.q.pieces import full_set
+from tests.conftest import logged_lines
 from tests.games.q.helpers import T
 from tests.games.q.test_codec import SPEC_STATE
 
@@ -92,16 +94,18 @@ def test_client_config() -> None:
         "port": 45678, "host": "127.0.0.1", "wait": 2, "quiet": True, "players": []}
 
 
-def test_observe_in_the_ref_spec_only_earns_a_warning() -> None:
+def test_observe_in_the_ref_spec_only_earns_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     """q.md 8.2: the JSON flag cannot switch an observer on; true produces a warning."""
     from dataclasses import replace
 
     from gameroom.games.q.config import RefereeConfig, ServerConfig
     from gameroom.games.q.hosting import server_plan
 
-    warned: list[str] = []
-    server_plan(ServerConfig(ref_spec=replace(RefereeConfig(), observe=True)), warned.append)
+    caplog.set_level(logging.INFO, logger="gameroom")
+    server_plan(ServerConfig(ref_spec=replace(RefereeConfig(), observe=True)))
+    warned = logged_lines(caplog, "gameroom.games.q")
     assert len(warned) == 1 and "observe" in warned[0]
-    silent: list[str] = []
-    server_plan(ServerConfig(), silent.append)
+    caplog.clear()
+    server_plan(ServerConfig())
+    silent = logged_lines(caplog, "gameroom.games.q")
     assert silent == []

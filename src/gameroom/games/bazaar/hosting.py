@@ -11,6 +11,7 @@ reading and printing.
 from __future__ import annotations
 
 import json
+import logging
 import random
 from typing import Any, Callable, Sequence
 
@@ -34,6 +35,8 @@ from gameroom.games.bazaar.strategies import Policy
 
 __all__ = ["signup_rules", "server_plan", "client_specs", "BROKEN_CLIENTS", "SPECIAL_CLIENTS", "HOSTING"]
 
+logger = logging.getLogger(__name__)
+
 
 def signup_rules(server: ServerConfig = ServerConfig()) -> SignupRules:
     """§7.2: 2 to 6 players, windows of 20 s (2 of them), 2 s + 2 s for a name."""
@@ -44,15 +47,14 @@ def signup_rules(server: ServerConfig = ServerConfig()) -> SignupRules:
 
 
 def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, seed: int = 0,
-                time_limit: float = config.PER_CALL_SECONDS,
-                log: Callable[[str], None] | None = None) -> ServerPlan:
+                time_limit: float = config.PER_CALL_SECONDS) -> ServerPlan:
     """Sign players up by §7 and run the given game (or one from scratch, drawn with
     ``seed``) with them in sign-up order. A refused or crashed game gives ``[[],[]]``."""
 
     def play(seats: Sequence[Seat]) -> Any:
         names = [seat.name for seat in seats]
         state = spec.game if spec.game is not None else scratch_state(random.Random(seed), names)
-        outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit), log=log), bonus=spec.bonus)
+        outcome = run_game(seats, state, MatchContext(limits=Limits(call=time_limit)), bonus=spec.bonus)
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(server), play=play,
@@ -156,13 +158,13 @@ def local_match(options: Options) -> LocalMatch:
                f"{', '.join(f'{s.name} ({s.player.policy.value})' for s in seats)}; seed {options['seed']}; "
                f"{len(state.equations)} equations, {len(state.bank)} pebbles in the bank"
                + (f"; bonus {bonus.value}" if bonus else ""))
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, bonus=bonus,
-                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
+    return LocalMatch(run=lambda observers: run_game(seats, state, bonus=bonus,
+                                                     context=MatchContext(limits=Limits(), observers=observers)),
                       narrator=BazaarNarrator(opening, explain_zero=options["strategy"] == "reference"),
                       dropped="kicked out")
 
 
-def plan_server(spec: ServerInput | None, options: Options, log: Callable[[str], None]) -> ServerPlan:
+def plan_server(spec: ServerInput | None, options: Options) -> ServerPlan:
     """What ``Integration/xserver`` reads: Equations, Game and an optional Bonus; or, as
     ``Run/xserver``, only an optional Bonus (or nothing) for a game from scratch, dealt
     from the seed."""
@@ -170,8 +172,8 @@ def plan_server(spec: ServerInput | None, options: Options, log: Callable[[str],
     if spec is None:
         spec = config.decode_server_input([])
     elif spec.game is None:
-        log(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
-    return server_plan(spec, seed=seed, log=log)
+        logger.info(f"dealing a game from scratch with seed {seed} (replay it with --seed {seed})")
+    return server_plan(spec, seed=seed)
 
 
 def _server_defaults(options: Options) -> str:

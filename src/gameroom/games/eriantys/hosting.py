@@ -194,8 +194,8 @@ def local_match(options: Options) -> LocalMatch:
     opening = (f"Eriantys, {'expert' if expert else 'simple'} mode, seed {seed}: "
                + ", ".join(f"{s.name} ({TEAMS[i if len(names) == 3 else i % 2]}, {kinds[i % len(kinds)]})"
                            for i, s in enumerate(seats)))
-    return LocalMatch(run=lambda observers, log: run_game(seats, seed, expert=expert,
-                                                          context=MatchContext(limits=LIMITS, observers=observers, log=log)),
+    return LocalMatch(run=lambda observers: run_game(seats, seed, expert=expert,
+                                                     context=MatchContext(limits=LIMITS, observers=observers)),
                       narrator=EriantysNarrator(opening, names, TEAMS))
 
 

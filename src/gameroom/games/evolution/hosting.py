@@ -19,7 +19,8 @@ reading and printing.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+import logging
+from typing import Any, Sequence
 
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
@@ -38,6 +39,8 @@ from gameroom.games.evolution.referee import run_game
 from gameroom.games.evolution.players import BADDIES, FAT_REQUESTS, SIGNUP_BADDIES, BaddiePlayer, SillyPlayer
 
 __all__ = ["signup_rules", "server_plan", "client_specs", "CLIENT_BADDIES", "REFERENCE_PAD", "HOSTING"]
+
+logger = logging.getLogger(__name__)
 
 CLIENT_BADDIES: tuple[str, ...] = (*BADDIES, *SIGNUP_BADDIES)
 """Every misbehaving client of spec 9.3, in the order of ``xdist-bad``."""
@@ -58,13 +61,13 @@ def signup_rules(config: Config) -> SignupRules:
                        newest_first=True)
 
 
-def server_plan(config: Config, log: Callable[[str], None] | None = None) -> ServerPlan:
+def server_plan(config: Config) -> ServerPlan:
     """How to sign players up and run one game; the result is the result lines."""
     referee = config.referee
 
     def play(seats: Sequence[Seat]) -> Any:
-        observers = [_LogObserver(log)] if config.observer.enabled and log is not None else []
-        context = MatchContext(limits=Limits(call=referee.call_timeout_s), observers=observers, log=log)
+        observers = [_LogObserver()] if config.observer.enabled else []
+        context = MatchContext(limits=Limits(call=referee.call_timeout_s), observers=observers)
         result = run_game(seats, referee.cards(), context, extinction_cards=referee.extinction_cards)
         return PlainText("\n".join(result_lines(result.results)))
 
@@ -76,15 +79,12 @@ def server_plan(config: Config, log: Callable[[str], None] | None = None) -> Ser
 class _LogObserver:
     """The observer of spec 8.3 when enabled: the dealer's state (Configuration JSON) at
     the start of every turn (not at the steps within), on the server's log; it never
-    pauses the game."""
-
-    def __init__(self, log: Callable[[str], None]) -> None:
-        self.log = log
+    pauses the game (the lines are this module's logger's)."""
 
     def __call__(self, event: Event) -> None:
         if event.kind == STATE and event.subject is not None and event.get("event") == "turn":
             # the log's words stay "turn N" (the caption now also names the turn order)
-            self.log(f"observer: turn {event.get('turn')}: {json.dumps(event.data['state'])}")
+            logger.info(f"observer: turn {event.get('turn')}: {json.dumps(event.data['state'])}")
 
 
 def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: str = "min",
@@ -149,7 +149,7 @@ def local_match(options: Options) -> LocalMatch:
     deck = shuffled_deck(options["seed"]) if shuffled else sorted_deck()
     opening = (f"Evolution: {total} players ({', '.join(f'{s.name}#{i + 1}' for i, s in enumerate(seats))}), "
                f"{options['deck']} deck" + (f" (seed {options['seed']})" if shuffled else ""))
-    return LocalMatch(run=lambda observers, _log: run_game(seats, deck, context=MatchContext(observers=observers)),
+    return LocalMatch(run=lambda observers: run_game(seats, deck, context=MatchContext(observers=observers)),
                       narrator=EvolutionNarrator([opening]), summary=False)
 
 
@@ -200,7 +200,7 @@ def play_room(seed: int, seats: Sequence[Seat], options: Options, context: Match
 HOSTING = Hosting(
     rooms=RoomHosting(ROOM_OPTIONS, play_room),
     play=PlayHosting(PLAY_OPTIONS, local_match, roster=None),
-    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else Config(), log),
+    server=ServerHosting(lambda config, _options: server_plan(config if config is not None else Config()),
                          configure,
                          lambda _options: "the spec's defaults (3..8 players, 10 s per extra player, 1 s per call, "
                                           "the sorted deck)"),

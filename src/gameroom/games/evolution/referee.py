@@ -19,7 +19,7 @@ reports each removal (notes ``event="removed"``, the player's ``player`` id and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
@@ -75,19 +75,19 @@ def run_game(seats: Sequence[Seat], deck: list[Card] | None = None, context: Mat
     the sorted deck): the deck is Evolution's starting state."""
     time_limit = context.limits_or(LIMITS).call
     ids = [player_id(seat.name, i) for i, seat in enumerate(seats)]
-    log = context.log
+
+    def line(ejection: Ejection) -> str:
+        """The removal's line as the dealer says it (by player id, with the limit)."""
+        said = f"{ids[ejection.seat]} dropped out on {ejection.method}: {ejection.reason}"
+        return f"{said} [time limit {time_limit:g} s]" if time_limit else said
 
     def removed(ejection: Ejection) -> None:
-        """Log the removal as the dealer does (by player id, with the limit) and tell the observers."""
-        line = f"{ids[ejection.seat]} dropped out on {ejection.method}: {ejection.reason}"
-        if log is not None:
-            log(f"{line} [time limit {time_limit:g} s]" if time_limit else line)
+        """Tell the observers of the removal."""
         match.state(None, f"{ids[ejection.seat]} is removed: {ejection.reason}", event="removed",
                     player=ids[ejection.seat], reason=ejection.reason)
 
-    # The removal hook logs each ejection in the spec's words, so the match logs none itself.
-    match = Match(PROTOCOL, seats, context if log is None else replace(context, log=None), limits=LIMITS,
-                  state_codec=STATE_CODEC, on_eject=removed)
+    match = Match(PROTOCOL, seats, context, limits=LIMITS, state_codec=STATE_CODEC, on_eject=removed,
+                  ejection_line=line)
     dealer = Dealer([PlayerState(pid, seat=seat) for pid, seat in zip(ids, seats)],
                     sorted_deck() if deck is None else list(deck), match.decide, extinction_cards=extinction_cards)
     if match.observers:

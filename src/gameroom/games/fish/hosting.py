@@ -19,6 +19,7 @@ reading and printing.
 from __future__ import annotations
 
 import json
+import logging
 import random
 from typing import Any, Callable, Sequence
 
@@ -43,6 +44,8 @@ from gameroom.games.fish.tournament import run_fish_tournament
 
 __all__ = ["NO_TOURNAMENT", "signup_rules", "server_plan", "client_name", "client_kinds", "client_specs",
            "CLIENT_KINDS", "canonical_kind", "client_spec", "house_seats", "HOSTING"]
+
+logger = logging.getLogger(__name__)
 
 NO_TOURNAMENT = [0, 0]
 """``[W, F]`` when too few players signed up (or the tournament could not be run)."""
@@ -71,31 +74,30 @@ def house_seats(config: ServerConfig) -> list[Seat]:
 
 class RoundLog:
     """The tournament observer of ``"observe": true``: each round's games, their winners
-    and the end, as lines for the server's log."""
+    and the end, as lines for the server's log (this module's logger)."""
 
-    def __init__(self, log: Callable[[str], None]) -> None:
-        self.log = log
+    def __init__(self) -> None:
         self.round = 0
 
     def show_next_round(self, games: list[list[str]]) -> None:
         self.round += 1
-        self.log(f"round {self.round}: " + "  |  ".join(", ".join(game) for game in games))
+        logger.info(f"round {self.round}: " + "  |  ".join(", ".join(game) for game in games))
 
     def show_winners(self, winners: list[list[str]]) -> None:
-        self.log(f"round {self.round} winners: " + "  |  ".join(", ".join(w) or "none" for w in winners))
+        logger.info(f"round {self.round} winners: " + "  |  ".join(", ".join(w) or "none" for w in winners))
 
     def show_end(self, winners: list[str], failures: list[str]) -> None:
-        self.log(f"tournament over: winners {', '.join(winners) or 'none'}; failed {', '.join(failures) or 'none'}")
+        logger.info(f"tournament over: winners {', '.join(winners) or 'none'}; failed {', '.join(failures) or 'none'}")
 
 
-def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None) -> ServerPlan:
+def server_plan(config: ServerConfig) -> ServerPlan:
     """How to sign players up and run the tournament; the result is ``[W, F]``."""
 
     def play(seats: Sequence[Seat]) -> Any:
-        observers = [RoundLog(log)] if config.observe and log is not None else []
+        observers = [RoundLog()] if config.observe else []
         result = run_fish_tournament(seats, rows=config.rows, columns=config.cols, fish=config.fish,
                                      time_limit=config.time_per_turn, ready_time=config.ready_time,
-                                     start_limit=config.start_timeout, observers=observers, log=log)
+                                     start_limit=config.start_timeout, observers=observers)
         return result.counts()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(config), play=play, no_game_result=NO_TOURNAMENT,
@@ -213,8 +215,8 @@ def local_match(options: Options) -> LocalMatch:
                + ", ".join(f"{s.name} ({p.color.value}, {_label(strategies[i % len(strategies)], depth)})"
                            for i, (p, s) in enumerate(zip(state.players, seats))))
     narrator = fish_narrator(state, [s.name for s in seats], opening)
-    return LocalMatch(run=lambda observers, log: run_game(seats, state,
-                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
+    return LocalMatch(run=lambda observers: run_game(seats, state,
+                                                     context=MatchContext(limits=Limits(), observers=observers)),
                       narrator=narrator, dropped="removed")
 
 
@@ -241,7 +243,7 @@ def local_tournament(options: Options) -> TournamentPlan:
                f"{', ' + ', '.join(options['baddie']) if options['baddie'] else ''}), {rows} x {columns} boards, "
                f"seed {seed}")
 
-    def run(observers: Sequence[Any], game_observers: Callable[[list[Seat]], Any], _log: Any) -> Any:
+    def run(observers: Sequence[Any], game_observers: Callable[[list[Seat]], Any]) -> Any:
         return run_fish_tournament(seats, rows=rows, columns=columns, fish=fish, seed=seed, time_limit=1.0,
                                    ready_time=1.0, start_limit=1.0, observers=observers,
                                    game_observers=game_observers)
@@ -318,8 +320,7 @@ def play_room(seed: int, seats: Sequence[Seat], options: Options, context: Match
 HOSTING = Hosting(
     rooms=RoomHosting(ROOM_OPTIONS, play_room, check=_check_room),
     play=PlayHosting((*_game_options(players_option(2, 4, 4)),), local_match),
-    server=ServerHosting(lambda config, _options, log: server_plan(config if config is not None else ServerConfig(),
-                                                                   log),
+    server=ServerHosting(lambda config, _options: server_plan(config if config is not None else ServerConfig()),
                          configure_server,
                          lambda _options: "the spec's defaults (5..10 players, 2 periods of 30 s, 10 s per turn, "
                                           "5 x 5 boards with 2 fish)"),

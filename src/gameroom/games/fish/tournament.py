@@ -33,7 +33,7 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
               seed: int | str = 0, time_limit: float | None = TIME_PER_CALL_MANAGER,
               ready_time: float | None = READY_TIME,
               game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
-              log: Callable[[str], None] | None = None, view: TournamentView | None = None,
+              view: TournamentView | None = None,
               on_result: Callable[[FishResult], None] | None = None) -> Callable[[list[Seat]], FishResult]:
     """A ``play_game(seats) -> MatchResult`` for the manager: one Fish game per call.
     ``game_observers(seats)`` makes the observers of each game; ``on_result`` hears each
@@ -47,8 +47,7 @@ def fish_game(*, rows: int = MANAGER_BOARD[0], columns: int = MANAGER_BOARD[1], 
             occurrence = played.get(names, 0)
             played[names] = occurrence + 1
         rng = None if fish is not None else random.Random(f"{seed}:{','.join(names)}:{occurrence}")
-        context = MatchContext(limits=Limits(call=time_limit, ready=ready_time), observers=tuple(game_observers(seats)),
-                               log=log)
+        context = MatchContext(limits=Limits(call=time_limit, ready=ready_time), observers=tuple(game_observers(seats)))
         result = run_game(seats, None, context, rows=rows, columns=columns, fish=fish, rng=rng, tournament=view)
         if on_result is not None:
             on_result(result)
@@ -62,13 +61,13 @@ def run_fish_tournament(seats: Sequence[Seat], *, rows: int = MANAGER_BOARD[0], 
                         time_limit: float | None = TIME_PER_CALL_MANAGER, ready_time: float | None = READY_TIME,
                         start_limit: float | None = START_TIMEOUT, observers: Iterable[Any] = (),
                         game_observers: Callable[[list[Seat]], Iterable[Any]] = lambda _seats: (),
-                        log: Callable[[str], None] | None = None, concurrent: bool = True,
+                        concurrent: bool = True,
                         on_result: Callable[[FishResult], None] | None = None) -> TournamentResult:
     """A knock-out tournament of Fish games between `seats` (sign-up order)."""
     view = TournamentView()
     play = fish_game(rows=rows, columns=columns, fish=fish, seed=seed, time_limit=time_limit,
-                     ready_time=ready_time, game_observers=game_observers, log=log, view=view,
+                     ready_time=ready_time, game_observers=game_observers, view=view,
                      on_result=on_result)
     return run_tournament(seats, play, protocol=PROTOCOL, start_method="start_of_tournament",
                           end_method="end_of_tournament", start_limit=start_limit, end_limit=time_limit,
-                          observers=[view, *observers], concurrent=concurrent, log=log)
+                          observers=[view, *observers], concurrent=concurrent)

@@ -10,6 +10,7 @@ reading and printing.
 from __future__ import annotations
 
 import json
+import logging
 import random
 from typing import Any, Callable, Sequence
 
@@ -36,23 +37,24 @@ from gameroom.games.q.strategies import STRATEGIES
 __all__ = ["MIN_PLAYERS", "MAX_PLAYERS", "server_plan", "client_specs", "BROKEN_CLIENTS", "SPECIAL_CLIENTS",
            "CLIENT_SPACING", "HOSTING"]
 
+logger = logging.getLogger(__name__)
+
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 CLIENT_SPACING = 2.0      # seconds between client launches (a constant in the reference)
 NO_GAME: list[list[str]] = [[], []]
 
 
-def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
-                deal_seed: int | None = None) -> ServerPlan:
+def server_plan(config: ServerConfig, deal_seed: int | None = None) -> ServerPlan:
     """How to sign players up and run the configured game with them. With ``deal_seed``
     the configured state is not used: a game is dealt for whoever signs up, as
     ``play`` does (the shuffled set, its first tile on the map, six tiles each)."""
     rules = SignupRules(min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, periods=config.server_tries,
                         period_seconds=config.server_wait, name_first_byte=config.wait_for_signup,
                         name_complete=config.wait_for_signup, valid_name=codec.valid_name)
-    if config.ref_spec is not None and config.ref_spec.observe and log is not None:
+    if config.ref_spec is not None and config.ref_spec.observe:
         # q.md 8.2: the flag cannot switch an observer on; it only earns this warning.
-        log('ref-spec "observe": true cannot attach an observer (q.md 8.2); observers are attached by '
+        logger.info('ref-spec "observe": true cannot attach an observer (q.md 8.2); observers are attached by '
             "`gameroom play q --observe DIR` or the xgames-with-observer harness")
 
     def play(seats: Sequence[Seat]) -> Any:
@@ -70,7 +72,7 @@ def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,
             raise GameRefused(f"duplicate names among {names}")
         # The referee logs only ejections; their reasons reach standard error even when
         # the configuration says quiet (README: "ejected with its reason on standard error").
-        outcome = run_game(seats, state0, MatchContext(limits=Limits(call=referee.per_turn), log=log),
+        outcome = run_game(seats, state0, MatchContext(limits=Limits(call=referee.per_turn)),
                            rules=QRules(referee.config_s.qbo, referee.config_s.fbo))
         return outcome.to_json()
 
@@ -150,8 +152,8 @@ def local_match(options: Options) -> LocalMatch:
     seats = [trusted_seat(name, StrategyPlayer(name, strategies[i % len(strategies)])) for i, name in enumerate(names)]
     narrator = QNarrator(opening([f"{s.name} ({s.player.strategy})" for s in seats], seed, len(state.pile)))
     rules = QRules(options["q_bonus"], options["finish_bonus"])
-    return LocalMatch(run=lambda observers, log: run_game(seats, state, rules=rules,
-                                                          context=MatchContext(limits=Limits(), observers=observers, log=log)),
+    return LocalMatch(run=lambda observers: run_game(seats, state, rules=rules,
+                                                     context=MatchContext(limits=Limits(), observers=observers)),
                       narrator=narrator)
 
 
@@ -161,13 +163,13 @@ def configure_server(values: Sequence[Any], _options: Options) -> ServerConfig:
     return decode_server_config(values[0])
 
 
-def plan_server(config: ServerConfig | None, options: Options, log: Callable[[str], None]) -> ServerPlan:
+def plan_server(config: ServerConfig | None, options: Options) -> ServerPlan:
     """The configured game; without a configuration the spec's defaults (q.md 8.1), whose
     state has no player records, so a game is dealt for whoever signs up, as ``play``
     deals one, from the seed."""
     if config is None:
-        return server_plan(ServerConfig(), log, deal_seed=options["seed"])
-    return server_plan(config, log)
+        return server_plan(ServerConfig(), deal_seed=options["seed"])
+    return server_plan(config)
 
 
 def _server_defaults(options: Options) -> str:
