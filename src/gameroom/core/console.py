@@ -69,7 +69,6 @@ def last_line(text: str) -> None:
             pass
 
 
-
 class _Voice(logging.Formatter):
     """``gameroom: warning: message`` (the command's own form for warnings and errors);
     at DEBUG, the logger's name before the message."""
