@@ -1,0 +1,79 @@
+"""``gameroom clients GAME --policy [NAME=]module:callable``: trained agents sign up on a
+real server subprocess as TCP clients, play whole games through the game's wire, and the
+server's result counts them; a bad policy argument is one error line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.driver import Run, assert_usage_error, free_port, run_gameroom, spawn
+from tests.rl.cases import need_extra
+
+need_extra()
+
+REPO = Path(__file__).resolve().parents[2]   # tests.rl.policies is imported from here
+
+FIRST_LEGAL = "tests.rl.policies:first_legal"
+AGAINST_THE_MASK = "tests.rl.policies:against_the_mask"
+# one 2-player Fish game on a 4 x 5 board: the policies' encoding options must say so
+FISH_SERVER = {"min-players": 2, "max-players": 2, "rows": 4, "cols": 5, "fish": 2, "server-wait": 30,
+               "time-per-turn": 30, "ready-time": 30, "start-timeout": 30, "house-players": 0}
+FISH_OPTIONS = json.dumps({"players": 2, "rows": 4, "columns": 5})
+
+
+def serve_and_play(game: str, server_config: dict, client_args: list[str]) -> tuple[Run, Run]:
+    """``gameroom serve GAME`` and ``gameroom clients GAME CLIENT_ARGS`` on one free port:
+    the server's and the clients' output once both exit."""
+    port = free_port()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        server = spawn(["serve", game, "--port", str(port), "--seed", "3"], stdin=subprocess.PIPE, stdout=out,
+                       stderr=err, cwd=REPO)
+        server.stdin.write(json.dumps(server_config).encode())
+        server.stdin.close()
+        try:
+            clients = run_gameroom(["clients", game, "--port", str(port), *client_args], b"", timeout=300, cwd=REPO)
+            server.wait(timeout=300)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+        out.seek(0)
+        err.seek(0)
+        served = Run(out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), server.returncode)
+    return served, clients
+
+
+def test_two_policies_play_a_whole_fish_game_on_a_server() -> None:
+    served, clients = serve_and_play("fish", FISH_SERVER, ["--policy", f"alpha={FIRST_LEGAL}", "--policy",
+                                                           FIRST_LEGAL, "--policy-options", FISH_OPTIONS])
+    assert clients.returncode == 0, clients.stderr
+    assert clients.stdout.strip().splitlines()[-1] == "all done"
+    assert served.returncode == 0, served.stderr
+    winners, failed = json.loads(served.stdout.strip().splitlines()[-1])
+    assert failed == 0 and winners >= 1, served.stdout   # both played fair to the end
+    assert "alpha" in served.stderr and "policyb" in served.stderr   # signed up under their names
+
+
+def test_a_policy_that_plays_against_the_mask_is_ejected_by_the_server() -> None:
+    served, clients = serve_and_play("fish", FISH_SERVER, ["--policy", f"cheat={AGAINST_THE_MASK}", "--policy",
+                                                           f"fair={FIRST_LEGAL}", "--policy-options", FISH_OPTIONS])
+    assert served.returncode == 0, served.stderr
+    assert json.loads(served.stdout.strip().splitlines()[-1]) == [1, 1]   # fair won, cheat failed
+    assert "cheat" in served.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--policy", "nothing"], "expected [NAME=]module:callable, got 'nothing'"),
+    (["--policy", "9x=tests.rl.policies:first_legal"], "'9x' is not a policy name"),
+    (["--policy", "tests.rl.policies:nothing"], "'tests.rl.policies' has no 'nothing'"),
+    (["--policy", "tests.rl.nowhere:first_legal"], "cannot import 'tests.rl.nowhere'"),
+    (["--policy", FIRST_LEGAL, "--policy-options", '{"size": 3}'], "fish has no option 'size'"),
+    (["--policy", FIRST_LEGAL, "--policy-options", "[1]"], "expected a JSON object"),
+])
+def test_a_bad_policy_argument_is_one_line_and_status_2(args: list[str], message: str) -> None:
+    assert_usage_error(run_gameroom(["clients", "fish", "--port", "1", *args], b"", cwd=REPO), message)
