@@ -65,6 +65,8 @@ def test_a_policy_that_plays_against_the_mask_is_ejected_by_the_server() -> None
     assert served.returncode == 0, served.stderr
     assert json.loads(served.stdout.strip().splitlines()[-1]) == [1, 1]   # fair won, cheat failed
     assert "cheat" in served.stderr
+    # the ejected agent got no result, so the command that ran it did not get its result either
+    assert clients.returncode == 1 and "got no result" in clients.stderr and "cheat" in clients.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -20,7 +20,7 @@ from gameroom.cli.common import UsageError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import ClientSpec
 
-__all__ = ["PolicyArgument", "parse_policy", "policy_options", "policy_clients", "add_client_arguments"]
+__all__ = ["PolicyArgument", "add_client_arguments", "parse_policy", "policy_clients", "policy_options"]
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
