@@ -84,6 +84,7 @@ def policy_clients(game: GameDescriptor, policies: list[PolicyArgument], options
     try:
         from gameroom import rl
 
+        rl.need_extra()
         rl.table(game.name, **options)   # the options checked once, before anything loads
     except rl.MissingExtra as exc:
         raise UsageError(str(exc)) from None

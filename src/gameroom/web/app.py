@@ -5,8 +5,9 @@ through its registry descriptor; nothing here knows a game.
     GET  /                          the lobby page
     GET  /matches/{id}              the match page
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
-    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit",
-                                      "person_limit"}]
+    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
+                                      "time_limit", "person_limit"}]  (policies: the operator's trained agents,
+                                      gameroom web --policy; a seat names one like a strategy)
     POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
@@ -161,13 +162,14 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
-                              "strategies": list(g.strategies), "human": g.playable_by_people,
+                              "strategies": list(g.strategies), "policies": room.policies.names(g.name),
+                              "human": g.playable_by_people,
                               "time_limit": g.limits.call, "person_limit": g.person_limit}
                              for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:
-            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games)
+            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games, room.policies)
         except BadBody as exc:
             return _error(exc.status, str(exc))
         except BadRequest as exc:

@@ -24,7 +24,7 @@ function drawSeats() {
     const row = el("div", undefined, { class: "seat-row" });
     row.append(el("span", `P${i + 1}`));
     const select = el("select", undefined, { "data-seat": String(i), "aria-label": `seat P${i + 1}` });
-    const kinds = [...game.strategies, ...(game.human ? ["human"] : [])];
+    const kinds = [...game.strategies, ...(game.policies || []), ...(game.human ? ["human"] : [])];
     for (const kind of kinds) select.append(el("option", kind, { value: kind }));
     select.value = kinds.includes(kept[i]) ? kept[i] : game.strategies[i % game.strategies.length];
     select.addEventListener("change", () => {   // people need more time than bots
@@ -46,7 +46,8 @@ async function loadGames() {
   for (const g of games) {
     const row = el("tr", undefined, { "data-game": g.name });
     row.append(el("td", g.name), el("td", `${g.players[0]}–${g.players[1]}`),
-               el("td", g.strategies.join(", ") + (g.human ? " (or a person)" : "")));
+               el("td", [...g.strategies, ...(g.policies || []).map((p) => `${p} (trained)`)].join(", ")
+                          + (g.human ? " (or a person)" : "")));
     body.append(row);
     $("game").append(el("option", g.name, { value: g.name }));
   }

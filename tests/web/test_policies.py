@@ -1,0 +1,95 @@
+"""Trained policies as web-room seats (``gameroom web --policy GAME:NAME=module:callable``):
+offered by name in ``/api/games`` for their game only, a person plays a whole match against
+one over the real API and websocket of a real ``gameroom web`` process, a bots-only match
+with one ends with it unejected, and a request can never name a module. A bad ``--policy``
+stops the room's start with one line and status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.driver import GAMEROOM
+from tests.rl.cases import need_extra
+from tests.web.conftest import REPO, WebServer, cookie_header, running_web, signed_up
+
+need_extra()
+sync_client = pytest.importorskip("websockets.sync.client")
+pytest.importorskip("uvicorn")
+
+FIRST_LEGAL = "tests.rl.policies:first_legal"
+
+
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[WebServer]:
+    with running_web("--policy", f"fish:trained={FIRST_LEGAL}", "--policy", f"q:careful={FIRST_LEGAL}") as server:
+        yield server
+
+
+def test_the_policies_are_offered_for_their_games_only(web_server: WebServer) -> None:
+    offered = {game["name"]: game["policies"] for game in web_server.get("/api/games")}
+    assert offered["fish"] == ["trained"] and offered["q"] == ["careful"]
+    assert offered["bazaar"] == [] and offered["evolution"] == [] and offered["eriantys"] == []
+
+
+def play_person(server: WebServer, session: Any, match_id: str, token: str) -> dict[str, Any]:
+    """Take seat P1 and answer every prompt with its first offer; the end frame."""
+    url = f"ws://127.0.0.1:{server.port}/api/matches/{match_id}/ws?seat=P1&token={token}"
+    with sync_client.connect(url, additional_headers=cookie_header(session), open_timeout=60) as person:
+        while True:
+            frame = json.loads(person.recv(timeout=300))
+            if frame["type"] == "prompt" and frame["choices"]:
+                person.send(json.dumps({"choice": 0}))
+            elif frame["type"] == "end":
+                return frame
+
+
+def test_a_person_plays_a_whole_match_against_a_policy(web_server: WebServer) -> None:
+    session = signed_up(web_server.url, "policy-person")
+    reply = session.post("/api/matches", json={"game": "fish", "seats": ["human", "trained"], "seed": 4,
+                                               "time_limit": 300})
+    assert reply.status_code == 201, reply.text
+    match_id, token = reply.json()["id"], reply.json()["tokens"]["P1"]
+    end = play_person(web_server, session, match_id, token)
+    assert end["result"]["ejected"] == [] and end["result"]["winners"], end
+    summary = web_server.wait_over(match_id)
+    assert [seat["player"] for seat in summary["seats"]] == ["human", "trained"]
+    assert summary["steps"] > 5 and not summary["result"].get("error")
+
+
+def test_a_bots_only_match_with_a_policy_plays_to_the_end(web_server: WebServer) -> None:
+    status, started = web_server.request("POST", "/api/matches", {"game": "q", "seats": ["dag", "careful"],
+                                                                  "seed": 2})
+    assert status == 201, started
+    summary = web_server.wait_over(started["id"])
+    assert summary["result"]["ejected"] == [] and summary["result"]["winners"], summary
+
+
+@pytest.mark.parametrize(("seats", "message"), [
+    (["human", FIRST_LEGAL], f"seats[1]: '{FIRST_LEGAL}' is not a fish player; choose from "),
+    (["greedy", "careful"], "seats[1]: 'careful' is not a fish player"),   # q's policy, not fish's
+])
+def test_a_request_names_only_the_operators_policies(web_server: WebServer, seats: list[str], message: str) -> None:
+    status, reply = web_server.request("POST", "/api/matches", {"game": "fish", "seats": seats, "seed": 1})
+    assert status == 400 and message in reply["error"], reply
+    assert "trained" in reply["error"]   # the choices name the offered policy
+
+
+@pytest.mark.parametrize(("policy", "message"), [
+    ("trained", "--policy must be GAME:NAME=module:callable, got 'trained'"),
+    (f"chess:trained={FIRST_LEGAL}", "no game 'chess'"),
+    (f"fish:greedy={FIRST_LEGAL}", "fish already has a bot named 'greedy'"),
+    (f"fish:human={FIRST_LEGAL}", "'human' is not a bot name"),
+    ("fish:trained=tests.rl.policies:nothing", "'tests.rl.policies' has no 'nothing'"),
+    ("fish:trained=tests.rl.nowhere:first_legal", "cannot import 'tests.rl.nowhere'"),
+])
+def test_a_bad_policy_stops_the_start_with_one_line(policy: str, message: str) -> None:
+    run = subprocess.run([*GAMEROOM, "web", "--port", "1", "--policy", policy], capture_output=True, text=True,
+                         timeout=120, cwd=REPO, check=False)
+    assert run.returncode == 2, run.stdout
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], run.stderr
