@@ -93,3 +93,20 @@ def test_a_bad_policy_stops_the_start_with_one_line(policy: str, message: str) -
     assert run.returncode == 2, run.stdout
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], run.stderr
+
+
+def test_a_stored_match_names_the_policy_of_its_seat(tmp_path: Any) -> None:
+    pytest.importorskip("sqlalchemy", reason="the league extra is not installed")
+    import sqlite3
+
+    database = tmp_path / "results.db"
+    with running_web("--db", f"sqlite:///{database}", "--policy", f"fish:trained={FIRST_LEGAL}") as server:
+        status, started = server.request("POST", "/api/matches", {"game": "fish", "seats": ["trained", "greedy"],
+                                                                  "seed": 5})
+        assert status == 201, started
+        assert server.wait_over(started["id"])["result"]["ejected"] == []
+    with sqlite3.connect(database) as connection:
+        (config,), = connection.execute("select config from games").fetchall()
+    seats = {seat["name"]: seat["bot"] for seat in json.loads(config)["seats"]}
+    assert seats == {"P1": {"name": "P1", "policy": FIRST_LEGAL, "offered": "trained"},
+                     "P2": {"name": "P2", "builtin": "greedy"}}

@@ -76,6 +76,10 @@ class WebPolicies:
         """The policies offered for ``game``'s seats, in the order they were configured."""
         return list(self.bots.get(game, {}))
 
+    def target(self, game: str, name: str) -> str:
+        """The ``module:callable`` of policy ``name`` of ``game``."""
+        return str(self.bots[game][name].value)
+
     def seat(self, game: GameDescriptor, name: str, seat_name: str, players: int) -> Seat:
         """A new isolated seat of policy ``name`` (its process starts now: call this off
         the event loop) for a match of ``players`` seats."""
