@@ -151,6 +151,17 @@ def web_server() -> Iterator[WebServer]:
         yield server
 
 
+def stored_league(where: Path, url: str, game: str, bots: str, games: int) -> None:
+    """Fill the results database at ``url`` with ``games`` 2-player games of ``game`` that
+    the real ``gameroom league`` plays between the bots of ``bots`` (a bots file's text,
+    written into ``where``): one worker, seed 3, quiet."""
+    (where / "bots.toml").write_text(bots)
+    run = subprocess.run([*GAMEROOM, "league", game, "--bots", str(where / "bots.toml"), "--games", str(games),
+                          "--db", url, "--workers", "1", "--seed", "3", "--players", "2", "--quiet"],
+                         capture_output=True, timeout=300, cwd=where, check=False)
+    assert run.returncode == 0, run.stderr.decode()
+
+
 def chromium_path() -> str | None:
     return os.environ.get("GAMEROOM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
