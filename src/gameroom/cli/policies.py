@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from gameroom.cli.common import UsageError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import ClientSpec
+from gameroom.rl import POLICY_NAME, POLICY_TARGET
 
 __all__ = ["PolicyArgument", "add_client_arguments", "parse_policy", "policy_clients", "policy_options"]
-
-_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
 @dataclass(frozen=True)
@@ -37,10 +34,10 @@ class PolicyArgument:
 def parse_policy(text: str) -> PolicyArgument:
     """``[NAME=]module:callable``; argparse's type (a bad one is argparse's one-line error)."""
     name, equals, target = text.rpartition("=")
-    if equals and not _NAME.match(name):
+    if equals and not POLICY_NAME.match(name):
         raise argparse.ArgumentTypeError(f"{name!r} is not a policy name (a letter, then letters, digits, _ or -, "
                                          "at most 32)")
-    if not _TARGET.match(target):
+    if not POLICY_TARGET.match(target):
         raise argparse.ArgumentTypeError(f"expected [NAME=]module:callable, got {text!r}")
     return PolicyArgument(name if equals else None, target)
 

@@ -18,13 +18,21 @@ Game-agnostic: games are reached through the registry's descriptors.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from gameroom.core.learning import Learning, LearningTable, OptionError
 from gameroom.games import registry
 
-__all__ = ["MissingExtra", "env", "games", "learning", "need_extra", "parallel_env", "policy_player", "single_agent", "table"]
+__all__ = ["POLICY_NAME", "POLICY_TARGET", "MissingExtra", "env", "games", "learning", "need_extra", "parallel_env",
+           "policy_player", "single_agent", "table"]
+
+POLICY_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+"""How an operator names a policy to load (command lines): ``module:callable``, dotted."""
+POLICY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+"""A name a policy plays under when an operator gives one: a letter, then letters, digits,
+``_`` or ``-``, at most 32 (every game's wire and the web room's seats take it)."""
 
 
 class MissingExtra(ImportError):

@@ -14,17 +14,15 @@ event loop, and ended with the match.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat
 from gameroom.league.bots import Bot, BotError
+from gameroom.rl import POLICY_NAME, POLICY_TARGET
 
 __all__ = ["PolicyError", "WebPolicies", "parse_web_policy"]
 
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
-_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 RESERVED = ("human",)
 
 
@@ -36,9 +34,9 @@ def parse_web_policy(text: str) -> tuple[str, str, str]:
     """``GAME:NAME=module:callable`` -> (game, name, target)."""
     left, equals, target = text.partition("=")
     game, colon, name = left.partition(":")
-    if not equals or not colon or not game or not _TARGET.match(target):
+    if not equals or not colon or not game or not POLICY_TARGET.match(target):
         raise PolicyError(f"--policy must be GAME:NAME=module:callable, got {text!r}")
-    if not _NAME.match(name) or name in RESERVED:
+    if not POLICY_NAME.match(name) or name in RESERVED:
         raise PolicyError(f"--policy {text}: {name!r} is not a bot name (a letter, then letters, digits, _ or -, "
                           "at most 32; not 'human')")
     return game, name, target
