@@ -110,3 +110,21 @@ def test_a_stored_match_names_the_policy_of_its_seat(tmp_path: Any) -> None:
     seats = {seat["name"]: seat["bot"] for seat in json.loads(config)["seats"]}
     assert seats == {"P1": {"name": "P1", "policy": FIRST_LEGAL, "offered": "trained"},
                      "P2": {"name": "P2", "builtin": "greedy"}}
+
+
+def test_a_person_picks_the_policy_in_the_lobby_and_plays_it_in_the_browser(web_server: WebServer,
+                                                                            page: Any) -> None:
+    from tests.web.test_browser import play_by_clicking, sign_up, start_from_lobby
+
+    sign_up(page, web_server.url, "policy-browser")
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#games tr[data-game='fish']")
+    assert "trained (trained)" in page.inner_text("#games tr[data-game='fish']")
+    page.select_option("#game", "fish")
+    assert "trained" in page.locator("#seats select[data-seat='1'] option").all_inner_texts()
+    start_from_lobby(page, web_server.url, "fish", ["human", "trained"], time_limit=300, pace=0)
+    play_by_clicking(page, "fish-policy", None)
+    match_id = page.url.split("?")[0].rstrip("/").split("/")[-1]
+    summary = web_server.get(f"/api/matches/{match_id}")
+    assert summary["status"] == "over" and summary["result"]["winners"] and not summary["result"]["ejected"]
+    assert [seat["player"] for seat in summary["seats"]] == ["human", "trained"]
