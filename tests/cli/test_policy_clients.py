@@ -79,3 +79,32 @@ def test_a_policy_that_plays_against_the_mask_is_ejected_by_the_server() -> None
 ])
 def test_a_bad_policy_argument_is_one_line_and_status_2(args: list[str], message: str) -> None:
     assert_usage_error(run_gameroom(["clients", "fish", "--port", "1", *args], b"", cwd=REPO), message)
+
+
+def test_policies_sit_in_lobby_rooms_of_eriantys_and_fish() -> None:
+    port = free_port()
+    lobby = spawn(["lobby", "--port", str(port)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                  stderr=subprocess.PIPE, cwd=REPO)
+    try:
+        for game, policy in (("eriantys", FIRST_LEGAL), ("fish", AGAINST_THE_MASK)):
+            run = run_gameroom(["clients", game, "--port", str(port), *([] if game == "eriantys" else ["--lobby"]),
+                                "--players", "2", "--policy", policy, "--rooms", "2"], b"", timeout=300, cwd=REPO)
+            rooms = [json.loads(line) for line in run.stdout.splitlines()]
+            assert run.returncode == 0 and len(rooms) == 2, run.stderr
+            for room in rooms:   # the policy in the last seat of every room, named as the room's bots
+                assert room["kinds"][1] == f"policy {policy}" and room["winners"], room
+                if policy == FIRST_LEGAL:
+                    assert "out" not in room, room
+                else:   # played against the mask: ejected by the lobby's referee, the room played on
+                    (out,) = room["out"]
+                    assert out.startswith(f"{room['players'][1]}: EJECTED: cannot place a penguin at "), room
+                    assert out.endswith(": not a free tile"), room
+    finally:
+        lobby.kill()
+        lobby.wait()
+
+
+def test_more_policies_than_seats_is_a_usage_error() -> None:
+    assert_usage_error(run_gameroom(["clients", "eriantys", "--port", "1", "--players", "2", "--policy",
+                                     FIRST_LEGAL, "--policy", FIRST_LEGAL, "--policy", FIRST_LEGAL], b"", cwd=REPO),
+                       "3 --policy for rooms of 2 players")

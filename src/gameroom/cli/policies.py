@@ -20,7 +20,7 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import ClientSpec
 from gameroom.rl import POLICY_NAME, POLICY_TARGET
 
-__all__ = ["PolicyArgument", "add_client_arguments", "parse_policy", "policy_clients", "policy_options"]
+__all__ = ["PolicyArgument", "add_client_arguments", "load_policies", "parse_policy", "policy_clients", "policy_options"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +53,17 @@ def policy_options(text: str) -> dict[str, Any]:
     return value
 
 
-def add_client_arguments(parser: argparse.ArgumentParser) -> None:
-    """``gameroom clients``'s policy options."""
+def add_client_arguments(parser: argparse.ArgumentParser, lobby: bool = False) -> None:
+    """``gameroom clients``'s policy options (``lobby``: of ``clients --lobby``)."""
     parser.add_argument("--policy", type=parse_policy, action="append", default=[], metavar="[NAME=]MODULE:CALLABLE",
-                        help="a trained policy (observation dict -> action index, gameroom.rl) signed up as a client "
-                             "in place of the configured ones; repeatable, in sign-up order (needs the rl extra)")
+                        help=("a trained policy (observation dict -> action index, gameroom.rl) signed up as a client "
+                              "in place of the configured ones; repeatable, in sign-up order (needs the rl extra)")
+                        if not lobby else
+                        ("a trained policy (observation dict -> action index, gameroom.rl) in the last seat of every "
+                         "room, the next one in the seat before; repeatable (needs the rl extra)"))
     parser.add_argument("--policy-options", type=policy_options, default={}, metavar="JSON",
                         help="the options the policies were trained with, e.g. '{\"players\": 2, \"rows\": 4}' "
-                             "(default: the encoding's defaults)")
+                             "(default: the encoding's defaults" + ("; players: --players)" if lobby else ")"))
 
 
 def default_names(count: int) -> list[str]:
@@ -72,10 +75,11 @@ def default_names(count: int) -> list[str]:
     return [f"policy{letters[i // 26 - 1] if i >= 26 else ''}{letters[i % 26]}" for i in range(count)]
 
 
-def policy_clients(game: GameDescriptor, policies: list[PolicyArgument], options: dict[str, Any]) -> list[ClientSpec]:
-    """One client per policy, each loaded here and wrapped by ``rl.policy_player``; a
-    policy that cannot be loaded, options the encoding refuses or a missing ``rl`` extra
-    are a UsageError saying which."""
+def load_policies(game: GameDescriptor, policies: list[PolicyArgument], options: dict[str, Any]) -> list[Any]:
+    """Each policy's callable, loaded here (the operator's own code, in the operator's
+    process), once ``options`` are known good for ``game``'s encoding; a policy that
+    cannot be loaded, options the encoding refuses or a missing ``rl`` extra are a
+    UsageError saying which."""
     from gameroom.league.bots import BotError, load_factory
 
     try:
@@ -87,16 +91,25 @@ def policy_clients(game: GameDescriptor, policies: list[PolicyArgument], options
         raise UsageError(str(exc)) from None
     except (ValueError, TypeError) as exc:   # OptionError is a ValueError
         raise UsageError(f"--policy-options: {exc}") from None
-    names = default_names(len(policies))
-    specs = []
-    for policy, default in zip(policies, names):
-        name = policy.name or default
+    loaded = []
+    for policy in policies:
         try:
-            callable_ = load_factory(policy.target, name)
+            loaded.append(load_factory(policy.target, policy.name or "policy"))
         except BotError as exc:
             raise UsageError(f"--policy {policy.target}: {str(exc).split(': ', 1)[-1]}") from None
         except Exception as exc:   # its module's top level failed: the operator's code, said in one line
             raise UsageError(f"--policy {policy.target}: importing it raised {type(exc).__name__}: {exc}") from None
-        player = rl.policy_player(game.name, callable_, name=name, **options)
-        specs.append(ClientSpec(name, player, game.protocol))
+    return loaded
+
+
+def policy_clients(game: GameDescriptor, policies: list[PolicyArgument], options: dict[str, Any]) -> list[ClientSpec]:
+    """One client per policy (``load_policies``), wrapped by ``rl.policy_player``, named
+    as given or by :func:`default_names`."""
+    from gameroom import rl
+
+    loaded = load_policies(game, policies, options)
+    specs = []
+    for policy, callable_, default in zip(policies, loaded, default_names(len(policies))):
+        name = policy.name or default
+        specs.append(ClientSpec(name, rl.policy_player(game.name, callable_, name=name, **options), game.protocol))
     return specs
