@@ -5,13 +5,15 @@ server's result counts them; a bad policy argument is one error line and exit 2.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.driver import Run, assert_usage_error, free_port, run_gameroom, spawn
+from tests.driver import GAMEROOM, Run, assert_usage_error, free_port, run_gameroom, spawn
 from tests.rl.cases import need_extra
 
 need_extra()
@@ -108,3 +110,35 @@ def test_more_policies_than_seats_is_a_usage_error() -> None:
     assert_usage_error(run_gameroom(["clients", "eriantys", "--port", "1", "--players", "2", "--policy",
                                      FIRST_LEGAL, "--policy", FIRST_LEGAL, "--policy", FIRST_LEGAL], b"", cwd=REPO),
                        "3 --policy for rooms of 2 players")
+
+
+def test_the_examples_trained_policy_plays_on_a_server(tmp_path: Path) -> None:
+    """``examples/rl/train_fish.py --save`` then ``--policy train_fish:trained``, run from
+    the example's directory as its docstring says."""
+    example = REPO / "examples" / "rl"
+    weights = tmp_path / "weights.npy"
+    trained = subprocess.run([sys.executable, str(example / "train_fish.py"), "--games", "300", "--evaluation", "10",
+                              "--save", str(weights)], capture_output=True, text=True, timeout=600, check=False)
+    assert trained.returncode == 0 and weights.is_file(), trained.stderr
+    port = free_port()
+    with tempfile.TemporaryFile() as out:
+        server = spawn(["serve", "fish", "--port", str(port), "--seed", "3"], stdin=subprocess.PIPE, stdout=out,
+                       stderr=subprocess.DEVNULL)
+        server.stdin.write(json.dumps(FISH_SERVER).encode())
+        server.stdin.close()
+        try:
+            clients = subprocess.run(
+                [*GAMEROOM, "clients", "fish", "--port", str(port), "--policy", "agent=train_fish:trained",
+                 "--policy", f"other={FIRST_LEGAL}", "--policy-options", FISH_OPTIONS],
+                capture_output=True, text=True, timeout=300, check=False, cwd=example,
+                env={**os.environ, "FISH_WEIGHTS": str(weights), "PYTHONPATH": str(REPO)})
+            server.wait(timeout=300)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+        out.seek(0)
+        result = out.read().decode()
+    assert clients.returncode == 0, clients.stderr
+    winners, failed = json.loads(result.strip().splitlines()[-1])
+    assert failed == 0 and winners >= 1, result
