@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.driver import GAMEROOM, Run, assert_usage_error, free_port, run_gameroom, spawn
+from tests.driver import (
+    GAMEROOM,
+    Run,
+    assert_usage_error,
+    free_port,
+    run_gameroom,
+    spawn,
+)
 from tests.rl.cases import need_extra
 
 need_extra()
