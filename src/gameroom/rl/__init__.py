@@ -12,7 +12,8 @@ seat against other players, and trained agents as ordinary players.
 * :func:`table` — the encoding itself: catalogue, observation shape, options.
 
 The games' referees run unchanged (``rl.driver``), so legality, ejection and scoring are
-the referee's. Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet).
+the referee's. Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet; cairosvg for the
+``rgb_array`` pictures, ``rl.raster``).
 Game-agnostic: games are reached through the registry's descriptors.
 """
 
