@@ -85,6 +85,8 @@ def test_a_policy_that_plays_against_the_mask_is_ejected_by_the_server() -> None
     (["--policy", "tests.rl.nowhere:first_legal"], "cannot import 'tests.rl.nowhere'"),
     (["--policy", FIRST_LEGAL, "--policy-options", '{"size": 3}'], "fish has no option 'size'"),
     (["--policy", FIRST_LEGAL, "--policy-options", "[1]"], "expected a JSON object"),
+    (["--policy", "tests.cli.broken_policy:policy"],
+     "importing it raised RuntimeError: this module breaks as it is imported"),
 ])
 def test_a_bad_policy_argument_is_one_line_and_status_2(args: list[str], message: str) -> None:
     assert_usage_error(run_gameroom(["clients", "fish", "--port", "1", *args], b"", cwd=REPO), message)

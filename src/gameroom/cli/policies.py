@@ -97,7 +97,7 @@ def load_policies(game: GameDescriptor, policies: list[PolicyArgument], options:
             loaded.append(load_factory(policy.target, policy.name or "policy"))
         except BotError as exc:
             raise UsageError(f"--policy {policy.target}: {str(exc).split(': ', 1)[-1]}") from None
-        except Exception as exc:   # its module's top level failed: the operator's code, said in one line
+        except Exception as exc:   # noqa: BLE001 - its module's top level failed: the error is the one line said
             raise UsageError(f"--policy {policy.target}: importing it raised {type(exc).__name__}: {exc}") from None
     return loaded
 
