@@ -35,9 +35,11 @@ FISH_SERVER = {"min-players": 2, "max-players": 2, "rows": 4, "cols": 5, "fish":
 FISH_OPTIONS = json.dumps({"players": 2, "rows": 4, "columns": 5})
 
 
-def serve_and_play(game: str, server_config: dict, client_args: list[str]) -> tuple[Run, Run]:
-    """``gameroom serve GAME`` and ``gameroom clients GAME CLIENT_ARGS`` on one free port:
-    the server's and the clients' output once both exit."""
+def serve_and_play(game: str, server_config: dict, client_args: list[str], cwd: Path = REPO,
+                   env: dict[str, str] | None = None) -> tuple[Run, Run]:
+    """``gameroom serve GAME`` and ``gameroom clients GAME CLIENT_ARGS`` (run in ``cwd``
+    with ``env``'s variables added) on one free port: the server's and the clients'
+    output once both exit."""
     port = free_port()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         server = spawn(["serve", game, "--port", str(port), "--seed", "3"], stdin=subprocess.PIPE, stdout=out,
@@ -45,7 +47,10 @@ def serve_and_play(game: str, server_config: dict, client_args: list[str]) -> tu
         server.stdin.write(json.dumps(server_config).encode())
         server.stdin.close()
         try:
-            clients = run_gameroom(["clients", game, "--port", str(port), *client_args], b"", timeout=300, cwd=REPO)
+            ran = subprocess.run([*GAMEROOM, "clients", game, "--port", str(port), *client_args],
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False,
+                                 cwd=cwd, env={**os.environ, **(env or {})})
+            clients = Run(ran.stdout, ran.stderr, ran.returncode)
             server.wait(timeout=300)
         finally:
             if server.poll() is None:
@@ -129,25 +134,9 @@ def test_the_examples_trained_policy_plays_on_a_server(tmp_path: Path) -> None:
     trained = subprocess.run([sys.executable, str(example / "train_fish.py"), "--games", "300", "--evaluation", "10",
                               "--save", str(weights)], capture_output=True, text=True, timeout=600, check=False)
     assert trained.returncode == 0 and weights.is_file(), trained.stderr
-    port = free_port()
-    with tempfile.TemporaryFile() as out:
-        server = spawn(["serve", "fish", "--port", str(port), "--seed", "3"], stdin=subprocess.PIPE, stdout=out,
-                       stderr=subprocess.DEVNULL)
-        server.stdin.write(json.dumps(FISH_SERVER).encode())
-        server.stdin.close()
-        try:
-            clients = subprocess.run(
-                [*GAMEROOM, "clients", "fish", "--port", str(port), "--policy", "agent=train_fish:trained",
-                 "--policy", f"other={FIRST_LEGAL}", "--policy-options", FISH_OPTIONS],
-                capture_output=True, text=True, timeout=300, check=False, cwd=example,
-                env={**os.environ, "FISH_WEIGHTS": str(weights), "PYTHONPATH": str(REPO)})
-            server.wait(timeout=300)
-        finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
-        out.seek(0)
-        result = out.read().decode()
+    served, clients = serve_and_play("fish", FISH_SERVER, ["--policy", "agent=train_fish:trained", "--policy",
+                                                           f"other={FIRST_LEGAL}", "--policy-options", FISH_OPTIONS],
+                                     cwd=example, env={"FISH_WEIGHTS": str(weights), "PYTHONPATH": str(REPO)})
     assert clients.returncode == 0, clients.stderr
-    winners, failed = json.loads(result.strip().splitlines()[-1])
-    assert failed == 0 and winners >= 1, result
+    winners, failed = json.loads(served.stdout.strip().splitlines()[-1])
+    assert failed == 0 and winners >= 1, served.stdout
