@@ -30,7 +30,7 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import Caller
 from gameroom.core.context import MatchContext
@@ -42,6 +42,9 @@ from gameroom.core.record import EJECT, END, Event
 from gameroom.remote.jsonstream import encode
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
+
+if TYPE_CHECKING:
+    from gameroom.web.policies import WebPolicies
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener"]
 
@@ -81,10 +84,11 @@ class MatchRequest:
     seed: int
     time_limit: float | None
     pace: float = 0.0
-    policies: Any = field(default=None, compare=False)
+    policies: "WebPolicies | None" = field(default=None, compare=False)
 
     @classmethod
-    def from_json(cls, body: Any, games: dict[str, GameDescriptor], policies: Any = None) -> "MatchRequest":
+    def from_json(cls, body: Any, games: dict[str, GameDescriptor],
+                  policies: "WebPolicies | None" = None) -> "MatchRequest":
         if not isinstance(body, dict):
             raise BadRequest("the body must be a JSON object with game, seats and seed")
         unknown = sorted(set(body) - {"game", "seats", "seed", "time_limit", "pace"})
@@ -374,14 +378,15 @@ class WebMatch:
         """The seats of the operator's policies, each in a process of its own started now
         (on the match's thread, the turn given back meanwhile: a start takes a moment);
         their callers go into ``started``, to be ended with the match."""
-        if not self.policy_seats:
+        policies = self.request.policies
+        if policies is None or not self.policy_seats:
             return
         owner = self.owner.key
         self.turns.give(owner)
         try:
             for index in self.policy_seats:
                 name, kind = self.names[index], self.request.seats[index]
-                seat = self.request.policies.seat(self.game, kind, name, len(self.names))
+                seat = policies.seat(self.game, kind, name, len(self.names))
                 started.append(seat.caller)
                 seat.caller = announcing(seat.caller, name, self._decisions, self._announce)
                 self.seats[index] = seat
