@@ -97,11 +97,14 @@ def test_a_bad_policy_argument_is_one_line_and_status_2(args: list[str], message
     assert_usage_error(run_gameroom(["clients", "fish", "--port", "1", *args], b"", cwd=REPO), message)
 
 
-def test_policies_sit_in_lobby_rooms_of_eriantys_and_fish() -> None:
-    port = free_port()
-    lobby = spawn(["lobby", "--port", str(port)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                  stderr=subprocess.PIPE, cwd=REPO)
+def test_policies_sit_in_lobby_rooms_of_eriantys_and_fish(tmp_path: Path) -> None:
+    from tests.lobby.rooms import LobbyProcess
+
+    # generous turns and calls: a loaded machine must not eject a player for its slowness
+    lobby = LobbyProcess(tmp_path, {"callTimeoutSeconds": 120, "turnTimeoutSeconds": 120})
+    port = lobby.port
     try:
+        lobby.connect().close()   # listening: the clients' own retries are short
         for game, policy in (("eriantys", FIRST_LEGAL), ("fish", AGAINST_THE_MASK)):
             run = run_gameroom(["clients", game, "--port", str(port), *([] if game == "eriantys" else ["--lobby"]),
                                 "--players", "2", "--policy", policy, "--rooms", "2"], b"", timeout=300, cwd=REPO)
@@ -116,8 +119,7 @@ def test_policies_sit_in_lobby_rooms_of_eriantys_and_fish() -> None:
                     assert out.startswith(f"{room['players'][1]}: EJECTED: cannot place a penguin at "), room
                     assert out.endswith(": not a free tile"), room
     finally:
-        lobby.kill()
-        lobby.wait()
+        lobby.stop()
 
 
 def test_more_policies_than_seats_is_a_usage_error() -> None:

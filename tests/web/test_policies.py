@@ -22,6 +22,9 @@ sync_client = pytest.importorskip("websockets.sync.client")
 pytest.importorskip("uvicorn")
 
 FIRST_LEGAL = "tests.rl.policies:first_legal"
+# seconds a bot has for a call: a policy's call crosses to its own process, which a loaded
+# machine may not schedule within the games' own limits (Fish's is 0.6 s)
+GENEROUS = 120
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def test_a_person_plays_a_whole_match_against_a_policy(web_server: WebServer) ->
 
 def test_a_bots_only_match_with_a_policy_plays_to_the_end(web_server: WebServer) -> None:
     status, started = web_server.request("POST", "/api/matches", {"game": "q", "seats": ["dag", "careful"],
-                                                                  "seed": 2})
+                                                                  "seed": 2, "time_limit": GENEROUS})
     assert status == 201, started
     summary = web_server.wait_over(started["id"])
     assert summary["result"]["ejected"] == [] and summary["result"]["winners"], summary
@@ -102,7 +105,7 @@ def test_a_stored_match_names_the_policy_of_its_seat(tmp_path: Any) -> None:
     database = tmp_path / "results.db"
     with running_web("--db", f"sqlite:///{database}", "--policy", f"fish:trained={FIRST_LEGAL}") as server:
         status, started = server.request("POST", "/api/matches", {"game": "fish", "seats": ["trained", "greedy"],
-                                                                  "seed": 5})
+                                                                  "seed": 5, "time_limit": GENEROUS})
         assert status == 201, started
         assert server.wait_over(started["id"])["result"]["ejected"] == []
     with sqlite3.connect(database) as connection:
