@@ -38,13 +38,13 @@ problem (the command line exits 2).
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gameroom.core.options import OptionError, table_options
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
+from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["ArenaConfig", "ArenaConfigError", "Competition", "Language", "UploadLimits", "read_config",
            "DEFAULT_LANGUAGES", "NAME"]
@@ -156,15 +156,9 @@ class _Where:
 def read_config(path: Path) -> ArenaConfig:
     """The arena configuration of ``path``; ArenaConfigError says what is wrong and where."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ArenaConfigError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ArenaConfigError(f"{path} is not UTF-8 text") from None
-    try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ArenaConfigError(f"{path} is not TOML: {exc}") from None
+        table = read_toml(path)
+    except FileProblem as exc:
+        raise ArenaConfigError(str(exc)) from None
     return parse_config(table, path)
 
 
