@@ -56,3 +56,10 @@ def login(url: str, name: str, password: str) -> httpx.Client:
     client = httpx.Client(base_url=url, headers={"origin": url}, timeout=60)
     assert client.post("/api/login", json={"username": name, "password": password}).status_code == 200
     return client
+
+
+def competition_text(game: str, options: str, players: int = 2) -> str:
+    """An arena.toml of one competition of ``game`` whose ``[competitions.options]`` table
+    is ``options`` (TOML lines)."""
+    return (f'database = "sqlite:///a.db"\n[[competitions]]\nname = "c"\ngame = "{game}"\nplayers = {players}\n'
+            f'[competitions.options]\n{options}\n')

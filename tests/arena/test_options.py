@@ -1,5 +1,5 @@
-"""Per-competition game options: arena.toml's ``options`` table is checked against what the
-game declares (one line naming the file and key, exit 2), every game of the competition is
+"""Per-competition game options: arena.toml's ``options`` table is typed against what the
+game declares (its errors: ``test_pieces``), every game of the competition is
 dealt with them — program bots and built-in players alike — and the replay keeps them, so
 ``gameroom replay verify`` deals the same game again and a header whose options were
 altered does not verify."""
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.arena.running import competition_text
 
 from gameroom.arena.config import read_config
 from gameroom.core.record import MatchRecord
@@ -21,35 +22,9 @@ from gameroom.league.table import TableTask, record_table
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 
 
-def _competition(game: str, options: str, players: int = 2) -> str:
-    return (f'database = "sqlite:///a.db"\n[[competitions]]\nname = "c"\ngame = "{game}"\nplayers = {players}\n'
-            f'[competitions.options]\n{options}\n')
-
-
-@pytest.mark.parametrize("text, message", [
-    (_competition("q", "colour = 1"), "competitions[1].options.colour: q has no such option; its options are "
-                                      "q-bonus, finish-bonus"),
-    (_competition("q", '"q-bonus" = 99'), "competitions[1].options.q-bonus: q-bonus must lie in 0..10, got 99"),
-    (_competition("q", '"q-bonus" = "six"'), "competitions[1].options.q-bonus: expected a whole number"),
-    (_competition("eriantys", 'expert = "yes"'), "competitions[1].options.expert: expected true or false"),
-    (_competition("fish", "rows = 2\ncolumns = 3"), "competitions[1].options: a 2 x 3 board has 6 tiles, too few "
-                                                    "for the 8 penguins of 2 players (players = 2)"),
-    ('database = "sqlite:///a.db"\n[[competitions]]\nname = "c"\ngame = "q"\noptions = 3\n',
-     "competitions[1].options: must be a table of the game's options"),
-])
-def test_bad_game_options_are_one_line_naming_the_key_and_exit_2(tmp_path: Path, text: str, message: str) -> None:
-    path = tmp_path / "arena.toml"
-    path.write_text(text)
-    run = subprocess.run([sys.executable, "-m", "gameroom", "arena", "recompute", "--config", str(path)],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2
-    assert message in run.stderr and str(path) in run.stderr, run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1
-
-
 def test_options_are_typed_with_the_games_defaults(tmp_path: Path) -> None:
     path = tmp_path / "arena.toml"
-    path.write_text(_competition("fish", "rows = 3\ncolumns = 4")
+    path.write_text(competition_text("fish", "rows = 3\ncolumns = 4")
                     + '[[competitions]]\nname = "plain"\ngame = "q"\n[competitions.options]\n')
     fish, plain = read_config(path).competitions
     assert dict(fish.options) == {"rows": 3, "columns": 4, "fish": None}
