@@ -5,18 +5,20 @@ policy, three ways:
 
 * bubblewrap as root (the usual case): bubblewrap (``core.bwrap``) keeps only
   CAP_SETUID/CAP_SETGID, and ``setpriv`` (util-linux) drops to the bot's own user and
-  group before the bot runs. The game port: bubblewrap reports its first process and
-  waits (``--info-fd``, ``--block-fd``) while the league makes the listening socket
-  inside the bot's network namespace (``core.netns``), then lets it go on;
+  group before the bot runs. Bubblewrap reports its first process and waits
+  (``--info-fd``, ``--block-fd``) while the league sets that process's limits and
+  priority and, for the game port, makes the listening socket inside the bot's network
+  namespace (``core.netns``); then it lets it go on;
 * bubblewrap as another user: the launcher (``core.launcher``, a Python script) listens
   inside and hands the socket over, then becomes the bot;
 * the fallback: the program itself, in a session of its own, as root in a pids cgroup of
   its own (``core.sweep``), in a user namespace of its own where allowed, with a
   temporary directory removed afterwards.
 
-Resource limits and the lower priority are set between fork and exec (inherited by
-bubblewrap and everything below it), except on the launcher's way, where the launcher
-sets them. The last :data:`STDERR_TAIL_BYTES` of the process's standard error are kept
+Resource limits and the lower priority are set before any of the bot's code runs: as
+root on bubblewrap's held first process (``prlimit``, ``setpriority``: the spawn needs no
+``preexec_fn``, so it does not fork the whole worker), on the launcher's way by the
+launcher, in the fallback between fork and exec. The last :data:`STDERR_TAIL_BYTES` of the process's standard error are kept
 (read on a thread of its own, so a bot that floods it costs a bounded buffer) and
 :meth:`Confined.describe` says how it ended, for an ejection reason. :meth:`Confined.kill`
 ends everything the bot started:
