@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any, Callable, Sequence
 
 from gameroom.cli.arguments import add_options, typed_options
 from gameroom.cli.common import UsageError, fail, print_json, stderr_log
 from gameroom.core.game import GameDescriptor
+from gameroom.core.textfile import FileProblem, read_json
 from gameroom.core.wire import WireError
 from gameroom.remote import aio
 from gameroom.server.lobby_config import DEFAULT_PORT, LobbyConfig, decode_lobby_config, with_overrides
@@ -55,16 +55,9 @@ def load_config(game: GameDescriptor, path: str | None) -> LobbyConfig:
     if path is None:
         return LobbyConfig()
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read the configuration {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"configuration {path} is not UTF-8") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"configuration {path} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        value = read_json(path, "the configuration")
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
     try:
         return decode_lobby_config(value, game.lobby.decode_hooks if game.lobby is not None else None)
     except WireError as exc:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
-from gameroom.core.options import Option, OptionError, describe_option, json_option_value
+from gameroom.core.options import Option, OptionError, describe_option, json_option_value, table_options
 
 __all__ = ["Hosted", "HouseBot", "CALL_SERVER_TYPES", "RESERVED_FIELDS", "ALL_GAMES", "hosted_games"]
 
@@ -94,15 +94,7 @@ class Hosted:
         """The typed options of a ``CREATE_ROOM``: each option's field, its default when
         absent (or null, for an option whose default is none); OptionError naming the
         first bad one."""
-        out: dict[str, Any] = {}
-        for option in self.options:
-            if option.name not in message or message[option.name] is None and option.default is None:
-                value = bool(option.default) if option.flag else option.default
-                option.validate(value)
-                out[option.key] = list(value) if isinstance(value, tuple) else value
-            else:
-                out[option.key] = json_option_value(option, message[option.name])
-        return out
+        return table_options(self.options, message)
 
     def filters(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """The option filters of a ``GET_PUBLIC_ROOMS`` (absent or null: any); OptionError
