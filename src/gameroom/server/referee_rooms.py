@@ -89,7 +89,7 @@ class RefereeGame:
         except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
             lobby.log(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
             self.story = None
-        self._spectators: tuple[int, bytes] | None = None   # (step, GAME_STATE encoded)
+        self._spectators: dict[bool, tuple[int, bytes]] = {}   # pictures? -> (step, GAME_STATE encoded)
         self.runner = greenlet(self._main)
         self.over = False
         self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
@@ -339,9 +339,8 @@ class RefereeGame:
                 if member is not None and getattr(member, "views", False) and member.room is self.room:
                     member.send(self.view_message(member.seat))
             if self.room.watchers:
-                message, data = self.spectator_message()
                 for watcher in self.room.watchers:
-                    watcher.send(message, data)
+                    watcher.send(*self.spectator_message(watcher.pictures))
         elif event.kind == EJECT:
             ejection = event.subject
             index = ejection.seat
@@ -353,19 +352,42 @@ class RefereeGame:
             self.lobby.unseat(self.room, index)
 
     def view_message(self, index: int) -> dict[str, Any]:
-        """``GAME_STATE`` of the latest state as seat ``index`` may see it."""
-        view = None if self.state is None else self.game.views.seat(self.state, self.names[index])
-        return {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
-                "state": view}
+        """``GAME_STATE`` of the latest state as seat ``index`` may see it (with its
+        picture for a member that asked for ``pictures``)."""
+        name = self.names[index]
+        view = None if self.state is None else self.game.views.seat(self.state, name)
+        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
+                   "state": view}
+        member = self.room.members[index] if index < len(self.room.members) else None
+        if getattr(member, "pictures", False):
+            message["svg"] = self._picture(name)
+        return message
 
-    def spectator_message(self) -> tuple[dict[str, Any], bytes | None]:
-        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a state)."""
+    def spectator_message(self, pictures: bool = False) -> tuple[dict[str, Any], bytes | None]:
+        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a
+        state, with its picture and without)."""
         view = None if self.state is None else self.game.views.spectator(self.state)
         message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
                    "state": view}
-        if self._spectators is None or self._spectators[0] != self.step:
-            self._spectators = (self.step, self.lobby.encode(message))
-        return message, self._spectators[1]
+        if pictures:
+            message["svg"] = self._picture(None)
+        made = self._spectators.get(pictures)
+        if made is None or made[0] != self.step:
+            made = self._spectators[pictures] = (self.step, self.lobby.encode(message))
+        return message, made[1]
+
+    def _picture(self, viewer: str | None) -> str | None:
+        """The game's picture of the latest state as ``viewer`` (None: a spectator) may see
+        it, drawn by the narrator as ``gameroom play`` draws it; None when the game cannot
+        conceal its secrets, or the picture fails (the views go on without it)."""
+        if self.state is None:
+            return None
+        try:
+            return self.game.picture(self.state, viewer, self.caption or f"step {self.step}",
+                                     self.story.draw if self.story is not None else None)
+        except Exception as exc:   # noqa: BLE001 - a picture's bug costs the picture
+            self._log(f"the picture failed: {type(exc).__name__}: {exc}")
+            return None
 
 
 def _nack(text: str) -> dict[str, Any]:
