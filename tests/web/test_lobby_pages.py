@@ -88,6 +88,13 @@ def test_a_browser_person_a_terminal_person_and_a_bot_play_a_room_made_in_the_br
         thread.start()
         page.wait_for_selector("#picture svg")
         page.wait_for_selector("#events li:has-text('the game starts')")
+        if game == "eriantys":   # a phone: the picture's own narrow layout, drawn at 0.6 of its size
+            shown = page.evaluate("""() => { const svg = document.querySelector('#picture svg');
+                return {layout: svg.dataset.layout, width: svg.viewBox.baseVal.width,
+                        scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width}; }""")
+            assert shown["layout"] == "narrow" and shown["width"] == 600 and shown["scale"] > 0.55, shown
+            page.wait_for_selector("#picture .target")
+            screenshot(page, f"lobby-room-{game}-{size}-playing")
         lines_before = page.locator("#events li").count()
         play_on_the_board(page, game)
         thread.join(timeout=300)

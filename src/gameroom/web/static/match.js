@@ -322,8 +322,7 @@ function connect() {
         if (frame.status === "running" && !pending) $("turn").textContent = "";
         break;
       case "state":
-        if (frame.narration && frame.narration.length) logNarration(frame.narration);
-        else if (!frame.caption.startsWith("step ")) logEvent(frame.caption);
+        logNarration(frame.narration);   // the caption sums these lines up on the picture
         prior = latest;
         latest = frame;
         redraw();

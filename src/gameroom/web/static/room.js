@@ -263,7 +263,6 @@ function onEnd(m) {
   status("over");
   for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd());
   $("winners").textContent = m.error ? `stopped: ${m.error}` : `winners: ${(m.winners || []).join(", ") || "none"}`;
-  logLine(`game over: ${(m.winners || []).join(", ") || "no winner"}`);
 }
 
 async function onMessage(m) {
