@@ -10,31 +10,13 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.lobby.rooms import LobbyProcess, RoomClient, play_person
-from tests.web.conftest import WebServer, running_web, screenshot
+from tests.web.conftest import WebServer, screenshot
 from tests.web.test_boards import SIZES, fits, play_on_the_board, sign_up
-
-
-@pytest.fixture(scope="module")
-def lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LobbyProcess]:
-    # generous limits: the machine is shared and may be loaded; a person never runs out of time
-    server = LobbyProcess(tmp_path_factory.mktemp("pages"), {"relayAddresses": ["127.0.0.1"],
-                                                             "callTimeoutSeconds": 60,
-                                                             "personTimeoutSeconds": 600,
-                                                             "turnTimeoutSeconds": 600})
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def web(lobby: LobbyProcess) -> Iterator[WebServer]:
-    with running_web("--lobby", f"127.0.0.1:{lobby.port}") as server:
-        yield server
 
 
 def page_of(browser: Any, size: str) -> tuple[Any, Any, list[str]]:

@@ -5,8 +5,7 @@
 // frames the room sends a new connection. Under /results/games/{id} the same page shows a
 // game stored in the results database: its seats, result and ejections, and its replay.
 import { showAccount } from "/static/session.js";
-import { clearTargets } from "/static/board.js";
-import { fit as fitPicture, tell } from "/static/picture.js";
+import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -91,22 +90,7 @@ function boardUi() {
       socket.send(JSON.stringify({ check: actions, ask }));
       return new Promise((resolve) => waiting.set(ask, resolve));
     },
-    say(text) { $("hint").textContent = text; },
-    button(label, onClick, primary = false) {
-      const button = el("button", label);
-      button.type = "button";
-      button.setAttribute("aria-label", label);
-      if (primary) button.classList.add("primary");
-      button.addEventListener("click", onClick);
-      $("buttons").append(button);
-      return button;
-    },
-    clear() {
-      $("buttons").replaceChildren();
-      $("hint").textContent = "";
-      clearTargets($("picture"));
-      for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
-    },
+    ...boardControls(),
   };
 }
 
@@ -121,13 +105,7 @@ function interact() {
 function endPrompt(text) {
   pending = null;
   stopClock();
-  $("choices").replaceChildren();
-  $("play").classList.add("hidden");
-  $("controls").classList.add("hidden");
-  $("buttons").replaceChildren();
-  $("hint").textContent = "";
-  clearTargets($("picture"));
-  for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
+  closePrompt();
   if (text !== undefined) $("turn").textContent = text;
 }
 

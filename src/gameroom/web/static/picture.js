@@ -3,6 +3,8 @@
 // picture's own layout for narrow screens when it has one (docs/boards.md), and a line of
 // the story added to the log, kept scrolled to the newest.
 
+import { clearTargets } from "/static/board.js";
+
 export const NARROW = 700;   // px: a window narrower than this is a phone's
 
 // A picture with data-narrow-viewbox has a layout for narrow screens: that viewBox, and each
@@ -38,6 +40,38 @@ export function fit(board, picture) {
   const scale = board.classList.contains("zoomed") ? 1 : Math.min(room / w, narrow ? room / w : tall / h, 2);
   svg.setAttribute("width", String(Math.floor(w * scale)));
   svg.setAttribute("height", String(Math.floor(h * scale)));
+}
+
+// The hint and the buttons under the board, and clearing the board's targets: the part of
+// a board module's `ui` (docs/boards.md) that both pages give alike (#hint, #buttons, #picture).
+export function boardControls() {
+  const $ = (id) => document.getElementById(id);
+  return {
+    say(text) { $("hint").textContent = text; },
+    button(label, onClick, primary = false) {
+      const button = document.createElement("button");
+      button.textContent = label;
+      button.type = "button";
+      button.setAttribute("aria-label", label);
+      if (primary) button.classList.add("primary");
+      button.addEventListener("click", onClick);
+      $("buttons").append(button);
+      return button;
+    },
+    clear() {
+      $("buttons").replaceChildren();
+      $("hint").textContent = "";
+      clearTargets($("picture"));
+      for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
+    },
+  };
+}
+
+// A prompt is over: the legal moves' list, the board's controls and targets put away.
+export function closePrompt() {
+  for (const id of ["play", "controls"]) document.getElementById(id).classList.add("hidden");
+  document.getElementById("choices").replaceChildren();
+  boardControls().clear();
 }
 
 export function tell(log, text, kind = "") {

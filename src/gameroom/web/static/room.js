@@ -7,8 +7,7 @@
 // (/boards/{game}.js): a room played by calls answers the referee's CALLs with REPLY, a room
 // played by events sends the offered events as GAME_EVENT. The narrator's lines are the story.
 import { showAccount } from "/static/session.js";
-import { clearTargets } from "/static/board.js";
-import { fit as fitPicture, tell } from "/static/picture.js";
+import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -83,34 +82,14 @@ function boardUi() {
     send(action) { move(action); },
     // the lobby takes only the moves it offered: a composed answer is judged as not offered
     check(actions) { return Promise.resolve(actions.map(() => "only the offered moves are taken in a lobby room")); },
-    say(text) { $("hint").textContent = text; },
-    button(label, onClick, primary = false) {
-      const button = el("button", label);
-      button.type = "button";
-      button.setAttribute("aria-label", label);
-      if (primary) button.classList.add("primary");
-      button.addEventListener("click", onClick);
-      $("buttons").append(button);
-      return button;
-    },
-    clear() {
-      $("buttons").replaceChildren();
-      $("hint").textContent = "";
-      clearTargets($("picture"));
-      for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
-    },
+    ...boardControls(),
   };
 }
 
 function endPrompt(text) {
   prompt = null;
   stopClock();
-  $("choices").replaceChildren();
-  $("play").classList.add("hidden");
-  $("controls").classList.add("hidden");
-  $("buttons").replaceChildren();
-  $("hint").textContent = "";
-  clearTargets($("picture"));
+  closePrompt();
   if (text !== undefined) $("turn").textContent = text;
 }
 
