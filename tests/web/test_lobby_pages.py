@@ -8,6 +8,7 @@ watches it through its link."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from typing import Any
@@ -50,6 +51,9 @@ def test_a_browser_person_a_terminal_person_and_a_bot_play_a_room_made_in_the_br
     context, page, errors = page_of(browser, size)
     terminal = lobby.connect(f"term{game}")
     try:
+        frames: list[tuple[str, Any]] = []   # what the page and the lobby say to each other
+        page.on("websocket", lambda ws: (ws.on("framesent", lambda f: frames.append(("out", json.loads(f)))),
+                                         ws.on("framereceived", lambda f: frames.append(("in", json.loads(f))))))
         sign_up(page, web.url, f"web{game}")
         page.wait_for_selector("#newroom:not(.hidden)")
         page.select_option("#roomgame", game)
@@ -91,6 +95,11 @@ def test_a_browser_person_a_terminal_person_and_a_bot_play_a_room_made_in_the_br
         assert [s.split("\t")[1].split(" ")[0] for s in seats] == [f"web{game}", f"{bot}1", f"term{game}"], seats
         fits(page)
         screenshot(page, f"lobby-room-{game}-{size}-end")
+        if game == "q":   # turns of several tiles, composed on the board, judged by the game's rules
+            checked = [m for way, m in frames if way == "in" and m.get("type") == "CHECKED"]
+            assert any(p is None for m in checked for p in m["problems"]), checked[:3]
+            replies = [m for way, m in frames if way == "out" and m.get("type") == "REPLY"]
+            assert any(isinstance(m["result"], list) and len(m["result"]) >= 2 for m in replies), replies
     finally:
         terminal.close()
         context.close()

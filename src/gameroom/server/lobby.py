@@ -43,7 +43,7 @@ __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
 CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", "ACCESS_ROOM", "LEAVE_ROOM",
                           "GAME_EVENT", "GET_GAME_STATE", "PONG",
                           # docs/lobby.md: every game's rooms, spectators, house bots, calls
-                          "GET_GAMES", "WATCH_ROOM", "ADD_BOT", "REPLY"})
+                          "GET_GAMES", "WATCH_ROOM", "ADD_BOT", "REPLY", "CHECK"})
 ACK: dict[str, Any] = {"type": "ACK"}
 _READ_CHUNK = 65536
 _LINGER_SECONDS = 2.0
@@ -909,6 +909,18 @@ class Lobby:
                 self.lost(client, "TIMEOUT", f"{room.nacks} invalid events this turn")
 
     def _reply(self, client: Client, m: dict[str, Any]) -> None:
+        referee = self._referee_of(client)
+        if referee is not None:
+            referee.reply(client, m)
+
+    def _check(self, client: Client, m: dict[str, Any]) -> None:
+        referee = self._referee_of(client)
+        if referee is not None:
+            referee.check(client, m)
+
+    def _referee_of(self, client: Client) -> RefereeGame | None:
+        """The referee of the room the seat of ``client`` plays by calls (a ``REPLY`` or a
+        ``CHECK`` goes to it); None, and the NACK sent, otherwise."""
         room = client.room
         if room is None:
             client.send(nack("Not yet in a room!"))
@@ -919,7 +931,8 @@ class Lobby:
         elif room.referee is None:
             client.send(nack(f"{room.hosted.name} is played by GAME_EVENT"))
         else:
-            room.referee.reply(client, m)
+            return room.referee
+        return None
 
     # -- rooms ------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from typing import Any, Callable
 from greenlet import getcurrent, greenlet
 
 from gameroom.core.calls import Caller, CallFailed
+from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.context import MatchContext
 from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.narration import Story
@@ -61,6 +62,7 @@ class Pending:
     spec: Method
     offered: list[tuple[str, Any]] | None
     limit: float | None
+    args: tuple[Any, ...] = ()
 
 
 class RefereeGame:
@@ -75,6 +77,8 @@ class RefereeGame:
         self.people = [bool(getattr(m, "person", False)) for m in room.members]
         self.moves: list[Callable[[str, tuple[Any, ...]], Any] | None] = [
             self.game.person_moves() if person else None for person in self.people]
+        # how a person's composed answer (not offered: a Q turn of several tiles) is judged
+        self.checks = [self.game.person_check(moves) if moves is not None else None for moves in self.moves]
         self.calls = itertools.count(1)
         self.cancel = threading.Event()
         self.suspended_on: Any = None      # what the referee waits for: a Pending, a yield
@@ -236,7 +240,7 @@ class RefereeGame:
                 self._log(f"moves of {spec.wire} failed: {type(exc).__name__}: {exc}")
             if self.room.members[index] is not member or member.room is not self.room:   # left meanwhile
                 raise CallFailed("left the room", FailureKind.DISCONNECT)
-        pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit)
+        pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit, args)
         message: dict[str, Any] = {"type": "CALL", "call": pending.call, "method": spec.wire,
                                    "args": spec.encode_args(args)}
         self.lobby.calls += 1
@@ -296,12 +300,35 @@ class RefereeGame:
                 self._wake(pending, ("fail", (f"invalid reply to {wire}: {exc}", FailureKind.INVALID_REPLY)))
             return
         if person and pending.offered is not None and all(message["result"] != a for _, a in pending.offered):
-            client.send(_nack(f"Not one of the {len(pending.offered)} legal moves offered for {wire}"))
-            return
+            refusal = f"Not one of the {len(pending.offered)} legal moves offered for {wire}"
+            check = self.checks[client.seat]
+            problem = refusal if check is None else composed_problem(pending.spec, pending.args, message["result"],
+                                                                      check)
+            if problem is not None:   # the game's own rules take a legal answer composed on a board
+                client.send(_nack(refusal if check is None else f"{refusal}, nor legal: {problem}"))
+                return
         client.send(_ACK)   # taken: what the referee makes of it follows
         if self.lobby.latencies is not None:
             self.replied_at = self.lobby.arrived
         self._wake(pending, ("reply", value))
+
+    def check(self, client: Any, message: dict[str, Any]) -> None:
+        """A ``CHECK``: what the game's own rules find wrong with each tentative answer
+        (``results``) to the call waiting for the person's seat of ``client``, nothing
+        taken — ``CHECKED`` ``{"call", "problems"}`` (null: legal)."""
+        pending = self.waiting(client.seat)
+        if pending is None or pending.offered is None:
+            client.send(_nack("No call is waiting for your reply"))
+            return
+        results = message.get("results")
+        if not isinstance(results, list) or len(results) > MAX_CHECKS:
+            client.send(_nack(f"A CHECK carries results: a list of at most {MAX_CHECKS} answers"))
+            return
+        check = self.checks[client.seat]
+        problems = [None if any(result == a for _, a in pending.offered)
+                    else f"not one of the {len(pending.offered)} legal moves offered" if check is None
+                    else composed_problem(pending.spec, pending.args, result, check) for result in results]
+        client.send({"type": "CHECKED", "call": pending.call, "problems": problems})
 
     def departed(self, index: int, reason: str, why: str) -> None:
         """The member of seat ``index`` left the room or lost its connection: the room is

@@ -80,8 +80,16 @@ function boardUi() {
     prompt,
     choose(index) { move(prompt.choices[index].action); },
     send(action) { move(action); },
-    // the lobby takes only the moves it offered: a composed answer is judged as not offered
-    check(actions) { return Promise.resolve(actions.map(() => "only the offered moves are taken in a lobby room")); },
+    // what the game's rules find wrong with tentative answers: the lobby's CHECK, 256 at a time
+    check(actions) {
+      if (prompt.event) return Promise.resolve(actions.map(() => "only the offered moves are taken"));
+      const asked = [];
+      for (let i = 0; i < actions.length; i += 256) {
+        const results = actions.slice(i, i + 256);
+        asked.push(new Promise((resolve) => { checks.push({ resolve, n: results.length }); request({ type: "CHECK", results }); }));
+      }
+      return Promise.all(asked).then((parts) => parts.flat());
+    },
     ...boardControls(),
   };
 }
@@ -181,10 +189,16 @@ function roomRequest() {   // what this page asks of the lobby once logged in
 }
 
 let expecting = [];   // the requests sent, in order: the lobby answers them in order
+const checks = [];    // the CHECKs waiting for their CHECKED, in order
 function request(message) { expecting.push(message.type); send(message); }
 
 function onAnswer(m) {   // ACK, NACK, ROOM_ID or GAMES: the answer to the oldest request
   const asked = expecting.shift();
+  if (asked === "CHECK") {   // a refused check (the call is over): nothing is legal any more
+    const waiting = checks.shift();
+    if (waiting) waiting.resolve(m.type === "CHECKED" ? m.problems : Array(waiting.n).fill(m.errorMessage));
+    return;
+  }
   if (m.type === "NACK") {
     $("refused").textContent = `refused: ${m.errorMessage}`;
     if (asked === "ACCESS_ROOM" || asked === "CREATE_ROOM" || asked === "WATCH_ROOM") {
@@ -251,7 +265,7 @@ async function onMessage(m) {
       $("you").textContent = m.guest ? `guest ${me} (watching)` : `you are ${me}`;
       expecting = ["LOGIN"];
       break;
-    case "ACK": case "NACK": case "ROOM_ID": case "GAMES":
+    case "ACK": case "NACK": case "ROOM_ID": case "GAMES": case "CHECKED":
       if (m.fatal) { $("turn").textContent = m.errorMessage; over = true; break; }
       if (expecting[0] === "LOGIN") {
         expecting.shift();
@@ -292,6 +306,7 @@ function connect() {
     queue = queue.then(() => onMessage(m)).catch((e) => console.error(e));
   });
   socket.addEventListener("close", () => {
+    for (const waiting of checks.splice(0)) waiting.resolve(Array(waiting.n).fill("the connection was lost"));
     if (!over) { endPrompt("the connection to the lobby was lost: your seat is given up"); status("disconnected"); }
   });
 }
