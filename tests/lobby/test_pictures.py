@@ -45,7 +45,7 @@ def test_a_person_plays_eriantys_from_the_views_the_lobby_sends(lobby: LobbyProc
         states.append(m)
         assert m["svg"].startswith("<svg") and m["state"]["islands"], m.keys()
         if m.get("moves"):
-            assert m["state"]["currentPlayer"] == 0
+            assert m["state"]["currentPlayer"] == 0 and m["limit"] == 600
             move = rng.choice(m["moves"])
             assert move["label"] and move["action"]["eventType"]
             ann.send({"type": "GAME_EVENT", **move["action"]})

@@ -971,7 +971,10 @@ class Lobby:
         assert views is not None
         for member in room.members:
             if isinstance(member, Client) and member.views and member.room is room:
-                member.send(views.message(room.game, member.seat, member.pictures, member.person))
+                message = views.message(room.game, member.seat, member.pictures, member.person)
+                if "moves" in message and self.config.turn_timeout > 0:
+                    message["limit"] = self.config.turn_timeout   # the turn's timer starts now
+                member.send(message)
         for watcher in room.watchers:
             if watcher.views:
                 watcher.send(views.message(room.game, None, watcher.pictures))

@@ -245,7 +245,7 @@ function onState(m) {
   if (board || !game) show(m);
   const current = m.state && typeof m.state.currentPlayer === "number" ? seats[m.state.currentPlayer] : null;
   for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === current);
-  if (m.moves) ask({ choices: m.moves, method: "act", event: true });
+  if (m.moves) ask({ choices: m.moves, method: "act", event: true, limit: m.limit });
   else if (prompt && prompt.event) endPrompt(current ? `to play: ${current}` : "");
   else if (!prompt && current && current !== me) $("turn").textContent = `to play: ${current}`;
 }
