@@ -105,3 +105,24 @@ def test_a_spectator_of_q_sees_pictures_and_a_seat_its_own(lobby: LobbyProcess) 
     assert hand is not None
     for client in (cy, spectator, plain):
         client.close()
+
+
+def test_evolution_views_name_the_players(lobby: LobbyProcess) -> None:
+    """Seats are identity: the views of Evolution (a seat's and a spectator's) name each
+    player by its name, not by the spec's ``name#seat`` id, and so do its pictures' labels
+    (the narrator's lines keep the spec's ids, as ``gameroom play`` prints them)."""
+    eve = lobby.connect("evename")
+    room = eve.request({"type": "CREATE_ROOM", "game": "evolution", "numberOfPlayers": 3, "isPrivate": True,
+                        "person": True, "pictures": True}, "ROOM_ID")["id"]
+    watcher = lobby.connect("evewatch")
+    assert watcher.request({"type": "WATCH_ROOM", "id": room}, "ACK")["type"] == "ACK"
+    for _ in range(2):
+        eve.send({"type": "ADD_BOT", "strategy": "silly"})
+    state = next(m for m in iter(eve.recv, None) if m["type"] == "GAME_STATE")
+    assert dict(state["state"]["me"])["id"] == "evename"
+    assert sorted(dict(p)["id"] for p in state["state"]["others"]) == ["silly1", "silly2"]
+    assert ">evename</text>" in state["svg"] and ">evename#1</text>" not in state["svg"]   # the player's label
+    watched = next(m for m in iter(watcher.recv, None) if m["type"] == "GAME_STATE")
+    assert [dict(p)["id"] for p in watched["state"]["players"]] == ["evename", "silly1", "silly2"]
+    for client in (eve, watcher):
+        client.close()
