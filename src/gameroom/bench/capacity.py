@@ -280,7 +280,7 @@ async def _clients(game_name: str, ports: Sequence[int]) -> None:
 
 def measure(game_name: str, players: int, games: int, seed: int = 0) -> dict[str, Any]:
     """Run a server of ``players`` clients (``players/4`` tables, ``games`` at once)."""
-    server = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
+    server: subprocess.Popen[str] = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
                                str(games), str(seed)], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     clients: list[subprocess.Popen[bytes]] = []
@@ -296,7 +296,8 @@ def measure(game_name: str, players: int, games: int, seed: int = 0) -> dict[str
     except (TypeError, ValueError):
         raise SystemExit("capacity: the server process ended without its figures (see above)") from None
     finally:
-        for process in (server, *clients):
+        processes: list[subprocess.Popen[Any]] = [server, *clients]
+        for process in processes:
             try:
                 process.wait(60)
             except subprocess.TimeoutExpired:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import asyncio
 from time import monotonic
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.record import FailureKind
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import ValueTooLarge, encode
@@ -31,7 +31,7 @@ class ProxyPlayer:
     """A remote player, called from a referee thread. Make it on ``loop``'s thread (where
     the connection was signed up); from then on only the referee's thread uses the socket."""
 
-    def __init__(self, protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
+    def __init__(self, protocol: WireProtocol, connection: Connection, loop: asyncio.AbstractEventLoop,
                  name: str) -> None:
         self.protocol = protocol
         self.connection = connection
@@ -82,7 +82,7 @@ class ProxyPlayer:
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         return None
 
-    def _break(self, reason: str, kind: FailureKind) -> None:
+    def _break(self, reason: str, kind: FailureKind) -> NoReturn:
         self.broken = reason
         raise CallFailed(reason, kind)
 
@@ -90,7 +90,7 @@ class ProxyPlayer:
         self.loop.call_soon_threadsafe(self.connection.close)
 
 
-def remote_seat(protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
+def remote_seat(protocol: WireProtocol, connection: Connection, loop: asyncio.AbstractEventLoop,
                 name: str) -> Seat:
     """A seat whose calls travel over ``connection``."""
     proxy = ProxyPlayer(protocol, connection, loop, name)

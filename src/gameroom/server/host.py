@@ -11,6 +11,7 @@ holds many games (``python -m gameroom.bench capacity``).
 from __future__ import annotations
 
 import asyncio
+import logging
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -21,6 +22,8 @@ from gameroom.remote.proxy_player import remote_seat
 from gameroom.server.signup import Signup
 
 __all__ = ["Hosted", "host_game", "host_game_on", "host_listening", "host_once", "run_in_thread"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,9 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
         try:
             return Hosted(await run_in_thread(plan.play, seats), True)
         except Exception as exc:
-            # One line, never a traceback: the reason and where it was raised.
+            # One line, never a traceback on the log: the reason and where it was raised (the
+            # traceback goes to the module's logger at debug level).
+            logger.debug("the game could not be run", exc_info=True)
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             why = (f"the game could not be run: {type(exc).__name__}: {exc} "
                    f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")
