@@ -248,6 +248,7 @@ function onState(m) {
   if (m.moves) ask({ choices: m.moves, method: "act", event: true, limit: m.limit });
   else if (prompt && prompt.event) endPrompt(current ? `to play: ${current}` : "");
   else if (!prompt && current && current !== me) $("turn").textContent = `to play: ${current}`;
+  else if (!prompt && $("turn").textContent === "move sent") $("turn").textContent = "the others play";
 }
 
 function onEnd(m) {
