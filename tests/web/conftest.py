@@ -162,6 +162,26 @@ def stored_league(where: Path, url: str, game: str, bots: str, games: int) -> No
     assert run.returncode == 0, run.stderr.decode()
 
 
+@pytest.fixture(scope="module")
+def lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real ``gameroom lobby`` (rooms of every game) that counts each of the web room's
+    people on its own (``relayAddresses``), with generous limits for programs and for an
+    Eriantys turn: the machine is shared and may be loaded."""
+    from tests.lobby.rooms import LobbyProcess
+
+    server = LobbyProcess(tmp_path_factory.mktemp("weblobby"), {"relayAddresses": ["127.0.0.1"],
+                                                                 "callTimeoutSeconds": 60, "turnTimeoutSeconds": 600})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def web(lobby: Any) -> Iterator[WebServer]:
+    """``gameroom web --lobby`` relaying to :func:`lobby`."""
+    with running_web("--lobby", f"127.0.0.1:{lobby.port}") as server:
+        yield server
+
+
 def chromium_path() -> str | None:
     return os.environ.get("GAMEROOM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 

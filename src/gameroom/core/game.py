@@ -206,6 +206,15 @@ class GameDescriptor(Generic[State, Action]):
         own = getattr(moves, "check", None)
         return own if callable(own) else self.check
 
+    def picture(self, state: Any, viewer: str | None, caption: str,
+                draw: Callable[[Any, str], str] | None = None) -> str | None:
+        """The game's SVG picture of ``state`` as ``viewer`` (None: a spectator) may see
+        it, drawn by ``draw`` (a story's: the narrator's own picture) or ``render``; None
+        when the game has secrets it cannot conceal (the web room and the lobby's
+        ``pictures`` show its views as text then)."""
+        shown = self.views.picture_state(state, viewer)
+        return None if shown is None else (draw or self.render)(shown, caption)
+
     def story(self, seed: int, names: Sequence[str]) -> Story:
         """One match of ``play`` from ``seed`` between seats named ``names``, told: the
         game's narrator (or the generic one) with the game's pictures."""

@@ -33,7 +33,7 @@ RESERVED_FIELDS = frozenset({"type", "game", "id", "numberOfPlayers", "isPrivate
 """Fields of the room messages that no room option may be named."""
 
 CALL_SERVER_TYPES = frozenset({"ACK", "NACK", "ROOM_ID", "PUBLIC_ROOMS", "ADD_PLAYER", "START_GAME", "CALL",
-                               "GAME_STATE", "PLAYER_DISCONNECT", "END_GAME", "PING", "GAMES"})
+                               "GAME_STATE", "PLAYER_DISCONNECT", "END_GAME", "PING", "GAMES", "CHECKED"})
 """The messages only the server sends in a room played by calls: a client that sends one
 is dropped, as eriantys.md 4.5 says of its own."""
 

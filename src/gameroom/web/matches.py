@@ -135,21 +135,13 @@ class MatchRequest:
         return [i for i, kind in enumerate(self.seats) if kind in offered and kind not in self.game.strategies]
 
 
-def picture(game: GameDescriptor, state: Any, viewer: str | None, caption: str,
-            draw: Callable[[Any, str], str] | None = None) -> str | None:
-    """The game's picture of ``state`` as ``viewer`` (None: a spectator) may see it,
-    drawn by ``draw`` (a story's: the narrator's own picture) or the game's ``render``."""
-    shown = game.views.picture_state(state, viewer)
-    return None if shown is None else (draw or game.render)(shown, caption)
-
-
 def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int, caption: str,
                 story: Story | None = None, narration: Sequence[str] = ()) -> Frame:
     """What ``viewer`` (None: a spectator) receives for one state: the view the game
     allows it, its picture with its caption, and the lines told of the event."""
     view = game.views.spectator(state) if viewer is None else game.views.seat(state, viewer)
     return {"type": "state", "step": step, "caption": caption, "narration": list(narration), "view": view,
-            "svg": picture(game, state, viewer, caption, story.draw if story is not None else None)}
+            "svg": game.picture(state, viewer, caption, story.draw if story is not None else None)}
 
 
 @dataclass(frozen=True)
