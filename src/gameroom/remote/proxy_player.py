@@ -1,9 +1,11 @@
 """The server side of remote play: a proxy that looks like a local player to a referee.
 
-The referee runs synchronously on its own thread; the connection is signed up on the
-server's asyncio loop and then handed to the proxy, which takes it off the loop
-(``Connection.detach``) and talks to it with blocking socket calls on the referee's thread:
-no hand-off to the loop and back per call. :class:`ProxyPlayer` is a *caller* (see
+The referee runs synchronously, on its own thread or as a greenlet on a hub
+(``gameroom.remote.hub``); the connection is signed up on the server's asyncio loop and
+then handed to the proxy, which takes it off the loop (``Connection.detach``) and talks to
+it directly from the referee: blocking socket calls on a referee thread, a non-blocking
+send and a switch to the hub's epoll loop on a hub. No hand-off to the loop and back per
+call. :class:`ProxyPlayer` is a *caller* (see
 ``gameroom.core.calls``): it encodes the call with the game's protocol, sends it and reads
 the reply within the call's time limit, and decodes the reply. Time-outs, disconnects,
 garbage and wrongly shaped replies all become ``CallFailed`` — the referee cannot tell a
@@ -21,6 +23,7 @@ from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Protocol
 from gameroom.core.record import FailureKind
+from gameroom.remote.hub import Hub
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import ValueTooLarge, encode
 
@@ -32,11 +35,11 @@ class ProxyPlayer:
     the connection was signed up); from then on only the referee's thread uses the socket."""
 
     def __init__(self, protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
-                 name: str) -> None:
+                 name: str, hub: Hub | None = None) -> None:
         self.protocol = protocol
         self.connection = connection
         self.loop = loop
-        self.stream = connection.detach()
+        self.stream = connection.detach(hub)
         self.name = name
         self.broken: str | None = None
         # Optional: answers side messages (queries) the client sends during a call; gets a
@@ -91,7 +94,8 @@ class ProxyPlayer:
 
 
 def remote_seat(protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
-                name: str) -> Seat:
-    """A seat whose calls travel over ``connection``."""
-    proxy = ProxyPlayer(protocol, connection, loop, name)
+                name: str, hub: Hub | None = None) -> Seat:
+    """A seat whose calls travel over ``connection``: from a referee thread, or from a
+    referee greenlet on ``hub`` (``gameroom.remote.hub``)."""
+    proxy = ProxyPlayer(protocol, connection, loop, name, hub)
     return Seat(name, proxy, trusted=False, player=proxy)

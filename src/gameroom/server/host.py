@@ -1,11 +1,13 @@
 """Running one game (or tournament) for remote players: sign up, play, report.
 
-The asyncio loop accepts every connection and signs players up; the game's referee runs on
-its own thread and reaches its remote players through proxies that take their sockets off
-the loop and use them directly from that thread (no hand-off per call), so a slow or silent
-client costs its own call a time-out and never blocks the loop or another game.
-:func:`host_game_on` may run many times at once in one process, which is how one server
-holds many games (``python -m gameroom.bench capacity``).
+The asyncio loop accepts every connection and signs players up; the game's referee then
+reaches its remote players through proxies that take their sockets off the loop and use
+them directly (no hand-off per call), so a slow or silent client costs its own call a
+time-out and never blocks the loop or another game. A plan that says it runs on one thread
+(``ServerPlan.single_thread``: it waits on nothing but its seats) runs as a greenlet on the
+process's hub (``gameroom.remote.hub``: one thread and one epoll for every such game);
+any other on a thread of its own. :func:`host_game_on` may run many times at once in one
+process, which is how one server holds many games (``python -m gameroom.bench capacity``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Callable
 
 from gameroom.core.handoff import run_in_thread
 from gameroom.core.hosting import ServerPlan
+from gameroom.remote.hub import shared_hub
 from gameroom.remote.proxy_player import remote_seat
 from gameroom.server.signup import Signup
 
@@ -45,8 +48,12 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
             if say_why:
                 log(why)
             return Hosted(plan.no_game_result, False, why)
-        seats = plan.house_seats() + [remote_seat(plan.protocol, p.connection, loop, p.name) for p in players]
+        house = plan.house_seats()
+        hub = shared_hub() if plan.single_thread and all(seat.trusted for seat in house) else None
+        seats = house + [remote_seat(plan.protocol, p.connection, loop, p.name, hub) for p in players]
         try:
+            if hub is not None:
+                return Hosted(await hub.run(plan.play, seats), True)
             return Hosted(await run_in_thread(plan.play, seats), True)
         except Exception as exc:
             # One line, never a traceback: the reason and where it was raised.
