@@ -191,8 +191,12 @@ class Connection:
                 buffered.clear()
             raw = transport.get_extra_info("socket")
             if raw is not None:
-                # A duplicate descriptor: the (paused) transport keeps its own until close.
+                # A duplicate descriptor, then the transport lets its own go (a plain close
+                # of that descriptor: the connection lives on in the duplicate), so a seat
+                # holds one descriptor, not two: at 10,000 players the two ran into the
+                # limit of 20,000 open files.
                 sock = socket.socket(fileno=os.dup(raw.fileno()))
+                transport.abort()
         self._detached = (BlockingConnection(sock, self._decoder) if hub is None
                           else HubConnection(sock, self._decoder, hub))
         return self._detached
