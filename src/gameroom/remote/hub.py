@@ -48,6 +48,7 @@ __all__ = ["COLLECT_AFTER", "Hub", "HubConnection", "shared_hub"]
 
 _CHUNK = 65536
 _IN = select.EPOLLIN | select.EPOLLRDHUP | select.EPOLLHUP | select.EPOLLERR
+_HANGUP = select.EPOLLRDHUP | select.EPOLLHUP | select.EPOLLERR
 _OUT = select.EPOLLOUT | select.EPOLLHUP | select.EPOLLERR
 _MASK = select.EPOLLIN | select.EPOLLOUT | select.EPOLLRDHUP | select.EPOLLET
 _READY = 1      # what the hub tells a waiting referee: its socket is ready ...
@@ -205,6 +206,7 @@ class HubConnection(BlockingConnection):
         self._want = 0              # the events it waits for
         self._wait = 0              # which wait a deadline in the hub's heap belongs to
         self._readable = True       # the kernel may hold bytes not yet read
+        self._hung_up = False       # the peer's end (or an error) was seen: reads never wait again
         self._writable = True
         self._fd = -1
         if sock is not None:
@@ -215,6 +217,10 @@ class HubConnection(BlockingConnection):
     def _event(self, events: int) -> None:
         if events & _IN:
             self._readable = True
+            if events & _HANGUP:
+                # The edge that said so may come with the last bytes: a short read of
+                # them must not wait for another edge that never comes.
+                self._hung_up = True
         if events & _OUT:
             self._writable = True
         if self._waiter is not None and events & self._want:
@@ -305,7 +311,7 @@ class HubConnection(BlockingConnection):
                 continue
             except OSError:
                 data = b""   # reset by the peer: as the asyncio reader, the stream simply ends
-            if len(data) < _CHUNK:
+            if len(data) < _CHUNK and not self._hung_up:
                 self._readable = False   # the buffer is empty: the next edge will say when not
             if not data:
                 decoder.feed_eof()
@@ -315,10 +321,12 @@ class HubConnection(BlockingConnection):
                 decoder.feed_eof()   # a flood: stop reading; the decoder reports the oversize value
 
     def close(self) -> None:
-        """Hang up (both directions) and leave the hub's epoll. From another thread (the
-        server's loop) the hub does it at its next look, so a referee waiting on this
-        connection wakes at once and finds it closed, as a blocked thread would."""
-        if self.hub.on_hub():
+        """Hang up (both directions) and leave the hub's epoll. The hub's own loop does it
+        (at once, or at its next look when called from a referee or another thread: the
+        server's loop), so a referee waiting on this connection wakes at once and finds it
+        closed, as a blocked thread would; no call starts on it meanwhile."""
+        self.closed = True
+        if self.hub.on_hub() and getcurrent() is self.hub._main:
             self._close_here()
         else:
             self.hub.call_soon(self._close_here)
@@ -327,6 +335,11 @@ class HubConnection(BlockingConnection):
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
             self.hub._forget(fd)
-        super().close()
+        if self._sock is not None and self._sock.fileno() >= 0:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self._sock.close()
         if self._waiter is not None:
             self._resume(_READY)
