@@ -181,12 +181,11 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
     from gameroom.core.match import Seat
     from gameroom.remote.aio import loop_name
     from gameroom.remote.hub import shared_hub
-    from gameroom.remote.proxy_player import ProxyPlayer, remote_seat
+    from gameroom.remote.proxy_player import ProxyPlayer, remote_seats
     from gameroom.server.signup import Signup
 
     game = _game(game_name)
     table_size = _table(game)
-    loop = asyncio.get_running_loop()
     rules = SignupRules(table_size, table_size, 1, 120.0, 10.0, 10.0, name_rule(r"[A-Za-z0-9]+", 20),
                         backlog=table_size)
     tables = players // table_size
@@ -244,7 +243,7 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
                 p.connection.close()
             return None
         async with gate:
-            seats = [remote_seat(game.protocol, p.connection, loop, p.name, hub) for p in players_]
+            seats = await remote_seats(game.protocol, [(p.name, p.connection) for p in players_], hub)
             try:
                 if hub is not None:
                     return await hub.run(play, seats, index)

@@ -12,7 +12,6 @@ process, which is how one server holds many games (``python -m gameroom.bench ca
 
 from __future__ import annotations
 
-import asyncio
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -20,7 +19,7 @@ from typing import Any, Callable
 from gameroom.core.handoff import run_in_thread
 from gameroom.core.hosting import ServerPlan
 from gameroom.remote.hub import shared_hub
-from gameroom.remote.proxy_player import remote_seat
+from gameroom.remote.proxy_player import remote_seats
 from gameroom.server.signup import Signup
 
 __all__ = ["Hosted", "host_game", "host_game_on", "host_listening", "host_once", "run_in_thread"]
@@ -40,7 +39,6 @@ class Hosted:
 async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None], say_why: bool = True) -> Hosted:
     """Sign players up on an already listening ``signup`` and run the plan; ``say_why``
     logs why no game was played (a caller that reports it itself passes False)."""
-    loop = asyncio.get_running_loop()
     try:
         players = await signup.run()
         if len(players) < plan.rules.min_players:
@@ -50,7 +48,7 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
             return Hosted(plan.no_game_result, False, why)
         house = plan.house_seats()
         hub = shared_hub() if plan.single_thread and all(seat.trusted for seat in house) else None
-        seats = house + [remote_seat(plan.protocol, p.connection, loop, p.name, hub) for p in players]
+        seats = house + await remote_seats(plan.protocol, [(p.name, p.connection) for p in players], hub)
         try:
             if hub is not None:
                 return Hosted(await hub.run(plan.play, seats), True)
