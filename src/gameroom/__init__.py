@@ -9,4 +9,11 @@ Layers (each may import only the ones below it):
     games/<name>   pieces, rules, scoring, strategies, wire codecs (pure, no I/O)
 """
 
+import logging
+
 __version__ = "0.1.0"
+
+# A library logs through module loggers (logging.getLogger(__name__)) and never prints them
+# itself: without this, Python's last-resort handler would write warnings to standard error of
+# every program that imports gameroom. The command line installs the real handler (cli/main.py).
+logging.getLogger(__name__).addHandler(logging.NullHandler())

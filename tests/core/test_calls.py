@@ -11,7 +11,7 @@ from gameroom.core.calls import CallFailed, ThreadedCaller, direct_caller
 from gameroom.core.isolation import IsolatedCaller
 from gameroom.core.match import FAILED, Match, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
-from gameroom.core.protocol import Method, Protocol, VOID
+from gameroom.core.protocol import Method, WireProtocol, VOID
 from gameroom.core.wire import WireError
 
 from tests.core.toy_players import Spinner, Toy
@@ -23,7 +23,7 @@ def check_int(value):
     return value
 
 
-PROTOCOL = Protocol("toy", (
+PROTOCOL = WireProtocol("toy", (
     Method("ask", "ask", (), check=check_int, result=VOID),
     Method("bye", "bye", (), VOID, final=True),
 ))

@@ -14,11 +14,11 @@ from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, MatchCancelled, guarded_seat, ranking_by_score, trusted_seat
 from gameroom.core.misbehaviour import hang
-from gameroom.core.protocol import JSON, VOID, Method, Protocol
+from gameroom.core.protocol import JSON, VOID, Method, WireProtocol
 from gameroom.core.record import (CALL, EJECT, END, STATE, Ejection, FailureKind, MatchRecord, MatchResult,
                                   names_only)
 
-PROTOCOL = Protocol("toy", (
+PROTOCOL = WireProtocol("toy", (
     Method("pick", "pick-one", (JSON,), JSON),
     Method("told", "told", (JSON,), VOID),
 ))

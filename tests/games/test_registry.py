@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import typing
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -22,7 +23,7 @@ from gameroom.core.hosting import Hosting
 from gameroom.core.limits import Limits
 from gameroom.core.match import guarded_seat
 from gameroom.core.options import Option
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.workload import Workload
 from gameroom.games import registry
 
@@ -45,7 +46,7 @@ def _arity(bound: object) -> int:
 
 
 def test_descriptor_basics(game: GameDescriptor) -> None:
-    assert isinstance(game.protocol, Protocol) and isinstance(game.limits, Limits)
+    assert isinstance(game.protocol, WireProtocol) and isinstance(game.limits, Limits)
     assert 1 <= game.min_players <= game.max_players
     assert game.strategies and game.summary
     assert set(game.harnesses()) and all(callable(h) for h in game.harnesses().values())
@@ -103,6 +104,34 @@ def test_every_player_matches_the_protocol_table(game: GameDescriptor) -> None:
             assert _arity(bound) == len(method.args), f"{game.name} {kind}.{method.name}"
     wires = [m.wire for m in game.protocol.methods]
     assert len(set(wires)) == len(wires)
+
+
+def _interface_methods(interface: type) -> dict[str, object]:
+    """The methods a ``typing.Protocol`` class declares (its own and its protocol bases')."""
+    out: dict[str, object] = {}
+    for cls in reversed(interface.__mro__):
+        if cls is not interface and not getattr(cls, "_is_protocol", False) or cls is typing.Protocol:
+            continue
+        out.update({k: v for k, v in vars(cls).items() if not k.startswith("_") and callable(v)})
+    return out
+
+
+def test_the_declared_player_interface_is_the_protocol_table(game: GameDescriptor) -> None:
+    """The game's typing.Protocol and its protocol table declare the same calls with the same
+    number of arguments (a ``name`` besides, where the game asks a player for one), and the
+    built-in players satisfy the interface."""
+    interface = game.player_interface
+    assert interface is not None and getattr(interface, "_is_protocol", False), f"{game.name}: no typing.Protocol"
+    declared = _interface_methods(interface)
+    table = {m.name: m for m in game.protocol.methods}
+    assert set(table) <= set(declared), f"{game.name}: {sorted(set(table) - set(declared))} not in {interface.__name__}"
+    assert set(declared) - set(table) <= {"name"}, f"{game.name}: {interface.__name__} has calls the table lacks"
+    for name, method in table.items():
+        parameters = list(inspect.signature(declared[name]).parameters)[1:]   # without self
+        assert len(parameters) == len(method.args), f"{game.name} {interface.__name__}.{name}"
+    checkable = typing.runtime_checkable(interface)
+    for kind, make in game.strategies.items():
+        assert isinstance(make("Pat", 0), checkable), f"{game.name} {kind} is not a {interface.__name__}"
 
 
 @pytest.mark.parametrize("players", ["min", "max"])

@@ -41,7 +41,7 @@ class SpecServer:
                 return SpecClient(socket.create_connection(("127.0.0.1", self.port), timeout=30))
             except OSError:
                 if self.proc.poll() is not None:
-                    raise AssertionError("the server exited: " + self.proc.stderr.read().decode())
+                    raise AssertionError("the server exited: " + self.proc.stderr.read().decode()) from None
                 time.sleep(0.025)
         raise AssertionError("the server did not start")
 

@@ -79,7 +79,7 @@ def test_a_person_plays_against_house_bots_while_a_spectator_watches(lobby: Lobb
                            "person": True}, "ROOM_ID")["id"]
     watcher.send({"type": "WATCH_ROOM", "id": room})
     before = watcher.until("ACK")   # the players seated so far, then ACK
-    for k in range(players - 1):
+    for _ in range(players - 1):
         assert person.request({"type": "ADD_BOT", "strategy": BOTS[game]}, "ACK") == {"type": "ACK"}
     with ThreadPoolExecutor(1) as pool:   # the spectator reads while the person plays
         watching = pool.submit(watcher.until, "END_GAME")

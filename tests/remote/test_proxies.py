@@ -9,7 +9,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 from gameroom.core.calls import CallFailed
-from gameroom.core.protocol import Codec, Method, Protocol, VOID
+from gameroom.core.protocol import Codec, Method, WireProtocol, VOID
 from gameroom.core.wire import expect_int
 from gameroom.remote.connection import Connection, open_connection
 from gameroom.remote.proxy_player import ProxyPlayer
@@ -17,7 +17,7 @@ from gameroom.remote.proxy_referee import serve_referee
 from gameroom.server.host import run_in_thread
 
 INT = Codec(lambda v: v, expect_int, "int")
-PROTOCOL = Protocol("toy", (
+PROTOCOL = WireProtocol("toy", (
     Method("double", "double", (INT,), INT),
     Method("bye", "bye", (), VOID, final=True),
 ))
@@ -184,7 +184,7 @@ def test_client_ends_on_unknown_call():
     assert "unknown method 'explode'" in asyncio.run(main())
 
 
-LENIENT = Protocol("lenient", (
+LENIENT = WireProtocol("lenient", (
     Method("double", "double", (INT,), INT, unreadable=lambda: -1),
     Method("bye", "bye", (), VOID, final=True),
 ))

@@ -158,7 +158,7 @@ def test_observations_hold_only_the_seats_own_messages(game: str, options: dict[
         watch.env = env
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _reward, terminated, truncated, info = env.last()
             assert not watch.failures, watch.failures[0]
             assert "ejected" not in info, info

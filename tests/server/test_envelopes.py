@@ -14,14 +14,14 @@ from typing import Any, Sequence
 from gameroom.core.limits import Limits
 from gameroom.core.hosting import ClientSpec, QuorumPolicy, ServerPlan, SignupRules, name_rule
 from gameroom.core.match import Match, Seat
-from gameroom.core.protocol import TAGGED, Codec, Greeting, Method, Positional, Protocol
+from gameroom.core.protocol import TAGGED, Codec, Greeting, Method, Positional, WireProtocol
 from gameroom.core.wire import WireError, expect_int
 from gameroom.server.clients import run_clients
 from gameroom.server.host import host_game
 from tests.driver import free_port
 
 INT = Codec(lambda v: v, expect_int, "int")
-POSITIONAL = Protocol("toy-positional", (
+POSITIONAL = WireProtocol("toy-positional", (
     Method("start", "start", (INT, INT, INT), INT, one_way=True),
     Method("choose", "choose", (INT, INT), INT),
 ), envelope=Positional(), greeting=Greeting(ack="ok"))

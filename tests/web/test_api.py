@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from gameroom.games import registry
-from driver import GAMEROOM, free_port
+from driver import GAMEROOM
 from tests.web.conftest import WebServer
 
 

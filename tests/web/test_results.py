@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest

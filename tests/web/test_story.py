@@ -69,7 +69,7 @@ def test_a_person_gets_the_games_time_for_a_person_by_default() -> None:
                     continue
                 bots = [next(iter(game.strategies))] * (game.min_players - 1)
 
-                def limit_of(body: dict[str, Any]) -> float | None:
+                def limit_of(body: dict[str, Any], name: str = name) -> float | None:
                     reply = person.post("/api/matches", json={"game": name, **body})
                     assert reply.status_code == 201, reply.text
                     return server.get(f"/api/matches/{reply.json()['id']}")["time_limit"]

@@ -81,7 +81,7 @@ class Pool:
 
                 if not ray.is_initialized():
                     ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
-                             logging_level="ERROR", configure_logging=False)
+                             logging_level=logging.ERROR, configure_logging=False)
                 self._remote = ray.remote(max_retries=0)(play_table)
             return self._remote.remote(task).future()
         if self._executor is None:
@@ -450,8 +450,9 @@ class Arena:
                     outcome = future.result()
                 except Exception as exc:   # a worker died (or Ray failed): the game is not written
                     self.metrics.failed_games += 1
-                    log.error("game failed", extra={"fields": {"competition": running.competition,
-                                                               "index": running.index, "error": repr(exc)[:300]}})
+                    # the traceback says where (a worker's bug, a lost process, Ray), as "error"
+                    log.error("game failed", exc_info=True,
+                              extra={"fields": {"competition": running.competition, "index": running.index}})
                     if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
                         self.pool.reset()
                     if running.kind == "qualify" and running.version is not None:

@@ -85,8 +85,9 @@ class Hall:
         try:
             await self._sign_up(connection)
         except Exception as exc:   # whatever one connection does, the hall goes on
-            log.info("remote sign-up refused", extra={"fields": {"peer": str(connection.peer),
-                                                                 "reason": f"{type(exc).__name__}: {exc}"[:200]}})
+            # the traceback only at DEBUG: a bad client is routine, a bug of ours is not
+            log.info("remote sign-up refused", exc_info=log.isEnabledFor(logging.DEBUG),
+                     extra={"fields": {"peer": str(connection.peer), "reason": f"{type(exc).__name__}: {exc}"[:200]}})
             connection.close()
         finally:
             self.open -= 1

@@ -182,8 +182,8 @@ def read_manifest(directory: Path) -> tuple[str, str]:
         raise UploadError(f"{MANIFEST}: language must be a string")
     if not isinstance(main, str) or not main:
         raise UploadError(f"{MANIFEST}: main must be the path of the bot's main file in the archive")
-    path = _member_path(main)
-    if not directory.joinpath(*path.parts).is_file():
+    member = _member_path(main)
+    if not directory.joinpath(*member.parts).is_file():
         raise UploadError(f"{MANIFEST}: main {main!r} is not a file of the archive")
     return language, main
 

@@ -108,6 +108,7 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         key, refused = await member(request)
         if refused is not None:
             return refused
+        assert key is not None   # member() refuses a request without one
         competition = request.path_params["competition"]
         limit = arena.config.uploads.max_bytes
         chunks: list[bytes] = []
@@ -140,6 +141,7 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         key, refused = await member(request)
         if refused is not None:
             return refused
+        assert key is not None   # member() refuses a request without one
         try:
             body = await read_json(request, JSON_BODY)
         except BadBody as exc:

@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from typing import Any
 import tempfile
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ def bots_file(game: str) -> str:
     first two built-in strategies (the first twice when it has one)."""
     strategies = list(registry.game(game).strategies)
     builtins = [strategies[0], strategies[1 % len(strategies)]]
-    entries = [{"name": "py-example", "command": [sys.executable, str(EXAMPLES / "python_bot.py"), "{port}"]},
+    entries: list[dict[str, Any]] = [{"name": "py-example", "command": [sys.executable, str(EXAMPLES / "python_bot.py"), "{port}"]},
                {"name": "perl-example", "command": ["perl", str(EXAMPLES / "perl_bot.pl"), "{port}"]},
                {"name": f"{builtins[0]}-1", "builtin": builtins[0]},
                {"name": f"{builtins[1]}-2", "builtin": builtins[1]}]

@@ -47,6 +47,7 @@ if kind == "escape":
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("example", argument)
+    assert spec is not None and spec.loader is not None, f"{argument} is not a Python file"
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     game = os.environ.get("GAMEROOM_GAME", "q")

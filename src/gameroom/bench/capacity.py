@@ -304,7 +304,7 @@ async def _clients(game_name: str, ports: Sequence[int]) -> None:
 def measure(game_name: str, players: int, games: int, seed: int = 0, referees: str = "hub") -> dict[str, Any]:
     """Run a server of ``players`` clients (``players/4`` tables, ``games`` at once), its
     referees greenlets on the hub or threads (``referees``)."""
-    server = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
+    server: subprocess.Popen[str] = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
                                str(games), str(seed), referees], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     clients: list[subprocess.Popen[bytes]] = []
@@ -320,7 +320,8 @@ def measure(game_name: str, players: int, games: int, seed: int = 0, referees: s
     except (TypeError, ValueError):
         raise SystemExit("capacity: the server process ended without its figures (see above)") from None
     finally:
-        for process in (server, *clients):
+        processes: list[subprocess.Popen[Any]] = [server, *clients]
+        for process in processes:
             try:
                 process.wait(60)
             except subprocess.TimeoutExpired:

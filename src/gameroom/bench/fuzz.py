@@ -28,6 +28,7 @@ import contextlib
 import functools
 import io
 import json
+import logging
 import random
 import re
 import sys
@@ -37,7 +38,7 @@ from typing import Any, Sequence
 
 from gameroom.bench import payloads
 from gameroom.core.hosting import SignupRules
-from gameroom.core.protocol import Method, Protocol
+from gameroom.core.protocol import Method, WireProtocol
 from gameroom.remote.connection import Connection
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, MAX_DEPTH, encode
 from gameroom.remote.proxy_referee import serve_referee
@@ -45,6 +46,8 @@ from gameroom.server.signup import SIGNUP_MAX_VALUE_BYTES
 
 __all__ = ["GameCase", "RoundReport", "run_round", "served_games", "reply_methods", "bad_reply",
            "bad_signup", "start_arena", "run"]
+
+logger = logging.getLogger(__name__)
 
 ROUND_SECONDS = 180.0   # a round that takes longer than this counts as a hung server
 PERIOD = 60.0           # the arena's waiting period: every table fills up and starts at once; a short
@@ -87,7 +90,7 @@ def served_games() -> list[str]:
     return [name for name, game in registry.games().items() if game.lobby is None and game.hosting.server is not None]
 
 
-def reply_methods(protocol: Protocol) -> list[Method]:
+def reply_methods(protocol: WireProtocol) -> list[Method]:
     """The methods a player answers (a one-way call has no reply to spoil)."""
     return [method for method in protocol.methods if not method.one_way]
 
@@ -101,7 +104,7 @@ def bad_reply(method: Method, value_bytes: bytes) -> bool:
         return True
     try:
         method.result.decode(value)
-    except Exception:
+    except Exception:   # noqa: BLE001 -- any failure to decode is the answer: a bad reply
         return True
     return False
 
@@ -126,7 +129,7 @@ def bad_signup(game_name: str, value_bytes: bytes) -> bool:
     greeting = registry.game(game_name).protocol.greeting
     try:
         name = greeting.name_of(value)
-    except Exception:
+    except Exception:   # noqa: BLE001 -- any failure to read a name is the answer: a bad sign-up
         return True
     return not _rules(game_name).valid_name(name)
 
@@ -212,7 +215,7 @@ async def _play(game_name: str, port: int, case: GameCase, seat_of_fuzzer: int, 
         except OSError:
             break
         connection = Connection(reader, writer)
-        deviations = {}
+        deviations: dict[Any, Any] = {}
         if is_fuzzer:
             def deviate(_reply: Any, writer: asyncio.StreamWriter = writer) -> bytes | None:
                 if fuzzer in fired:
@@ -228,7 +231,7 @@ async def _play(game_name: str, port: int, case: GameCase, seat_of_fuzzer: int, 
     await asyncio.gather(*pending, *sessions)
 
 
-async def _session(connection: Connection, protocol: Protocol, name: str, player: Any,
+async def _session(connection: Connection, protocol: WireProtocol, name: str, player: Any,
                    deviations: dict[str, Any]) -> None:
     try:
         await connection.send_raw(encode(protocol.greeting.message(name)))
@@ -236,7 +239,7 @@ async def _session(connection: Connection, protocol: Protocol, name: str, player
             await connection.read_value(30.0, 30.0)
         await serve_referee(connection, player, protocol, deviations=deviations, read_limit=60.0)
     except Exception:   # the server may hang up on anyone at any time; that is its right
-        pass
+        logger.debug("player %s: the session ended", name, exc_info=True)
     finally:
         connection.close()
 
@@ -273,7 +276,7 @@ async def run_round(game_name: str, cases: Sequence[GameCase], seed: int = 0) ->
         report.crashed = f"the server exited with status {server.returncode}: {log[-400:]}"
     if "Traceback" in log and report.crashed is None:
         report.crashed = "a traceback on standard error: " + log[log.index("Traceback"):][:600]
-    for case, fuzzer, seat in zip(cases, fuzzers, seats):
+    for case, fuzzer, _seat in zip(cases, fuzzers, seats):
         report.signups += len(case.signups)
         report.messages += len(case.signups) + (fuzzer in fired)
         # Evolution names players "NAME#SEAT" in its log.
@@ -312,11 +315,11 @@ def run(messages: int = 100_000, games: int = 16, seed: int = 0) -> None:
         cases = {name: [_random_case(name, rng, rng.randrange(MAX_PENDING_SIGNUPS + 1)) for _ in range(games)]
                  for name in names}
 
-        async def one_round() -> list[RoundReport]:
+        async def one_round(cases: dict[str, list[GameCase]], rounds: int) -> list[RoundReport]:
             return list(await asyncio.gather(*(run_round(name, cases[name], seed + rounds * 1000 + i)
                                                for i, name in enumerate(names))))
 
-        for report in asyncio.run(one_round()):
+        for report in asyncio.run(one_round(cases, rounds)):
             totals["messages"] += report.messages
             totals["games"] += report.games
             totals["results"] += report.results

@@ -106,7 +106,7 @@ async def _honest_games(port: int, rooms: int) -> float:
     strategy = next(iter(game.strategies))
     loop = asyncio.get_running_loop()
     start = time.perf_counter()
-    plans = [RoomPlan(2, False, False, loop.create_future()) for _ in range(rooms)]
+    plans = [RoomPlan(2, {}, False, loop.create_future()) for _ in range(rooms)]
     results = await asyncio.gather(*[play_room(lobby, "127.0.0.1", port, f"honest{r}_{seat}",
                                                lobby.bot(f"honest{r}_{seat}", strategy, r * 2 + seat),
                                                seat == 0, plans[r], lobby.ranking)
@@ -149,7 +149,8 @@ def _replies(sock: socket.socket, wanted: int, seconds: float = 10.0,
              last: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Up to ``wanted`` messages from ``sock`` within ``seconds`` (fewer if it closes, or
     once a message of a type in ``last`` came)."""
-    decoder, buffer, out = json.JSONDecoder(), "", []
+    decoder, buffer = json.JSONDecoder(), ""
+    out: list[Any] = []
     deadline = time.monotonic() + seconds
     while len(out) < wanted and (left := deadline - time.monotonic()) > 0:
         if not select.select([sock], [], [], left)[0]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from gameroom.games import registry
 
@@ -73,7 +74,7 @@ def _program_game(game_name: str, mode: str, games: int) -> tuple[float, float, 
     policy = SandboxPolicy(mode=mode)
     game = registry.game(game_name)
     strategy = next(iter(game.strategies))
-    others = tuple({"name": f"{strategy}-{k + 1}", "builtin": strategy} for k in range(game.min_players - 1))
+    others: tuple[dict[str, Any], ...] = tuple({"name": f"{strategy}-{k + 1}", "builtin": strategy} for k in range(game.min_players - 1))
     program = ({"name": "py", "command": [sys.executable, str(EXAMPLE), "{port}"]}, *others)
     builtins = ({"name": f"{strategy}-0", "builtin": strategy}, *others)
     record_table(TableTask(game_name, 0, 1, program, sandbox=policy))   # warm: imports, the first sandbox

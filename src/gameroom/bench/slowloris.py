@@ -24,7 +24,6 @@ import json
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from gameroom.bench.fuzz import _rest_of_output, _rules, _session, start_arena
 from gameroom.remote.connection import Connection

@@ -27,7 +27,7 @@ __all__ = ["add_command", "run", "PASSWORD_VARIABLE"]
 PASSWORD_VARIABLE = "GAMEROOM_ARENA_PASSWORD"
 
 
-def add_command(commands: argparse._SubParsersAction) -> None:   # type: ignore[type-arg]
+def add_command(commands: argparse._SubParsersAction) -> None:
     arena = commands.add_parser("arena", help="a season-long bot competition on its own server",
                                 description="Without a sub-command: serve the arena of --config until SIGTERM "
                                             "or Ctrl-C. With one: administer it (the arena may be running).")
@@ -123,14 +123,14 @@ def _run(args: argparse.Namespace, config: object) -> int:
         from gameroom.arena.final import play_final
         from gameroom.arena.ladder import Arena, ArenaError
 
-        competition = config.competition(args.competition)
-        if competition is None:
+        chosen = config.competition(args.competition)
+        if chosen is None:
             raise UsageError(f"no competition {args.competition!r} in {config.path}")
         if args.top < 2 or args.games < 1:
             raise UsageError("--top must be at least 2 and --games at least 1")
         arena = Arena(config, service.open_arena_database(config), serving=False)
         try:
-            result = play_final(arena, competition, args.format, args.top, args.games)
+            result = play_final(arena, chosen, args.format, args.top, args.games)
         except ArenaError as exc:
             raise UsageError(str(exc)) from None
         finally:

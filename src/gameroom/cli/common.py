@@ -8,14 +8,11 @@ import sys
 from typing import Any, NoReturn
 
 from gameroom.core.console import log_line
+from gameroom.core.errors import UsageError
 from gameroom.core.wire import PlainText
 
 __all__ = ["UsageError", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
            "stderr_log", "print_outcome"]
-
-
-class UsageError(Exception):
-    """A bad command line or configuration: reported as one line, exit status 2."""
 
 
 def fail(message: str, status: int = 2) -> NoReturn:

@@ -23,7 +23,7 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from gameroom.cli.arguments import add_options, typed_options
 from gameroom.cli.common import UsageError, fail, print_json, stderr_log
@@ -92,14 +92,15 @@ def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namesp
     config = with_overrides(load_config(games[0], args.config), port=args.port, host=args.host, debug=args.debug,
                             seed=args.seed)
     log = (lambda _t: None) if args.quiet else stderr_log
-    debug_log = None
+    debug_log: Callable[[str], None] | None = None
     if config.debug:
         try:
             # a client may send lone surrogates (valid JSON escapes, not UTF-8): log them escaped
             handle = open(config.log_file, "a", encoding="utf-8", errors="backslashreplace", buffering=1)
         except OSError as exc:
             raise UsageError(f"cannot open the log file {config.log_file}: {exc.strerror}") from None
-        debug_log = lambda text: handle.write(text + "\n")   # noqa: E731
+        def debug_log(text: str) -> None:
+            handle.write(text + "\n")
     if len(games) > 1 and not args.quiet:
         stderr_log(f"lobby of {', '.join(g.name for g in games)} (requests that name no game: {games[0].name})")
     try:
@@ -177,13 +178,13 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
         kinds[r][-1] = baddie
     players: list[list[tuple[Any, bool]]] = []
     for r in range(args.rooms):
-        row = []
+        seats = []
         for seat, kind in enumerate(kinds[r]):
             try:
-                row.append(_bot(game, named(r, seat), kind, args.seed * 7919 + r * 5 + seat))
+                seats.append(_bot(game, named(r, seat), kind, args.seed * 7919 + r * 5 + seat))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
-        players.append(row)
+        players.append(seats)
     log = (lambda _t: None) if args.quiet else stderr_log
     typed = typed_options(game.room_options, args)
     options = {o.name: list(v) if isinstance(v := typed[o.key], tuple) else v for o in game.room_options
@@ -195,7 +196,7 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
         plans = [RoomPlan(args.players, options, args.private, loop.create_future(), game=game.name)
                  for _ in range(args.rooms)]
         if args.join is not None:
-            assert plans[0].room_id is not None
+            assert plans[0].room_id is not None   # made with a future above
             plans[0].room_id.set_result(args.join)
         tasks = [[loop.create_task(play_room(game, args.host, args.port, named(r, seat),
                                              players[r][seat][0], seat == 0 and args.join is None, plans[r],
@@ -209,8 +210,8 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
         fail(f"cannot reach the lobby at {args.host}:{args.port}: {exc.strerror or exc}", 1)
     outcomes = [res for row in results for res in row]
     if outcomes and all(isinstance(res, OSError) for res in outcomes):
-        exc = outcomes[0]
-        fail(f"cannot reach the lobby at {args.host}:{args.port}: {exc.strerror or exc}", 1)
+        first = outcomes[0]
+        fail(f"cannot reach the lobby at {args.host}:{args.port}: {first.strerror or first}", 1)
     failures: list[str] = []
     for r, row in enumerate(results):
         done = [res for res in row if not isinstance(res, BaseException)]

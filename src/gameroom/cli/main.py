@@ -4,6 +4,8 @@ options added from its descriptor's hosting when the command line names it."""
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -15,9 +17,11 @@ from gameroom.cli import league as league_commands
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
-from gameroom.core.console import last_line
+from gameroom.core.console import last_line, log_line
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
+
+logger = logging.getLogger(__name__)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -156,6 +160,35 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
 
 
+LOG_LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is at the time of the record (tests swap it), one
+    whole line at a time like the spec lines (``core.console.log_line``)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            log_line(self.format(record))
+        except Exception:   # noqa: BLE001 -- logging's own rule: report through handleError, never raise
+            self.handleError(record)
+
+
+def install_log_handler() -> None:
+    """Send the module loggers' records (failures that would otherwise go unseen, with their
+    tracebacks) to standard error, at the level ``GAMEROOM_LOG_LEVEL`` names (WARNING unless
+    set). The servers' spec lines (sign-up, ejection, results) are not log records: they keep
+    their exact bytes, and quiet configurations keep silencing them."""
+    root = logging.getLogger("gameroom")
+    if any(isinstance(h, _StderrHandler) for h in root.handlers):
+        return
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    level = os.environ.get(LOG_LEVEL_VARIABLE, "WARNING").upper()
+    root.setLevel(level if level in logging.getLevelNamesMapping() else logging.WARNING)
+
+
 INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
 
 
@@ -169,8 +202,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _interrupted() -> int:
-    import logging
-
     # A task that an interrupt ended (a terminal prompt's) is logged by asyncio with its
     # traceback when it is collected on the way out ("Task exception was never retrieved"):
     # the one line below says everything.
@@ -187,6 +218,7 @@ def _interrupted() -> int:
 
 def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    install_log_handler()
     if argv[:1] == ["harness"]:
         # Harness flags such as --show must not be taken for options of ours.
         argv = argv[:3] + ["--"] + argv[3:] if len(argv) > 3 else argv
@@ -240,6 +272,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         fail(f"gameroom {args.command} needs the {extra} extra ({(exc.name or '').split('.')[0]} is missing): "
              f"pip install 'gameroom[{extra}]'")
     except Exception as exc:   # bad input that slipped past the checks: one line, never a traceback
+        logger.debug("gameroom %s failed", args.command, exc_info=True)
         fail(f"cannot process the input: {_quote(f'{type(exc).__name__}: {exc}')}")
     return 2
 

@@ -365,6 +365,7 @@ class TerminalClient:
         if any(what == "GAME_EVENT" for what, _ in ((s.get("type"), s) for _w, s in self.requests)):
             return
         if self.my_move():
+            assert self.words is not None   # my_move() is False without them
             snap = self.view.snapshot()
             key = (snap["round"], snap["phase"], snap["turn"].get("studentsToMove"),
                    snap["turn"].get("pendingInput") and snap["turn"]["pendingInput"].get("remaining"),

@@ -13,6 +13,7 @@ follows every call of the seat). Everything else is the lobby's (``cli.terminal`
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any, Callable
 
@@ -20,6 +21,8 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.protocol import Method
 
 __all__ = ["CallTable", "CALL_HELP", "view_text"]
+
+logger = logging.getLogger(__name__)
 
 CALL_HELP = """the game (when asked for a decision):
   N | play N              the N-th move of the list
@@ -80,6 +83,7 @@ class CallTable:
             args = spec.decode_args(m.get("args"), "$.args")
             answer = getattr(self.hinter, spec.name)(*args) if self.hinter is not None else None
         except Exception as exc:   # the hint's player failed: no hint, the game goes on
+            logger.debug("the hint for %s failed", spec.wire, exc_info=True)
             self.say(f"(no hint: {type(exc).__name__}: {exc})", "fg:ansiyellow")
             answer = None
         if m.get("oneWay"):

@@ -27,22 +27,17 @@ the limit.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol
 
 from gameroom.core import overrun
+from gameroom.core.errors import CallFailed   # defined with gameroom's other errors
 from gameroom.core.handoff import SeatWorker
 from gameroom.core.record import FailureKind
 
 __all__ = ["CallFailed", "Caller", "GuardedCaller", "ThreadedCaller", "direct_caller"]
 
-
-class CallFailed(Exception):
-    """A call to a player failed: exception, time-out, invalid reply or disconnect."""
-
-    def __init__(self, reason: str, kind: FailureKind = FailureKind.EXCEPTION) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.kind = kind
+logger = logging.getLogger(__name__)
 
 
 class Caller(Protocol):
@@ -66,7 +61,7 @@ def direct_caller(player: Any) -> Caller:
     def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         try:
             return getattr(player, method)(*args)
-        except Exception as exc:  # a player's bug must not stop the referee  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 -- a player's bug must not stop the referee: it is reported
             raise CallFailed(f"raised {_describe_exception(exc)}") from None
 
     return call

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
 
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import Hosting, LocalMatch, PlayHosting
@@ -25,11 +25,16 @@ from gameroom.core.limits import Limits
 from gameroom.core.match import Seat, trusted_seat
 from gameroom.core.narration import Narrator, Story
 from gameroom.core.options import Option, Options, players_option, seed_option, strategies_option
-from gameroom.core.protocol import Codec, Protocol
+from gameroom.core.protocol import Codec, WireProtocol
 from gameroom.core.workload import Lineup, Workload
 
-__all__ = ["GameDescriptor", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame", "generic_play",
-           "Moves", "Check", "MatchNarrator", "PERSON_LIMIT"]
+__all__ = ["GameDescriptor", "State", "Action", "SeatViews", "PlayerFactory", "Harness", "Deal", "PlayGame",
+           "generic_play", "Moves", "Check", "MatchNarrator", "PERSON_LIMIT"]
+
+State = TypeVar("State")
+"""A game's referee state type (Q's ``GameState``, ...)."""
+Action = TypeVar("Action")
+"""A game's action type: what its ``action_codec`` reads and writes."""
 
 PlayerFactory = Callable[[str, int], Any]
 """``(name, seed) -> player``: a built-in (or misbehaving) player for a seat."""
@@ -97,7 +102,7 @@ class SeatViews:
 
 
 @dataclass(frozen=True)
-class GameDescriptor:
+class GameDescriptor(Generic[State, Action]):
     """One game, as everything outside its package sees it.
 
     ``strategies`` and ``misbehaviours`` map names to player factories (the first strategy
@@ -129,16 +134,16 @@ class GameDescriptor:
     summary: str
     min_players: int
     max_players: int
-    protocol: Protocol
+    protocol: WireProtocol
     strategies: Mapping[str, PlayerFactory]
     misbehaviours: Mapping[str, PlayerFactory]
-    deal: Deal
+    deal: Callable[[int, Sequence[str]], State]
     play: PlayGame
     limits: Limits
-    state_codec: Codec[Any]
-    action_codec: Codec[Any]
+    state_codec: Codec[State]
+    action_codec: Codec[Action]
     views: SeatViews
-    render: Callable[[Any, str], str]
+    render: Callable[[State, str], str]
     harnesses: Callable[[], Mapping[str, Harness]]
     hosting: Hosting = Hosting()
     workloads: Sequence[Workload] = ()
@@ -154,6 +159,10 @@ class GameDescriptor:
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
     sign-up-and-referee server; ``gameroom serve/clients/connect`` then use the lobby."""
+    player_interface: type[Any] | None = None
+    """The game's player interface as a ``typing.Protocol`` class (``QPlayer``, ...): what a
+    player object offers, typed; its methods are the protocol table's (``protocol.methods``,
+    which the registry's contract test checks), plus a ``name`` where the game asks for one."""
     learning: Callable[[], Any] | None = None
     """Loads the game's ``core.learning.Learning`` (its encoding for agents, loaded on
     use like ``harnesses``); ``gameroom.rl`` makes PettingZoo and Gymnasium
@@ -243,7 +252,7 @@ class GameDescriptor:
                 for i, (name, strategy) in enumerate(zip(names, strategies))]
 
 
-def generic_play(game: GameDescriptor) -> PlayHosting:
+def generic_play(game: GameDescriptor[Any, Any]) -> PlayHosting:
     """The local game every descriptor gets: ``--players`` (default the minimum),
     ``--seed`` and ``--strategies`` (default the first), players ``P1``, ``P2``, ... on
     trusted seats, dealt and played by the descriptor's ``play``."""

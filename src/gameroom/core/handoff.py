@@ -36,7 +36,7 @@ class Worker:
             fn, args, deliver = request
             try:
                 outcome: Outcome = (True, fn(*args))
-            except BaseException as exc:  # reported to the caller, never raised here
+            except BaseException as exc:  # noqa: BLE001 -- reported to the caller, never raised here
                 outcome = (False, exc)
             if deliver(outcome) is False:
                 return   # the receiver is gone
@@ -101,7 +101,7 @@ class SeatWorker:
             fn, args = self._request
             try:
                 self._outcome = (True, fn(*args))
-            except BaseException as exc:  # reported to the caller, never raised here
+            except BaseException as exc:  # noqa: BLE001 -- handed to the caller, which raises it
                 self._outcome = (False, exc)
             self._done.release()
 
@@ -139,7 +139,7 @@ def wait_on_loop(coroutine: Awaitable[Any], loop: asyncio.AbstractEventLoop, lim
     import asyncio
     import concurrent.futures
 
-    future = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
+    future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
     try:
         return future.result(limit)
     except concurrent.futures.TimeoutError:

@@ -30,7 +30,7 @@ from typing import Any, AsyncContextManager, Callable, Mapping, Protocol as Inte
 from gameroom.core.match import Seat
 from gameroom.core.narration import Narrator
 from gameroom.core.options import Option, Options
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 
 __all__ = ["SignupRules", "ServerPlan", "ClientSpec", "name_rule", "SignupSteps", "SignupPolicy",
            "PeriodPolicy", "QuorumPolicy", "Log", "LocalMatch", "PlayHosting", "ServerHosting", "ClientPlan",
@@ -150,7 +150,7 @@ class SignupRules:
 class ServerPlan:
     """Everything the game-agnostic server needs to host one game or tournament."""
 
-    protocol: Protocol
+    protocol: WireProtocol
     rules: SignupRules
     play: Callable[[Sequence[Seat]], Any]   # runs with remote seats; returns the JSON result
     no_game_result: Any                      # printed when too few players signed up
@@ -177,7 +177,7 @@ class ClientSpec:
 
     name: Any
     player: Any = None
-    protocol: Protocol | None = None
+    protocol: WireProtocol | None = None
     behaviour: str = "play"
     deviations: dict[str, Callable[[Any], bytes | None]] = field(default_factory=dict)
     delay: float = 0.0        # seconds to wait after the previous client was launched

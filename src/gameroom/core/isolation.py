@@ -48,7 +48,7 @@ def _serve(conn: multiprocessing.connection.Connection, make: Callable[[], Any])
     """The child's side: make the player, then answer calls until told to stop."""
     try:
         player = make()
-    except BaseException as exc:
+    except BaseException as exc:   # noqa: BLE001 -- reported to the parent, which ejects the player
         conn.send((False, f"could not be created: {type(exc).__name__}: {exc}"))
         return
     conn.send((True, None))
@@ -62,11 +62,11 @@ def _serve(conn: multiprocessing.connection.Connection, make: Callable[[], Any])
         method, args = request
         try:
             conn.send((True, getattr(player, method)(*args)))
-        except BaseException as exc:
+        except BaseException as exc:   # noqa: BLE001 -- reported to the parent as the call's failure
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             try:
                 conn.send((False, f"raised {detail}"))
-            except Exception:
+            except Exception:   # noqa: BLE001 -- the traceback goes to the parent instead
                 conn.send((False, f"raised an unpicklable exception\n{traceback.format_exc()}"))
 
 

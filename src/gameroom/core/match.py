@@ -20,6 +20,7 @@ next call once the cancel event is set (:class:`MatchCancelled`).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable, Iterable, Sequence
@@ -27,11 +28,13 @@ from typing import Any, Callable, Iterable, Sequence
 from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_caller
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
-from gameroom.core.protocol import Codec, Method, Protocol
+from gameroom.core.protocol import Codec, Method, WireProtocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
 __all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat",
            "isolated_seat", "observe_every_match", "local_seat", "Legal", "ranking_by_score"]
+
+logger = logging.getLogger(__name__)
 
 
 class _Failed:
@@ -125,7 +128,7 @@ class Match:
     it (the referee may change it between phases).
     """
 
-    def __init__(self, protocol: Protocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
+    def __init__(self, protocol: WireProtocol, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT, *,
                  limits: Limits | None = None, state_codec: Codec[Any] | None = None,
                  on_eject: Callable[[Ejection], Any] | None = None) -> None:
         self.protocol = protocol
@@ -268,8 +271,12 @@ class Match:
                 observer(event)
             except Exception as exc:
                 self.observers.remove(observer)
+                line = f"observer {getattr(observer, '__qualname__', type(observer).__name__)} dropped: {exc!r}"
                 if self.log is not None:
-                    self.log(f"observer {getattr(observer, '__qualname__', type(observer).__name__)} dropped: {exc!r}")
+                    self.log(line)
+                    logger.debug("%s", line, exc_info=True)
+                else:   # nobody hears the log line: the traceback goes to the module's logger
+                    logger.warning("%s", line, exc_info=True)
 
     def state(self, state: Any, caption: str | None = None, detail: Any = None, **notes: Any) -> None:
         """A state snapshot (pass a copy when the referee goes on changing it); ``notes``

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
 
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 
 T = TypeVar("T", bound=type)
 
@@ -81,7 +81,7 @@ PROCEED: Any = _Proceed()
 """What a ``_before`` hook returns to let the normal work run."""
 
 
-def misbehaves_through(protocol: Protocol) -> Callable[[T], T]:
+def misbehaves_through(protocol: WireProtocol) -> Callable[[T], T]:
     """A class decorator: give the class every method of ``protocol``, each running
     ``self._before(wire, args)`` (an answer, or PROCEED), the inherited method, then
     ``self._after(wire, answer, args)`` (the answer to give). Both hooks default to doing

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from gameroom.core.errors import ConfigurationError as ConfigurationError, OptionError as OptionError   # re-exported
 from gameroom.core.wire import describe
 
 __all__ = [
@@ -34,15 +35,6 @@ __all__ = [
 
 Options = Mapping[str, Any]
 """Typed option values by :attr:`Option.key` (``"q_bonus"`` for ``--q-bonus``)."""
-
-
-class OptionError(ValueError):
-    """A bad option value; the message names the option (``--depth must lie in 1..4, got 9``)."""
-
-
-class ConfigurationError(ValueError):
-    """A configuration that cannot be used as a whole (too many JSON values on standard
-    input, ...); a value of the wrong shape inside it is a ``core.wire.WireError``."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """A game's player interface, declared once: methods, their wire names and codecs, the
 envelope calls travel in and the sign-up greeting.
 
-Both remote proxies are derived from a :class:`Protocol`, so a new game declares its
+Both remote proxies are derived from a :class:`WireProtocol`, so a new game declares its
 protocol instead of writing proxies: the proxy player encodes arguments and decodes the
 reply with these codecs, and the proxy referee does the reverse. ``check`` validates what
 a local (in-process) player returned, so local and remote players are held to the same
@@ -28,7 +28,7 @@ from gameroom.core.wire import WireError, describe
 
 T = TypeVar("T")
 
-__all__ = ["Codec", "Method", "Protocol", "VOID", "JSON", "void_method", "Envelope", "Tagged", "TAGGED",
+__all__ = ["Codec", "Method", "WireProtocol", "VOID", "JSON", "void_method", "Envelope", "Tagged", "TAGGED",
            "Positional", "Greeting", "PLAIN_NAME"]
 
 
@@ -98,7 +98,7 @@ class Envelope:
     def encode_call(self, method: Method, args: tuple[Any, ...]) -> Any:
         raise NotImplementedError
 
-    def decode_call(self, protocol: "Protocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
+    def decode_call(self, protocol: "WireProtocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
         """The method and decoded arguments of a message; WireError when it is none."""
         raise NotImplementedError
 
@@ -109,7 +109,7 @@ class Tagged(Envelope):
     def encode_call(self, method: Method, args: tuple[Any, ...]) -> Any:
         return [method.wire, method.encode_args(args)]
 
-    def decode_call(self, protocol: "Protocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
+    def decode_call(self, protocol: "WireProtocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
         if not (isinstance(message, list) and len(message) == 2):
             raise WireError(f"expected [method, [arguments]], got {describe(message)}")
         method = protocol.by_wire.get(message[0]) if isinstance(message[0], str) else None
@@ -133,7 +133,7 @@ class Positional(Envelope):
     def encode_call(self, method: Method, args: tuple[Any, ...]) -> Any:
         return method.encode_args(args)
 
-    def decode_call(self, protocol: "Protocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
+    def decode_call(self, protocol: "WireProtocol", message: Any) -> tuple[Method, tuple[Any, ...]]:
         if not isinstance(message, list):
             raise WireError(f"expected an array of arguments, got {describe(message)}")
         tests = dict(self.shapes)
@@ -165,7 +165,7 @@ PLAIN_NAME = Greeting()
 
 
 @dataclass(frozen=True)
-class Protocol:
+class WireProtocol:
     """The complete set of calls a referee makes to a player of one game, the envelope
     they travel in and the sign-up greeting."""
 

@@ -298,7 +298,7 @@ class Recorder:
         self.record = MatchRecord(game, seed, dict(config or {}), list(seats))
 
     def __call__(self, event: Event) -> None:
-        event.data   # encode now: the live state may change after this event
+        _ = event.data   # encode now: the live state may change after this event
         self.record.events.append(event)
         if event.kind == END:
             self.record.result = MatchResult.from_record(event.data["result"])

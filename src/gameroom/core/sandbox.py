@@ -34,6 +34,8 @@ import signal
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from gameroom.core.errors import GameroomError
+
 __all__ = ["ResourceLimits", "SandboxPolicy", "SandboxUnavailable", "MODES", "user_processes", "apply_limits",
            "limiter", "kill_group", "describe_exit", "resolve_policy"]
 
@@ -60,7 +62,7 @@ class ResourceLimits:
                 "fsize": self.file_mb * 1024 * 1024, "core": 0}
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(GameroomError, RuntimeError):
     """The policy asks for bubblewrap and it cannot be used here (the message says why)."""
 
 

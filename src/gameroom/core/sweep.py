@@ -85,7 +85,7 @@ def _pids_hierarchy() -> str | None:
             lines = mounts.read().splitlines()
     except OSError:
         return None
-    found = []
+    found: list[str] = []
     for line in lines:
         fields = line.split(" - ")
         if len(fields) != 2:

@@ -10,6 +10,7 @@ independent and run concurrently on threads (remote players then overlap their w
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -17,12 +18,14 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.record import MatchResult
 
 T = TypeVar("T")
 
 __all__ = ["allocate", "TournamentResult", "run_tournament"]
+
+logger = logging.getLogger(__name__)
 
 
 def allocate(players: Sequence[T], min_size: int = 2, max_size: int = 4) -> list[list[T]]:
@@ -75,8 +78,9 @@ def _safe_observe(observers: list[Any], event: str, *args: Any) -> None:
             continue
         try:
             handler(*args)
-        except Exception:
+        except Exception:   # a broken observer is dropped, never the tournament; its traceback is logged
             observers.remove(observer)
+            logger.warning("tournament observer %s dropped on %s", type(observer).__name__, event, exc_info=True)
 
 
 def _advancing(game: list[Seat], result: MatchResult) -> list[Seat]:
@@ -85,7 +89,7 @@ def _advancing(game: list[Seat], result: MatchResult) -> list[Seat]:
 
 
 def run_tournament(seats: Sequence[Seat], play_game: Callable[[list[Seat]], MatchResult], *,
-                   protocol: Protocol, start_method: str | None = None, end_method: str | None = None,
+                   protocol: WireProtocol, start_method: str | None = None, end_method: str | None = None,
                    start_limit: float | None = 3.0, end_limit: float | None = 3.0,
                    min_size: int = 2, max_size: int = 4, observers: Iterable[Any] = (),
                    concurrent: bool = True, log: Callable[[str], None] | None = None) -> TournamentResult:

@@ -9,14 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-
-class WireError(ValueError):
-    """A JSON value does not have the shape a codec expects."""
-
-    def __init__(self, message: str, where: str = "$") -> None:
-        super().__init__(f"{where}: {message}")
-        self.where = where
-        self.detail = message
+from gameroom.core.errors import WireError as WireError   # re-exported: its home before core.errors
 
 
 def describe(value: Any, limit: int = 60) -> str:
@@ -70,7 +63,7 @@ def expect_int(value: Any, where: str = "$", low: int | None = None, high: int |
         raise WireError(f"expected an integer >= {low}, got {value}", where)
     if high is not None and value > high:
         raise WireError(f"expected an integer <= {high}, got {value}", where)
-    return value
+    return value  # type: ignore[no-any-return]  # an int now, checked above
 
 
 def expect_natural(value: Any, where: str = "$", high: int | None = None) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 
 __all__ = ["GROUP", "BrokenGame", "UnknownGame", "game", "games", "names", "problems"]
@@ -33,7 +34,7 @@ GROUP = "gameroom.games"
 _problems: dict[str, str] = {}
 
 
-class UnknownGame(KeyError):
+class UnknownGame(GameroomError, KeyError):
     """No registered game has that name."""
 
     def __str__(self) -> str:
@@ -84,7 +85,7 @@ def _load(name: str) -> GameDescriptor:
     try:
         descriptor = point.load()
     except Exception as exc:   # any failure of a plug-in's import is that plug-in's, not ours  # noqa: BLE001
-        raise BrokenGame(f"{_where(point)} cannot be loaded: {type(exc).__name__}: {' '.join(str(exc).split())}")
+        raise BrokenGame(f"{_where(point)} cannot be loaded: {type(exc).__name__}: {' '.join(str(exc).split())}") from exc
     if not isinstance(descriptor, GameDescriptor):
         raise BrokenGame(f"{_where(point)} is a {type(descriptor).__name__}, not a GameDescriptor")
     if descriptor.name != name:

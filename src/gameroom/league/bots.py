@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
 from gameroom.core.sandbox import MODES, ResourceLimits, SandboxPolicy
@@ -44,7 +45,7 @@ KINDS = ("builtin", "python", "command", "policy")
 LIMITS = ("cpu_seconds", "memory_mb", "processes", "file_mb")
 
 
-class BotError(ValueError):
+class BotError(GameroomError, ValueError):
     """A bad bots file or bot entry (the message says which entry and what is wrong)."""
 
 

@@ -23,7 +23,7 @@ import json
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text,
                         UniqueConstraint, create_engine, func, select)
@@ -31,6 +31,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from gameroom.core.chain import head_of
+from gameroom.core.errors import GameroomError
 from gameroom.core.record import MatchRecord, MatchResult
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
@@ -40,7 +41,7 @@ __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "Ej
 DEFAULT_URL = "sqlite:///gameroom.db"
 
 
-class DatabaseError(Exception):
+class DatabaseError(GameroomError):
     """The database cannot be opened or used (the message says why)."""
 
 
@@ -203,7 +204,7 @@ def _connect_args(url: str) -> dict[str, Any]:
 
     try:
         parsed = make_url(url)
-    except Exception:       # a malformed URL: create_engine says what is wrong with it
+    except Exception:   # noqa: BLE001 -- a malformed URL: create_engine says what is wrong with it
         return {}
     # a time-out written in the URL (`?connect_timeout=N`) is the user's and stays
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
@@ -440,7 +441,7 @@ def league_games(engine: Engine, league_id: int) -> Iterable[tuple[int, MatchRec
     """The league's games in index order, as (index, record)."""
     with Session(engine) as session:
         for row in session.scalars(select(GameRow).where(GameRow.league_id == league_id).order_by(GameRow.index)):
-            yield row.index, MatchRecord.from_jsonl(replay_of(row))
+            yield cast(int, row.index), MatchRecord.from_jsonl(replay_of(row))   # a league's games have one
 
 
 def dumps(value: Any) -> str:

@@ -103,6 +103,14 @@ def failed_caller(reason: str) -> Callable[..., Any]:
     return call
 
 
+def _closer(loop: asyncio.AbstractEventLoop, connection: Any) -> Callable[[], None]:
+    """Hang up ``connection`` from any thread (on its loop's thread, where it lives)."""
+    def close() -> None:
+        loop.call_soon_threadsafe(connection.close)
+
+    return close
+
+
 class ProgramSeats:
     """The program seats of one game; :meth:`close` ends every program. ``unstarted``:
     the seats whose program never signed up, with the reason."""
@@ -135,7 +143,11 @@ async def _exited(pid: int) -> None:
     except OSError:     # it has ended (and been reaped) already
         return
     ended = loop.create_future()
-    loop.add_reader(fd, lambda: ended.done() or ended.set_result(None))
+    def settle() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    loop.add_reader(fd, settle)
     try:
         await ended
     finally:
@@ -211,7 +223,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
                                  + program.stderr_note())
             return unstarted(seat_name, f"program {program.ending()} before signing up{program.stderr_note()}")
         seat = remote_seat(game.protocol, signed[0].connection, loop, seat_name)
-        out._closers.append(lambda c=signed[0].connection: loop.call_soon_threadsafe(c.close))
+        out._closers.append(_closer(loop, signed[0].connection))
         seat.caller = _ProgramCaller(seat.caller, program)
         return seat
 

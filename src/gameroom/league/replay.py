@@ -20,6 +20,7 @@ games of a round replay the same whatever the threads do) and compares each matc
 from __future__ import annotations
 
 import json
+import logging
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
@@ -38,6 +39,8 @@ NOT_RE_DEALABLE = ("not re-dealable: dealt by a tournament or a server rather th
                    "cannot re-run it (no sign of an alteration)")
 """What ``replay verify`` and the web room say of a game they cannot re-run, in the same
 words: it is not evidence of an alteration."""
+
+logger = logging.getLogger(__name__)
 
 
 class ReplayRecorder(Recorder):
@@ -160,6 +163,7 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
         earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
         return earlier or exc.divergence
     except Exception as exc:   # a file can make the rules fail only by being altered
+        logger.debug("replaying %s failed", script.at, exc_info=True)
         return Divergence(script.at, f"the rules could not replay the game: {type(exc).__name__}: {exc}")
     return (_first_difference(again.record.events, script.events)
             or result_difference(again.record.result, record))
@@ -201,6 +205,7 @@ def _first_difference(replayed: Sequence[Event], recorded: Sequence[Event], stop
         if ours is None or theirs is None:
             missing = "the replay ends" if theirs is None else "the rules end the game"
             other = ours if theirs is None else theirs
+            assert other is not None   # count is the longer length: one of the two is there
             return Divergence(at + 1, f"{missing} here, before {other.kind} {_short(_comparable(other))}")
         a, b = _comparable(ours, theirs), _comparable(theirs)
         if a != b:
@@ -528,6 +533,7 @@ def verify_session(records: Sequence[MatchRecord],
     except _Diverged as exc:
         return [exc.divergence] * len(records)
     except Exception as exc:   # a file can make the command fail only by being altered
+        logger.debug("re-running a session failed", exc_info=True)
         return [Divergence(0, f"the session could not be run again: {type(exc).__name__}: {exc}")] * len(records)
     again = _keyed(r.record for r in replayed if r.record.events)
     ours = _keyed(records)

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import logging
 import multiprocessing
 import signal
 import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, SandboxUnavailable, resolve_policy
@@ -36,8 +38,10 @@ from gameroom.league.table import TableOutcome, TableTask, play_table
 
 __all__ = ["LeagueError", "BotsNeverStarted", "LeaguePlan", "run_league", "LocalBackend", "RayBackend", "backend"]
 
+logger = logging.getLogger(__name__)
 
-class LeagueError(Exception):
+
+class LeagueError(GameroomError):
     """The league cannot be run (the message says why)."""
 
 
@@ -150,7 +154,7 @@ class LocalBackend:
             except concurrent.futures.process.BrokenProcessPool as exc:
                 broken = True
                 yield futures[future], exc
-            except Exception as exc:
+            except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
                 yield futures[future], exc
         if broken:   # a worker died: start a fresh pool for what is played again
             self.close()
@@ -172,9 +176,9 @@ class RayBackend:
             import os
 
             if os.environ.get("RAY_ADDRESS"):     # an existing cluster brings its own CPUs
-                ray.init(log_to_driver=False, logging_level="ERROR", configure_logging=False)
+                ray.init(log_to_driver=False, logging_level=logging.ERROR, configure_logging=False)
             else:                                # a local instance with one CPU per worker
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
                          configure_logging=False)
         self._remote = ray.remote(max_retries=2)(play_table)
 
@@ -186,7 +190,7 @@ class RayBackend:
                 task = pending.pop(ref)
                 try:
                     yield task, self.ray.get(ref)
-                except Exception as exc:
+                except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
                     yield task, exc
 
     def close(self) -> None:
@@ -238,6 +242,7 @@ def _played(engine: Engine, league_id: int) -> list[tuple[int, dict[str, int], s
                  .join(ResultRow, ResultRow.game_id == GameRow.id).join(BotRow, BotRow.id == ResultRow.bot_id)
                  .where(GameRow.league_id == league_id).order_by(GameRow.index, ResultRow.id))
         for index, name, rank, winner, ejected in session.execute(query):
+            index = cast(int, index)   # a league's games have one
             entry = games.setdefault(index, (index, {}, set(), set()))
             entry[1][name] = rank
             if winner:
@@ -291,7 +296,7 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
     while done < plan.games:
         block_start = (done // plan.block) * plan.block
         block_end = min(block_start + plan.block, plan.games)
-        rating = (lambda name: snapshot.of(plan.game.name, name).mu) if schedule.needs_ratings else None
+        rating = (lambda name, snapshot=snapshot: snapshot.of(plan.game.name, name).mu) if schedule.needs_ratings else None
         tasks = [TableTask(plan.game.name, i, game_seed(plan.seed, i),
                            tuple(bots[name].spec for name in schedule.table(i, rating)), extra, sandbox)
                  for i in range(done, block_end)]
@@ -310,13 +315,13 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                 finished[task.index] = outcome
                 starts.count(outcome)
                 while done in finished:   # write in index order
-                    played = finished.pop(done)
-                    record = played.record
-                    record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=played.replay,
-                                digest=played.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
+                    ready = finished.pop(done)
+                    record = ready.record
+                    record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=ready.replay,
+                                digest=ready.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
                         (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
-                            zlib.decompress(played.replay))
+                            zlib.decompress(ready.replay))
                     _rate(ours, record)
                     done += 1
                     progress(Progress(done, plan.games, started, ours.table(plan.game.name)))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from gameroom.core.errors import GameroomError
 from gameroom.core.match import Seat, observe_every_match
 from gameroom.core.options import option_values
 from gameroom.games import registry
@@ -21,7 +22,7 @@ from gameroom.games import registry
 __all__ = ["SessionError", "rerun_session"]
 
 
-class SessionError(ValueError):
+class SessionError(GameroomError, ValueError):
     """The session cannot be run again (its game or mode is unknown, or has no such plan)."""
 
 

@@ -130,8 +130,8 @@ class BlockingConnection:
                 self._set_timeout(remaining)
             try:
                 data = self._sock.recv(_CHUNK)  # type: ignore[union-attr]
-            except (socket.timeout, BlockingIOError):
-                if self._arrived(deadline):
+            except (socket.timeout, BlockingIOError):   # only with a deadline (else recv blocks)
+                if deadline is not None and self._arrived(deadline):
                     continue
                 raise self._timeout_error(timeout_text) from None
             except OSError:

@@ -182,7 +182,7 @@ class Connection:
         self._pump.cancel()
         sock: socket.socket | None = None
         if not self.closed and not transport.is_closing():
-            transport.pause_reading()
+            transport.pause_reading()  # type: ignore[attr-defined]  # a socket's transport reads too
             # What the transport has read and the pump has not yet taken (StreamReader keeps
             # it in a private buffer: asyncio offers no public way to take it back).
             buffered = getattr(self._reader, "_buffer", None)

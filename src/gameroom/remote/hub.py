@@ -247,7 +247,8 @@ class HubConnection(BlockingConnection):
             hub._expire_at(deadline, self, self._wait)
         self._waiter = getcurrent()
         try:
-            return hub._main.switch()  # type: ignore[no-any-return]
+            why: int = hub._main.switch()
+            return why
         finally:
             self._waiter = None
 
@@ -299,7 +300,7 @@ class HubConnection(BlockingConnection):
                     continue
                 raise self._timeout_error(timeout_text)
             if not self._readable:
-                if self._park(_IN, deadline) == _EXPIRED:
+                if self._park(_IN, deadline) == _EXPIRED and deadline is not None:
                     if self._arrived(deadline):
                         continue
                     raise self._timeout_error(timeout_text)

@@ -29,10 +29,12 @@ import json
 import re
 from typing import Any
 
+from gameroom.core.errors import GameroomError
+
 try:
     import orjson as _orjson
 except ImportError:   # the standard library does everything, only slower
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]
 
 __all__ = ["JSONStreamDecoder", "JSONStreamError", "ValueTooLarge", "ValueTooDeep", "NEED_MORE",
            "DEFAULT_MAX_VALUE_BYTES", "MAX_DEPTH", "check_depth", "preview", "encode", "nesting"]
@@ -56,7 +58,7 @@ _LITERALS = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}
 _PARTIAL = re.compile(r"t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?|-?\d*(\.\d*)?([eE][-+]?\d*)?")
 
 
-class JSONStreamError(ValueError):
+class JSONStreamError(GameroomError, ValueError):
     """The stream holds bytes that are not (and cannot become) a JSON value, or a value
     larger than the reader's bound."""
 

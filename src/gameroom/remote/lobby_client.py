@@ -29,7 +29,7 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.handoff import Worker
 from gameroom.core.lobbygame import LobbyGame, Silence, StopReading
 from gameroom.core.misbehaviour import PlayerMisbehaved
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 
 __all__ = ["BotResult", "LobbyConnection", "play_room", "RoomPlan"]
@@ -298,7 +298,7 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
             return
 
 
-async def _answer_calls(conn: LobbyConnection, protocol: Protocol, player: Any, name: str,
+async def _answer_calls(conn: LobbyConnection, protocol: WireProtocol, player: Any, name: str,
                         inbox: list[dict[str, Any]], result: BotResult, plan: RoomPlan, trusted: bool) -> None:
     """A room played by calls: each ``CALL`` answered by the player's method, until the
     game ends, the room closes or the bot is out of the game."""
@@ -325,7 +325,7 @@ async def _answer_calls(conn: LobbyConnection, protocol: Protocol, player: Any, 
                     if worker is None:
                         try:
                             answer = method(*args)
-                        except Exception as exc:   # a player's bug: the bot leaves, the referee ejects it
+                        except Exception as exc:   # noqa: BLE001 -- a player's bug: reported as closed, the referee ejects it
                             result.closed = f"crashed: {type(exc).__name__}: {exc}"
                             return
                     else:

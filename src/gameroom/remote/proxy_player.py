@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 from time import monotonic
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.match import Seat
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.record import FailureKind
 from gameroom.remote.hub import Hub
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
@@ -34,7 +34,7 @@ class ProxyPlayer:
     """A remote player, called from a referee thread. Make it on ``loop``'s thread (where
     the connection was signed up); from then on only the referee's thread uses the socket."""
 
-    def __init__(self, protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
+    def __init__(self, protocol: WireProtocol, connection: Connection, loop: asyncio.AbstractEventLoop,
                  name: str, hub: Hub | None = None) -> None:
         self.protocol = protocol
         self.connection = connection
@@ -85,7 +85,7 @@ class ProxyPlayer:
             self._break(f"connection error: {exc}", FailureKind.DISCONNECT)
         return None
 
-    def _break(self, reason: str, kind: FailureKind) -> None:
+    def _break(self, reason: str, kind: FailureKind) -> NoReturn:
         self.broken = reason
         raise CallFailed(reason, kind)
 
@@ -93,7 +93,7 @@ class ProxyPlayer:
         self.loop.call_soon_threadsafe(self.connection.close)
 
 
-def remote_seat(protocol: Protocol, connection: Connection, loop: asyncio.AbstractEventLoop,
+def remote_seat(protocol: WireProtocol, connection: Connection, loop: asyncio.AbstractEventLoop,
                 name: str, hub: Hub | None = None) -> Seat:
     """A seat whose calls travel over ``connection``: from a referee thread, or from a
     referee greenlet on ``hub`` (``gameroom.remote.hub``)."""
@@ -101,7 +101,7 @@ def remote_seat(protocol: Protocol, connection: Connection, loop: asyncio.Abstra
     return Seat(name, proxy, trusted=False, player=proxy)
 
 
-async def remote_seats(protocol: Protocol, players: Sequence[tuple[str, Connection]],
+async def remote_seats(protocol: WireProtocol, players: Sequence[tuple[str, Connection]],
                        hub: Hub | None = None) -> list[Seat]:
     """:func:`remote_seat` for each ``(name, connection)``, on the loop that signed them
     up. Each detached connection's transport lets its descriptor go on the loop's next

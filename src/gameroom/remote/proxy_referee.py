@@ -21,15 +21,18 @@ servers that answer side messages; the calls and replies themselves are unchange
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gameroom.core.handoff import Worker, wait_on_loop
-from gameroom.core.protocol import Protocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.wire import WireError
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 
 __all__ = ["serve_referee", "Session", "Deviation"]
+
+logger = logging.getLogger(__name__)
 
 # A deviation receives the correct reply (as JSON) and returns the bytes to send instead,
 # or None to send the correct reply.
@@ -54,7 +57,8 @@ async def _player_result(worker: Worker, connection: Connection, fn: Callable[..
     start-up on every message); give up if the server closes the connection meanwhile."""
     result = worker.on_loop(asyncio.get_running_loop(), fn, args)
     eof = asyncio.ensure_future(connection.wait_eof())
-    done, _ = await asyncio.wait({result, eof}, return_when=asyncio.FIRST_COMPLETED)
+    either: set[asyncio.Future[Any]] = {result, eof}
+    done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     if result in done:
         eof.cancel()
         return result.result()
@@ -74,7 +78,7 @@ def _side_channel(connection: Connection, loop: asyncio.AbstractEventLoop,
     return ask
 
 
-async def serve_referee(connection: Connection, player: Any, protocol: Protocol, *,
+async def serve_referee(connection: Connection, player: Any, protocol: WireProtocol, *,
                         deviations: dict[str, Deviation] | None = None, read_limit: float | None = 1000.0,
                         pad: int = 0, trickle: bool = False,
                         log: Callable[[str], None] | None = None,
@@ -117,7 +121,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
         if trusted:
             try:
                 ok, result = True, getattr(player, spec.name)(*args)
-            except Exception as exc:   # reported below, as from the thread
+            except Exception as exc:   # noqa: BLE001 -- reported below, as from the thread
                 ok, result = False, exc
         else:
             ok, result = await _player_result(worker, connection, getattr(player, spec.name), args)
@@ -132,7 +136,7 @@ async def serve_referee(connection: Connection, player: Any, protocol: Protocol,
             continue
         try:
             reply = spec.result.encode(result)
-        except Exception as exc:  # the local player returned something unencodable
+        except Exception as exc:  # noqa: BLE001 -- the local player returned something unencodable: reported
             return stop(f"player returned an invalid {spec.result.name} from {spec.wire}: {exc!r}")
         deviation = deviations.get(spec.wire)
         raw = deviation(reply) if deviation is not None else None

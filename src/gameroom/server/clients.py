@@ -15,6 +15,7 @@ reporting success.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Callable, Sequence
 
 from gameroom.core.hosting import ClientSpec
@@ -24,6 +25,8 @@ from gameroom.remote.jsonstream import JSONStreamError, encode, preview
 from gameroom.remote.proxy_referee import Session, serve_referee
 
 __all__ = ["run_client", "run_clients", "CANNOT_CONNECT"]
+
+logger = logging.getLogger(__name__)
 
 
 CANNOT_CONNECT = "cannot connect"   # how the Session of a client that never connected ends
@@ -69,6 +72,7 @@ async def run_client(spec: ClientSpec, host: str, port: int, log: Callable[[str]
     except (asyncio.TimeoutError, ConnectionError, OSError, JSONStreamError) as exc:
         return Session(ended=f"connection ended: {exc!r}")
     except Exception as exc:   # this client ends; the others of the process play on
+        logger.debug("%s ended", label, exc_info=True)
         log(f"{label}: ended by {type(exc).__name__}: {preview(str(exc))}")
         return Session(ended=f"ended by {type(exc).__name__}")
     finally:

@@ -12,6 +12,7 @@ process, which is how one server holds many games (``python -m gameroom.bench ca
 
 from __future__ import annotations
 
+import logging
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -23,6 +24,8 @@ from gameroom.remote.proxy_player import remote_seats
 from gameroom.server.signup import Signup
 
 __all__ = ["Hosted", "host_game", "host_game_on", "host_listening", "host_once", "run_in_thread"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,9 @@ async def host_once(signup: Signup, plan: ServerPlan, log: Callable[[str], None]
                 return Hosted(await hub.run(plan.play, seats), True)
             return Hosted(await run_in_thread(plan.play, seats), True)
         except Exception as exc:
-            # One line, never a traceback: the reason and where it was raised.
+            # One line, never a traceback on the log: the reason and where it was raised (the
+            # traceback goes to the module's logger at debug level).
+            logger.debug("the game could not be run", exc_info=True)
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             why = (f"the game could not be run: {type(exc).__name__}: {exc} "
                    f"({frame.filename.rsplit('/', 1)[-1]}:{frame.lineno})")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 import random
 import secrets
 import socket
@@ -38,6 +39,8 @@ from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key,
 from gameroom.server.referee_rooms import RefereeGame
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
+
+logger = logging.getLogger(__name__)
 
 CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", "ACCESS_ROOM", "LEAVE_ROOM",
                           "GAME_EVENT", "GET_GAME_STATE", "PONG",
@@ -245,6 +248,8 @@ class Client:
                     try:
                         self.lobby.handle(self, value)
                     except Exception as exc:   # a server bug must not leave the client hanging
+                        # the one line below is the log's; its traceback is the module logger's
+                        logger.debug("internal error on a lobby message", exc_info=True)
                         self.lobby.log(f"{self.label()}: internal error on {str(value)[:200]}: "
                                        f"{type(exc).__name__}: {exc}")
                         self.lobby.lost(self, "CONNECTION_LOST", "internal error")
@@ -941,6 +946,7 @@ class Lobby:
         try:
             event = bot.player.act(game.snapshot(state))
         except Exception as exc:   # a built-in's bug (or a silent kind): the bot is out
+            logger.debug("room %s: house bot %s failed", room.id, bot.username, exc_info=True)
             self.log(f"room {room.id}: bot {bot.username} failed: {type(exc).__name__}: {exc}")
             self._eject(room, seat, "EJECTED")
             return

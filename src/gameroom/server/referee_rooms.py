@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ from gameroom.core.record import EJECT, STATE, Event, FailureKind
 from gameroom.server.lobby_games import Hosted, HouseBot
 
 __all__ = ["RefereeGame", "REASONS"]
+
+logger = logging.getLogger(__name__)
 
 REASONS = {FailureKind.TIMEOUT: "TIMEOUT", FailureKind.DISCONNECT: "CONNECTION_LOST"}
 """``PLAYER_DISCONNECT``'s reason for an ejection of each kind (else ``EJECTED``)."""
@@ -126,6 +129,7 @@ class RefereeGame:
         except MatchCancelled:
             return
         except Exception as exc:   # a broken game must not take the lobby down
+            logger.debug("room %s: the game failed", self.room.id, exc_info=True)
             self.lobby.log(f"room {self.room.id}: the game failed: {type(exc).__name__}: {exc}")
             outcome: dict[str, Any] = {"type": "END_GAME", "winners": [],
                                        "error": f"the game failed: {type(exc).__name__}: {exc}"[:500]}
@@ -202,6 +206,7 @@ class RefereeGame:
             except MatchCancelled:
                 raise
             except Exception as exc:   # a built-in's bug ejects it, as in any game
+                logger.debug("house bot's %s failed", method, exc_info=True)
                 raise CallFailed(f"raised {type(exc).__name__}: {exc}") from None
 
         return call
@@ -233,6 +238,7 @@ class RefereeGame:
             except MatchCancelled:
                 raise
             except Exception as exc:   # the game's helper failed: the person goes without a list
+                logger.debug("moves of %s failed", spec.wire, exc_info=True)
                 self._log(f"moves of {spec.wire} failed: {type(exc).__name__}: {exc}")
             if self.room.members[index] is not member or member.room is not self.room:   # left meanwhile
                 raise CallFailed("left the room", FailureKind.DISCONNECT)

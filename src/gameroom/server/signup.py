@@ -32,6 +32,7 @@ seconds how sign-up stands.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from collections import deque
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamE
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
 
 __all__ = ["MAX_PENDING", "PROGRESS_SECONDS", "SIGNUP_MAX_VALUE_BYTES", "SignedUp", "Signup"]
+
+logger = logging.getLogger(__name__)
 
 MAX_PENDING = 64                    # connections being signed up at once
 SIGNUP_MAX_VALUE_BYTES = 64 * 1024  # what one not-yet-signed-up connection may buffer
@@ -86,7 +89,7 @@ class Signup:
         self._full = asyncio.Event()
         self._busy = asyncio.Lock()   # held while the attempt at the head is being taken
         self._stopped = False
-        self._server: asyncio.AbstractServer | None = None
+        self._server: asyncio.Server | None = None
         self._late: list[Connection] = []
         self._background: asyncio.Task[None] | None = None
 
@@ -165,6 +168,7 @@ class Signup:
         except asyncio.CancelledError:
             raise
         except Exception as exc:   # whatever one connection does, sign-up goes on
+            logger.debug("improper sign-up from %s", attempt.connection.peer, exc_info=True)
             self._fail(attempt, f"{type(exc).__name__}: {preview(str(exc))}")
 
     async def _take(self, attempt: _Attempt) -> bool:

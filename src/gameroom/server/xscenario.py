@@ -18,6 +18,7 @@ invalid UTF-8 and oversized messages): ``"raw": text`` or ``"rawHex": hex``, rep
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import threading
 import time
@@ -32,6 +33,8 @@ from gameroom.server.lobby import Lobby
 from gameroom.server.lobby_config import LobbyConfig, decode_lobby_config, with_overrides
 
 __all__ = ["xscenario", "LobbyThread"]
+
+logger = logging.getLogger(__name__)
 
 REPLY_TIMEOUT = 15.0       # a reply that takes longer is reported missing, not waited for
 _REPLIES = {"LOGIN": ("ACK",), "LOGOUT": ("ACK",), "GET_PUBLIC_ROOMS": ("PUBLIC_ROOMS",),
@@ -70,8 +73,8 @@ class LobbyThread:
     def stop(self) -> None:
         try:
             asyncio.run_coroutine_threadsafe(self.lobby.stop(), self.loop).result(10)
-        except Exception:   # noqa: BLE001 - shutting down: what is left dies with the thread
-            pass
+        except Exception:   # shutting down: what is left dies with the thread
+            logger.debug("stopping the lobby failed", exc_info=True)
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(10)
@@ -208,7 +211,7 @@ def xscenario(game: LobbyGame, inputs: list[Any]) -> list[Any]:
     try:
         for k, step in enumerate(steps):
             received: dict[str, list[Any]] = {}
-            label = step.get("conn")
+            label: Any = step.get("conn")   # a scenario's JSON: a connection's name, or none
             if "wait" in step:
                 time.sleep(step["wait"])
                 _barrier(conns, None, received)

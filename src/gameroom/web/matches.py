@@ -22,6 +22,8 @@ their ``narration``, and after the game a last state frame shows the winners.
 
 from __future__ import annotations
 
+import functools
+import logging
 import random
 import secrets
 import threading
@@ -42,6 +44,8 @@ from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener"]
+
+logger = logging.getLogger(__name__)
 
 HUMAN = "human"
 """The seat name in a request that a person takes."""
@@ -196,7 +200,7 @@ class WebMatch:
         for name, kind, bot in zip(self.names, request.seats, bots):
             if kind == HUMAN:
                 human = HumanPlayer(name, self.game, request.time_limit,
-                                    lambda frame, who=name: self._publish(frame, only=who))
+                                    functools.partial(self._publish, only=name))
                 self.humans[name] = human
                 seat = guarded_seat(name, human)
                 seat.caller = self._off_turn(seat.caller)
@@ -335,6 +339,7 @@ class WebMatch:
             except MatchCancelled:
                 outcome = {"winners": [], "scores": {}, "ejected": [], "error": "the match was cancelled"}
             except Exception as exc:   # a broken game (or a full disk under --db) must not take the room down
+                logger.error("web match %s failed", self.id, exc_info=True)
                 outcome = {"winners": [], "scores": {}, "ejected": [], "error": f"{type(exc).__name__}: {exc}"}
             with self.lock:
                 self.result, self.status, self.turn = outcome, "over", None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -36,6 +37,8 @@ from gameroom.web.room import Room, address_of
 
 __all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame",
            "match_socket"]
+
+logger = logging.getLogger(__name__)
 
 MAX_UNSENT = 2048
 """Frames one connection may leave unread before it is closed."""
@@ -126,8 +129,8 @@ async def close_socket(websocket: WebSocket, last: str | None, code: int) -> Non
             await websocket.close(code)
     except TimeoutError:
         abort_socket(websocket)
-    except Exception:   # noqa: BLE001 - the client is gone already: nothing to close
-        pass
+    except Exception:   # the client is gone already: nothing to close
+        logger.debug("closing a match socket failed", exc_info=True)
 
 
 def abort_socket(websocket: WebSocket) -> None:
@@ -208,10 +211,10 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
         match.join(seat)
     try:
         while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
                 break
-            reply = answer(match, seat, message)
+            reply = answer(match, seat, dict(received))
             if reply is not None:
                 deliver(*reply)
                 if reply[1] == "error":   # a bad message: the address waits a little more

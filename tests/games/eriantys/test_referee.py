@@ -3,7 +3,6 @@ misbehaving players of §9, seen through what players and observers receive."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
@@ -14,7 +13,6 @@ from gameroom.games.eriantys.harness import BroadcastLog
 from gameroom.games.eriantys.players import EriantysPlayer, illegal_event, parse_strategy
 from gameroom.core.limits import Limits
 from gameroom.games.eriantys.referee import run_game
-from gameroom.games.eriantys.state import snapshot
 from gameroom.games.eriantys.strategies import first_legal, greedy
 from gameroom.games.eriantys.view import TableView
 from tests.games.eriantys.helpers import NAMES, Table, fill, in_action

@@ -403,7 +403,7 @@ def test_fewest_towers_left_wins_and_fix_15_full_ties_give_several_winners() -> 
             s.islands[i].towers, s.islands[i].team = 1, team
         s.supply[0] = s.supply[1] = 5
         s.professors[:] = [0, 1, 2, 2, None]
-        for color, seat in enumerate(s.professors[:4]):
+        for _color, seat in enumerate(s.professors[:4]):
             fill(s, s.dining[seat], " ".join(["GREEN", "RED", "YELLOW", "PINK"][c] for c in range(4)
                                              if s.professors[c] == seat))
     table.arrange(towers)
@@ -428,7 +428,7 @@ def test_four_players_play_in_teams() -> None:
         # teams add their members' professors: 2 vs 2 is a tie; a yellow for seat 2 breaks it
         fill(s, s.islands[s.mother_nature + 1].students, "BLUE GREEN RED PINK YELLOW")
         s.professors[:] = [2, 1, 2, 3, 0]
-        for color, seat in enumerate(s.professors):
+        for _color, seat in enumerate(s.professors):
             fill(s, s.dining[seat], " ".join(["GREEN", "RED", "YELLOW", "PINK", "BLUE"][c]
                                              for c in range(5) if s.professors[c] == seat))
     table.arrange(board)

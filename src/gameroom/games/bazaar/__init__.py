@@ -17,7 +17,7 @@ The pure game - no I/O; every module's docstring says what it holds:
 ``render``     an SVG picture of a game state
 ``harness``    the test harnesses: xeq, xturn, xstrategy, xrules, and the game-running
                xgames, xgames-blogic, xgames-resources
-``protocol``   the player interface as a declared ``core.protocol.Protocol`` (both proxies)
+``protocol``   the player interface as a declared ``core.protocol.WireProtocol`` (both proxies)
 ``referee``    the referee on ``core.match``: turns, kicks, end, bonus, result, observers
 ``hosting``    the server plan and sign-up rules, the clients (incl. the bonus clients)
 ============== ==============================================================================

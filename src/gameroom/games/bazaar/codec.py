@@ -21,7 +21,7 @@ from gameroom.core.wire import (
     WireError, describe, expect_bool, expect_choice, expect_list, expect_natural, expect_object,
     expect_str,
 )
-from gameroom.games.bazaar.actors import Method, decode_policy, encode_policy
+from gameroom.games.bazaar.actors import decode_policy, encode_policy
 from gameroom.games.bazaar.pieces import (
     CARD_SIZE, CARDS_IN_GAME, COLOURS, MAX_PLAYERS, MAX_VISIBLE, PEBBLES_IN_GAME, Bag, Card,
     Equation, Pebble, equations_problem,

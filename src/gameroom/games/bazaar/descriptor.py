@@ -16,7 +16,7 @@ from gameroom.games.bazaar import codec, config
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
 from gameroom.games.bazaar.hosting import HOSTING
-from gameroom.games.bazaar.players import ReferencePlayer, make_player
+from gameroom.games.bazaar.players import BazaarPlayer, ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
@@ -79,13 +79,17 @@ def _strategy(policy: Policy) -> Callable[[str, int], ReferencePlayer]:
     return lambda name, _seed: ReferencePlayer(name, policy)
 
 
+def _actor(**how: Any) -> Callable[[str, int], Any]:
+    return lambda name, _seed: make_player(ActorSpec(name, **how))
+
+
 def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     table: dict[str, Callable[[str, int], Any]] = {}
     for method in Method:
-        table[f"raise-in-{method.value}"] = lambda name, _seed, m=method: make_player(ActorSpec(name, method=m))
-        table[f"loop-in-{method.value}"] = lambda name, _seed, m=method: make_player(ActorSpec(name, method=m, count=1))
+        table[f"raise-in-{method.value}"] = _actor(method=method)
+        table[f"loop-in-{method.value}"] = _actor(method=method, count=1)
     for cheat in Cheat:
-        table[f"cheat-{cheat.value}"] = lambda name, _seed, c=cheat: make_player(ActorSpec(name, cheat=c))
+        table[f"cheat-{cheat.value}"] = _actor(cheat=cheat)
     return table
 
 
@@ -124,12 +128,13 @@ def _narrator(seed: int, names: Sequence[str]) -> Any:
     return narrator(seed, names)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first action or a purchase
     name="bazaar",
     summary="Bazaar, pebbles, equations and cards (2-6 players)",
     min_players=config.MIN_PLAYERS,
     max_players=config.MAX_PLAYERS,
     protocol=PROTOCOL,
+    player_interface=BazaarPlayer,
     strategies={policy.value: _strategy(policy) for policy in Policy},
     misbehaviours=_misbehaviours(),
     deal=deal,

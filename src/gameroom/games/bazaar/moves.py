@@ -95,7 +95,7 @@ def purchases(turn: TurnState) -> list[Offer]:
     for size in range(1, len(visibles) + 1):
         for order in permutations(range(len(visibles)), size):
             cards = tuple(visibles[i] for i in order)
-            if purchase_problem(turn, cards) is not None:   # a TurnState has what the rule reads
+            if purchase_problem(turn, cards) is not None:  # type: ignore[arg-type]  # a TurnState has what the rule reads
                 continue
             points = purchase_points(cards, len(wallet))
             key = tuple(sorted(order))

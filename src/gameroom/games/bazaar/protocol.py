@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameroom.core.protocol import VOID, Codec, Method, Protocol
+from gameroom.core.protocol import VOID, Codec, Method, WireProtocol
 from gameroom.core.wire import WireError, describe, expect_bool
 from gameroom.games.bazaar import codec
 from gameroom.games.bazaar.pieces import Card, Equation
@@ -56,7 +56,7 @@ BOOLEAN = Codec(bool, expect_bool, "Boolean")
 FIRST_ACTION = Codec(codec.encode_first_action, read_first_action, "false or *Exchanges")
 PURCHASE = Codec(codec.encode_purchase, codec.read_purchase_reply, "*Cards")
 
-PROTOCOL = Protocol("bazaar", (
+PROTOCOL = WireProtocol("bazaar", (
     Method("setup", "setup", (EQUATIONS,), VOID),
     Method("request_pebble_or_trades", "request-pebble-or-trades", (TURN,), FIRST_ACTION,
            check=check_first_action, unreadable=lambda: WANT_PEBBLE),

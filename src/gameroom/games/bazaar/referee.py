@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from gameroom.core.errors import GameRefused
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.match import FAILED, Match, Seat, ranking_by_score
@@ -37,11 +38,6 @@ __all__ = ["GameRefused", "LIMITS", "Step", "run_game", "describe_first_action",
 
 LIMITS = Limits(call=PER_CALL_SECONDS, signup_first_byte=WAIT_FOR_SIGNUP, signup_complete=WAIT_FOR_SIGNUP)
 """Bazaar's limits (§8): seconds per call, and for a sign-up name."""
-
-
-class GameRefused(ValueError):
-    """The referee does not run this game (§3.2): player and record counts differ, more
-    than 6 players, or names repeat."""
 
 
 @dataclass(frozen=True)

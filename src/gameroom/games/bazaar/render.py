@@ -96,7 +96,7 @@ def render_svg(state: GameState, caption: str = "", equations: Sequence[Equation
     """An SVG picture of ``state`` (its equations, or ``equations`` when given)."""
     eqs = list(state.equations if equations is None else equations)
     parts: list[str] = []
-    y = 28
+    y: float = 28
     if caption:
         text, height = caption_svg(caption, 16, y, WIDTH - 32, 18)
         parts.append(text)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Final, Iterable, Literal, Sequence, Union
 
+from gameroom.core.errors import IllegalAction
 from gameroom.games.bazaar.pieces import (
     COLOURS, MAX_PLAYERS, MAX_VISIBLE, WINNING_SCORE, Bag, Card, Equation, Pebble, covers, points,
 )
@@ -33,10 +34,6 @@ WANT_PEBBLE: Final = False
 
 FirstAction = Union[Literal[False], Sequence[Equation]]
 """A first action: :data:`WANT_PEBBLE` or a sequence of directed equations."""
-
-
-class IllegalAction(ValueError):
-    """A player's action breaks a rule; the referee kicks the player."""
 
 
 class Bonus(Enum):

@@ -255,7 +255,7 @@ class _Shop:
         # the collector: initial candidate (no cards), then maximal sequences in order
         best = 0
         collection: list[tuple[tuple[int, ...], int, int]] = [((), 0, wallet)]
-        seen = {((), wallet)}
+        seen: set[tuple[tuple[int, ...], int]] = {((), wallet)}
 
         def explore(vis: tuple[int, ...], w: int, n: int, path: tuple[int, ...], pts: int) -> None:
             nonlocal best, collection, seen

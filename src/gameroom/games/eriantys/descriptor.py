@@ -19,7 +19,7 @@ from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
 from gameroom.games.eriantys.hosting import HOSTING, LOBBY
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
-from gameroom.games.eriantys.protocol import PROTOCOL
+from gameroom.games.eriantys.protocol import PROTOCOL, PlayerInterface
 from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
@@ -54,7 +54,7 @@ def decode_state(value: Any) -> GameState:
 def decode_event(value: Any) -> dict[str, Any]:
     if parse_event(value) is None:
         raise WireError(f"not a well-formed GAME_EVENT: {describe(value)}")
-    return value
+    return value  # type: ignore[no-any-return]  # a GAME_EVENT object: parse_event read it
 
 
 def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
@@ -115,12 +115,13 @@ def _narrator(seed: int, names: Sequence[str]) -> Any:
     return narrator(seed, names)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action: a GAME_EVENT object
     name="eriantys",
     summary="Eriantys, islands, students and professors (2-4 players, teams with 4, expert mode)",
     min_players=2,
     max_players=4,
     protocol=PROTOCOL,
+    player_interface=PlayerInterface,
     strategies={kind: _player(kind) for kind in STRATEGIES},
     misbehaviours={**{f"{kind}@{MISBEHAVING_AT}": _player(f"{kind}@{MISBEHAVING_AT}") for kind in MISBEHAVIOURS},
                    "outofturn": _player("outofturn")},

@@ -5,12 +5,24 @@ referee, the web room and every generic command."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from gameroom.core.protocol import JSON, Method, Protocol
+from gameroom.core.protocol import JSON, Method, WireProtocol
 from gameroom.core.wire import WireError, describe
 
-__all__ = ["PROTOCOL"]
+__all__ = ["PROTOCOL", "PlayerInterface"]
+
+
+class PlayerInterface(Protocol):
+    """An in-process Eriantys player, as the referee calls it (eriantys.md 5)."""
+
+    def setup(self, seat: int, players: list[str], expert: bool) -> None: ...
+
+    def observe(self, message: dict[str, Any]) -> None: ...
+
+    def act(self, state: dict[str, Any]) -> Any: ...
+
+    def end(self, winners: list[str]) -> None: ...
 
 
 def _event_object(value: Any) -> Any:
@@ -19,7 +31,7 @@ def _event_object(value: Any) -> Any:
     return value
 
 
-PROTOCOL = Protocol("eriantys", (
+PROTOCOL = WireProtocol("eriantys", (
     Method("setup", "setup", (JSON, JSON, JSON)),
     Method("observe", "observe", (JSON,)),
     Method("act", "act", (JSON,), JSON, check=_event_object),

@@ -170,7 +170,7 @@ def render_svg(snap: dict[str, Any], caption: str = "") -> str:
     """The snapshot as an SVG document, captioned."""
     n = snap["numberOfPlayers"]
     parts: list[str] = []
-    y = 22
+    y: float = 22
     if caption:
         text, height = caption_svg(caption, 10, y, WIDTH - 20)
         parts.append(text)

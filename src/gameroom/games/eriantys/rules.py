@@ -71,7 +71,7 @@ def parse_event(event: Any) -> tuple[str, list[int]] | None:
     else None."""
     if not isinstance(event, dict):
         return None
-    kind = event.get("eventType")
+    kind: Any = event.get("eventType")
     if kind == "CHOOSE_CLOUD_TILE":   # the reference document's spelling (6.3.1)
         kind = "CHOOSE_CLOUD"
     fields = _FIELDS.get(kind) if isinstance(kind, str) else None
@@ -187,7 +187,7 @@ def _usable_by(s: GameState, seat: int, card_id: int) -> bool:
     if card_id == 5:
         return bool(card.no_entry)
     if card_id == 0:
-        return any(card.students)
+        return any(card.students or ())
     if card_id == 7:
         dining = s.dining[seat]
         return any(card.students[c] and dining[c] < TABLE_CAPACITY for c in range(5))
@@ -598,6 +598,7 @@ def _input_done(s: GameState) -> None:
 
 
 def _draw_onto(s: GameState, card_id: int, out: list[dict[str, Any]]) -> None:
+    assert s.bag is not None   # a state that plays cards has its bag
     color = s.draw(s.bag)
     if color is not None:
         s.card(card_id).students[color] += 1

@@ -22,7 +22,7 @@ from gameroom.core.wire import WireError
 from gameroom.games.eriantys.pieces import (ACTION_ONE, BAG_PER_COLOR, BANK, CARD_INPUTS,
                                             CARD_STUDENTS, COLOR_INDEX, COLORS, ISLANDS, NO_ENTRY_TILES,
                                             PHASES, PLANNING, SETUP_ISLANDS, TOWER_COLORS, base_cost,
-                                            constants, steps_of, team_of)
+                                            Constants, constants, steps_of, team_of)
 
 __all__ = ["Island", "Card", "TestHooks", "GameState", "HookError", "new_game", "snapshot", "from_snapshot",
            "encode_counts", "decode_counts"]
@@ -88,6 +88,46 @@ class GameState:
                  "moves_left", "activated", "pending", "remaining", "mushroom", "bag_emptied", "finished",
                  "winners", "ejected", "connected", "eliminated", "suspended", "rng_shared")
 
+    # Declared for the type checker (the slots hold them; new_game and from_snapshot set them).
+    n: int
+    expert: bool
+    usernames: list[str]
+    room_id: int | None
+    rng: random.Random | None
+    rng_shared: bool
+    draws: list[int]
+    c: Constants
+    round: int
+    phase: int
+    current: int
+    planning_order: list[int]
+    action_order: list[int]
+    entrance: list[list[int]]
+    dining: list[list[int]]
+    hands: list[list[int]]
+    played: list[int | None]
+    coins: list[int | None]
+    supply: list[int]
+    professors: list[int | None]
+    islands: list[Island]
+    mother_nature: int
+    clouds: list[list[int]]
+    bag: list[int] | None
+    bank: int | None
+    cards: list[Card]
+    moves_left: int
+    activated: int | None
+    pending: int | None
+    remaining: int
+    mushroom: int | None
+    bag_emptied: bool
+    finished: bool
+    winners: list[str]   # usernames, as END_GAME says
+    ejected: list[bool]
+    connected: list[bool]
+    eliminated: set[int]
+    suspended: bool
+
     def copy(self) -> "GameState":
         new = GameState.__new__(GameState)
         new.n, new.expert, new.usernames, new.room_id = self.n, self.expert, self.usernames, self.room_id
@@ -130,9 +170,10 @@ class GameState:
 
     def mother_nature_limit(self) -> int | None:
         """The largest legal Mother Nature move of the current player (3.5.4), in the action phase."""
-        if self.phase == PLANNING or self.current is None or self.played[self.current] is None:
+        played = None if self.phase == PLANNING or self.current is None else self.played[self.current]
+        if played is None:
             return None
-        return steps_of(self.played[self.current]) + (2 if self.activated == 1 else 0)
+        return steps_of(played) + (2 if self.activated == 1 else 0)
 
     def bag_size(self) -> int:
         return sum(self.bag) if self.bag is not None else 0
@@ -267,6 +308,7 @@ def refill_clouds(s: GameState) -> list[dict[str, Any]]:
     for index, cloud in enumerate(s.clouds):
         got = [0, 0, 0, 0, 0]
         for _ in range(size - sum(cloud)):
+            assert s.bag is not None   # a state that refills clouds has its bag (not a snapshot's)
             color = s.draw(s.bag)
             if color is None:   # the bag ran out: this cloud keeps what it got, the rest stay empty
                 break

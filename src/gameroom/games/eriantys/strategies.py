@@ -35,12 +35,12 @@ def candidates(s: GameState, seat: int, activations: bool = False) -> Iterator[d
         if s.pending in (2, 3):
             yield {"eventType": "END_SELECTION"}
         if s.pending == 0:
-            for color in _colors(card.students):
+            for color in _colors(card.students or []):
                 for island in range(len(s.islands)):
                     yield {"eventType": "MOVE_STUDENT_FROM_CARD_TO_ISLAND", "color": COLORS[color],
                            "islandIndex": island}
         elif s.pending == 2:
-            for a in _colors(card.students):
+            for a in _colors(card.students or []):
                 for b in _colors(s.entrance[seat]):
                     yield {"eventType": "SWAP_STUDENT_CARD_ENTRANCE", "studentFromCard": COLORS[a],
                            "studentFromEntrance": COLORS[b]}
@@ -53,7 +53,7 @@ def candidates(s: GameState, seat: int, activations: bool = False) -> Iterator[d
             for island in range(len(s.islands)):
                 yield {"eventType": "CHOOSE_ISLAND", "islandIndex": island}
         elif s.pending == 7:
-            for color in _colors(card.students):
+            for color in _colors(card.students or []):
                 yield {"eventType": "MOVE_STUDENT_FROM_CARD_TO_TABLE", "color": COLORS[color]}
         else:
             for color in range(5):

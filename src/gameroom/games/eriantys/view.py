@@ -45,6 +45,7 @@ class TableView:
     def snapshot(self) -> dict[str, Any]:
         """The current view as a §6.5 object (derived fields filled in)."""
         s = copy.deepcopy(self.state)
+        assert s is not None, "no START_GAME seen yet"
         turn = s["turn"]
         if s["finished"]:
             s["currentPlayer"] = None

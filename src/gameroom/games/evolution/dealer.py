@@ -15,6 +15,7 @@ state except through its answers.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable
 from functools import partial
@@ -30,6 +31,8 @@ from gameroom.games.evolution.words import describe_action, describe_feeding
 
 __all__ = ["Dealer", "Decide", "direct_decide"]
 
+logger = logging.getLogger(__name__)
+
 Decide = Callable[..., Any]
 """``decide(seat, method, *args, legal=None)``, as ``core.match.Match.decide``: the answer
 once ``legal(answer)`` accepted it, or FAILED (the player failed)."""
@@ -44,7 +47,8 @@ def direct_decide(player: Any, method: str, *args: Any, legal: Legal | None = No
     an answer ``legal`` refuses is a failure."""
     try:
         answer = getattr(player, method)(*args)
-    except Exception:
+    except Exception:   # the player's failure is the game's FAILED; its traceback is kept for debugging
+        logger.debug("built-in player %s failed in %s", type(player).__name__, method, exc_info=True)
         return FAILED
     return answer if legal is None or legal(answer) is None else FAILED
 

@@ -15,9 +15,10 @@ from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
+from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
-from gameroom.games.evolution.protocol import ACTION4, PROTOCOL
+from gameroom.games.evolution.protocol import ACTION4, PROTOCOL, PlayerInterface
 from gameroom.games.evolution.rules import PlayerState, Table, player_id, score
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
@@ -74,7 +75,11 @@ def vary_secret(state: Table, name: str, rng: random.Random) -> Table:
     return varied
 
 
-def conceal(state: Table, name: str | None) -> list:
+def _baddie(kind: str) -> Callable[[str, int], Any]:
+    return lambda _name, _seed: BaddiePlayer(kind, 0)
+
+
+def conceal(state: Table, name: str | None) -> list[Any]:
     """The Configuration ``name`` (None: a spectator) may draw: every other player's bag
     unknown (None) until the game is over (then the scores are public, so are the bags)
     and its hand, like the deck, reduced to blank cards of the same count."""
@@ -124,15 +129,16 @@ def _harnesses() -> Mapping[str, Any]:
     return dict(harness.HARNESSES)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[Table, Action4] = GameDescriptor(
     name="evolution",
     summary="Evolution, species, traits and a watering hole (3-8 players)",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     protocol=PROTOCOL,
+    player_interface=PlayerInterface,
     strategies={"silly": lambda _name, _seed: SillyPlayer(),
                 "silly-need": lambda _name, _seed: SillyPlayer("need")},
-    misbehaviours={kind: (lambda _name, _seed, k=kind: BaddiePlayer(k, 0)) for kind in BADDIES},
+    misbehaviours={kind: _baddie(kind) for kind in BADDIES},
     deal=deal,
     play=play,
     limits=LIMITS,

@@ -91,7 +91,7 @@ def client_spec(kind: str, index: int, *, name: str = "good guy", fat_request: s
                 reference_framing: bool = False, connect_retries: int = 3, retry_wait: float = 2.0) -> ClientSpec:
     """One client: ``silly`` (signs up as `name`) or the `index`-th misbehaving client."""
     pad, trickle = (REFERENCE_PAD, True) if reference_framing else (0, False)
-    retry = {"connect_retries": connect_retries, "retry_wait": retry_wait}
+    retry: dict[str, Any] = {"connect_retries": connect_retries, "retry_wait": retry_wait}
     if kind == "silly":
         return ClientSpec(name, SillyPlayer(fat_request), PROTOCOL, pad=pad, trickle=trickle, **retry)
     if kind in BADDIES:
@@ -115,7 +115,7 @@ def client_specs(count: int, baddies: Sequence[str] = (), *, name: str = "good g
                  retry_wait: float = 2.0) -> list[ClientSpec]:
     """`count` silly clients, then one client per misbehaving name (the i-th with k = i);
     each connects with the reference's retries (3 more attempts, 2 s apart) by default."""
-    options = {"fat_request": fat_request, "reference_framing": reference_framing,
+    options: dict[str, Any] = {"fat_request": fat_request, "reference_framing": reference_framing,
                "connect_retries": connect_retries, "retry_wait": retry_wait}
     specs = [client_spec("silly", i, name=name, **options) for i in range(count)]
     return specs + [client_spec(kind, i, **options) for i, kind in enumerate(baddies)]

@@ -69,13 +69,13 @@ def silly_feeding(boards: Sequence[Species], hole: int, others: Sequence[Sequenc
     carnivores = _by_size(boards, [i for i in hungry if CARNIVORE in boards[i].traits])
     for c in carnivores:
         attacker = boards[c]
-        best = None
+        target: tuple[int, int] | None = None
         for k, row in enumerate(others):
             for a in targets_in_row(attacker, row):
-                if best is None or _size(row[a]) > _size(others[best[0]][best[1]]):
-                    best = (k, a)
-        if best is not None:
-            return (c, best[0], best[1])
+                if target is None or _size(row[a]) > _size(others[target[0]][target[1]]):
+                    target = (k, a)
+        if target is not None:
+            return (c, target[0], target[1])
     last = len(boards) - 1
     for c in carnivores:
         for a in range(last + 1):

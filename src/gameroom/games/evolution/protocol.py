@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from gameroom.core.protocol import JSON, Codec, Greeting, Method, Positional
-from gameroom.core.protocol import Protocol as CoreProtocol
+from gameroom.core.protocol import WireProtocol
 from gameroom.core.wire import WireError, describe
 from gameroom.games.evolution.actions import Action4
 from gameroom.games.evolution.pieces import Card, Species
@@ -50,7 +50,7 @@ def _name_of(message: Any) -> str:
     return message
 
 
-PROTOCOL = CoreProtocol("evolution", (
+PROTOCOL = WireProtocol("evolution", (
     # start's answer is ignored (spec 3.3 step 1); remotely it is a one-way message (spec 6.3).
     Method("start", "start", (NATURAL, NATURAL, BOARDS, CARDS), JSON, one_way=True),
     Method("choose", "choose", (LOB, LOB), ACTION4, check=as_action4),

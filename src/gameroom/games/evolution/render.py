@@ -40,7 +40,7 @@ def _fields(entries: list[Any]) -> dict[str, Any]:
     return {key: value for key, value in entries}
 
 
-def _board(x: int, y: int, index: int, species: list[Any], key: str, own: bool) -> list[str]:
+def _board(x: float, y: float, index: int, species: list[Any], key: str, own: bool) -> list[str]:
     """A species board, a group keyed ``key``; of the viewer's own species (``own``) the
     population, the body and each trait are keyed too (``pop:I``, ``body:I``,
     ``trait:I:J``), for the web room's board."""
@@ -73,7 +73,7 @@ def _board(x: int, y: int, index: int, species: list[Any], key: str, own: bool) 
     return out
 
 
-def _card(x: int, y: int, index: int, card: Any, key: str | None = None) -> str:
+def _card(x: float, y: float, index: int, card: Any, key: str | None = None) -> str:
     """A card of a shown hand; ``key`` names it for the web room's board (``data-key``)."""
     food, trait = card
     keyed = "" if key is None else f' data-key="{key}"'
@@ -100,7 +100,7 @@ def render_svg(configuration: Any, caption: str = "") -> str:
     width = max(MIN_WIDTH, LABEL_W + max(widest, 1) * (BOARD_W + GAP) + GAP,
                 LABEL_W + cards_wide * (CARD_W + GAP) + GAP)
     out: list[str] = []
-    y = GAP + 16
+    y: float = GAP + 16
     if caption:
         text, height = caption_svg(caption, GAP, y, width - 2 * GAP)
         out.append(text)

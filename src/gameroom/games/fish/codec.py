@@ -159,7 +159,7 @@ def encode_action(action: Action) -> Any:
     """A Move, or ``"skip"``."""
     if action is SKIP:
         return "skip"
-    return encode_move(action)  # type: ignore[arg-type]
+    return encode_move(action)
 
 
 def decode_action(value: Any, where: str = "$") -> Action:

@@ -22,13 +22,10 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
-from gameroom.core.wire import WireError, describe, expect_bool, expect_choice, expect_str
-from gameroom.games.fish.actors import BADDIES
+from gameroom.core.wire import WireError, describe, expect_bool, expect_str
 from gameroom.games.fish.protocol import (DEFAULT_PORT, NAME_TIMEOUT, READY_TIME, SERVER_BOARD, SIGNUP_MAX_PLAYERS,
                                           SIGNUP_MIN_PLAYERS, SIGNUP_PERIODS, SIGNUP_WAIT, START_TIMEOUT,
                                           TIME_PER_CALL_SERVER)
-from gameroom.games.fish.strategies import STRATEGY_NAMES
-from gameroom.games.fish.codec import decode_name
 
 
 def _number(value: Any, where: str, low: float, high: float, integral: bool = True) -> Any:

@@ -16,9 +16,9 @@ from gameroom.games.fish import codec
 from gameroom.games.fish.actors import BADDIES
 from gameroom.games.fish.hosting import HOSTING
 from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
-from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL
+from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, PlayerInterface
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
-from gameroom.games.fish.state import GameState
+from gameroom.games.fish.state import Action, GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
 from gameroom.games.fish.workloads import LINEUPS, WORKLOADS
 
@@ -46,9 +46,12 @@ def _strategy(kind: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, seed: StrategyPlayer(make_strategy(kind, depth=LOOK_AHEAD, rng=random.Random(seed)), name)
 
 
+def _baddie(kind: str) -> Callable[[str, int], Any]:
+    return lambda name, _seed: BaddiePlayer(kind, name, hang=hang)
+
+
 def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
-    return {kind: (lambda name, _seed, k=kind: BaddiePlayer(k, name, hang=hang))
-            for kind, baddie in BADDIES.items() if not baddie.remote}
+    return {kind: _baddie(kind) for kind, baddie in BADDIES.items() if not baddie.remote}
 
 
 def _harnesses() -> Mapping[str, Any]:
@@ -94,12 +97,13 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     return None
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     name="fish",
     summary="Fish, penguins on hexagonal tiles (2-4 players, knock-out tournaments)",
     min_players=2,
     max_players=4,
     protocol=PROTOCOL,
+    player_interface=PlayerInterface,
     strategies={kind: _strategy(kind) for kind in STRATEGY_NAMES},
     misbehaviours=_misbehaviours(),
     deal=deal,

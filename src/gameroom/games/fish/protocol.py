@@ -2,7 +2,7 @@
 
 * :class:`PlayerInterface` -- the logical interface a referee and a tournament manager call.
 * :data:`PROTOCOL` -- the six calls (``start``, ``playing-as``, ``playing-with``, ``setup``,
-  ``take-turn``, ``end``) declared as a :class:`gameroom.core.protocol.Protocol`: wire
+  ``take-turn``, ``end``) declared as a :class:`gameroom.core.protocol.WireProtocol`: wire
   names, argument and reply codecs, and ``check``s that hold local players' results to the
   same shape as remote replies; calls travel in the core's tagged envelope
   (:func:`decode_call` reads one).
@@ -12,11 +12,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from gameroom.core.protocol import Codec, Method, void_method
-from gameroom.core.protocol import Protocol as CoreProtocol
-from gameroom.core.wire import WireError, describe, expect_list
+from gameroom.core.protocol import WireProtocol
+from gameroom.core.wire import WireError, describe
 from gameroom.games.fish.board import Position
 from gameroom.games.fish.state import Action, Color, GameState, Move
 from gameroom.games.fish.codec import (decode_actions, decode_color, decode_colors, decode_flag,
@@ -121,7 +121,7 @@ ACTIONS: Codec[list[Action]] = Codec(encode_actions, decode_actions, "[Action, .
 POSITION: Codec[Position] = Codec(encode_position, decode_position, "Position")
 MOVE: Codec[Move] = Codec(encode_move, decode_move, "Move")
 
-PROTOCOL = CoreProtocol("fish", (
+PROTOCOL = WireProtocol("fish", (
     void_method("start_of_tournament", "start", BOOLEAN),
     void_method("playing_as", "playing-as", COLOR),
     void_method("playing_with", "playing-with", COLOR_LIST),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Iterable, Sequence
 
+from gameroom.core.errors import IllegalAction
 from gameroom.games.fish.board import Board, Position, make_board
 
 MIN_PLAYERS = 2
@@ -65,10 +66,6 @@ SKIP = Skip.SKIP
 
 Action = Move | Skip
 """What happens in a turn of the playing phase: a move, or a skip."""
-
-
-class IllegalAction(ValueError):
-    """An operation that the rules do not allow in this state."""
 
 
 @dataclass
@@ -226,7 +223,7 @@ class GameState:
     def actions(self) -> list[Action]:
         """The branch labels of this state's game-tree node: the moves, ``[SKIP]``, or []."""
         found = self.possible_actions()
-        return [SKIP] if found is SKIP else list(found)  # type: ignore[arg-type]
+        return [SKIP] if found is SKIP else list(found)
 
     def is_legal(self, action: Action) -> bool:
         """Whether `action` is one of the branches of this state (any skip for a skip node)."""
@@ -309,7 +306,7 @@ class GameState:
         self.players.insert(0, self.players.pop())
         if undo.action is SKIP:
             return
-        source, target = undo.action  # type: ignore[misc]
+        source, target = undo.action
         player = self.players[0]
         del player.places[0]
         player.places.insert(undo.slot, source)

@@ -209,7 +209,7 @@ class _Search:
         return False
 
     def try_move(self, places: list[int], slot: int, j: int, ours: bool, nxt: int, k: int,
-                 alpha: float, beta: float) -> float:
+                 alpha: int, beta: int) -> int:
         """The value after the penguin ``places[slot]`` moves to ``j`` (searched with
         ``value(nxt, k, alpha, beta)``); the move is made in place and taken back."""
         fish, occ = self.fish, self.occ

@@ -44,7 +44,7 @@ class GameTree:
 
     def moves(self) -> list[Move]:
         """The active player's legal moves (empty for skip and final nodes)."""
-        return [a for a in self.actions() if a is not SKIP]  # type: ignore[misc]
+        return [a for a in self.actions() if a is not SKIP]
 
     def child(self, action: Action) -> "GameTree":
         """The node reached by a branch label of this node (raises KeyError otherwise)."""
@@ -72,7 +72,7 @@ class GameTree:
                 return None
         except TypeError:
             return None
-        return self.child(action)  # type: ignore[arg-type]
+        return self.child(action)
 
     def children(self) -> Iterator[tuple[Action, "GameTree"]]:
         """Every branch with its node, in canonical order (nodes built on demand)."""

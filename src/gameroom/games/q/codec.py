@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from gameroom.core.wire import (WireError, describe, expect_choice, expect_int, expect_list,
                                 expect_natural, expect_object, expect_str)
@@ -180,7 +180,7 @@ def _well_formed_kinds(rows: list[Any]) -> dict[Coord, int] | None:
     None at the first thing that is not, for decode_map's checking path to name it.
     A remote client decodes the whole map every turn: this path skips the checks' calls."""
     kinds: dict[Coord, int] = {}
-    kind_of = _KIND_BY_NAMES.get
+    kind_of: Callable[[Any], Any] = _KIND_BY_NAMES.get   # any key: what is not a tile's names is None
     for row in rows:
         if type(row) is not list or len(row) < 2:
             return None

@@ -13,9 +13,10 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
 from gameroom.games.q import codec
+from gameroom.games.q.actions import Action
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
 from gameroom.games.q.hosting import HOSTING
-from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, RaisingPlayer, StrategyPlayer
+from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, QPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
 from gameroom.games.q.actions import PASS, REPLACE, Placement
@@ -121,13 +122,17 @@ def _strategy(strategy: str) -> Callable[[str, int], StrategyPlayer]:
     return lambda name, _seed: StrategyPlayer(name, strategy)
 
 
+def _misbehaving(kind: Callable[..., Any], *how: Any) -> Callable[[str, int], Any]:
+    return lambda name, _seed: kind(name, "dag", *how)
+
+
 def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     table: dict[str, Callable[[str, int], Any]] = {}
     for method in EXN_METHODS:
-        table[f"raise-in-{method}"] = lambda name, _seed, m=method: RaisingPlayer(name, "dag", m)
-        table[f"loop-in-{method}"] = lambda name, _seed, m=method: LoopingPlayer(name, "dag", m, 1)
+        table[f"raise-in-{method}"] = _misbehaving(RaisingPlayer, method)
+        table[f"loop-in-{method}"] = _misbehaving(LoopingPlayer, method, 1)
     for cheat in CHEAT_NAMES:
-        table[f"cheat-{cheat}"] = lambda name, _seed, c=cheat: CheatingPlayer(name, "dag", c)
+        table[f"cheat-{cheat}"] = _misbehaving(CheatingPlayer, cheat)
     return table
 
 
@@ -160,12 +165,13 @@ def _render(state: RefereeState, caption: str) -> str:
     return render_svg(state, caption)
 
 
-GAME = GameDescriptor(
+GAME: GameDescriptor[RefereeState, Action] = GameDescriptor(
     name="q",
     summary="Q, a Qwirkle-like tile game (2-4 players)",
     min_players=2,
     max_players=4,
     protocol=PROTOCOL,
+    player_interface=QPlayer,
     strategies={name: _strategy(name) for name in STRATEGIES},
     misbehaviours=_misbehaviours(),
     deal=deal,

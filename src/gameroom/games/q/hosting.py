@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any, Callable, Sequence
 
+from gameroom.core.errors import GameRefused
 from gameroom.core.context import MatchContext
 from gameroom.core.hosting import (ClientHosting, ClientPlan, ClientSpec, Hosting, LocalMatch, PlayHosting,
                                    RoomHosting, ServerHosting, ServerPlan, SignupRules)
@@ -38,11 +39,7 @@ __all__ = ["MIN_PLAYERS", "MAX_PLAYERS", "server_plan", "client_specs", "BROKEN_
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 CLIENT_SPACING = 2.0      # seconds between client launches (a constant in the reference)
-NO_GAME = [[], []]
-
-
-class GameRefused(Exception):
-    """The signed-up players do not match the configured state (q.md 7.4)."""
+NO_GAME: list[list[str]] = [[], []]
 
 
 def server_plan(config: ServerConfig, log: Callable[[str], None] | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gameroom.core.protocol import Codec, Method, Protocol, VOID
+from gameroom.core.protocol import Codec, Method, WireProtocol, VOID
 from gameroom.core.wire import WireError, describe, expect_bool, expect_list
 from gameroom.games.q import codec
 from gameroom.games.q.actions import PASS, REPLACE, Placement
@@ -44,7 +44,7 @@ def check_action(value: Any) -> Any:
     raise WireError(f"take-turn must return pass, replace or a non-empty list of placements, got {describe(repr(value))}")
 
 
-PROTOCOL = Protocol("q", (
+PROTOCOL = WireProtocol("q", (
     Method("setup", "setup", (PUB, TILES), VOID),
     Method("take_turn", "take-turn", (PUB,), CHOICE, check=check_action),
     Method("new_tiles", "new-tiles", (TILES,), VOID),

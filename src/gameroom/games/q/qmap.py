@@ -351,7 +351,7 @@ class QMap:
         """All (row, column, kind index) cells in row-major order: :meth:`sorted_items`
         without making coordinates and tiles (what an encoder of the whole map reads)."""
         kinds, w, b = self._kinds, self._w, self._b
-        cells = []
+        cells: list[tuple[int, int, int]] = []
         append = cells.append
         for key in sorted(kinds):
             # key = row * w + column + b with 0 <= column + b < w

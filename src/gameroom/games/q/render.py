@@ -165,7 +165,7 @@ def render_svg(state: RefereeState, caption: str = "", placed: Iterable[tuple[in
     panel_x = MARGIN + 30 + map_w + 2 * MARGIN
     width = panel_x + panel_w + MARGIN
     parts: list[str] = []
-    top = MARGIN
+    top: float = MARGIN
     if caption:
         text, height = caption_svg(caption, MARGIN, MARGIN + 6, width - 2 * MARGIN)
         parts.append(text)

@@ -118,7 +118,7 @@ def shuffle(tiles: list[Tile], rng: random.Random) -> None:
         # The indices i whose draw bound i + 1 has k bits share one size of draw.
         k = (i + 1).bit_length()
         lowest = max(1, (1 << (k - 1)) - 1)
-        for i in range(i, lowest - 1, -1):
+        for i in range(i, lowest - 1, -1):  # noqa: B020 -- i continues below from lowest
             j = getrandbits(k)
             while j > i:
                 j = getrandbits(k)
