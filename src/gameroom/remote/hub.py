@@ -28,6 +28,7 @@ empty, and reads before waiting only then.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import gc
 import heapq
 import itertools
@@ -74,8 +75,25 @@ class Hub:
         self._order = itertools.count()
         self._main: Any = None
         self.games = 0   # referees running on the hub now
+        self._stopping = False
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
+        # The hub's thread leaves its loop before the interpreter finalizes: a daemon
+        # thread woken in the middle of finalization (a connection closed at the last
+        # moment) would run Python code against a half-torn-down interpreter, which ended
+        # in a segmentation fault now and then.
+        atexit.register(self.stop)
+
+    def stop(self, wait: float = 5.0) -> None:
+        """Leave the loop (referees still waiting stay suspended, never resumed) and wait
+        up to ``wait`` seconds for the thread to end."""
+        self._stopping = True
+        try:
+            os.eventfd_write(self._wake, 1)
+        except OSError:
+            return
+        if threading.current_thread() is not self._thread:
+            self._thread.join(wait)
 
     # -- from other threads -------------------------------------------------------------
 
@@ -128,7 +146,7 @@ class Hub:
     def _serve(self) -> None:
         self._main = getcurrent()
         poll, deadlines, connections, wake = self._epoll.poll, self._deadlines, self._connections, self._wake
-        while True:
+        while not self._stopping:
             if deadlines:
                 timeout = max(0.0, deadlines[0][0] - monotonic())
             else:
@@ -139,7 +157,7 @@ class Hub:
                         os.eventfd_read(wake)
                     except BlockingIOError:
                         pass
-                    while self._inbox:
+                    while self._inbox and not self._stopping:
                         fn, args = self._inbox.popleft()
                         fn(*args)
                     continue
