@@ -11,17 +11,27 @@ training, over the same evaluation games; it takes well under two minutes on two
 (Fish's random player, spec 9.3, draws among the moves that are *not* the best, so even an
 untrained agent wins more than half of its games.)
 
-    python examples/rl/train_fish.py [--seconds 60 | --games N] [--evaluation 400] [--seed 1]
+    python examples/rl/train_fish.py [--seconds 60 | --games N] [--evaluation 400] [--seed 1] [--save FILE]
 
 The trained policy is an ordinary callable (observation dict -> action), so it can be
 entered anywhere a bot can: ``gameroom.rl.policy_player("fish", policy, rows=4,
-columns=5)``, or a league bots file entry ``policy = "module:callable"``.
+columns=5)``, or a league bots file entry ``policy = "module:callable"``. ``--save FILE``
+keeps its weights (a ``.npy`` file); then ``train_fish:trained`` is that policy, playing
+its most likely action, for any ``--policy`` (the weights read from ``$FISH_WEIGHTS``,
+default ``fish_weights.npy`` beside this file). From this directory, on a server of 4 x 5
+boards for two:
+
+    python examples/rl/train_fish.py --games 3000 --save examples/rl/fish_weights.npy
+    cd examples/rl && python -m gameroom clients fish --port 45678 --policy agent=train_fish:trained \
+        --policy-options '{"players": 2, "rows": 4, "columns": 5}'
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -86,6 +96,19 @@ class Policy:
         return int(legal[self.rng.choice(len(legal), p=self.distribution(rows))])
 
 
+_TRAINED: list[np.ndarray] = []
+
+
+def trained(observation: dict[str, Any]) -> int:
+    """The saved policy (``--save``) as a deterministic player: the legal action its
+    weights score highest. Its weights are read once, from ``$FISH_WEIGHTS`` or
+    ``fish_weights.npy`` beside this file."""
+    if not _TRAINED:
+        _TRAINED.append(np.load(os.environ.get("FISH_WEIGHTS") or Path(__file__).with_name("fish_weights.npy")))
+    legal, rows = features(observation)
+    return int(legal[int(np.argmax(rows @ _TRAINED[0]))])
+
+
 def environments(seed: int) -> list[Any]:
     """The agent first, and the agent second, against the random player."""
     return [rl.single_agent("fish", opponents=["random"], seat=seat, seed=seed + seat, **OPTIONS) for seat in (0, 1)]
@@ -134,6 +157,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=None, help="train on this many games instead (reproducible)")
     parser.add_argument("--evaluation", type=int, default=400, help="evaluation games before and after (default 400)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--save", type=Path, default=None, metavar="FILE",
+                        help="write the trained weights to FILE (.npy): train_fish:trained then plays them")
     args = parser.parse_args()
     policy = Policy(np.random.default_rng(args.seed))
     evaluation_seed = 1_000_000 + args.seed
@@ -146,6 +171,10 @@ def main() -> None:
     print(f"after training:  wins {after:.1%} of the same {args.evaluation} games against the random player")
     print("weights (placing / choosing a penguin / its target; 0-5 fish, own, other, neighbours' fish):")
     print(np.array2string(policy.weights.reshape(PHASES, FEATURES), precision=2, suppress_small=True))
+    if args.save is not None:
+        with open(args.save, "wb") as out:   # exactly this name (np.save would append .npy)
+            np.save(out, policy.weights)
+        print(f"weights saved to {args.save}")
 
 
 if __name__ == "__main__":

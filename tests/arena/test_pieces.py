@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from tests.arena.running import competition_text
 
 from gameroom.arena.config import UploadLimits, read_config
 from gameroom.arena.matchmaking import pair
@@ -33,6 +34,16 @@ GOOD = 'database = "sqlite:///a.db"\n[[competitions]]\nname = "c"\ngame = "q"\n'
     ('[bots]\nmemory_mb = "lots"\n[[competitions]]\nname = "c"\ngame = "q"\n', "bots.memory_mb"),
     ('', "competitions: give at least one"),
     ('x = [', "is not TOML"),
+    # the game's own options (test_options)
+    (competition_text("q", "colour = 1"), "competitions[1].options.colour: q has no such option; its options are "
+                                      "q-bonus, finish-bonus"),
+    (competition_text("q", '"q-bonus" = 99'), "competitions[1].options.q-bonus: q-bonus must lie in 0..10, got 99"),
+    (competition_text("q", '"q-bonus" = "six"'), "competitions[1].options.q-bonus: expected a whole number"),
+    (competition_text("eriantys", 'expert = "yes"'), "competitions[1].options.expert: expected true or false"),
+    (competition_text("fish", "rows = 2\ncolumns = 3"), "competitions[1].options: a 2 x 3 board has 6 tiles, too few "
+                                                    "for the 8 penguins of 2 players (players = 2)"),
+    ('database = "sqlite:///a.db"\n[[competitions]]\nname = "c"\ngame = "q"\noptions = 3\n',
+     "competitions[1].options: must be a table of the game's options"),
 ])
 def test_a_bad_arena_file_is_one_line_naming_the_key_and_exit_2(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "arena.toml"

@@ -17,37 +17,17 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-import httpx
 import pytest
+from tests.arena.running import EXAMPLES, GAMEROOM, login, start_arena
 from tests.driver import free_port
-
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples" / "bots"
-GAMEROOM = [sys.executable, "-m", "gameroom"]
 
 
 @pytest.fixture
 def arena(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    port = free_port()
-    config = tmp_path / "arena.toml"
-    config.write_text(f'listen = "127.0.0.1:{port}"\nremote = "127.0.0.1:0"\ndatabase = "sqlite:///arena.db"\n'
-                      '[[competitions]]\nname = "open"\ngame = "q"\nqualification = 1\n')
-    (tmp_path / "class.csv").write_text("username,password\nann,password-ann-1\nben,password-ben-1\n")
-    imported = subprocess.run([*GAMEROOM, "arena", "import", str(tmp_path / "class.csv"), "--competition", "open",
-                               "--config", str(config)], capture_output=True, text=True, timeout=300)
-    assert imported.returncode == 0, imported.stderr
-    assert "2 accounts are participants of open" in imported.stdout
-    log = open(tmp_path / "arena.log", "wb")
-    process = subprocess.Popen([*GAMEROOM, "arena", "--config", str(config)], stdout=log, stderr=log, cwd=tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            httpx.get(f"{url}/api/arena", timeout=10)
-            break
-        except httpx.HTTPError:
-            assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "arena.log").read_text()
-            time.sleep(0.3)
+    url, process = start_arena(tmp_path, f'listen = "127.0.0.1:{free_port()}"\nremote = "127.0.0.1:0"\n'
+                                         'database = "sqlite:///arena.db"\n'
+                                         '[[competitions]]\nname = "open"\ngame = "q"\nqualification = 1\n',
+                               "username,password\nann,password-ann-1\nben,password-ben-1\n", "open")
     try:
         yield url, process, tmp_path
     finally:
@@ -56,20 +36,14 @@ def arena(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]
             process.wait(30)
 
 
-def _client(url: str, name: str, password: str) -> httpx.Client:
-    client = httpx.Client(base_url=url, headers={"origin": url}, timeout=60)
-    assert client.post("/api/login", json={"username": name, "password": password}).status_code == 200
-    return client
-
-
 def test_a_remote_bot_signs_up_with_its_token_and_plays_the_ladder(
         arena: tuple[str, subprocess.Popen[bytes], Path]) -> None:
     url, process, folder = arena
-    ann = _client(url, "ann", "password-ann-1")
+    ann = login(url, "ann", "password-ann-1")
     uploaded = ann.post("/api/arena/open/bots", params={"name": "nodey", "filename": "node_bot.js"},
                         content=(EXAMPLES / "node_bot.js").read_bytes())
     assert uploaded.status_code == 201, uploaded.text
-    ben = _client(url, "ben", "password-ben-1")
+    ben = login(url, "ben", "password-ben-1")
     registered = ben.post("/api/arena/open/remote", json={"name": "far"})
     assert registered.status_code == 201, registered.text
     token, port = registered.json()["token"], registered.json()["port"]

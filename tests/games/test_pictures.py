@@ -207,7 +207,7 @@ def test_evolution_spectators_see_bags_and_scores_once_the_game_is_over() -> Non
     spectator = game.views.spectator(last)
     for player in last.players:
         assert f"bag {player.bag}" in texts
-        assert spectator["scores"][str(player.id)]["bag"] == player.bag
+        assert spectator["scores"][str(player.id).rsplit("#", 1)[0]]["bag"] == player.bag   # by name
     assert "scores" not in game.views.spectator(mid)
 
 

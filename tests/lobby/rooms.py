@@ -56,7 +56,33 @@ class LobbyProcess:
         return self.log.read_text()
 
 
-class RoomClient:
+class Conversation:
+    """A client of the lobby's messages: ``send`` and ``recv`` (None once closed) given,
+    ``until`` and ``request`` made of them (a TCP client here, a browser's websocket in
+    ``tests.web.test_lobby_socket``)."""
+
+    def send(self, message: Any) -> None:
+        raise NotImplementedError
+
+    def recv(self) -> Any:
+        raise NotImplementedError
+
+    def until(self, *kinds: str) -> list[Any]:
+        """Every message up to and including the first of one of ``kinds``."""
+        got = []
+        while True:
+            m = self.recv()
+            assert m is not None, f"closed before {kinds}: {[g.get('type') for g in got[-20:]]}"
+            got.append(m)
+            if m.get("type") in kinds:
+                return got
+
+    def request(self, message: dict[str, Any], *replies: str) -> dict[str, Any]:
+        self.send(message)
+        return self.until(*replies, "NACK")[-1]
+
+
+class RoomClient(Conversation):
     """One connection: messages out, messages in (answering PING), in order."""
 
     def __init__(self, sock: socket.socket) -> None:
@@ -84,19 +110,6 @@ class RoomClient:
                 return None
             self.decoder.feed(data)
 
-    def until(self, *kinds: str) -> list[Any]:
-        """Every message up to and including the first of one of ``kinds``."""
-        got = []
-        while True:
-            m = self.recv()
-            assert m is not None, f"closed before {kinds}: {[g.get('type') for g in got[-20:]]}"
-            got.append(m)
-            if m.get("type") in kinds:
-                return got
-
-    def request(self, message: dict[str, Any], *replies: str) -> dict[str, Any]:
-        self.send(message)
-        return self.until(*replies, "NACK")[-1]
 
     def login(self, name: str) -> None:
         self.name = name

@@ -184,3 +184,41 @@ def test_single_agent_plays_against_any_player_and_seat() -> None:
                 action = int(np.flatnonzero(observation["action_mask"])[0])
                 observation, reward, done, _truncated, info = env.step(action)
             assert reward in (-1.0, 0.0, 1.0) and "result" in info
+
+
+@pytest.mark.parametrize("game", sorted(OPTIONS))
+def test_rgb_array_draws_the_svg_picture(game: str) -> None:
+    from gameroom.rl import raster
+
+    if not raster.available():
+        pytest.skip(f"rgb_array is not offered here: {raster.missing()}")
+    env = rl.env(game, render_mode="rgb_array")
+    assert "rgb_array" in env.metadata["render_modes"]
+    env.reset(seed=2)
+    for _ in range(5):
+        observation = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    image = env.render()
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8
+    assert image.ndim == 3 and image.shape[2] == 3 and image.shape[0] > 20 and image.shape[1] > 20
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 2   # a drawing, not a blank page
+    svg = rl.env(game, render_mode="svg")
+    svg.reset(seed=2)
+    for _ in range(5):
+        observation = svg.observe(svg.agent_selection)
+        svg.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert np.array_equal(raster.rgb_array(svg.render()), image)   # the same picture, rasterised
+    single = rl.single_agent(game, render_mode="rgb_array")
+    single.reset(seed=1)
+    assert single.render().shape[2] == 3
+
+
+def test_rgb_array_is_refused_with_the_reason_where_it_cannot_be_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gameroom.rl import raster
+
+    reason = "the rgb_array render mode needs cairosvg and the system's libcairo (test)"
+    monkeypatch.setattr(raster, "missing", lambda: reason)
+    with pytest.raises(ValueError, match=r"needs cairosvg and the system's libcairo \(test\)"):
+        rl.env("fish", render_mode="rgb_array")
+    with pytest.raises(ValueError, match="needs cairosvg"):
+        rl.single_agent("fish", render_mode="rgb_array")

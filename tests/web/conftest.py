@@ -151,6 +151,37 @@ def web_server() -> Iterator[WebServer]:
         yield server
 
 
+def stored_league(where: Path, url: str, game: str, bots: str, games: int) -> None:
+    """Fill the results database at ``url`` with ``games`` 2-player games of ``game`` that
+    the real ``gameroom league`` plays between the bots of ``bots`` (a bots file's text,
+    written into ``where``): one worker, seed 3, quiet."""
+    (where / "bots.toml").write_text(bots)
+    run = subprocess.run([*GAMEROOM, "league", game, "--bots", str(where / "bots.toml"), "--games", str(games),
+                          "--db", url, "--workers", "1", "--seed", "3", "--players", "2", "--quiet"],
+                         capture_output=True, timeout=300, cwd=where, check=False)
+    assert run.returncode == 0, run.stderr.decode()
+
+
+@pytest.fixture(scope="module")
+def lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real ``gameroom lobby`` (rooms of every game) that counts each of the web room's
+    people on its own (``relayAddresses``), with generous limits for programs and for an
+    Eriantys turn: the machine is shared and may be loaded."""
+    from tests.lobby.rooms import LobbyProcess
+
+    server = LobbyProcess(tmp_path_factory.mktemp("weblobby"), {"relayAddresses": ["127.0.0.1"],
+                                                                 "callTimeoutSeconds": 60, "turnTimeoutSeconds": 600})
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def web(lobby: Any) -> Iterator[WebServer]:
+    """``gameroom web --lobby`` relaying to :func:`lobby`."""
+    with running_web("--lobby", f"127.0.0.1:{lobby.port}") as server:
+        yield server
+
+
 def chromium_path() -> str | None:
     return os.environ.get("GAMEROOM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 

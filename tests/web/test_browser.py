@@ -68,10 +68,11 @@ def sign_up(page: Any, url: str, name: str) -> None:
     page.wait_for_selector(f"#username-shown:has-text('{name}')")
 
 
-def play_by_clicking(page: Any, name: str, illegal: str) -> None:
+def play_by_clicking(page: Any, name: str, illegal: str | None) -> None:
     """Click the first legal action of the keyboard's fallback list (under the board) at
-    every prompt until the game is over; once, type an illegal action and see it refused."""
-    refused = False
+    every prompt until the game is over; once, type an ``illegal`` action (when given) and
+    see it refused."""
+    refused = illegal is None
     shot = False
     while True:
         page.wait_for_selector("#play:not(.hidden), #winners:has-text('winners:')", timeout=300_000)
@@ -80,6 +81,7 @@ def play_by_clicking(page: Any, name: str, illegal: str) -> None:
         if page.get_attribute("#fallback", "open") is None:   # the list is folded under the board
             page.click("#fallback summary")
         if not refused:
+            assert illegal is not None
             page.click("#expert summary")
             page.fill("#raw", illegal)
             page.click("#send")

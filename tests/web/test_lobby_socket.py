@@ -12,34 +12,20 @@ import json
 import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from driver import free_port
 from gameroom.games import registry
-from tests.lobby.rooms import LobbyProcess, play_person
+from tests.lobby.rooms import Conversation, LobbyProcess, play_person
 from tests.web.conftest import WebServer, cookie_header, running_web, signed_up
 
 sync_client = pytest.importorskip("websockets.sync.client")
 exceptions = pytest.importorskip("websockets.exceptions")
 
 
-@pytest.fixture(scope="module")
-def lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LobbyProcess]:
-    server = LobbyProcess(tmp_path_factory.mktemp("weblobby"), {"relayAddresses": ["127.0.0.1"],
-                                                                 "callTimeoutSeconds": 60})
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def web(lobby: LobbyProcess) -> Iterator[WebServer]:
-    with running_web("--lobby", f"127.0.0.1:{lobby.port}") as server:
-        yield server
-
-
-class Browser:
+class Browser(Conversation):
     """A browser's lobby websocket, read as the scripted person of ``tests.lobby.rooms``
     reads a TCP connection (``send``, ``recv``, ``until``, ``request``)."""
 
@@ -59,19 +45,6 @@ class Browser:
             return json.loads(self.socket.recv(timeout=300))
         except exceptions.ConnectionClosed:
             return None
-
-    def until(self, *kinds: str) -> list[Any]:
-        got = []
-        while True:
-            m = self.recv()
-            assert m is not None, f"closed before {kinds}: {[g.get('type') for g in got[-20:]]}"
-            got.append(m)
-            if m.get("type") in kinds:
-                return got
-
-    def request(self, message: Any, *replies: str) -> dict[str, Any]:
-        self.send(message)
-        return self.until(*replies, "NACK")[-1]
 
     def close(self) -> None:
         self.connection.__exit__(None, None, None)

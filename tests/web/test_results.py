@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("sqlalchemy")
 
 from driver import GAMEROOM, free_port  # noqa: E402
-from tests.web.conftest import WebServer, running_web, screenshot  # noqa: E402
+from tests.web.conftest import WebServer, running_web, screenshot, stored_league  # noqa: E402
 
 GAMES = 5
 BOTS = """
@@ -39,12 +39,8 @@ builtin = "raise-in-take-turn"
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> str:
     where = tmp_path_factory.mktemp("results")
-    (where / "bots.toml").write_text(BOTS)
     url = f"sqlite:///{where / 'league.db'}"
-    run = subprocess.run([*GAMEROOM, "league", "q", "--bots", str(where / "bots.toml"), "--games", str(GAMES),
-                          "--db", url, "--workers", "1", "--seed", "3", "--players", "2", "--quiet"],
-                         capture_output=True, timeout=300, cwd=where)
-    assert run.returncode == 0, run.stderr.decode()
+    stored_league(where, url, "q", BOTS, GAMES)
     return url
 
 

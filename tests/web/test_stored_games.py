@@ -21,7 +21,7 @@ pytest.importorskip("sqlalchemy")
 
 from driver import GAMEROOM  # noqa: E402
 from gameroom.league.replay import NOT_RE_DEALABLE  # noqa: E402
-from tests.web.conftest import WebServer, running_web, screenshot  # noqa: E402
+from tests.web.conftest import WebServer, running_web, screenshot, stored_league  # noqa: E402
 
 LONG = "a-bot-whose-name-is-much-longer-than-a-table-cell"
 
@@ -33,12 +33,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> str:
     tournament = subprocess.run([*GAMEROOM, "tournament", "fish", "--players", "5", "--seed", "2", "--db", url],
                                 capture_output=True, timeout=300, cwd=where)
     assert tournament.returncode == 0, tournament.stderr.decode()
-    (where / "bots.toml").write_text(f'[[bots]]\nname = "{LONG}"\nbuiltin = "dag"\n\n'
-                                     '[[bots]]\nname = "ldasg"\nbuiltin = "ldasg"\n')
-    league = subprocess.run([*GAMEROOM, "league", "q", "--bots", str(where / "bots.toml"), "--games", "1", "--db",
-                             url, "--workers", "1", "--seed", "3", "--players", "2", "--quiet"],
-                            capture_output=True, timeout=300, cwd=where)
-    assert league.returncode == 0, league.stderr.decode()
+    stored_league(where, url, "q", f'[[bots]]\nname = "{LONG}"\nbuiltin = "dag"\n\n'
+                                   '[[bots]]\nname = "ldasg"\nbuiltin = "ldasg"\n', 1)
     return url
 
 

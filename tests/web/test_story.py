@@ -83,3 +83,32 @@ def test_a_person_gets_the_games_time_for_a_person_by_default() -> None:
             assert all(entry["person_limit"] == registry.game(n).person_limit for n, entry in listed.items())
         finally:
             person.close()
+
+
+def test_the_match_page_tells_the_story_line_by_line_as_it_happens(web_server: Any, browser: Any) -> None:
+    """The match page's log shows the narrator's lines of the frames (one line per move,
+    the lines ``gameroom play`` prints) as they come: after the person's first move on the
+    board its line and the bot's answer appear without a reload, each line once."""
+    from tests.web.test_boards import click_move, seat_link, sign_up, start
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        sign_up(page, web_server.url, "story-teller")
+        match = start(page, "fish", ["human", "greedy"], seed=4)
+        page.goto(seat_link(web_server.url, match, "P1"))
+        page.wait_for_selector("#picture .target")
+        before = page.locator("#events li").all_inner_texts()
+        while page.evaluate("() => document.body.dataset.sent || '0'") == "0":
+            click_move(page)
+        page.wait_for_function("(n) => document.querySelectorAll('#events li').length >= n + 2", arg=len(before))
+        page.wait_for_selector("#events li:has-text('P2')")
+        told = page.locator("#events li").all_inner_texts()
+        assert told[:len(before)] == before and any("P1" in line for line in told[len(before):]), told
+        assert not any(told[i] == told[i + 1] for i in range(len(told) - 1)), told   # each line once
+    finally:
+        context.close()
+    assert not errors, errors

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 
 from gameroom.web.turns import Turnstile
 
@@ -26,27 +27,38 @@ def waiting_for(turns: Turnstile, count: int) -> None:
         time.sleep(0.001)
 
 
-def test_the_owner_who_used_the_least_goes_first_whatever_the_order_of_arrival() -> None:
-    clock = Clock()
-    turns = Turnstile(half_life=30, clock=clock)
-    turns.take("flood")
-    clock.now += 20          # the flood computed for 20 s
-    order: list[str] = []
-
+def queued(turns: Turnstile, owners: Sequence[str], order: list[str]) -> list[threading.Thread]:
+    """A match's thread per owner, started in this order, each waiting for its turn before
+    the next starts: it takes a turn, notes its owner in ``order`` and gives it back."""
     def match(owner: str) -> None:
         turns.take(owner)
         order.append(owner)
         turns.give(owner)
 
     threads = []
-    for owner in ("flood", "flood", "honest"):   # the honest one arrives last
+    for owner in owners:
         thread = threading.Thread(target=match, args=(owner,))
         thread.start()
         threads.append(thread)
         waiting_for(turns, len(threads))
-    turns.give("flood")
+    return threads
+
+
+def joined(threads: list[threading.Thread]) -> None:
     for thread in threads:
         thread.join(timeout=60)
+        assert not thread.is_alive(), "a match never got its turn"
+
+
+def test_the_owner_who_used_the_least_goes_first_whatever_the_order_of_arrival() -> None:
+    clock = Clock()
+    turns = Turnstile(half_life=30, clock=clock)
+    turns.take("flood")
+    clock.now += 20          # the flood computed for 20 s
+    order: list[str] = []
+    threads = queued(turns, ("flood", "flood", "honest"), order)   # the honest one arrives last
+    turns.give("flood")
+    joined(threads)
     assert order == ["honest", "flood", "flood"]
 
 
@@ -70,19 +82,11 @@ def test_pause_hands_the_turn_to_a_waiting_owner_and_takes_it_back() -> None:
     turns.take("long")
     clock.now = 5.0
     order: list[str] = []
-
-    def short() -> None:
-        turns.take("short")
-        order.append("short")
-        turns.give("short")
-
-    thread = threading.Thread(target=short)
-    thread.start()
-    waiting_for(turns, 1)
+    threads = queued(turns, ["short"], order)
     turns.pause("long")      # long has used 5 s, short nothing: short runs, then long again
     order.append("long")
     turns.give("long")
-    thread.join(timeout=60)
+    joined(threads)
     assert order == ["short", "long"]
 
 
@@ -94,20 +98,12 @@ def test_pause_keeps_the_turn_when_the_waiting_owners_used_more() -> None:
     turns.give("flood")      # the flood has used 20 s
     turns.take("honest")
     order: list[str] = []
-
-    def flood() -> None:
-        turns.take("flood")
-        order.append("flood")
-        turns.give("flood")
-
-    thread = threading.Thread(target=flood)
-    thread.start()
-    waiting_for(turns, 1)
+    threads = queued(turns, ["flood"], order)
     clock.now = 21.0
     turns.pause("honest")    # 1 s used against the flood's 20: the honest match goes on
     order.append("honest")
     turns.give("honest")
-    thread.join(timeout=60)
+    joined(threads)
     assert order == ["honest", "flood"]
 
 
@@ -123,21 +119,9 @@ def test_an_owner_running_many_matches_pays_for_each() -> None:
     turns.enter("honest")
     turns.take("flood")
     order: list[str] = []
-
-    def match(owner: str) -> None:
-        turns.take(owner)
-        order.append(owner)
-        turns.give(owner)
-
-    threads = []
-    for owner in ("flood", "honest"):
-        thread = threading.Thread(target=match, args=(owner,))
-        thread.start()
-        threads.append(thread)
-        waiting_for(turns, len(threads))
+    threads = queued(turns, ("flood", "honest"), order)
     turns.give("flood")
-    for thread in threads:
-        thread.join(timeout=60)
+    joined(threads)
     assert order == ["honest", "flood"]
 
 

@@ -20,7 +20,12 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
                       play without being ejected), builtins [the game's strategies],
-                      call_seconds [the game's own]: the time limit of each call to a bot
+                      call_seconds [the game's own]: the time limit of each call to a bot,
+                      options [none: the game's own deal]: a table of the game's own
+                      options by name, as its lobby rooms take them (``gameroom lobby``'s
+                      flags without the dashes: Q's q-bonus, Fish's rows/columns/fish,
+                      Eriantys's expert), played in every ladder, qualification and final
+                      game and kept in each game's replay
     [[languages]]     name, suffixes, build [none], run: argv templates with {main} (the
                       bot's main file), {dir} (its directory), and at run time {port},
                       {game}, {name}. Python, JavaScript (Node) and command are defined
@@ -33,12 +38,13 @@ problem (the command line exits 2).
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gameroom.core.options import OptionError, table_options
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
+from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["ArenaConfig", "ArenaConfigError", "Competition", "Language", "UploadLimits", "read_config",
            "DEFAULT_LANGUAGES", "NAME"]
@@ -86,6 +92,9 @@ class Competition:
     qualification: int = 4
     builtins: tuple[str, ...] = ()
     call_seconds: float | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    """The game's own options, typed by key (``core.options.table_options``); none: the
+    game's ``play`` as it deals."""
 
 
 @dataclass(frozen=True)
@@ -147,15 +156,9 @@ class _Where:
 def read_config(path: Path) -> ArenaConfig:
     """The arena configuration of ``path``; ArenaConfigError says what is wrong and where."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ArenaConfigError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ArenaConfigError(f"{path} is not UTF-8 text") from None
-    try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ArenaConfigError(f"{path} is not TOML: {exc}") from None
+        table = read_toml(path)
+    except FileProblem as exc:
+        raise ArenaConfigError(str(exc)) from None
     return parse_config(table, path)
 
 
@@ -245,10 +248,11 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         key = f"competitions[{at}]"
         if not isinstance(entry, dict):
             raise where.error(key, "must be a table")
-        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds"})
+        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds",
+                                     "options"})
         if extra:
             raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, game, players, seed, "
-                                                   "qualification, builtins, call_seconds")
+                                                   "qualification, builtins, call_seconds, options")
         name = entry.get("name")
         if not isinstance(name, str) or not NAME.match(name):
             raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
@@ -277,10 +281,38 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         if call_seconds is not None and (not isinstance(call_seconds, (int, float)) or isinstance(call_seconds, bool)
                                          or not 0.01 <= call_seconds <= 600):
             raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
+        options = _game_options(where, entry, f"{key}.options", game, players)
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
-                                        None if call_seconds is None else float(call_seconds)))
+                                        None if call_seconds is None else float(call_seconds), options))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
                        remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
+
+
+def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int
+                  ) -> tuple[tuple[str, Any], ...]:
+    """A competition's ``options`` table, typed and checked against what the game declares
+    (its room options) and against the number of players (a board too small for them)."""
+    given = entry.get("options", {})
+    declared = {option.name: option for option in game.room_options}
+    if not isinstance(given, dict):
+        raise where.error(key, "must be a table of the game's options")
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        names = ", ".join(declared) or "none"
+        raise where.error(f"{key}.{unknown[0]}", f"{game.name} has no such option; its options are {names}")
+    for name, value in given.items():
+        try:
+            table_options([declared[name]], {name: value})
+        except OptionError as exc:
+            raise where.error(f"{key}.{name}", str(exc).removeprefix(f"{name}: ")) from None
+    if not given:
+        return ()
+    typed = table_options(list(declared.values()), given)
+    try:
+        game.check_room(typed, players)
+    except OptionError as exc:
+        raise where.error(key, f"{exc} (players = {players})") from None
+    return tuple(typed.items())
 
 
 def _table(where: _Where, table: dict[str, Any], key: str, keys: set[str]) -> dict[str, Any]:

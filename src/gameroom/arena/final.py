@@ -64,7 +64,7 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
             number = next(counter)
             task = TableTask(competition.game, number, game_seed(competition.seed ^ 0xF1A1, number),
                              tuple(specs[bot] for bot in table), (("arena", competition.name), ("final", form)),
-                             arena.sandbox, competition.call_seconds)
+                             arena.sandbox, competition.call_seconds, competition.options)
             futures.append(arena.submit(task))
         out = []
         for future in futures:

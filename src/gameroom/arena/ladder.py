@@ -542,7 +542,7 @@ class Arena:
         self.next_index[competition.name] = index + 1
         task = TableTask(competition.game, index, game_seed(competition.seed, index),
                          tuple(specs[bot] for bot in table), (("arena", competition.name),), self.sandbox,
-                         competition.call_seconds)
+                         competition.call_seconds, competition.options)
         return Running("ladder", competition.name, index, table, time.monotonic()), task
 
     def _qualification_task(self, version_id: int, number: int) -> tuple[Running, TableTask] | None:
@@ -566,7 +566,7 @@ class Arena:
         seed = game_seed(competition.seed ^ 0x51A1, version_id * 1000 + number)
         task = TableTask(competition.game, number, seed, tuple(seats),
                          (("arena", competition.name), ("qualify", version.bot)), self.sandbox,
-                         competition.call_seconds)
+                         competition.call_seconds, competition.options)
         return Running("qualify", competition.name, None, [version.bot], time.monotonic(), version_id), task
 
     def _write(self, running: Running, outcome: TableOutcome) -> None:

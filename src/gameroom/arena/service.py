@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from gameroom.arena.config import ArenaConfig
 from gameroom.arena.tables import ADMIN, add_member
+from gameroom.core import textfile
 
 __all__ = ["ServiceError", "open_arena_database", "serve", "make_admin", "import_accounts", "recompute_all"]
 
@@ -193,6 +194,6 @@ def entries_of(engine: Engine) -> list[Any]:
 
 def read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ServiceError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        return textfile.read_text(path)
+    except textfile.FileProblem as exc:
+        raise ServiceError(str(exc)) from None

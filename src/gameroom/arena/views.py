@@ -72,7 +72,7 @@ def standings(arena: Arena) -> dict[str, Any]:
             row["rank"] = place
         final = state_of(arena.engine, competition.name).final if arena.frozen.get(competition.name) else None
         out.append({"name": competition.name, "game": competition.game, "players": competition.players,
-                    "final": final,
+                    "options": dict(competition.options), "final": final,
                     "paused": arena.paused.get(competition.name, False),
                     "frozen": arena.frozen.get(competition.name, False),
                     "games": arena.stored[competition.name], "standings": table})

@@ -20,6 +20,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from typing import Any, Callable
 
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
@@ -73,21 +74,25 @@ def measure(rooms: int, seed: int = 1, game: GameDescriptor | None = None) -> di
             "slice_max_ms": max(slices, default=float("nan")) * 1000}
 
 
+def _sweep(game: GameDescriptor, sizes: tuple[int, ...], line: Callable[[dict[str, Any]], str]) -> None:
+    """One line of figures per number of rooms at once, printed as each is measured."""
+    for rooms in sizes:
+        print(line(measure(rooms, game=game)), flush=True)
+
+
 def run(_games: int = 0, sizes: tuple[int, ...] = (50, 200, 500), call_sizes: tuple[int, ...] = (20, 50, 100)) -> None:
     events_game = next(g for g in registry.games().values() if g.lobby is not None)
     print(f"lobby: {events_game.name} rooms at once (2 players), bots in {PROCESSES} processes; "
           "event arrival -> ACK queued")
-    for rooms in sizes:
-        m = measure(rooms, game=events_game)
-        print(f"  {m['rooms']:4d} rooms: {m['finished']:4d} finished, {m['events']:6d} events in {m['seconds']:6.1f} s"
-              f" = {m['events_per_second']:7.0f} events/s; event -> ACK p50 {m['p50_ms']:.3f} ms,"
-              f" p99 {m['p99_ms']:.3f} ms", flush=True)
+    _sweep(events_game, sizes, lambda m: (
+        f"  {m['rooms']:4d} rooms: {m['finished']:4d} finished, {m['events']:6d} events in {m['seconds']:6.1f} s"
+        f" = {m['events_per_second']:7.0f} events/s; event -> ACK p50 {m['p50_ms']:.3f} ms,"
+        f" p99 {m['p99_ms']:.3f} ms"))
     calls_game = registry.game(CALLS_GAME)
     print(f"lobby: {calls_game.name} rooms at once (2 players, played by calls), bots in {PROCESSES} processes; "
           "REPLY arrival -> next CALL queued; the loop held by one referee at once (CPU)")
-    for rooms in call_sizes:
-        m = measure(rooms, game=calls_game)
-        print(f"  {m['rooms']:4d} rooms: {m['finished']:4d} finished in {m['seconds']:6.1f} s = "
-              f"{m['games_per_second']:6.2f} games/s, {m['calls_per_second']:6.0f} calls/s; reply -> call p50 "
-              f"{m['p50_ms']:.3f} ms, p99 {m['p99_ms']:.3f} ms; held p50 {m['slice_p50_ms']:.3f} ms, "
-              f"p99 {m['slice_p99_ms']:.3f} ms, longest {m['slice_max_ms']:.1f} ms", flush=True)
+    _sweep(calls_game, call_sizes, lambda m: (
+        f"  {m['rooms']:4d} rooms: {m['finished']:4d} finished in {m['seconds']:6.1f} s = "
+        f"{m['games_per_second']:6.2f} games/s, {m['calls_per_second']:6.0f} calls/s; reply -> call p50 "
+        f"{m['p50_ms']:.3f} ms, p99 {m['p99_ms']:.3f} ms; held p50 {m['slice_p50_ms']:.3f} ms, "
+        f"p99 {m['slice_p99_ms']:.3f} ms, longest {m['slice_max_ms']:.1f} ms"))

@@ -46,6 +46,7 @@ __all__ = [
     "tournament",
 ]
 
+DEFAULT_HOST = "127.0.0.1"   # where --policy clients go without --host (they read no configuration)
 SHOW_DIRECTORY = "Tmp"   # where harness --show puts the pictures, as the reference observer does
 
 
@@ -219,8 +220,17 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
 
 def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
     """``gameroom clients GAME``: the game's client plan from the options and standard
-    input, every client run to the end."""
+    input, every client run to the end; with ``--policy``, trained agents instead
+    (``cli.policies``)."""
     hosting = game.hosting.clients
+    if getattr(args, "policy", None):
+        # trained agents in place of the configured clients: standard input is not read
+        from gameroom.cli.policies import policy_clients
+
+        specs = policy_clients(game, args.policy, args.policy_options)
+        run_client_specs(specs, args.host or DEFAULT_HOST, args.port, quiet=False,
+                         done=hosting.done if hosting is not None else "all done")
+        return 0
     if hosting is None:
         raise UsageError(f"{game.name} has no clients")
     options = typed_options(hosting.options, args)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gameroom.cli.common import UsageError, print_outcome, stderr_log
+from gameroom.core.textfile import FileProblem, read_text
 from gameroom.games import registry
 
 __all__ = ["add_commands", "league", "ratings", "replay", "play_recorded", "run_recorded"]
@@ -194,9 +195,9 @@ def _replays(args: argparse.Namespace) -> tuple[int, Iterator[tuple[Any, Any]]]:
         total, stored = _stored_replays(args)
         return total, ((loaded, _verify_all([loaded])[0] if check else None) for loaded in stored)
     try:
-        text = args.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read replay {args.file}: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_text(args.file, "replay")
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
     try:
         replays = load_replays(text, str(args.file))[0]
     except ValueError as exc:

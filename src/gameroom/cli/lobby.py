@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any, Callable, Sequence
 
 from gameroom.cli.arguments import add_options, typed_options
 from gameroom.cli.common import UsageError, fail, print_json, stderr_log
 from gameroom.core.game import GameDescriptor
+from gameroom.core.textfile import FileProblem, read_json
 from gameroom.core.wire import WireError
 from gameroom.remote import aio
 from gameroom.server.lobby_config import DEFAULT_PORT, LobbyConfig, decode_lobby_config, with_overrides
@@ -55,16 +55,9 @@ def load_config(game: GameDescriptor, path: str | None) -> LobbyConfig:
     if path is None:
         return LobbyConfig()
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read the configuration {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"configuration {path} is not UTF-8") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"configuration {path} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        value = read_json(path, "the configuration")
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
     try:
         return decode_lobby_config(value, game.lobby.decode_hooks if game.lobby is not None else None)
     except WireError as exc:
@@ -140,6 +133,9 @@ def add_clients_arguments(parser: argparse.ArgumentParser, game: GameDescriptor)
     parser.add_argument("--join", type=int, metavar="ID", default=None,
                         help="join room ID instead of creating rooms: --players bots fill its free seats")
     parser.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
+    from gameroom.cli.policies import add_client_arguments
+
+    add_client_arguments(parser, lobby=True)
 
 
 def _bot(game: GameDescriptor, name: str, kind: str, seed: int) -> tuple[Any, bool]:
@@ -189,6 +185,8 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
     typed = typed_options(game.room_options, args)
     options = {o.name: list(v) if isinstance(v := typed[o.key], tuple) else v for o in game.room_options
                if typed[o.key] is not None}
+    if args.policy:
+        _seat_policies(game, args, options, kinds, players, named)
     ranking = game.lobby.ranking if game.lobby is not None else None
 
     async def run() -> list[list[Any]]:
@@ -240,6 +238,30 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
         print(f"gameroom: error: {len(failures)} of {args.rooms} room(s) did not end with a result", file=sys.stderr)
         return 1
     return 0
+
+
+def _seat_policies(game: GameDescriptor, args: argparse.Namespace, options: dict[str, Any], kinds: list[list[str]],
+                   players: list[list[tuple[Any, bool]]], named: Callable[[int, int], str]) -> None:
+    """``--policy``: the policies take the last seats of every room (the first policy the
+    last seat), played through ``rl.policy_player`` with an encoding for the rooms' number
+    of players and options (``--policy-options`` over them)."""
+    from gameroom import rl
+    from gameroom.cli.policies import load_policies
+
+    if len(args.policy) > args.players:
+        raise UsageError(f"{len(args.policy)} --policy for rooms of {args.players} players")
+    try:
+        known = set(rl.learning(game.name).options)
+    except (ValueError, TypeError) as exc:   # the game has no learning encoding
+        raise UsageError(f"--policy: {exc}") from None
+    encoding = {"players": args.players, **{k: v for k, v in options.items() if k in known}, **args.policy_options}
+    loaded = load_policies(game, args.policy, encoding)
+    for r in range(args.rooms):
+        for i, (policy, callable_) in enumerate(zip(args.policy, loaded)):
+            seat = args.players - 1 - i
+            kinds[r][seat] = f"policy {policy.target}"
+            # not trusted: a policy's step runs off the client's loop
+            players[r][seat] = (rl.policy_player(game.name, callable_, name=named(r, seat), **encoding), False)
 
 
 def connect(game: GameDescriptor, args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from gameroom import __version__
 from gameroom.cli import arena as arena_commands
 from gameroom.cli import commands as game_commands
 from gameroom.cli import league as league_commands
+from gameroom.cli import policies
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
 from gameroom.cli.common import UsageError, fail, stderr_log
@@ -158,6 +159,7 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     srv.add_argument("--replay", type=Path, metavar="FILE", default=None,
                      help="write the replay of every game played (JSON Lines, one after the other) to FILE")
     cli.add_argument("--host", default=None, help="server address (default: from the configuration)")
+    policies.add_client_arguments(cli)
 
 
 LOG_LEVEL_VARIABLE = "GAMEROOM_LOG_LEVEL"

@@ -62,6 +62,9 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--proxy", default=None, metavar="ADDRESS",
                      help="a reverse proxy's address whose X-Forwarded-For names the client (quotas count "
                           "addresses)")
+    web.add_argument("--policy", action="append", default=[], metavar="GAME:NAME=MODULE:CALLABLE",
+                     help="offer a trained policy (observation dict -> action index, gameroom.rl) as the bot NAME "
+                          "for GAME's seats; it plays in a process of its own (repeatable; needs the rl extra)")
     for option, name, kind, text in _LIMITS:
         default = getattr(_DEFAULTS, name)
         web.add_argument(option, type=kind, default=default, metavar="N", help=f"{text} (default {default:g})")
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     values = {name: getattr(args, name) for _, name, _, _ in _LIMITS if name in known}
     limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public)
     try:
-        return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy, args.secret)
+        return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy, args.secret,
+                         args.policy)
     except ServeError as exc:
         raise UsageError(str(exc)) from None

@@ -5,18 +5,20 @@ policy, three ways:
 
 * bubblewrap as root (the usual case): bubblewrap (``core.bwrap``) keeps only
   CAP_SETUID/CAP_SETGID, and ``setpriv`` (util-linux) drops to the bot's own user and
-  group before the bot runs. The game port: bubblewrap reports its first process and
-  waits (``--info-fd``, ``--block-fd``) while the league makes the listening socket
-  inside the bot's network namespace (``core.netns``), then lets it go on;
+  group before the bot runs. Bubblewrap reports its first process and waits
+  (``--info-fd``, ``--block-fd``) while the league sets that process's limits and
+  priority and, for the game port, makes the listening socket inside the bot's network
+  namespace (``core.netns``); then it lets it go on;
 * bubblewrap as another user: the launcher (``core.launcher``, a Python script) listens
   inside and hands the socket over, then becomes the bot;
 * the fallback: the program itself, in a session of its own, as root in a pids cgroup of
   its own (``core.sweep``), in a user namespace of its own where allowed, with a
   temporary directory removed afterwards.
 
-Resource limits and the lower priority are set between fork and exec (inherited by
-bubblewrap and everything below it), except on the launcher's way, where the launcher
-sets them. The last :data:`STDERR_TAIL_BYTES` of the process's standard error are kept
+Resource limits and the lower priority are set before any of the bot's code runs: as
+root on bubblewrap's held first process (``prlimit``, ``setpriority``: the spawn needs no
+``preexec_fn``, so it does not fork the whole worker), on the launcher's way by the
+launcher, in the fallback between fork and exec. The last :data:`STDERR_TAIL_BYTES` of the process's standard error are kept
 (read on a thread of its own, so a bot that floods it costs a bounded buffer) and
 :meth:`Confined.describe` says how it ended, for an ejection reason. :meth:`Confined.kill`
 ends everything the bot started:
@@ -59,6 +61,7 @@ __all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE"]
 
 STDERR_TAIL_BYTES = 2048
 SANDBOX_PORT = 7001          # the game port inside a bot's own network namespace
+HOLD_SECONDS = 15.0          # for bubblewrap to report the sandbox's first process
 UID_BASE = 0x5000_0000       # below 2**31: user namespaces refuse larger ids
 CLONE_NEWUSER = 0x10000000
 _PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")   # the host environment a bubblewrapped bot sees
@@ -191,6 +194,34 @@ class Confined:
                 os.close(fd)
         assert self.process.stderr is not None
         self._tail = _Tail(self.process.stderr, STDERR_TAIL_BYTES)
+        self._first: int | None = None               # the sandbox's first process (as root)
+        if self._info is not None:
+            self._hold()
+
+    def _hold(self) -> None:
+        """Bubblewrap as root reports its first process and waits: set that process's
+        limits and priority (everything the bot runs inherits them, and none of its code
+        has run yet), then let it go on unless the game socket is still to be made in its
+        namespace (:meth:`receive_listener`). OSError when the sandbox did not start."""
+        pid = self._first_process(HOLD_SECONDS)
+        try:
+            if pid is None:
+                raise OSError(f"the sandbox did not start: {self._status_note()}")
+            for name, value in self.limits.rlimits(self.limits.processes).items():
+                resource.prlimit(pid, _RLIMITS[name], (value, value + 1 if name == "cpu" else value))
+            if self.policy.nice:
+                os.setpriority(os.PRIO_PROCESS, pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + self.policy.nice))
+        except BaseException:
+            self.kill()
+            raise
+        self._first = pid
+        if self._port is None:
+            self._let_go()
+
+    def _status_note(self) -> str:
+        self.wait(1.0)
+        self._tail.wait(1.0)
+        return self.describe()
 
     def _command(self, env: dict[str, str], keep: list[int], read: Sequence[str], own: list[int]
                  ) -> tuple[list[str], dict[str, str], Callable[[], None] | None]:
@@ -207,18 +238,18 @@ class Confined:
         paths = [*bwrap.command_paths(self.argv, cwd, policy.read), *read]
         environment = {key: os.environ[key] for key in _PASSED if key in os.environ}
         environment.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
-        if setpriv is not None:   # root: setpriv drops to the bot's user; bubblewrap waits for the game socket
+        if setpriv is not None:   # root: setpriv drops to the bot's user; bubblewrap waits to be let go
             prefix = bwrap.command(paths, cwd, policy.tmp_mb * 1024 * 1024, policy.network, True)
-            if self._port is not None:
-                info_read, info_write = os.pipe()
-                block_read, block_write = os.pipe()
-                self._info, self._release = info_read, block_write
-                own += [info_write, block_read]
-                prefix[-1:] = ["--info-fd", str(info_write), "--block-fd", str(block_read), "--"]
+            info_read, info_write = os.pipe()
+            block_read, block_write = os.pipe()
+            self._info, self._release = info_read, block_write
+            own += [info_write, block_read]
+            prefix[-1:] = ["--info-fd", str(info_write), "--block-fd", str(block_read), "--"]
             ids = _own_ids()
             prefix += [setpriv, f"--reuid={ids}", f"--regid={ids}", "--clear-groups", "--inh-caps=-all", "--"]
-            preexec = _preexec(limits.rlimits(limits.processes), policy.nice)
-            return [*prefix, *self.argv], environment, preexec
+            # no preexec_fn: the limits go on the sandbox's first process while bubblewrap
+            # holds it (see _hold), so the spawn needs no fork of this whole process
+            return [*prefix, *self.argv], environment, None
         spec: dict[str, Any] = {"keep": keep, "nice": policy.nice,
                                 "limits": limits.rlimits(limits.processes + (0 if root else 1))}  # + its PID 1
         if root:
@@ -269,9 +300,9 @@ class Confined:
     def receive_listener(self, seconds: float) -> socket.socket | None:
         """The socket listening on the game port in the bot's network namespace (None when
         it could not be made within ``seconds``: the bot could not start)."""
-        if self._info is not None:
+        if self._release is not None or self._first is not None:
             try:
-                pid = self._first_process(seconds)
+                pid = self._first
                 if pid is None or self._port is None:
                     return None
                 made: list[Any] = []

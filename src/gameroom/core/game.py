@@ -206,6 +206,15 @@ class GameDescriptor(Generic[State, Action]):
         own = getattr(moves, "check", None)
         return own if callable(own) else self.check
 
+    def picture(self, state: Any, viewer: str | None, caption: str,
+                draw: Callable[[Any, str], str] | None = None) -> str | None:
+        """The game's SVG picture of ``state`` as ``viewer`` (None: a spectator) may see
+        it, drawn by ``draw`` (a story's: the narrator's own picture) or ``render``; None
+        when the game has secrets it cannot conceal (the web room and the lobby's
+        ``pictures`` show its views as text then)."""
+        shown = self.views.picture_state(state, viewer)
+        return None if shown is None else (draw or self.render)(shown, caption)
+
     def story(self, seed: int, names: Sequence[str]) -> Story:
         """One match of ``play`` from ``seed`` between seats named ``names``, told: the
         game's narrator (or the generic one) with the game's pictures."""
@@ -217,7 +226,8 @@ class GameDescriptor(Generic[State, Action]):
 
     @property
     def room_options(self) -> Sequence[Option]:
-        """The options of the game's lobby rooms (Eriantys: ``expert``; Fish: the board)."""
+        """The game's own options (Eriantys: ``expert``; Fish: the board; Q: the bonuses):
+        a lobby room's, an arena competition's, played by :meth:`play_options`."""
         if self.lobby is not None:
             return tuple(self.lobby.room_options)
         return tuple(self.hosting.rooms.options) if self.hosting.rooms is not None else ()
@@ -238,12 +248,21 @@ class GameDescriptor(Generic[State, Action]):
             rooms.check(options, players)
 
     def play_room(self, seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
-        """A lobby room's game: the room hosting's ``play`` with the room's options, else
-        the descriptor's ``play``, in ``context`` (limits, observers, log, cancel)."""
+        """A lobby room's game: :meth:`play_options` with the room's options."""
+        return self.play_options(seed, seats, options, context)
+
+    def play_options(self, seed: int, seats: Sequence[Seat], options: Options, context: MatchContext) -> Any:
+        """A game with the game's own options (:attr:`room_options`, typed: a lobby room's,
+        an arena competition's), in ``context`` (limits, observers, log, cancel). No
+        options: the descriptor's ``play``, exactly. Else the room hosting's ``play(seed,
+        seats, options, context)`` when the game declares one, else the descriptor's
+        ``play`` with the options as keyword arguments (Eriantys's ``expert=``)."""
+        if not options:
+            return self.play(seed, seats, context=context)
         rooms = self.hosting.rooms
         if rooms is not None and rooms.play is not None:
             return rooms.play(seed, seats, options, context)
-        return self.play(seed, seats, context=context)
+        return self.play(seed, seats, context=context, **options)
 
     def seats(self, strategies: Sequence[str], seed: int = 0, names: Sequence[str] | None = None) -> list[Seat]:
         """Trusted seats for built-in players of the named strategies (in turn order)."""

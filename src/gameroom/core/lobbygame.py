@@ -79,6 +79,11 @@ class LobbyGame:
     event_type: str = "GAME_EVENT"
     server_types: frozenset[str] = frozenset()
     """Message types only the server sends (a client sending one is dropped, §4.5)."""
+    moves: Callable[[Message, int], list[tuple[str, Message]]] | None = None
+    """``moves(snapshot, seat)``: the events ``seat`` may send now, each with its label in
+    the game's words (``(label, event)``; none when it is not the seat's move): what the
+    lobby offers a person's seat that asked for ``views`` (docs/lobby.md). None: the game
+    offers a person no moves."""
     room_options: Sequence[Option] = ()
     """The options of a room the game declares (Eriantys: ``expert``): typed like the
     command line's options, they are the fields of ``CREATE_ROOM`` and of each room of

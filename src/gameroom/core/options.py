@@ -29,6 +29,7 @@ __all__ = [
     "json_option_value",
     "option_values",
     "players_option",
+    "table_options",
     "seed_option",
     "strategies_option",
 ]
@@ -149,6 +150,24 @@ def json_option_value(option: Option, value: Any) -> Any:
     except OptionError as exc:   # the message names --NAME; a JSON key has no dashes before it
         raise OptionError(str(exc).replace(option.flag_text, option.name, 1)) from None
     return converted
+
+
+def table_options(declared: Sequence[Option], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The typed options of ``declared`` from a table of JSON or TOML values keyed by
+    option name (a lobby room's ``CREATE_ROOM`` fields, an arena competition's
+    ``options``): each present value read by :func:`json_option_value`, the default where
+    absent (or null, for an option whose default is none). Other keys of ``given`` are
+    not looked at (a message has fields of its own); :class:`OptionError` names the
+    first bad value."""
+    out: dict[str, Any] = {}
+    for option in declared:
+        if option.name not in given or given[option.name] is None and option.default is None:
+            value = bool(option.default) if option.flag else option.default
+            option.validate(value)
+            out[option.key] = list(value) if isinstance(value, tuple) else value
+        else:
+            out[option.key] = json_option_value(option, given[option.name])
+    return out
 
 
 def describe_option(option: Option) -> dict[str, Any]:

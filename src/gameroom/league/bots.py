@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -37,6 +36,7 @@ from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
 from gameroom.core.sandbox import MODES, ResourceLimits, SandboxPolicy
+from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory",
            "check_loadable"]
@@ -242,15 +242,9 @@ def parse_sandbox(table: Any, source: str = "bots file") -> SandboxPolicy:
 
 def _load(path: Path) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BotError(f"cannot read bots file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise BotError(f"bots file {path} is not UTF-8: {exc}") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BotError(f"{path} is not TOML: {exc}") from None
+        return read_toml(path, "bots file")
+    except FileProblem as exc:
+        raise BotError(str(exc)) from None
 
 
 def read_bots(path: Path) -> list[Bot]:

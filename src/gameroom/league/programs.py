@@ -26,6 +26,7 @@ environment as ``GAMEROOM_PORT``, ``GAMEROOM_GAME`` and ``GAMEROOM_NAME``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 from typing import Any, Callable, Sequence
@@ -191,8 +192,9 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
         facts = {"port": str(port), "game": game.name, "name": seat_name}
         command = [part.format(**facts) if "{" in part else part for part in argv]
         env = {"GAMEROOM_PORT": str(port), "GAMEROOM_GAME": game.name, "GAMEROOM_NAME": seat_name}
-        try:
-            program = Confined(command, policy, limits, env, listen=port if own_network else None, read=read)
+        try:   # off the loop: the programs of a game start side by side (bubblewrap is held until its limits are set)
+            program = await loop.run_in_executor(None, functools.partial(
+                Confined, command, policy, limits, env, listen=port if own_network else None, read=read))
         except (OSError, ValueError) as exc:
             signup.stop_listening()
             return unstarted(seat_name, f"program could not start: {exc}")

@@ -29,6 +29,7 @@ from gameroom.core.context import MatchContext
 from gameroom.core.calls import CallFailed
 from gameroom.core.chain import UNCHAINED, ChainCheck, DigestChain, check_chain
 from gameroom.core.match import Seat
+from gameroom.core.options import OptionError, option_values
 from gameroom.core.record import (CALL, EJECT, END, SEAT_KEYS, STATE, Event, FailureKind, MatchRecord, MatchResult,
                                   Recorder, names_only)
 
@@ -139,6 +140,22 @@ class _Script:
         return call
 
 
+def recorded_options(game: Any, config: dict[str, Any]) -> dict[str, Any]:
+    """The typed game options a replay header's configuration records (``options``, by
+    option key, as ``league.table`` writes them); {} when it records none. OptionError
+    for a key the game does not declare or a value it refuses."""
+    given = config.get("options")
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise OptionError(f"expected a table of options, got {type(given).__name__}")
+    declared = {option.key: option for option in game.room_options}
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise OptionError(f"{game.name} has no option {unknown[0]!r}")
+    return option_values(list(declared.values()), given)
+
+
 def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | None:
     """Re-run ``record`` through the real rules; None when every event and the result
     match, else the first step that differs. ``observers`` also see the re-run's events,
@@ -154,11 +171,15 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
     if [s.get("name") for s in seat_config] != list(record.seats):
         return Divergence(0, "the header's seats and configuration disagree")
+    try:
+        options = recorded_options(game, record.config)
+    except OptionError as exc:
+        return Divergence(0, f"the header's game options cannot be played: {exc}")
     script = _Script(record, game.protocol)
     seats = [Seat(s["name"], script.caller(s["name"]), trusted=bool(s.get("trusted", False))) for s in seat_config]
     again = ReplayRecorder(record.game, record.seed, record.config, record.seats)
     try:
-        game.play(record.seed, seats, MatchContext(observers=[again, *observers]))
+        game.play_options(record.seed, seats, options, MatchContext(observers=[again, *observers]))
     except _Diverged as exc:
         earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
         return earlier or exc.divergence

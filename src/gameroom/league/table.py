@@ -39,6 +39,10 @@ class TableTask:
     call_seconds: float | None = None
     """The time limit of every call to an untrusted seat instead of the game's own (an
     arena competition's ``call_seconds``); None: the game's."""
+    options: tuple[tuple[str, Any], ...] = ()
+    """The game's own options, typed (``core.options.table_options``: an arena
+    competition's ``options``), played by ``GameDescriptor.play_options`` and kept in the
+    replay's configuration so ``replay verify`` deals the same game; none: ``play``'s."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +114,11 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
         config = {"seats": [{"name": spec["name"], "bot": spec if isinstance(bot, str) else bot.spec,
                              "trusted": seat.trusted} for spec, bot, seat in zip(task.bots, bots, seats, strict=True)],
                   "index": task.index, **dict(task.extra),
-                  **({"call_seconds": task.call_seconds} if task.call_seconds is not None else {})}
+                  **({"call_seconds": task.call_seconds} if task.call_seconds is not None else {}),
+                  **({"options": dict(task.options)} if task.options else {})}
         recorder = ReplayRecorder(game.name, task.seed, config, [seat.name for seat in seats])
         try:
-            game.play(task.seed, seats, MatchContext(observers=[recorder]))
+            game.play_options(task.seed, seats, dict(task.options), MatchContext(observers=[recorder]))
         finally:
             for seat, caller in zip(seats, closers, strict=True):   # threads, process groups, remote connections
                 if isinstance(caller, (ThreadedCaller, IsolatedCaller)):

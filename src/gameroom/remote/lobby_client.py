@@ -285,17 +285,28 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
                 else:
                     pending = {**event, "type": game.event_type}
                     conn.send(pending)
-        if started:
-            inbox = await conn.receive()
-        else:
-            received = await _receive_unless(conn, plan.failed)
-            if received is None:
-                result.closed = "the room did not fill: a room-mate was refused or failed"
-                return
-            inbox = received
-        if not inbox:
-            result.closed = result.closed or "connection closed by the server"
+        next_inbox = await _next_inbox(conn, started, plan, result)
+        if next_inbox is None:
             return
+        inbox = next_inbox
+
+
+async def _next_inbox(conn: LobbyConnection, started: bool, plan: RoomPlan,
+                      result: BotResult) -> list[dict[str, Any]] | None:
+    """The room's next messages; None (``result.closed`` says why) when the connection
+    closed, or when the room cannot fill any more (a room-mate was refused or failed)."""
+    if started:
+        inbox = await conn.receive()
+    else:
+        received = await _receive_unless(conn, plan.failed)
+        if received is None:
+            result.closed = "the room did not fill: a room-mate was refused or failed"
+            return None
+        inbox = received
+    if not inbox:
+        result.closed = result.closed or "connection closed by the server"
+        return None
+    return inbox
 
 
 async def _answer_calls(conn: LobbyConnection, protocol: WireProtocol, player: Any, name: str,
@@ -347,17 +358,10 @@ async def _answer_calls(conn: LobbyConnection, protocol: WireProtocol, player: A
                     conn.send({"type": "PONG"})
                 elif _out_of_game([m], name, result):
                     return
-            if started:
-                inbox = await conn.receive()
-            else:
-                received = await _receive_unless(conn, plan.failed)
-                if received is None:
-                    result.closed = "the room did not fill: a room-mate was refused or failed"
-                    return
-                inbox = received
-            if not inbox:
-                result.closed = result.closed or "connection closed by the server"
+            next_inbox = await _next_inbox(conn, started, plan, result)
+            if next_inbox is None:
                 return
+            inbox = next_inbox
     finally:
         if worker is not None:
             worker.stop()

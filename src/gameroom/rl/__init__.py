@@ -12,26 +12,35 @@ seat against other players, and trained agents as ordinary players.
 * :func:`table` — the encoding itself: catalogue, observation shape, options.
 
 The games' referees run unchanged (``rl.driver``), so legality, ejection and scoring are
-the referee's. Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet).
+the referee's. Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet; cairosvg for the
+``rgb_array`` pictures, ``rl.raster``).
 Game-agnostic: games are reached through the registry's descriptors.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from gameroom.core.learning import Learning, LearningTable, OptionError
 from gameroom.games import registry
 
-__all__ = ["MissingExtra", "env", "games", "learning", "parallel_env", "policy_player", "single_agent", "table"]
+__all__ = ["POLICY_NAME", "POLICY_TARGET", "MissingExtra", "env", "games", "learning", "need_extra", "parallel_env",
+           "policy_player", "single_agent", "table"]
+
+POLICY_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+"""How an operator names a policy to load (command lines): ``module:callable``, dotted."""
+POLICY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+"""A name a policy plays under when an operator gives one: a letter, then letters, digits,
+``_`` or ``-``, at most 32 (every game's wire and the web room's seats take it)."""
 
 
 class MissingExtra(ImportError):
     """The ``rl`` extra is not installed."""
 
 
-def _need_extra() -> None:
+def need_extra() -> None:
     try:
         import greenlet  # noqa: F401
         import gymnasium  # noqa: F401
@@ -65,7 +74,7 @@ def table(game: str, **options: Any) -> LearningTable:
 def env(game: str, *, seed: int = 0, render_mode: str | None = None, **options: Any) -> Any:
     """A PettingZoo AEC environment of ``game``: every seat an agent. ``seed`` seeds the
     games of ``reset()`` without a seed; ``options`` are the game's (players, board ...)."""
-    _need_extra()
+    need_extra()
     from gameroom.rl.aec import GameEnv
 
     return GameEnv(table(game, **options), seed=seed, render_mode=render_mode)
@@ -76,7 +85,7 @@ def single_agent(game: str, opponents: Sequence[Any] | None = None, *, seat: int
     """A Gymnasium environment of seat ``seat`` of ``game`` against ``opponents`` (one per
     other seat: built-in strategy names, players, or seats; default the game's first
     strategy)."""
-    _need_extra()
+    need_extra()
     from gameroom.rl.single import SingleAgentEnv
 
     return SingleAgentEnv(table(game, **options), opponents, seat=seat, seed=seed, render_mode=render_mode)
@@ -89,7 +98,7 @@ def parallel_env(game: str, **options: Any) -> Any:
     order with its no-duplicate rule; Evolution: its choices are collected one by one and
     its feeding is a queue), so no game has such rounds: this raises a clear error saying
     so, and names :func:`env` (the AEC API covers every game)."""
-    _need_extra()
+    need_extra()
     found = table(game, **options)
     raise OptionError(f"{found.game} has no simultaneous decision rounds (its referee asks one seat at a time): "
                       f"use gameroom.rl.env({game!r}), PettingZoo's AEC API")
@@ -98,7 +107,7 @@ def parallel_env(game: str, **options: Any) -> Any:
 def policy_player(game: str, policy: Callable[[dict[str, Any]], Any], name: str = "policy", **options: Any) -> Any:
     """A player of ``game`` that asks ``policy`` (observation dict -> action index) for
     every sub-action, encoding the calls as :func:`env` does for ``options``."""
-    _need_extra()
+    need_extra()
     from gameroom.rl.policy import PolicyPlayer
 
     return PolicyPlayer(table(game, **options), policy, name)

@@ -20,13 +20,17 @@ from pettingzoo import AECEnv
 
 from gameroom.core.learning import LearningTable
 from gameroom.games import registry
+from gameroom.rl import raster
 from gameroom.rl.driver import Driver
+from gameroom.rl.raster import RGB_ARRAY
 from gameroom.rl.spaces import Encoder
 
-__all__ = ["RENDER_MODES", "GameEnv", "render_state", "seat_names"]
+__all__ = ["RENDER_MODES", "GameEnv", "check_render_mode", "render_state", "seat_names"]
 
-RENDER_MODES = ["ansi", "svg"]
-"""``ansi``: the game's text picture; ``svg``: the game's SVG picture (a string)."""
+RENDER_MODES = ["ansi", "svg", *([RGB_ARRAY] if raster.available() else [])]
+"""``ansi``: the game's text picture; ``svg``: the game's SVG picture (a string);
+``rgb_array``: that picture as an H x W x 3 ``uint8`` array, where a renderer is at hand
+(``rl.raster``)."""
 
 EJECTED_REWARD = -1.0
 
@@ -36,13 +40,28 @@ def seat_names(players: int) -> list[str]:
     return [f"player{i}" for i in range(players)]
 
 
-def render_state(table: LearningTable, mode: str | None, state: Any, caption: str) -> str | None:
+def check_render_mode(mode: str | None) -> None:
+    """ValueError unless ``mode`` is None or one of :data:`RENDER_MODES`; ``rgb_array``
+    where it cannot be drawn says what to install."""
+    if mode == RGB_ARRAY and not raster.available():
+        raise ValueError(raster.missing())
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"render_mode {mode!r}: choose from {', '.join(RENDER_MODES)}")
+
+
+NO_POSITION = "(the game has not shown a position yet)"
+
+
+def render_state(table: LearningTable, mode: str | None, state: Any, caption: str) -> str | np.ndarray | None:
     """The picture of a referee state in a render mode (None: no mode, with a warning)."""
     if mode is None:
         gymnasium.logger.warn("render() was called without a render_mode")
         return None
+    if mode == RGB_ARRAY:
+        return raster.rgb_array(raster.text_svg(NO_POSITION) if state is None
+                                else registry.game(table.game).render(state, caption))
     if state is None:
-        return "(the game has not shown a position yet)"
+        return NO_POSITION
     if mode == "svg":
         return registry.game(table.game).render(state, caption)
     return table.text(state) + (f"\n{caption}" if caption else "")
@@ -55,8 +74,7 @@ class GameEnv(AECEnv):
 
     def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode {render_mode!r}: choose from {', '.join(RENDER_MODES)}")
+        check_render_mode(render_mode)
         self.metadata = {**self.metadata, "name": f"gameroom_{table.game}"}
         self.table = table
         self.render_mode = render_mode
@@ -161,7 +179,7 @@ class GameEnv(AECEnv):
 
     # -- pictures ----------------------------------------------------------------------------
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption)
 
     def close(self) -> None:

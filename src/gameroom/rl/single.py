@@ -25,6 +25,7 @@ from gameroom.rl.aec import (
     EJECTED_REWARD,
     RENDER_MODES,
     _action_index,
+    check_render_mode,
     render_state,
     seat_names,
 )
@@ -60,8 +61,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, table: LearningTable, opponents: Sequence[Any] | None = None, seat: int = 0,
                  seed: int = 0, render_mode: str | None = None) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode {render_mode!r}: choose from {', '.join(RENDER_MODES)}")
+        check_render_mode(render_mode)
         self.table = table
         self.seat = seat
         self.render_mode = render_mode
@@ -134,7 +134,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The current mask (the name sb3-contrib's MaskablePPO looks for)."""
         return self._encoder.mask(self._legal)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption)
 
     def close(self) -> None:

@@ -33,6 +33,7 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
+from gameroom.server.event_views import EventViews
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
 from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
@@ -45,7 +46,7 @@ logger = logging.getLogger(__name__)
 CLIENT_TYPES = frozenset({"LOGIN", "LOGOUT", "GET_PUBLIC_ROOMS", "CREATE_ROOM", "ACCESS_ROOM", "LEAVE_ROOM",
                           "GAME_EVENT", "GET_GAME_STATE", "PONG",
                           # docs/lobby.md: every game's rooms, spectators, house bots, calls
-                          "GET_GAMES", "WATCH_ROOM", "ADD_BOT", "REPLY"})
+                          "GET_GAMES", "WATCH_ROOM", "ADD_BOT", "REPLY", "CHECK"})
 ACK: dict[str, Any] = {"type": "ACK"}
 _READ_CHUNK = 65536
 _LINGER_SECONDS = 2.0
@@ -118,7 +119,8 @@ class Client:
         self.room: Room | None = None
         self.seat = -1                # -1: none, or watching ``room``
         self.person = False           # a person's seat: the person limit, the legal moves offered
-        self.views = False            # sent the seat's view of every state (rooms played by calls)
+        self.views = False            # sent the seat's view of every state
+        self.pictures = False         # its views (and a spectator's states) carry the game's picture
         self.spectator = False        # logged in to watch only (LOGIN's spectator): never seated
         self.name_key: str | None = None
         self.outbox: list[bytes] = []
@@ -296,6 +298,7 @@ class Room:
         # (every change is a new state), so while ``game`` is the same the snapshot holds
         self.snapshot: tuple[Any, dict[str, Any], bytes] | None = None
         self.listing: bytes | None = None
+        self.views: EventViews | None = None   # a game played by events that a client asked views of
 
     @property
     def started(self) -> bool:
@@ -318,6 +321,8 @@ class Room:
         """Each message to every member and spectator, encoded once for all of them."""
         watchers = self.watchers
         for message in messages:
+            if self.views is not None:
+                self.views.heard(message)
             data = _encode(message)
             for member in self.members:
                 if member is not None and member is not skip:
@@ -616,12 +621,15 @@ class Lobby:
         client.send({"type": "PUBLIC_ROOMS"} if self.debug_log is None else json.loads(data), data)
 
     def _seat_settings(self, client: Client, m: dict[str, Any]) -> tuple[bool, bool]:
-        """The seat's ``person`` and ``views`` (default: as ``person``); NACK otherwise."""
+        """The seat's ``person`` and ``views`` (default: as ``person``), and the client's
+        ``pictures`` (default false); NACK otherwise."""
         person = m.get("person", False)
         views = m.get("views", person)
-        if not isinstance(person, bool) or not isinstance(views, bool):
-            client.send(nack("Invalid room settings: person and views are true or false"))
+        pictures = m.get("pictures", False)
+        if not all(isinstance(value, bool) for value in (person, views, pictures)):
+            client.send(nack("Invalid room settings: person, views and pictures are true or false"))
             raise _Refused
+        client.pictures = pictures
         return person, views
 
     def _may_sit(self, client: Client, hosted: Hosted, person: bool) -> None:
@@ -735,15 +743,25 @@ class Lobby:
         if len(room.watchers) >= self.config.max_spectators_per_room:
             client.send(nack("Too many spectators in this room"))
             return
+        pictures, views = m.get("pictures", False), m.get("views", False)
+        if not isinstance(pictures, bool) or not isinstance(views, bool):
+            client.send(nack("Invalid room settings: views and pictures are true or false"))
+            return
+        client.pictures, client.views = pictures, views
         fields = room.hosted.events.seat_fields if room.hosted.events is not None else _no_fields
         for seat, name in enumerate(room.usernames):
             client.send({"type": "ADD_PLAYER", "username": name, "position": seat, **fields(seat, room.players)})
         room.watchers.append(client)
         client.room, client.seat, client.state = room, -1, IN_ROOM
         if room.referee is not None and room.referee.state is not None:
-            client.send(*room.referee.spectator_message())
+            client.send(*room.referee.spectator_message(client.pictures))
         elif room.game is not None:
             client.send(*self._game_state(room))
+            if views:
+                if room.views is None:
+                    room.views = EventViews(hosted=room.hosted, players=list(room.usernames),
+                                            snapshot=self._game_state(room)[0]["state"])
+                client.send(room.views.message(room.game, None, client.pictures))
         client.send(ACK)
 
     def _add_bot(self, client: Client, m: dict[str, Any]) -> None:
@@ -805,6 +823,8 @@ class Lobby:
             self._close_room(room, newcomer, "CONNECTION_LOST", tell_leaver=False)
             return False
         self.log(f"room {room.id}: game {self.games_started - 1} (seed {seed}) starts: {', '.join(room.usernames)}")
+        if any(isinstance(m, Client) and m.views for m in [*room.members, *room.watchers]):
+            room.views = EventViews(hosted, list(room.usernames))
         room.broadcast(setup)
         self._after_change(room)
         return True
@@ -830,7 +850,7 @@ class Lobby:
             client.send(nack("The game has not started yet"))
         elif room.referee is not None:
             if client.seat < 0:
-                client.send(*room.referee.spectator_message())
+                client.send(*room.referee.spectator_message(client.pictures))
             else:
                 client.send(room.referee.view_message(client.seat))
         else:
@@ -894,6 +914,18 @@ class Lobby:
                 self.lost(client, "TIMEOUT", f"{room.nacks} invalid events this turn")
 
     def _reply(self, client: Client, m: dict[str, Any]) -> None:
+        referee = self._referee_of(client)
+        if referee is not None:
+            referee.reply(client, m)
+
+    def _check(self, client: Client, m: dict[str, Any]) -> None:
+        referee = self._referee_of(client)
+        if referee is not None:
+            referee.check(client, m)
+
+    def _referee_of(self, client: Client) -> RefereeGame | None:
+        """The referee of the room the seat of ``client`` plays by calls (a ``REPLY`` or a
+        ``CHECK`` goes to it); None, and the NACK sent, otherwise."""
         room = client.room
         if room is None:
             client.send(nack("Not yet in a room!"))
@@ -904,7 +936,8 @@ class Lobby:
         elif room.referee is None:
             client.send(nack(f"{room.hosted.name} is played by GAME_EVENT"))
         else:
-            room.referee.reply(client, m)
+            return room.referee
+        return None
 
     # -- rooms ------------------------------------------------------------------------
 
@@ -914,6 +947,8 @@ class Lobby:
         taken once the loop has handled what is at hand."""
         game = room.hosted.events
         assert game is not None
+        if room.views is not None:
+            self._send_views(room)
         if game.finished(room.game):
             self._dissolve(room)
             return
@@ -933,6 +968,21 @@ class Lobby:
         elif restart and waiting and current is not None and self.config.turn_timeout > 0:
             room.turn_timer = asyncio.get_running_loop().call_later(
                 self.config.turn_timeout, self._turn_timeout, room, current)
+
+    def _send_views(self, room: Room) -> None:
+        """The game as it is now to every seat and spectator that asked for views
+        (``server.event_views``): a person's seat the game waits for with its moves."""
+        views = room.views
+        assert views is not None
+        for member in room.members:
+            if isinstance(member, Client) and member.views and member.room is room:
+                message = views.message(room.game, member.seat, member.pictures, member.person)
+                if "moves" in message and self.config.turn_timeout > 0:
+                    message["limit"] = self.config.turn_timeout   # the turn's timer starts now
+                member.send(message)
+        for watcher in room.watchers:
+            if watcher.views:
+                watcher.send(views.message(room.game, None, watcher.pictures))
 
     def _house_turn(self, room: Room, state: Any) -> None:
         """A house bot's event, if the game still waits for it in the same state."""

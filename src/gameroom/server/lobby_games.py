@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
-from gameroom.core.options import Option, OptionError, describe_option, json_option_value
+from gameroom.core.options import Option, OptionError, describe_option, json_option_value, table_options
 
 __all__ = ["Hosted", "HouseBot", "CALL_SERVER_TYPES", "RESERVED_FIELDS", "ALL_GAMES", "hosted_games"]
 
@@ -33,7 +33,7 @@ RESERVED_FIELDS = frozenset({"type", "game", "id", "numberOfPlayers", "isPrivate
 """Fields of the room messages that no room option may be named."""
 
 CALL_SERVER_TYPES = frozenset({"ACK", "NACK", "ROOM_ID", "PUBLIC_ROOMS", "ADD_PLAYER", "START_GAME", "CALL",
-                               "GAME_STATE", "PLAYER_DISCONNECT", "END_GAME", "PING", "GAMES"})
+                               "GAME_STATE", "PLAYER_DISCONNECT", "END_GAME", "PING", "GAMES", "CHECKED"})
 """The messages only the server sends in a room played by calls: a client that sends one
 is dropped, as eriantys.md 4.5 says of its own."""
 
@@ -94,15 +94,7 @@ class Hosted:
         """The typed options of a ``CREATE_ROOM``: each option's field, its default when
         absent (or null, for an option whose default is none); OptionError naming the
         first bad one."""
-        out: dict[str, Any] = {}
-        for option in self.options:
-            if option.name not in message or message[option.name] is None and option.default is None:
-                value = bool(option.default) if option.flag else option.default
-                option.validate(value)
-                out[option.key] = list(value) if isinstance(value, tuple) else value
-            else:
-                out[option.key] = json_option_value(option, message[option.name])
-        return out
+        return table_options(self.options, message)
 
     def filters(self, message: Mapping[str, Any]) -> dict[str, Any]:
         """The option filters of a ``GET_PUBLIC_ROOMS`` (absent or null: any); OptionError

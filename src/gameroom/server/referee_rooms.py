@@ -37,6 +37,7 @@ from typing import Any, Callable
 from greenlet import getcurrent, greenlet
 
 from gameroom.core.calls import Caller, CallFailed
+from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.context import MatchContext
 from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.narration import Story
@@ -64,6 +65,7 @@ class Pending:
     spec: Method
     offered: list[tuple[str, Any]] | None
     limit: float | None
+    args: tuple[Any, ...] = ()
 
 
 class RefereeGame:
@@ -78,6 +80,8 @@ class RefereeGame:
         self.people = [bool(getattr(m, "person", False)) for m in room.members]
         self.moves: list[Callable[[str, tuple[Any, ...]], Any] | None] = [
             self.game.person_moves() if person else None for person in self.people]
+        # how a person's composed answer (not offered: a Q turn of several tiles) is judged
+        self.checks = [self.game.person_check(moves) if moves is not None else None for moves in self.moves]
         self.calls = itertools.count(1)
         self.cancel = threading.Event()
         self.suspended_on: Any = None      # what the referee waits for: a Pending, a yield
@@ -92,7 +96,7 @@ class RefereeGame:
         except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
             lobby.log(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
             self.story = None
-        self._spectators: tuple[int, bytes] | None = None   # (step, GAME_STATE encoded)
+        self._spectators: dict[bool, tuple[int, bytes]] = {}   # pictures? -> (step, GAME_STATE encoded)
         self.runner = greenlet(self._main)
         self.over = False
         self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
@@ -242,7 +246,7 @@ class RefereeGame:
                 self._log(f"moves of {spec.wire} failed: {type(exc).__name__}: {exc}")
             if self.room.members[index] is not member or member.room is not self.room:   # left meanwhile
                 raise CallFailed("left the room", FailureKind.DISCONNECT)
-        pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit)
+        pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit, args)
         message: dict[str, Any] = {"type": "CALL", "call": pending.call, "method": spec.wire,
                                    "args": spec.encode_args(args)}
         self.lobby.calls += 1
@@ -302,12 +306,35 @@ class RefereeGame:
                 self._wake(pending, ("fail", (f"invalid reply to {wire}: {exc}", FailureKind.INVALID_REPLY)))
             return
         if person and pending.offered is not None and all(message["result"] != a for _, a in pending.offered):
-            client.send(_nack(f"Not one of the {len(pending.offered)} legal moves offered for {wire}"))
-            return
+            refusal = f"Not one of the {len(pending.offered)} legal moves offered for {wire}"
+            check = self.checks[client.seat]
+            problem = refusal if check is None else composed_problem(pending.spec, pending.args, message["result"],
+                                                                      check)
+            if problem is not None:   # the game's own rules take a legal answer composed on a board
+                client.send(_nack(refusal if check is None else f"{refusal}, nor legal: {problem}"))
+                return
         client.send(_ACK)   # taken: what the referee makes of it follows
         if self.lobby.latencies is not None:
             self.replied_at = self.lobby.arrived
         self._wake(pending, ("reply", value))
+
+    def check(self, client: Any, message: dict[str, Any]) -> None:
+        """A ``CHECK``: what the game's own rules find wrong with each tentative answer
+        (``results``) to the call waiting for the person's seat of ``client``, nothing
+        taken — ``CHECKED`` ``{"call", "problems"}`` (null: legal)."""
+        pending = self.waiting(client.seat)
+        if pending is None or pending.offered is None:
+            client.send(_nack("No call is waiting for your reply"))
+            return
+        results = message.get("results")
+        if not isinstance(results, list) or len(results) > MAX_CHECKS:
+            client.send(_nack(f"A CHECK carries results: a list of at most {MAX_CHECKS} answers"))
+            return
+        check = self.checks[client.seat]
+        problems = [None if any(result == a for _, a in pending.offered)
+                    else f"not one of the {len(pending.offered)} legal moves offered" if check is None
+                    else composed_problem(pending.spec, pending.args, result, check) for result in results]
+        client.send({"type": "CHECKED", "call": pending.call, "problems": problems})
 
     def departed(self, index: int, reason: str, why: str) -> None:
         """The member of seat ``index`` left the room or lost its connection: the room is
@@ -345,9 +372,8 @@ class RefereeGame:
                 if member is not None and getattr(member, "views", False) and member.room is self.room:
                     member.send(self.view_message(member.seat))
             if self.room.watchers:
-                message, data = self.spectator_message()
                 for watcher in self.room.watchers:
-                    watcher.send(message, data)
+                    watcher.send(*self.spectator_message(watcher.pictures))
         elif event.kind == EJECT:
             ejection = event.subject
             index = ejection.seat
@@ -359,19 +385,42 @@ class RefereeGame:
             self.lobby.unseat(self.room, index)
 
     def view_message(self, index: int) -> dict[str, Any]:
-        """``GAME_STATE`` of the latest state as seat ``index`` may see it."""
-        view = None if self.state is None else self.game.views.seat(self.state, self.names[index])
-        return {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
-                "state": view}
+        """``GAME_STATE`` of the latest state as seat ``index`` may see it (with its
+        picture for a member that asked for ``pictures``)."""
+        name = self.names[index]
+        view = None if self.state is None else self.game.views.seat(self.state, name)
+        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
+                   "state": view}
+        member = self.room.members[index] if index < len(self.room.members) else None
+        if getattr(member, "pictures", False):
+            message["svg"] = self._picture(name)
+        return message
 
-    def spectator_message(self) -> tuple[dict[str, Any], bytes | None]:
-        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a state)."""
+    def spectator_message(self, pictures: bool = False) -> tuple[dict[str, Any], bytes | None]:
+        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a
+        state, with its picture and without)."""
         view = None if self.state is None else self.game.views.spectator(self.state)
         message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
                    "state": view}
-        if self._spectators is None or self._spectators[0] != self.step:
-            self._spectators = (self.step, self.lobby.encode(message))
-        return message, self._spectators[1]
+        if pictures:
+            message["svg"] = self._picture(None)
+        made = self._spectators.get(pictures)
+        if made is None or made[0] != self.step:
+            made = self._spectators[pictures] = (self.step, self.lobby.encode(message))
+        return message, made[1]
+
+    def _picture(self, viewer: str | None) -> str | None:
+        """The game's picture of the latest state as ``viewer`` (None: a spectator) may see
+        it, drawn by the narrator as ``gameroom play`` draws it; None when the game cannot
+        conceal its secrets, or the picture fails (the views go on without it)."""
+        if self.state is None:
+            return None
+        try:
+            return self.game.picture(self.state, viewer, self.caption or f"step {self.step}",
+                                     self.story.draw if self.story is not None else None)
+        except Exception as exc:   # noqa: BLE001 - a picture's bug costs the picture
+            self._log(f"the picture failed: {type(exc).__name__}: {exc}")
+            return None
 
 
 def _nack(text: str) -> dict[str, Any]:

@@ -4,9 +4,13 @@ through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
     GET  /matches/{id}              the match page
+    GET  /rooms/new?game=G&players=N&private=1&bots=a,b&OPTION=V   a new room of the lobby server (--lobby),
+                                    its bots seated; /rooms/{id} joins a room, /rooms/{id}?watch=1 watches
+                                    (the page plays over /api/lobby/ws, docs/lobby.md)
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
-    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "human", "time_limit",
-                                      "person_limit"}]
+    GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
+                                      "time_limit", "person_limit"}]  (policies: the operator's trained agents,
+                                      gameroom web --policy; a seat names one like a strategy)
     POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
@@ -152,6 +156,9 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             return missing(request, found, "/results/games/{}")
         return FileResponse(STATIC / "match.html")
 
+    async def room_page(_: Request) -> Response:   # /rooms/new and /rooms/ID: the page reads its own address
+        return FileResponse(STATIC / "room.html")
+
     async def board_module(request: Request) -> Response:
         game = games.get(request.path_params["game"])
         if game is None:
@@ -161,13 +168,14 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
-                              "strategies": list(g.strategies), "human": g.playable_by_people,
+                              "strategies": list(g.strategies), "policies": room.policies.names(g.name),
+                              "human": g.playable_by_people,
                               "time_limit": g.limits.call, "person_limit": g.person_limit}
                              for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:
-            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games)
+            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games, room.policies)
         except BadBody as exc:
             return _error(exc.status, str(exc))
         except BadRequest as exc:
@@ -286,6 +294,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     routes = [
         Route("/", lobby_page),
         Route("/matches/{id}", match_page),
+        Route("/rooms/{id}", room_page),
         Route("/boards/{game}.js", board_module),
         Route("/api/games", list_games),
         Route("/api/matches", start_match, methods=["POST"]),

@@ -44,7 +44,11 @@ class MatchArchive:
 
     def observers(self, match_number: int, request: MatchRequest, names: Sequence[str],
                   owner: Owner) -> list[Callable[[Event], Any]]:
-        bots = {name: {"name": name, "person": True} if kind == HUMAN else {"name": name, "builtin": kind}
+        offered = request.policies
+        policies = {names[i] for i in request.policy_seats()}
+        bots = {name: {"name": name, "person": True} if kind == HUMAN
+                else {"name": name, "policy": offered.target(request.game.name, kind), "offered": kind}
+                if offered is not None and name in policies else {"name": name, "builtin": kind}
                 for name, kind in zip(names, request.seats)}
         config = {"match": f"{match_number}-{request.game.name}", "time_limit": request.time_limit,
                   "pace": request.pace}

@@ -29,8 +29,8 @@ import secrets
 import threading
 import time
 import zlib
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import Caller
 from gameroom.core.context import MatchContext
@@ -42,6 +42,9 @@ from gameroom.core.record import EJECT, END, Event
 from gameroom.remote.jsonstream import encode
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
+
+if TYPE_CHECKING:
+    from gameroom.web.policies import WebPolicies
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener"]
 
@@ -71,17 +74,21 @@ class BadRequest(ValueError):
 
 @dataclass(frozen=True)
 class MatchRequest:
-    """A checked request for a match: the game, its seats (strategy names or ``human``),
-    the seed, the time limit of one call and the pause after every state (to watch bots)."""
+    """A checked request for a match: the game, its seats (strategy names, the names of
+    the operator's policies, or ``human``), the seed, the time limit of one call and the
+    pause after every state (to watch bots); ``policies`` makes the seats of the policies
+    (``web.policies.WebPolicies``: only those the operator configured can be named)."""
 
     game: GameDescriptor
     seats: tuple[str, ...]
     seed: int
     time_limit: float | None
     pace: float = 0.0
+    policies: "WebPolicies | None" = field(default=None, compare=False)
 
     @classmethod
-    def from_json(cls, body: Any, games: dict[str, GameDescriptor]) -> "MatchRequest":
+    def from_json(cls, body: Any, games: dict[str, GameDescriptor],
+                  policies: "WebPolicies | None" = None) -> "MatchRequest":
         if not isinstance(body, dict):
             raise BadRequest("the body must be a JSON object with game, seats and seed")
         unknown = sorted(set(body) - {"game", "seats", "seed", "time_limit", "pace"})
@@ -93,16 +100,17 @@ class MatchRequest:
         game = games[name]
         seats = body.get("seats")
         if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-            raise BadRequest("seats: expected a list of strategy names or \"human\"")
+            raise BadRequest("seats: expected a list of bot names or \"human\"")
         if not game.min_players <= len(seats) <= game.max_players:
             raise BadRequest(f"seats: {game.name} takes {game.min_players} to {game.max_players} players, "
                              f"got {len(seats)}")
+        offered = policies.names(game.name) if policies is not None else []
         for i, seat in enumerate(seats):
             if seat == HUMAN:
                 if not game.playable_by_people:
                     raise BadRequest(f"seats[{i}]: {game.name} cannot be played by a person yet")
-            elif seat not in game.strategies:
-                choices = [*game.strategies, HUMAN] if game.playable_by_people else list(game.strategies)
+            elif seat not in game.strategies and seat not in offered:
+                choices = [*game.strategies, *offered, *([HUMAN] if game.playable_by_people else [])]
                 raise BadRequest(f"seats[{i}]: {_shown(seat)} is not a {game.name} player; "
                                  f"choose from {', '.join(choices)}")
         seed = body.get("seed", random.randrange(1 << 31))
@@ -118,15 +126,13 @@ class MatchRequest:
         pace = body.get("pace", 0)
         if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= MAX_PACE:
             raise BadRequest(f"pace: expected seconds in [0, {MAX_PACE:g}], got {_shown(pace)}")
-        return cls(game, tuple(seats), seed, None if limit is None else float(limit), float(pace))
+        return cls(game, tuple(seats), seed, None if limit is None else float(limit), float(pace),
+                   policies if any(seat in offered for seat in seats) else None)
 
-
-def picture(game: GameDescriptor, state: Any, viewer: str | None, caption: str,
-            draw: Callable[[Any, str], str] | None = None) -> str | None:
-    """The game's picture of ``state`` as ``viewer`` (None: a spectator) may see it,
-    drawn by ``draw`` (a story's: the narrator's own picture) or the game's ``render``."""
-    shown = game.views.picture_state(state, viewer)
-    return None if shown is None else (draw or game.render)(shown, caption)
+    def policy_seats(self) -> list[int]:
+        """The indices of the seats a policy plays."""
+        offered = set(self.policies.names(self.game.name)) if self.policies is not None else set()
+        return [i for i, kind in enumerate(self.seats) if kind in offered and kind not in self.game.strategies]
 
 
 def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int, caption: str,
@@ -135,7 +141,7 @@ def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int,
     allows it, its picture with its caption, and the lines told of the event."""
     view = game.views.spectator(state) if viewer is None else game.views.seat(state, viewer)
     return {"type": "state", "step": step, "caption": caption, "narration": list(narration), "view": view,
-            "svg": picture(game, state, viewer, caption, story.draw if story is not None else None)}
+            "svg": game.picture(state, viewer, caption, story.draw if story is not None else None)}
 
 
 @dataclass(frozen=True)
@@ -195,7 +201,10 @@ class WebMatch:
         self.wires = {m.name: m.wire for m in self.game.protocol.methods}
         self.humans: dict[str, HumanPlayer] = {}
         self.seats: list[Seat] = []
-        bots = self.game.seats([k if k != HUMAN else next(iter(self.game.strategies)) for k in request.seats],
+        # a person's or a policy's seat is made apart: a stand-in strategy fills its place here
+        self.policy_seats = request.policy_seats()
+        stand_in = next(iter(self.game.strategies))
+        bots = self.game.seats([k if k in self.game.strategies else stand_in for k in request.seats],
                                request.seed, self.names)
         for name, kind, bot in zip(self.names, request.seats, bots):
             if kind == HUMAN:
@@ -208,6 +217,7 @@ class WebMatch:
                 seat = bot
             seat.caller = announcing(seat.caller, name, decisions, self._announce)
             self.seats.append(seat)
+        self._decisions = decisions
 
     @property
     def live(self) -> bool:
@@ -231,7 +241,8 @@ class WebMatch:
             return f"no seat {_shown(seat)} in match {self.id}; its seats are {', '.join(self.names)}"
         if seat not in self.tokens:
             kind = self.request.seats[self.names.index(seat)]
-            return (f"seat {seat} is played by the built-in player {kind!r}; only a person's seat can be "
+            who = "built-in player" if kind in self.game.strategies else "trained policy"
+            return (f"seat {seat} is played by the {who} {kind!r}; only a person's seat can be "
                     "taken (leave out seat= to watch)")
         if not token:
             return f"seat {seat}: the seat's token is missing (token=...)"
@@ -328,8 +339,10 @@ class WebMatch:
         limits = replace(self.game.limits, call=request.time_limit, ready=None)
         self.turns.enter(owner)
         self.turns.take(owner)
+        started: list[Caller] = []
         try:
             try:
+                self._seat_policies(started)
                 context = MatchContext(limits=limits, observers=[self._observe, *self.extra_observers],
                                        cancel=self.cancel)
                 result = self.game.play(request.seed, self.seats, context)
@@ -346,8 +359,31 @@ class WebMatch:
             self._publish({"type": "end", "result": outcome, "status": "over"})
             self._pack()
         finally:
+            for caller in started:   # a policy's process ends with its match
+                close = getattr(caller, "close", None)
+                if close is not None:
+                    close()
             self.turns.give(owner)
             self.turns.leave(owner)
+
+    def _seat_policies(self, started: list[Caller]) -> None:
+        """The seats of the operator's policies, each in a process of its own started now
+        (on the match's thread, the turn given back meanwhile: a start takes a moment);
+        their callers go into ``started``, to be ended with the match."""
+        policies = self.request.policies
+        if policies is None or not self.policy_seats:
+            return
+        owner = self.owner.key
+        self.turns.give(owner)
+        try:
+            for index in self.policy_seats:
+                name, kind = self.names[index], self.request.seats[index]
+                seat = policies.seat(self.game, kind, name, len(self.names))
+                started.append(seat.caller)
+                seat.caller = announcing(seat.caller, name, self._decisions, self._announce)
+                self.seats[index] = seat
+        finally:
+            self.turns.take(owner)
 
     def _pack(self) -> None:
         """The match is over: its replay packed, its other frames, players and their

@@ -21,15 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gameroom.core.calls import Caller
+from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.game import GameDescriptor
 from gameroom.core.protocol import VOID, Method
-from gameroom.core.wire import WireError
 
 __all__ = ["HumanPlayer", "Prompt", "announcing", "Frame", "MAX_CHECKS"]
-
-MAX_CHECKS = 256
-"""Tentative answers one ``check`` message may ask about (each is the game's legality
-check, a fraction of a millisecond: a message costs the room at most a few)."""
 
 Frame = dict[str, Any]
 
@@ -127,19 +123,7 @@ class HumanPlayer:
         if self._check is None or prompt.spec is None:
             return (f"illegal action {_short(action)}: it is not one of the "
                     f"{len(prompt.choices)} legal actions offered")
-        try:
-            decoded = prompt.spec.result.decode(action)
-            # some codecs read a reply leniently, as the reference server did (Bazaar: garbage
-            # is a pebble request); a person's answer must be exactly what it reads as
-            strict = prompt.spec.result.encode(decoded) == action
-        except WireError as exc:
-            return f"illegal action {_short(action)}: {exc}"
-        if not strict:
-            return f"illegal action {_short(action)}: not a well-formed answer to {prompt.method}"
-        try:
-            problem = self._check(prompt.spec.name, prompt.args, decoded)
-        except (ValueError, TypeError, KeyError, IndexError) as exc:   # a composed answer the rules cannot read
-            problem = f"{type(exc).__name__}: {exc}"
+        problem = composed_problem(prompt.spec, prompt.args, action, self._check)
         return None if problem is None else f"illegal action {_short(action)}: {problem}"
 
     def check(self, actions: Any) -> list[str | None] | str:

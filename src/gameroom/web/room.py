@@ -1,5 +1,6 @@
 """The parts of one web room that its pages, endpoints and websockets share: the match
-book, the accounts and their passwords, the limits, the open sockets counted per address
+book, the accounts and their passwords, the limits, the operator's policies offered as
+bots, the open sockets counted per address
 and per account, the throttles of log-ins and sign-ups, and the strikes of addresses
 whose requests were refused. :meth:`Room.signed_in` is the
 account a request's session cookie proves (Starlette's ``SessionMiddleware`` signs it)."""
@@ -18,6 +19,7 @@ from gameroom.web.accounts import Account, AccountStore, MemoryAccounts, Passwor
 from gameroom.web.book import MatchBook
 from gameroom.web.limits import RoomLimits
 from gameroom.web.matches import Owner
+from gameroom.web.policies import WebPolicies
 from gameroom.web.strikes import Strikes
 
 __all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of"]
@@ -71,6 +73,8 @@ class Room:
     passwords: Passwords = field(default_factory=Passwords)
     secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     strikes: Strikes = field(default_factory=Strikes)
+    policies: WebPolicies = field(default_factory=WebPolicies)
+    """The trained agents the operator offers for seats (``gameroom web --policy``)."""
     failures: Throttle = field(init=False)
     signups: Throttle = field(init=False)
     sockets: SocketCounts = field(init=False)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from gameroom.web.limits import RoomLimits
 
 if TYPE_CHECKING:
+    from gameroom.web.policies import WebPolicies
     from gameroom.web.results import Results
 
 __all__ = ["SECRET_VARIABLE", "ServeError", "serve_web", "session_secret", "this_machine_only"]
@@ -39,12 +40,13 @@ MIN_SECRET = 16
 
 def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = None,
               limits: RoomLimits = RoomLimits(), secret_file: Path | None = None, proxy: str | None = None,
-              secret: str | None = None) -> int:
+              secret: str | None = None, policies: list[str] | None = None) -> int:
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
     a lobby server whose rooms of every game the lobby page lists and browsers play in, ``db`` the URL of a results
     database whose games and leaderboards the results pages show (and which keeps the
     accounts and the finished matches); ``proxy`` the address of a reverse proxy whose
-    ``X-Forwarded-For`` names the clients."""
+    ``X-Forwarded-For`` names the clients; ``policies`` the ``GAME:NAME=module:callable``
+    trained agents offered as bots (``web.policies``), each checked before the room opens."""
     import uvicorn   # a missing extra is named by cli.main
 
     from gameroom.web.accounts import MemoryAccounts, Passwords
@@ -69,15 +71,16 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
             raise ServeError(f"--lobby must be HOST:PORT, got {lobby!r}")
         rooms = LobbyRooms(lobby_host, int(lobby_port))
     secret, secret_note = session_secret(secret_file, secret)
+    offered = _policies(policies or [])
     results = None if db is None else _results(db)
     if results is None:
-        room = Room(MatchBook(limits), MemoryAccounts(limits.max_accounts), Passwords(), secret)
+        room = Room(MatchBook(limits), MemoryAccounts(limits.max_accounts), Passwords(), secret, policies=offered)
     else:
         from gameroom.web.account_rows import DatabaseAccounts
         from gameroom.web.archive import MatchArchive
 
         room = Room(MatchBook(limits, MatchArchive(results.engine)), DatabaseAccounts(results.engine, results.url),
-                    Passwords(), secret)
+                    Passwords(), secret, policies=offered)
     try:   # bind first, so a taken port or a bad address is one error line
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -139,6 +142,25 @@ def session_secret(secret_file: Path | None, given: str | None = None) -> tuple[
     if len(secret) < MIN_SECRET:
         raise ServeError(f"the session secret of {source} is {len(secret)} characters; it needs at least {MIN_SECRET}")
     return secret, None
+
+
+def _policies(values: list[str]) -> "WebPolicies":
+    """The operator's policies, each loaded once in a child process to check it; a bad
+    one (or a missing rl extra) is a ServeError."""
+    from gameroom.games import registry
+    from gameroom.web.policies import PolicyError, WebPolicies
+
+    if values:
+        try:
+            from gameroom import rl
+
+            rl.need_extra()
+        except ImportError as exc:
+            raise ServeError(f"--policy: {exc}") from None
+    try:
+        return WebPolicies.configure(values, registry.games())
+    except PolicyError as exc:
+        raise ServeError(str(exc)) from None
 
 
 def _results(url: str) -> "Results":

@@ -17,13 +17,13 @@ from gameroom.core.game import GameDescriptor, SeatViews
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
-from gameroom.games.eriantys.hosting import HOSTING, LOBBY
+from gameroom.games.eriantys.hosting import HOSTING, LOBBY, legal_moves
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
 from gameroom.games.eriantys.protocol import PROTOCOL, PlayerInterface
 from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
-from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
+from gameroom.games.eriantys.strategies import STRATEGIES
 from gameroom.games.eriantys.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
@@ -62,20 +62,7 @@ def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
     included in expert mode), tested with the server's own checks."""
     if method != "act":
         return None
-    state = from_snapshot(args[0])
-    return [(_label(event), event) for event in legal_events(state, state.current, activations=True)]
-
-
-_WORDS = {"assistantCard": "card", "islandIndex": "island", "cloudIndex": "cloud", "amount": "steps",
-          "color": "", "characterCardIndex": "character"}
-
-
-def _label(event: dict[str, Any]) -> str:
-    """``play assistant card: card 4``, ``move student from entrance to island: RED, island 3``."""
-    words = event["eventType"].lower().replace("_", " ")
-    facts = ", ".join(f"{_WORDS.get(key, key)} {value}".strip() for key, value in event.items()
-                      if key not in ("eventType", "playerNumber"))
-    return f"{words}: {facts}" if facts else words
+    return legal_moves(args[0], None)
 
 
 def _player(kind: str) -> Callable[[str, int], EriantysPlayer]:

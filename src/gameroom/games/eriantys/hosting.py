@@ -24,7 +24,7 @@ from gameroom.games.eriantys.pieces import PLANNING, TOWER_COLORS, team_of
 from gameroom.games.eriantys.players import PLAYER_KINDS, EriantysPlayer, parse_strategy
 from gameroom.games.eriantys.referee import LIMITS, run_game
 from gameroom.games.eriantys.state import GameState, from_snapshot, new_game, snapshot
-from gameroom.games.eriantys.strategies import STRATEGIES
+from gameroom.games.eriantys.strategies import STRATEGIES, legal_events
 from gameroom.games.eriantys.view import TableView
 
 __all__ = ["LOBBY", "SERVER_TYPES", "HOSTING"]
@@ -131,6 +131,28 @@ def _ranking(snap: dict[str, Any]) -> list[str]:
     return rules.ranking(from_snapshot(snap))
 
 
+_WORDS = {"assistantCard": "card", "islandIndex": "island", "cloudIndex": "cloud", "amount": "steps",
+          "color": "", "characterCardIndex": "character"}
+
+
+def _label(event: dict[str, Any]) -> str:
+    """``play assistant card: card 4``, ``move student from entrance to island: RED, island 3``."""
+    words = event["eventType"].lower().replace("_", " ")
+    facts = ", ".join(f"{_WORDS.get(key, key)} {value}".strip() for key, value in event.items()
+                      if key not in ("eventType", "playerNumber"))
+    return f"{words}: {facts}" if facts else words
+
+
+def legal_moves(snap: dict[str, Any], seat: int | None) -> list[tuple[str, dict[str, Any]]]:
+    """The events ``seat`` (None: the seat the game waits for) may send in the game of
+    ``snap`` (character cards included in expert mode), tested with the server's own
+    checks, each with its label: a person's moves, in the web room and in the lobby."""
+    state = from_snapshot(snap)
+    if state.finished or seat is not None and seat != state.current:
+        return []
+    return [(_label(event), event) for event in legal_events(state, state.current, activations=True)]
+
+
 LOBBY = LobbyGame(
     player_counts=(2, 3, 4),
     start=_start,
@@ -155,6 +177,7 @@ LOBBY = LobbyGame(
     ranking=_ranking,
     terminal=text,
     room_options=(Option("expert", flag=True, help="expert rooms"),),
+    moves=legal_moves,
 )
 
 

@@ -36,6 +36,8 @@ __all__ = ["render_svg"]
 FILL = {"GREEN": "#2e9e44", "RED": "#d62828", "YELLOW": "#f2c300", "PINK": "#e573b5", "BLUE": "#1d70b8"}
 TOWER = {"BLACK": "#222222", "WHITE": "#ffffff", "GREY": "#9a9a9a"}
 WIDTH, RING = 880, 230
+NARROW = 600
+"""The width of the picture's one-column layout for narrow screens (the ring and one school)."""
 ISLAND_REACH = 34 + 6 * 4 + 12
 """How far the largest island (four towers and more) and its label reach out of the ring."""
 
@@ -173,7 +175,7 @@ def render_svg(snap: dict[str, Any], caption: str = "") -> str:
     y: float = 22
     if caption:
         text, height = caption_svg(caption, 10, y, WIDTH - 20)
-        parts.append(text)
+        parts.append(f'<g data-narrow="hide">{text}</g>')
         y += height + 16
     head = (f'round {snap["round"]}, {snap["phase"].replace("_", " ").lower()}'
             + (f', bag {snap["bag"]}' + (f', bank {snap["bank"]}' if snap["bank"] is not None else ""))
@@ -188,9 +190,22 @@ def render_svg(snap: dict[str, Any], caption: str = "") -> str:
     height = schools_top + ((n + 1) // 2) * 160 + 20
     parts += _islands(snap, 300, cy)
     parts += _clouds(snap, 300, cy)
-    parts += _cards(snap, 660, top + 10)
+    # a narrow screen (a phone) shows the same shapes in one column of NARROW units: the
+    # cards in a row under the ring, the schools one under the other (each group's
+    # data-narrow transform, applied by the page; docs/boards.md)
+    cards = snap["characterCards"]
+    cards_height = 70 if cards else 0
+    for k, _card in enumerate(cards):
+        parts.append(f'<g data-narrow="translate({10 + k * 197 - 660:g},{schools_top - top - 10 - k * 70:g})">')
+        parts += _cards({**snap, "characterCards": [cards[k]]}, 660, top + 10 + k * 70)
+        parts.append("</g>")
     for i, player in enumerate(snap["players"]):
-        parts += _school(snap, player, 10 + (i % 2) * 440 if n > 2 else 10 + i * 440, schools_top + (i // 2) * 160)
+        x, y0 = (10 + (i % 2) * 440 if n > 2 else 10 + i * 440), schools_top + (i // 2) * 160
+        parts.append(f'<g data-narrow="translate({10 - x:g},{schools_top + cards_height + i * 160 - y0:g})">')
+        parts += _school(snap, player, x, y0)
+        parts.append("</g>")
+    narrow_height = schools_top + cards_height + n * 160 + 20
     return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:g}" '
-                      f'viewBox="0 0 {WIDTH} {height:g}">', f'<title>{escape(caption or "Eriantys state")}</title>',
-                      f'<rect width="{WIDTH}" height="{height:g}" fill="#e9f4fb"/>', *parts, "</svg>"])
+                      f'viewBox="0 0 {WIDTH} {height:g}" data-narrow-viewbox="0 0 {NARROW} {narrow_height:g}">',
+                      f'<title>{escape(caption or "Eriantys state")}</title>',
+                      '<rect width="100%" height="100%" fill="#e9f4fb"/>', *parts, "</svg>"])

@@ -44,20 +44,34 @@ def _player_of(state: Table, name: str) -> PlayerState | None:
     return next((p for p in state.players if p.id == name or str(p.id).rsplit("#", 1)[0] == name), None)
 
 
+def _name(player: PlayerState) -> str:
+    """The player's name, as the seat is known everywhere (the spec's ``name#seat`` id is
+    for its reports only)."""
+    return str(player.id).rsplit("#", 1)[0]
+
+
+def _shown(player: PlayerState, boards_only: bool = True) -> Any:
+    """A player as the views show it: under its name; boards only, or everything."""
+    named = PlayerState(_name(player), player.boards) if boards_only else \
+        PlayerState(_name(player), player.boards, player.bag, player.cards)
+    return encode_player(named)[:2] if boards_only else encode_player(named)
+
+
 def seat_view(state: Table, name: str) -> Any:
-    """The player's own bag, boards and hand; the others' boards; the watering hole (spec 5)."""
+    """The player's own bag, boards and hand; the others' boards; the watering hole (spec
+    5); every player under its name."""
     me = _player_of(state, name)
-    return {"me": encode_player(me) if me is not None else None, "wateringHole": state.hole,
-            "others": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players if p is not me]}
+    return {"me": _shown(me, boards_only=False) if me is not None else None, "wateringHole": state.hole,
+            "others": [_shown(p) for p in state.players if p is not me]}
 
 
 def spectator_view(state: Table) -> Any:
     """Every player's boards, the watering hole and the size of the deck; no hands, and no
-    bags until the game is over (then each player's bag and score, spec 3.9)."""
-    view = {"players": [encode_player(PlayerState(p.id, p.boards))[:2] for p in state.players],
-            "wateringHole": state.hole, "deck": len(state.deck)}
+    bags until the game is over (then each player's bag and score, spec 3.9); every player
+    under its name."""
+    view = {"players": [_shown(p) for p in state.players], "wateringHole": state.hole, "deck": len(state.deck)}
     if state.over:
-        view["scores"] = {str(p.id): {"bag": p.bag, "score": score(p)} for p in state.players}
+        view["scores"] = {_name(p): {"bag": p.bag, "score": score(p)} for p in state.players}
     return view
 
 

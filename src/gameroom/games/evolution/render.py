@@ -118,7 +118,9 @@ def render_svg(configuration: Any, caption: str = "") -> str:
         top = BOARD_H + GAP if boards or row == mine else 28   # the hand's first row, under the boards
         height = max(top + rows * (CARD_H + GAP), 64) + 16
         out.append(f'<g class="player" data-player="{escape(str(p["id"]))}">')
-        out.append(f'<text x="{GAP}" y="{y + 20}" font-size="14" font-weight="bold">{escape(str(p["id"]))}</text>')
+        # the player's name: the spec's "name#seat" id is for its reports (data-player keeps it)
+        name = str(p["id"]).rsplit("#", 1)[0]
+        out.append(f'<text x="{GAP}" y="{y + 20}" font-size="14" font-weight="bold">{escape(name)}</text>')
         out.append(f'<text x="{GAP}" y="{y + 40}" font-size="12">bag {bag}  score {score}</text>')
         out.append(f'<text x="{GAP}" y="{y + 58}" font-size="12">{len(p.get("cards", []))} card(s) in hand</text>')
         for i, species in enumerate(boards):

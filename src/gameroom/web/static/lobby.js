@@ -1,4 +1,5 @@
-// The lobby page: the games, a form to start a match, the matches and the lobby server's rooms.
+// The lobby page: the games, a form to start a match, the matches and the lobby server's rooms
+// (a form to create one of any game, links to join or watch each: the room page, room.js).
 // A person's seat needs a log-in (the header says who is logged in); bots-only matches do not.
 import { showAccount } from "/static/session.js";
 
@@ -24,7 +25,7 @@ function drawSeats() {
     const row = el("div", undefined, { class: "seat-row" });
     row.append(el("span", `P${i + 1}`));
     const select = el("select", undefined, { "data-seat": String(i), "aria-label": `seat P${i + 1}` });
-    const kinds = [...game.strategies, ...(game.human ? ["human"] : [])];
+    const kinds = [...game.strategies, ...(game.policies || []), ...(game.human ? ["human"] : [])];
     for (const kind of kinds) select.append(el("option", kind, { value: kind }));
     select.value = kinds.includes(kept[i]) ? kept[i] : game.strategies[i % game.strategies.length];
     select.addEventListener("change", () => {   // people need more time than bots
@@ -46,7 +47,8 @@ async function loadGames() {
   for (const g of games) {
     const row = el("tr", undefined, { "data-game": g.name });
     row.append(el("td", g.name), el("td", `${g.players[0]}–${g.players[1]}`),
-               el("td", g.strategies.join(", ") + (g.human ? " (or a person)" : "")));
+               el("td", [...g.strategies, ...(g.policies || []).map((p) => `${p} (trained)`)].join(", ")
+                          + (g.human ? " (or a person)" : "")));
     body.append(row);
     $("game").append(el("option", g.name, { value: g.name }));
   }
@@ -101,24 +103,95 @@ async function loadMatches() {
   }
 }
 
+let lobbyGames = [];
+
+function roomGame() { return lobbyGames.find((g) => g.name === $("roomgame").value); }
+
+function drawRoomForm() {   // the chosen game's sizes, room options (in its own words) and bots
+  const game = roomGame();
+  const kept = Number($("roomplayers").value);
+  $("roomplayers").replaceChildren(...game.numberOfPlayers.map((n) => el("option", String(n), { value: String(n) })));
+  if (game.numberOfPlayers.includes(kept)) $("roomplayers").value = String(kept);
+  $("roomoptions").replaceChildren();
+  for (const option of game.options) {
+    const label = el("label", `${option.name} `, { title: option.help });
+    const attrs = { "data-option": option.name, "aria-label": `${option.name}: ${option.help}` };
+    let input;
+    if (option.kind === "flag") {
+      input = el("input", undefined, { ...attrs, type: "checkbox" });
+      input.checked = Boolean(option.default);
+    } else if (option.choices) {
+      input = el("select", undefined, attrs);
+      for (const c of [...(option.default === null ? [""] : []), ...option.choices]) input.append(el("option", c === "" ? "none" : String(c), { value: String(c) }));
+      input.value = option.default === null ? "" : String(option.default);
+    } else {
+      input = el("input", undefined, { ...attrs, type: option.kind === "int" || option.kind === "float" ? "number" : "text",
+                                        ...(option.low !== undefined ? { min: String(option.low) } : {}),
+                                        ...(option.high !== undefined ? { max: String(option.high) } : {}) });
+      input.value = option.default === null ? "" : String(option.default);
+      if (option.default === null) input.placeholder = "none";
+    }
+    label.append(input, el("span", ` ${option.help}`, { class: "note" }));
+    $("roomoptions").append(label);
+  }
+  drawRoomBots();
+}
+
+function drawRoomBots() {   // the seats after yours: a person (by the link) or a bot
+  const game = roomGame();
+  $("roombots").replaceChildren();
+  for (let i = 1; i < Number($("roomplayers").value); i++) {
+    const row = el("div", undefined, { class: "seat-row" });
+    const select = el("select", undefined, { "data-bot": String(i), "aria-label": `seat P${i + 1}` });
+    select.append(el("option", "a person (share the link)", { value: "" }));
+    for (const bot of game.bots) select.append(el("option", `bot: ${bot}`, { value: bot }));
+    row.append(el("span", `P${i + 1}`), select);
+    $("roombots").append(row);
+  }
+}
+
+function createRoom(event) {
+  event.preventDefault();
+  const query = new URLSearchParams({ game: $("roomgame").value, players: $("roomplayers").value });
+  if ($("roomprivate").checked) query.set("private", "1");
+  for (const input of document.querySelectorAll("#roomoptions [data-option]")) {
+    query.set(input.dataset.option, input.type === "checkbox" ? String(input.checked) : input.value);
+  }
+  const bots = [...document.querySelectorAll("#roombots select")].map((s) => s.value).filter((b) => b);
+  if (bots.length) query.set("bots", bots.join(","));
+  window.location = `/rooms/new?${query}`;
+}
+
 async function loadRooms() {
   const lobby = await (await fetch("/api/lobby")).json();
   if (!lobby.server) return;
   if (lobby.error) { $("rooms").textContent = `${lobby.server}: ${lobby.error}`; return; }
-  const table = el("table");
-  table.append(el("tr")); table.firstChild.append(el("th", "room"), el("th", "status"), el("th", "players"));
+  if (!lobbyGames.length && lobby.games.length) {
+    lobbyGames = lobby.games;
+    for (const g of lobbyGames) $("roomgame").append(el("option", g.name, { value: g.name }));
+    drawRoomForm();
+    $("newroom").classList.remove("hidden");
+  }
+  const table = el("table", undefined, { id: "roomlist" });
+  table.append(el("tr")); table.firstChild.append(el("th", "room"), el("th", "status"), el("th", "players"), el("th", ""));
   for (const room of lobby.rooms) {
-    const row = el("tr");
-    row.append(el("td", room.name), el("td", room.status), el("td", room.players.join(", ")));
+    const row = el("tr", undefined, { "data-room": String(room.id) });
+    const links = el("td");
+    links.append(el("a", "join", { href: `/rooms/${room.id}` }), el("span", " · "),
+                 el("a", "watch", { href: `/rooms/${room.id}?watch=1` }));
+    row.append(el("td", room.name), el("td", room.status), el("td", room.players.join(", ")), links);
     table.append(row);
   }
-  $("rooms").replaceChildren(el("p", `${lobby.server}: ${lobby.rooms.length} room(s)`), table);
+  $("rooms").replaceChildren(el("p", `${lobby.server}: ${lobby.rooms.length} room(s) waiting for players`), table);
 }
 
 await showAccount();
 $("game").addEventListener("change", chooseGame);
 $("count").addEventListener("change", drawSeats);
 $("start").addEventListener("submit", start);
+$("roomgame").addEventListener("change", drawRoomForm);
+$("roomplayers").addEventListener("change", drawRoomBots);
+$("newroom").addEventListener("submit", createRoom);
 await loadGames();
 await loadMatches();
 await loadRooms();

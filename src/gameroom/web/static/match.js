@@ -5,7 +5,7 @@
 // frames the room sends a new connection. Under /results/games/{id} the same page shows a
 // game stored in the results database: its seats, result and ejections, and its replay.
 import { showAccount } from "/static/session.js";
-import { clearTargets } from "/static/board.js";
+import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -30,21 +30,7 @@ function el(tag, text) { const n = document.createElement(tag); n.textContent = 
 
 // -- drawing ------------------------------------------------------------------------------
 
-function fit() {   // the picture scaled to the space it has: no scrolling, nothing cut off
-  const svg = $("picture").querySelector("svg");
-  if (!svg) return;
-  const box = svg.viewBox.baseVal;
-  const w = box && box.width ? box.width : Number(svg.getAttribute("width")) || 800;
-  const h = box && box.height ? box.height : Number(svg.getAttribute("height")) || 600;
-  if (!svg.getAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  const room = $("board").clientWidth || w;
-  const narrow = window.innerWidth < 700;
-  const tall = Math.max(240, window.innerHeight - (narrow ? 150 : 130));
-  // zoomed: the picture at its own size, the board scrolls inside its box (small pieces on a phone)
-  const scale = $("board").classList.contains("zoomed") ? 1 : Math.min(room / w, narrow ? room / w : tall / h, 2);
-  svg.setAttribute("width", String(Math.floor(w * scale)));
-  svg.setAttribute("height", String(Math.floor(h * scale)));
-}
+function fit() { fitPicture($("board"), $("picture")); }
 
 function show(frame) {
   $("caption").textContent = frame.caption === `step ${frame.step}` ? frame.caption : `step ${frame.step}: ${frame.caption}`;
@@ -104,22 +90,7 @@ function boardUi() {
       socket.send(JSON.stringify({ check: actions, ask }));
       return new Promise((resolve) => waiting.set(ask, resolve));
     },
-    say(text) { $("hint").textContent = text; },
-    button(label, onClick, primary = false) {
-      const button = el("button", label);
-      button.type = "button";
-      button.setAttribute("aria-label", label);
-      if (primary) button.classList.add("primary");
-      button.addEventListener("click", onClick);
-      $("buttons").append(button);
-      return button;
-    },
-    clear() {
-      $("buttons").replaceChildren();
-      $("hint").textContent = "";
-      clearTargets($("picture"));
-      for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
-    },
+    ...boardControls(),
   };
 }
 
@@ -134,13 +105,7 @@ function interact() {
 function endPrompt(text) {
   pending = null;
   stopClock();
-  $("choices").replaceChildren();
-  $("play").classList.add("hidden");
-  $("controls").classList.add("hidden");
-  $("buttons").replaceChildren();
-  $("hint").textContent = "";
-  clearTargets($("picture"));
-  for (const extra of $("picture").querySelectorAll(".tentative")) extra.remove();
+  closePrompt();
   if (text !== undefined) $("turn").textContent = text;
 }
 
@@ -190,10 +155,10 @@ function startClock(limit, deadline, words) {
 
 // -- the rest of the page -------------------------------------------------------------------
 
-function logEvent(text) {
-  const item = el("li", text);
-  $("events").append(item);
-  $("events").scrollTop = $("events").scrollHeight;
+function logEvent(text) { tell($("events"), text); }
+
+function logNarration(lines) {   // the narrator's lines, one per move, as gameroom play prints them
+  for (const line of lines || []) if (line.trim()) tell($("events"), line.trimEnd(), line.startsWith(" ") ? "aside" : "");
 }
 
 function status(value) {
@@ -335,7 +300,7 @@ function connect() {
         if (frame.status === "running" && !pending) $("turn").textContent = "";
         break;
       case "state":
-        if (!frame.caption.startsWith("step ")) logEvent(frame.caption);
+        logNarration(frame.narration);   // the caption sums these lines up on the picture
         prior = latest;
         latest = frame;
         redraw();
@@ -357,7 +322,10 @@ function connect() {
       case "refused":
         $("refused").textContent = `refused: ${frame.message}`;
         break;
-      case "event": logEvent(frame.text); break;
+      case "event":
+        if (frame.narration && frame.narration.length) logNarration(frame.narration); else logEvent(frame.text);
+        if (frame.ejected) logEvent(frame.text);
+        break;
       case "end": status("over"); finish(frame.result); break;
       case "error":
         if (frame.fatal) {

@@ -1,0 +1,318 @@
+// The room page: one room of the lobby server (docs/lobby.md), for any game, over the web
+// room's relay /api/lobby/ws — the same rooms people at terminals (gameroom connect) and bots
+// are in. /rooms/new?game=G&players=N[&private=1][&bots=a,b][&OPTION=value...] creates a room
+// and seats the chosen bots, /rooms/ID joins room ID (a person's seat: log in first), and
+// /rooms/ID?watch=1 watches it. The game is drawn from the lobby's GAME_STATEs (asked with
+// views and pictures), played on the board through the game's board module
+// (/boards/{game}.js): a room played by calls answers the referee's CALLs with REPLY, a room
+// played by events sends the offered events as GAME_EVENT. The narrator's lines are the story.
+import { showAccount } from "/static/session.js";
+import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const watching = params.get("watch") === "1";
+let roomId = location.pathname.endsWith("/new") ? null : Number(location.pathname.split("/").pop());
+let socket = null;
+let me = null;          // the name the lobby knows this browser by
+let games = [];         // GET_GAMES' games
+let game = null;        // this room's game
+let board = null;       // its board module
+let latest = null;      // the newest GAME_STATE
+let prompt = null;      // the decision this person is asked: {choices, method, call, event}
+let sentMove = null;    // the prompt of the move waiting for its ACK (a NACK asks again)
+let over = false;
+let clock = null;
+const seats = [];
+const bots = (params.get("bots") || "").split(",").filter((b) => b);
+
+function el(tag, text) { const n = document.createElement(tag); if (text !== undefined) n.textContent = text; return n; }
+function send(message) { socket.send(JSON.stringify(message)); }
+function logLine(text, kind = "") { tell($("events"), text, kind); }
+
+function status(value) { $("status").textContent = value; $("status").dataset.status = value; }
+
+function drawSeats() {
+  $("seats").replaceChildren();
+  seats.forEach((name, i) => {
+    const row = el("tr");
+    row.dataset.seat = name;
+    row.append(el("td", `P${i + 1}`), el("td", name + (name === me ? " (you)" : "")));
+    $("seats").append(row);
+  });
+}
+
+// -- drawing ------------------------------------------------------------------------------
+
+function fit() { fitPicture($("board"), $("picture")); }
+window.addEventListener("resize", fit);
+$("zoom").addEventListener("click", () => {
+  $("zoom").setAttribute("aria-pressed", String($("board").classList.toggle("zoomed")));
+  fit();
+});
+
+function show(state) {
+  $("caption").textContent = state.caption ? `step ${state.step}: ${state.caption}` : `step ${state.step}`;
+  if (state.svg) {
+    $("picture").innerHTML = state.svg;
+    $("view").classList.add("hidden");
+    fit();
+  } else {   // a game whose secrets cannot be drawn: the view as text
+    $("picture").textContent = "";
+    $("view").textContent = JSON.stringify(state.state, null, 1);
+    $("view").classList.remove("hidden");
+  }
+  if (board && board.mark && state.svg) {
+    try { board.mark({ picture: $("picture"), seat: me, view: state.state }, { ...state, view: state.state }, null); }
+    catch (e) { console.error(e); }
+  }
+}
+
+// -- a person's move ----------------------------------------------------------------------
+
+function boardUi() {
+  return {
+    picture: $("picture"),
+    svg: $("picture").querySelector("svg"),
+    seat: me,
+    view: latest ? latest.state : null,
+    frame: latest,
+    prompt,
+    choose(index) { move(prompt.choices[index].action); },
+    send(action) { move(action); },
+    // what the game's rules find wrong with tentative answers: the lobby's CHECK, 256 at a time
+    check(actions) {
+      if (prompt.event) return Promise.resolve(actions.map(() => "only the offered moves are taken"));
+      const asked = [];
+      for (let i = 0; i < actions.length; i += 256) {
+        const results = actions.slice(i, i + 256);
+        asked.push(new Promise((resolve) => { checks.push({ resolve, n: results.length }); request({ type: "CHECK", results }); }));
+      }
+      return Promise.all(asked).then((parts) => parts.flat());
+    },
+    ...boardControls(),
+  };
+}
+
+function endPrompt(text) {
+  prompt = null;
+  stopClock();
+  closePrompt();
+  if (text !== undefined) $("turn").textContent = text;
+}
+
+function move(action) {
+  if (!prompt) return;
+  $("refused").textContent = "";
+  sentMove = prompt;
+  if (prompt.event) request({ ...action, type: "GAME_EVENT" });
+  else request({ type: "REPLY", call: prompt.call, result: action });
+  document.body.dataset.sent = String(Number(document.body.dataset.sent || 0) + 1);
+  endPrompt("move sent");
+}
+
+let prompts = 0;
+function ask(next) {
+  endPrompt();
+  if (!next.choices.length) return;
+  prompt = next;
+  document.body.dataset.prompts = String(++prompts);   // tells tests (and people) a new prompt came
+  $("play").classList.remove("hidden");
+  $("controls").classList.remove("hidden");
+  $("turn").textContent = "your turn";
+  next.choices.forEach((choice, index) => {   // the keyboard's fallback: every legal move
+    const button = el("button", choice.label);
+    button.type = "button";
+    button.dataset.choice = String(index);
+    button.addEventListener("click", () => move(choice.action));
+    $("choices").append(button);
+  });
+  if (next.limit) startClock(next.limit);
+  if (board && latest) {
+    const ui = boardUi();
+    ui.clear();
+    try { board.play(ui); } catch (e) { console.error(e); ui.say(`the board failed (${e}): use the list of legal moves`); }
+  }
+}
+
+function stopClock() { if (clock) clearInterval(clock); clock = null; $("clock").textContent = ""; }
+
+function startClock(limit) {
+  stopClock();
+  const ends = Date.now() + limit * 1000;
+  const tick = () => {
+    const left = Math.max(0, (ends - Date.now()) / 1000);
+    $("clock").textContent = `${left.toFixed(0)} s left of ${limit} s`;
+    $("clock").classList.toggle("low", left < Math.min(10, limit / 3));
+  };
+  tick();
+  clock = setInterval(tick, 250);
+}
+
+// -- the room ---------------------------------------------------------------------------------
+
+async function loadBoard(name) {
+  try { board = await import(`/boards/${encodeURIComponent(name)}.js`); }
+  catch (e) { board = await import("/static/generic-board.js"); logLine(`the ${name} board did not load (${e})`); }
+}
+
+function roomLink(id) { return `${location.origin}/rooms/${id}`; }
+
+function entered(id) {   // in a room: its link to share, and (while it fills) a bot for the next seat
+  roomId = id;
+  history.replaceState(null, "", `/rooms/${id}${watching ? "?watch=1" : ""}`);
+  $("title").textContent = `${game ? game.name : ""} room ${id}`;
+  $("sharelink").textContent = roomLink(id);
+  $("sharelink").href = roomLink(id);
+  $("share").classList.remove("hidden");
+  if (!watching && game && game.bots.length) {
+    $("strategy").replaceChildren(...game.bots.map((b) => { const o = el("option", b); o.value = b; return o; }));
+    $("addbot").classList.remove("hidden");
+  }
+}
+
+function roomRequest() {   // what this page asks of the lobby once logged in
+  const settings = { person: true, views: true, pictures: true };
+  if (watching) return { type: "WATCH_ROOM", id: roomId, views: true, pictures: true };
+  if (roomId !== null) return { type: "ACCESS_ROOM", id: roomId, ...settings };
+  const request = { type: "CREATE_ROOM", game: game.name, numberOfPlayers: Number(params.get("players")),
+                    isPrivate: params.get("private") === "1", ...settings };
+  for (const option of game.options) {
+    if (!params.has(option.name)) continue;
+    const text = params.get(option.name);
+    if (option.kind === "flag") request[option.name] = text === "true" || text === "1" || text === "on";
+    else if (option.kind === "int" || option.kind === "float") request[option.name] = text === "" ? null : Number(text);
+    else if (option.kind === "list") request[option.name] = text.split(",").filter((v) => v);
+    else request[option.name] = text === "" ? null : text;
+  }
+  return request;
+}
+
+let expecting = [];   // the requests sent, in order: the lobby answers them in order
+const checks = [];    // the CHECKs waiting for their CHECKED, in order
+function request(message) { expecting.push(message.type); send(message); }
+
+function onAnswer(m) {   // ACK, NACK, ROOM_ID or GAMES: the answer to the oldest request
+  const asked = expecting.shift();
+  if (asked === "CHECK") {   // a refused check (the call is over): nothing is legal any more
+    const waiting = checks.shift();
+    if (waiting) waiting.resolve(m.type === "CHECKED" ? m.problems : Array(waiting.n).fill(m.errorMessage));
+    return;
+  }
+  if (m.type === "NACK") {
+    $("refused").textContent = `refused: ${m.errorMessage}`;
+    if (asked === "ACCESS_ROOM" || asked === "CREATE_ROOM" || asked === "WATCH_ROOM") {
+      if (/only watches/.test(m.errorMessage)) {
+        $("loginlink").href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+        $("login").classList.remove("hidden");
+      }
+      $("turn").textContent = "not in the room";
+    } else if ((asked === "REPLY" || asked === "GAME_EVENT") && sentMove) {
+      ask(sentMove);   // a refused move: the same decision again
+    }
+    return;
+  }
+  if (asked === "GET_GAMES") {
+    games = m.games;
+    if (roomId === null) {
+      game = games.find((g) => g.name === params.get("game"));
+      if (!game) { $("turn").textContent = `no game ${params.get("game")} in this lobby`; return; }
+    }
+    request(roomRequest());
+  } else if (m.type === "ROOM_ID") {
+    entered(m.id);
+    for (const strategy of bots) request({ type: "ADD_BOT", strategy });
+  } else if (asked === "ACCESS_ROOM" || asked === "WATCH_ROOM") {
+    entered(roomId);
+  }
+}
+
+async function onStart(m) {
+  game = games.find((g) => g.name === m.game) || games.find((g) => g.default) || game;
+  status("playing");
+  $("addbot").classList.add("hidden");
+  $("title").textContent = `${game.name} room ${roomId}`;
+  document.body.dataset.game = game.name;
+  await loadBoard(game.name);
+  logLine(`the game starts: ${seats.join(", ")}`);
+  if (latest) show(latest);
+  if (prompt) ask(prompt);
+}
+
+function onState(m) {
+  latest = m;
+  for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd(), line.startsWith(" ") ? "aside" : "");
+  if (board || !game) show(m);
+  const current = m.state && typeof m.state.currentPlayer === "number" ? seats[m.state.currentPlayer] : null;
+  for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === current);
+  if (m.moves) ask({ choices: m.moves, method: "act", event: true, limit: m.limit });
+  else if (prompt && prompt.event) endPrompt(current ? `to play: ${current}` : "");
+  else if (!prompt && current && current !== me) $("turn").textContent = `to play: ${current}`;
+  else if (!prompt && $("turn").textContent === "move sent") $("turn").textContent = "the others play";
+}
+
+function onEnd(m) {
+  over = true;
+  endPrompt("");
+  status("over");
+  for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd());
+  $("winners").textContent = m.error ? `stopped: ${m.error}` : `winners: ${(m.winners || []).join(", ") || "none"}`;
+}
+
+async function onMessage(m) {
+  switch (m.type) {
+    case "RELAY":
+      me = m.username;
+      $("you").textContent = m.guest ? `guest ${me} (watching)` : `you are ${me}`;
+      expecting = ["LOGIN"];
+      break;
+    case "ACK": case "NACK": case "ROOM_ID": case "GAMES": case "CHECKED":
+      if (m.fatal) { $("turn").textContent = m.errorMessage; over = true; break; }
+      if (expecting[0] === "LOGIN") {
+        expecting.shift();
+        if (m.type === "NACK") { $("turn").textContent = `the lobby refused ${me}: ${m.errorMessage}`; break; }
+        request({ type: "GET_GAMES" });
+      } else {
+        onAnswer(m);
+      }
+      break;
+    case "ADD_PLAYER":
+      seats[m.position] = m.username;
+      drawSeats();
+      if (!over && $("status").dataset.status !== "playing") status(`waiting for players (${seats.length} seated)`);
+      break;
+    case "PLAYER_DISCONNECT":
+      logLine(`${m.username} left (${m.reason}${m.message ? `: ${m.message}` : ""})`);
+      if (m.roomClosed) { over = true; endPrompt("the room was closed"); status("closed"); }
+      else if ($("status").dataset.status !== "playing") { seats.splice(seats.indexOf(m.username), 1); drawSeats(); }
+      if (m.username === me) endPrompt("you are out of the game");
+      break;
+    case "START_GAME": await onStart(m); break;
+    case "GAME_STATE": if ("step" in m) onState(m); break;
+    case "CALL":
+      if (!m.oneWay) ask({ choices: m.moves || [], method: m.method, call: m.call, limit: m.limit });
+      break;
+    case "END_GAME": onEnd(m); break;
+    default: break;   // a game's own broadcasts: its views tell the same
+  }
+}
+
+$("bot").addEventListener("click", () => request({ type: "ADD_BOT", strategy: $("strategy").value }));
+
+function connect() {
+  socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/lobby/ws`);
+  let queue = Promise.resolve();   // one message at a time, in order (a board module loads meanwhile)
+  socket.addEventListener("message", (message) => {
+    const m = JSON.parse(message.data);
+    queue = queue.then(() => onMessage(m)).catch((e) => console.error(e));
+  });
+  socket.addEventListener("close", () => {
+    for (const waiting of checks.splice(0)) waiting.resolve(Array(waiting.n).fill("the connection was lost"));
+    if (!over) { endPrompt("the connection to the lobby was lost: your seat is given up"); status("disconnected"); }
+  });
+}
+
+await showAccount();
+if (roomId === null && !params.get("game")) $("turn").textContent = "no game named: /rooms/new?game=...&players=N";
+else if (roomId !== null && !Number.isInteger(roomId)) $("turn").textContent = "not a room id";
+else connect();
