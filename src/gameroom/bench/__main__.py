@@ -48,6 +48,9 @@ def main() -> int:
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
     parser.add_argument("--players", type=int, default=1000, help="capacity: client connections (default 1000)")
+    parser.add_argument("--referees", choices=["hub", "threads"], default="hub",
+                        help="capacity: the server's referees as greenlets on one hub thread (the server's "
+                             "shape, default) or on a thread each (the shape before, to compare)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     parser.add_argument("--call-rooms", default="20,50,100",
                         help="lobby: rooms of Q (played by calls) at once, comma-separated")
@@ -96,7 +99,7 @@ def main() -> int:
     if args.game == "capacity":
         from gameroom.bench import capacity
 
-        capacity.run(args.players, args.games or 250, game_name=args.played)
+        capacity.run(args.players, args.games or 250, game_name=args.played, referees=args.referees)
         return 0
     if args.game == "league" and args.acceptance:
         from gameroom.bench import acceptance

@@ -26,6 +26,7 @@ asserted. The roles run as ``python -m gameroom.bench.capacity ROLE ...``.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import resource
 import socket
@@ -173,18 +174,18 @@ def client_work_ms(game_name: str, rounds: int = 5) -> float:
 
 # -- 2 and 3. the server and its clients --------------------------------------------------
 
-async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[str, Any]:
+async def _serve(game_name: str, players: int, games: int, seed: int, referees: str = "hub") -> dict[str, Any]:
     from gameroom.core.context import MatchContext
     from gameroom.core.hosting import SignupRules, name_rule
     from gameroom.core.handoff import run_in_thread
     from gameroom.core.match import Seat
     from gameroom.remote.aio import loop_name
-    from gameroom.remote.proxy_player import ProxyPlayer, remote_seat
+    from gameroom.remote.hub import shared_hub
+    from gameroom.remote.proxy_player import ProxyPlayer, remote_seats
     from gameroom.server.signup import Signup
 
     game = _game(game_name)
     table_size = _table(game)
-    loop = asyncio.get_running_loop()
     rules = SignupRules(table_size, table_size, 1, 120.0, 10.0, 10.0, name_rule(r"[A-Za-z0-9]+", 20),
                         backlog=table_size)
     tables = players // table_size
@@ -234,6 +235,7 @@ async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[st
         return result
 
     gate = asyncio.Semaphore(games)
+    hub = shared_hub() if referees == "hub" else None
 
     async def table(index: int, players_: list[Any]) -> Any:
         if len(players_) < table_size:   # a client that could not sign up: nothing to measure here
@@ -241,18 +243,38 @@ async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[st
                 p.connection.close()
             return None
         async with gate:
-            seats = [remote_seat(game.protocol, p.connection, loop, p.name) for p in players_]
+            seats = await remote_seats(game.protocol, [(p.name, p.connection) for p in players_], hub)
             try:
+                if hub is not None:
+                    return await hub.run(play, seats, index)
                 return await run_in_thread(play, seats, index)
             finally:
                 for p in players_:
                     p.connection.close()
 
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+    collecting = [0.0, 0.0]   # seconds spent in the cyclic garbage collector; when the last began
+    by_generation = [[0, 0.0], [0, 0.0], [0, 0.0]]
+
+    def collector(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collecting[1] = time.thread_time()
+        else:
+            spent = time.thread_time() - collecting[1]
+            collecting[0] += spent
+            by_generation[info["generation"]][0] += 1
+            by_generation[info["generation"]][1] += spent
+
+    gc.callbacks.append(collector)
+    usage = resource.getrusage(resource.RUSAGE_SELF)   # its ru_maxrss: the peak of signing everyone up
     start = time.perf_counter()
     results = await asyncio.gather(*(table(i, list(p)) for i, p in enumerate(signed)), return_exceptions=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF)
+    gc.callbacks.remove(collector)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if failures:
+        print(f"capacity: {len(failures)} games failed, the first: {type(failures[0]).__name__}: {failures[0]}",
+              file=sys.stderr, flush=True)
     finished = sum(1 for r in results if isinstance(r, list))
     ejected = sum(len(r[1]) for r in results if isinstance(r, list))
     return {"tables": tables, "finished": finished, "ejected": ejected, "seconds": wall, "calls": len(calls),
@@ -260,7 +282,8 @@ async def _serve(game_name: str, players: int, games: int, seed: int) -> dict[st
             "away_ms": statistics.mean(away) * 1e3 if away else float("nan"),
             "p50_added_ms": _percentile(added, 0.5) * 1e3, "p99_added_ms": _percentile(added, 0.99) * 1e3,
             "cpu_s": (after.ru_utime + after.ru_stime) - (usage.ru_utime + usage.ru_stime),
-            "rss_mb": after.ru_maxrss / 1024, "loop": loop_name()}
+            "rss_mb": after.ru_maxrss / 1024, "signup_rss_mb": usage.ru_maxrss / 1024, "loop": loop_name(), "gc_s": collecting[0], "gc": by_generation,
+            "user_s": after.ru_utime - usage.ru_utime, "system_s": after.ru_stime - usage.ru_stime}
 
 
 async def _clients(game_name: str, ports: Sequence[int]) -> None:
@@ -278,10 +301,11 @@ async def _clients(game_name: str, ports: Sequence[int]) -> None:
     await asyncio.gather(*(table(port, i) for i, port in enumerate(ports)))
 
 
-def measure(game_name: str, players: int, games: int, seed: int = 0) -> dict[str, Any]:
-    """Run a server of ``players`` clients (``players/4`` tables, ``games`` at once)."""
+def measure(game_name: str, players: int, games: int, seed: int = 0, referees: str = "hub") -> dict[str, Any]:
+    """Run a server of ``players`` clients (``players/4`` tables, ``games`` at once), its
+    referees greenlets on the hub or threads (``referees``)."""
     server: subprocess.Popen[str] = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
-                               str(games), str(seed)], stdout=subprocess.PIPE, text=True)
+                               str(games), str(seed), referees], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     clients: list[subprocess.Popen[bytes]] = []
     try:
@@ -306,7 +330,7 @@ def measure(game_name: str, players: int, games: int, seed: int = 0) -> dict[str
     return figures
 
 
-def run(players: int = 1000, games: int = 250, *, game_name: str) -> dict[str, Any]:
+def run(players: int = 1000, games: int = 250, *, game_name: str, referees: str = "hub") -> dict[str, Any]:
     from gameroom.remote.aio import loop_name
 
     game = _game(game_name)
@@ -319,7 +343,7 @@ def run(players: int = 1000, games: int = 250, *, game_name: str) -> dict[str, A
     floor = floor_ms(game_name)
     print(f"capacity: loopback JSON round trip of a {game_name} game's messages (floor, {loop_name()} peer): "
           f"{floor:.3f} ms", flush=True)
-    one = measure(game_name, CALL_GAMES * table, 1)
+    one = measure(game_name, CALL_GAMES * table, 1, referees=referees)
     own = client_work_ms(game_name)
     print(f"capacity: one remote call ({CALL_GAMES} games of {table} {strategy} clients, one at a time, "
           f"{one['calls']} calls): "
@@ -327,17 +351,19 @@ def run(players: int = 1000, games: int = 250, *, game_name: str) -> dict[str, A
           f"({game_name}'s codecs and the {strategy} turn, measured in process) {own:.3f} ms, the rest "
           f"{one['call_ms'] - own:.3f} ms = {(one['call_ms'] - own) / floor:.2f}x the floor; "
           f"from the call ready to send to its reply read {one['away_ms']:.3f} ms", flush=True)
-    big = measure(game_name, players, games)
+    big = measure(game_name, players, games, referees=referees)
     games_per_s = big["finished"] / big["seconds"]
     cpu_per_call = big["cpu_s"] / big["calls"] * 1e6 if big["calls"] else float("nan")
     calls_per_s = big["calls"] / big["seconds"]
-    print(f"capacity: {players} players, {big['tables']} games, at most {games} at once ({big['loop']} server): "
+    print(f"capacity: {players} players, {big['tables']} games, at most {games} at once ({big['loop']} server, "
+          f"referees {'as greenlets on one hub thread' if referees == 'hub' else 'on a thread each'}): "
           f"{big['finished']} finished ({big['ejected']} players ejected) in {big['seconds']:.2f} s = "
           f"{games_per_s:.1f} games/s, {calls_per_s:.0f} calls/s; time the server adds to a call "
           f"p50 {big['p50_added_ms']:.3f} ms, p99 {big['p99_added_ms']:.3f} ms; mean call under load "
-          f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s = {cpu_per_call:.0f} µs a call, "
-          f"peak RSS {big['rss_mb']:.1f} MB", flush=True)
-    summary = {"players": players, "games": games, "games_per_s": round(games_per_s, 2),
+          f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s = {cpu_per_call:.0f} µs a call (user "
+          f"{big['user_s']:.2f} s, system {big['system_s']:.2f} s, garbage collection {big['gc_s']:.2f} s), "
+          f"peak RSS {big['rss_mb']:.1f} MB ({big['signup_rss_mb']:.1f} MB once every player had signed up)", flush=True)
+    summary = {"players": players, "games": games, "referees": referees, "games_per_s": round(games_per_s, 2),
                "calls_per_s": round(calls_per_s, 1), "p50_added_ms": round(big["p50_added_ms"], 4),
                "p99_added_ms": round(big["p99_added_ms"], 4), "call_ms": round(one["call_ms"], 4),
                "floor_ms": round(floor, 4), "server_cpu_s": round(big["cpu_s"], 3),
@@ -353,7 +379,7 @@ def _main(argv: Sequence[str]) -> None:
     if role == "echo":
         aio.run(_echo(argv[1], int(argv[2])))
     elif role == "server":
-        figures = aio.run(_serve(argv[1], int(argv[2]), int(argv[3]), int(argv[4])))
+        figures = aio.run(_serve(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), argv[5]))
         print(json.dumps(figures), flush=True)
     elif role == "clients":
         aio.run(_clients(argv[1], [int(p) for p in argv[2].split(",")]))

@@ -155,6 +155,10 @@ class ServerPlan:
     error_result: Any                        # printed when the game cannot be run
     house_seats: Callable[[], list[Seat]] = field(default=lambda: [])
     keep_alive: bool = False                 # sign up and play again after every game, forever
+    # ``play`` makes no thread and waits on nothing but its seats' calls (and its house
+    # seats are trusted): it may run as a greenlet on the server's hub (``remote.hub``),
+    # one thread for every game, instead of a thread of its own.
+    single_thread: bool = False
 
 
 @dataclass

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from gameroom.remote.blocking import BlockingConnection
 from gameroom.remote.errors import ConnectionClosed, ReadTimeout
+from gameroom.remote.hub import Hub, HubConnection
 from gameroom.remote.jsonstream import (DEFAULT_MAX_VALUE_BYTES, NEED_MORE, JSONStreamDecoder,
                                         JSONStreamError, encode)
 
@@ -170,10 +171,11 @@ class Connection:
         except asyncio.TimeoutError:
             raise ReadTimeout(f"no complete reply within the time limit of {limit:g} s") from None
 
-    def detach(self) -> BlockingConnection:
+    def detach(self, hub: Hub | None = None) -> BlockingConnection:
         """Take the socket out of the loop for blocking use on one other thread (a
-        referee's); call on the loop's thread. The bytes already read carry over; the loop
-        never reads this socket again, and :meth:`close` hangs up both."""
+        referee's), or for a referee greenlet on ``hub``; call on the loop's thread. The
+        bytes already read carry over; the loop never reads this socket again, and
+        :meth:`close` hangs up both."""
         if self._detached is not None:
             return self._detached
         transport = self._writer.transport
@@ -189,9 +191,14 @@ class Connection:
                 buffered.clear()
             raw = transport.get_extra_info("socket")
             if raw is not None:
-                # A duplicate descriptor: the (paused) transport keeps its own until close.
+                # A duplicate descriptor, then the transport lets its own go (a plain close
+                # of that descriptor: the connection lives on in the duplicate), so a seat
+                # holds one descriptor, not two: at 10,000 players the two ran into the
+                # limit of 20,000 open files.
                 sock = socket.socket(fileno=os.dup(raw.fileno()))
-        self._detached = BlockingConnection(sock, self._decoder)
+                transport.abort()
+        self._detached = (BlockingConnection(sock, self._decoder) if hub is None
+                          else HubConnection(sock, self._decoder, hub))
         return self._detached
 
     def close(self) -> None:

@@ -1,16 +1,17 @@
 """Running one game (or tournament) for remote players: sign up, play, report.
 
-The asyncio loop accepts every connection and signs players up; the game's referee runs on
-its own thread and reaches its remote players through proxies that take their sockets off
-the loop and use them directly from that thread (no hand-off per call), so a slow or silent
-client costs its own call a time-out and never blocks the loop or another game.
-:func:`host_game_on` may run many times at once in one process, which is how one server
-holds many games (``python -m gameroom.bench capacity``).
+The asyncio loop accepts every connection and signs players up; the game's referee then
+reaches its remote players through proxies that take their sockets off the loop and use
+them directly (no hand-off per call), so a slow or silent client costs its own call a
+time-out and never blocks the loop or another game. A plan that says it runs on one thread
+(``ServerPlan.single_thread``: it waits on nothing but its seats) runs as a greenlet on the
+process's hub (``gameroom.remote.hub``: one thread and one epoll for every such game);
+any other on a thread of its own. :func:`host_game_on` may run many times at once in one
+process, which is how one server holds many games (``python -m gameroom.bench capacity``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import traceback
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ from typing import Any
 
 from gameroom.core.handoff import run_in_thread
 from gameroom.core.hosting import ServerPlan
-from gameroom.remote.proxy_player import remote_seat
+from gameroom.remote.hub import shared_hub
+from gameroom.remote.proxy_player import remote_seats
 from gameroom.server.signup import Signup
 
 __all__ = ["Hosted", "host_game", "host_game_on", "host_listening", "host_once", "run_in_thread"]
@@ -40,7 +42,6 @@ class Hosted:
 async def host_once(signup: Signup, plan: ServerPlan, say_why: bool = True) -> Hosted:
     """Sign players up on an already listening ``signup`` and run the plan; ``say_why``
     logs why no game was played (a caller that reports it itself passes False)."""
-    loop = asyncio.get_running_loop()
     try:
         players = await signup.run()
         if len(players) < plan.rules.min_players:
@@ -48,8 +49,12 @@ async def host_once(signup: Signup, plan: ServerPlan, say_why: bool = True) -> H
             if say_why:
                 logger.info(why)
             return Hosted(plan.no_game_result, False, why)
-        seats = plan.house_seats() + [remote_seat(plan.protocol, p.connection, loop, p.name) for p in players]
+        house = plan.house_seats()
+        hub = shared_hub() if plan.single_thread and all(seat.trusted for seat in house) else None
+        seats = house + await remote_seats(plan.protocol, [(p.name, p.connection) for p in players], hub)
         try:
+            if hub is not None:
+                return Hosted(await hub.run(plan.play, seats), True)
             return Hosted(await run_in_thread(plan.play, seats), True)
         except Exception as exc:
             # One line, never a traceback on the log: the reason and where it was raised (the

@@ -99,6 +99,71 @@ def test_copy_is_independent() -> None:
     assert c.candidates(T("red square"))[-1] == (1, 1)
 
 
+def test_a_copy_is_copied_on_write_either_way() -> None:
+    """The copy shares the tables until one side writes; the side that writes first
+    leaves the other as it was (the copy writing, or the original moving on)."""
+    m = qmap_of({(0, 0): "red star"})
+    c = m.copy()
+    assert c._kinds is m._kinds   # shared: no copy made yet
+    m.place((0, 1), T("red circle"))   # the referee moves on while the seat holds its copy
+    assert (0, 1) in m and (0, 1) not in c
+    assert c.candidates(T("red square")) == [(-1, 0), (0, -1), (0, 1), (1, 0)]
+    assert bookkeeping(c) == bookkeeping(qmap_of({(0, 0): "red star"}))
+    c2 = m.copy()
+    c2.place((1, 0), T("red square"))   # the seat edits its copy: the original is untouched
+    assert (1, 0) not in m and bookkeeping(m) == bookkeeping(qmap_of({(0, 0): "red star", (0, 1): "red circle"}))
+    c2.remove((1, 0))
+    assert c2 == m
+
+
+def test_a_dropped_copy_costs_no_copy() -> None:
+    m = qmap_of({(0, 0): "red star"})
+    tables = m._kinds
+    m.copy()   # dropped at once (as a remote proxy drops what it encoded)
+    m.place((0, 1), T("red circle"))
+    assert m._kinds is tables
+
+
+def test_a_copy_of_a_shared_copy_is_independent() -> None:
+    m = qmap_of({(0, 0): "red star"})
+    c = m.copy()
+    cc = c.copy()
+    m.place((0, 1), T("red circle"))
+    assert (0, 1) not in c and (0, 1) not in cc
+    cc.place((1, 0), T("red square"))
+    assert (1, 0) not in c and (1, 0) not in m
+
+
+def test_a_shared_copy_pickles_as_an_independent_map() -> None:
+    import pickle
+
+    m = qmap_of({(0, 0): "red star"})
+    c = pickle.loads(pickle.dumps(m.copy()))
+    c.place((0, 1), T("red circle"))
+    assert c != m and (0, 1) not in m
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(coords_st, tiles_st, st.booleans()), max_size=25))
+def test_copies_never_see_each_others_writes(moves: list) -> None:
+    """Whichever side writes, each map ends as if it alone had made its moves."""
+    m = qmap_of({(0, 0): "red star"})
+    plain = {(0, 0): T("red star")}
+    copies: list[tuple[QMap, dict]] = []
+    for coord, tile, on_copy in moves:
+        if on_copy and copies:
+            target, cells = copies[-1]
+        else:
+            target, cells = m, plain
+        if coord not in cells:
+            target.place(coord, tile)
+            cells[coord] = tile
+        copies.append((m.copy(), dict(plain)))
+    assert m.to_dict() == plain
+    for copy, cells in copies:
+        assert copy.to_dict() == cells
+
+
 def test_reading_helpers() -> None:
     m = qmap_of({(2, 1): "red star", (0, 5): "blue circle"})
     assert m.sorted_items() == [((0, 5), T("blue circle")), ((2, 1), T("red star"))]

@@ -58,7 +58,8 @@ def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, see
         return outcome.to_json()
 
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(server), play=play,
-                      no_game_result=config.NO_GAME_RESULT, error_result=config.NO_GAME_RESULT)
+                      no_game_result=config.NO_GAME_RESULT, error_result=config.NO_GAME_RESULT,
+                      single_thread=True)
 
 
 # -- the broken proxy referees of the bonus client (§9.10) -----------------------------------

@@ -73,7 +73,7 @@ def server_plan(config: Config) -> ServerPlan:
 
     nothing = PlainText("\n".join(result_lines([])))
     return ServerPlan(protocol=PROTOCOL, rules=signup_rules(config), play=play, no_game_result=nothing,
-                      error_result=nothing, keep_alive=config.server.keep_alive)
+                      error_result=nothing, keep_alive=config.server.keep_alive, single_thread=True)
 
 
 class _LogObserver:

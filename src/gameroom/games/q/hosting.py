@@ -76,7 +76,8 @@ def server_plan(config: ServerConfig, deal_seed: int | None = None) -> ServerPla
                            rules=QRules(referee.config_s.qbo, referee.config_s.fbo))
         return outcome.to_json()
 
-    return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME)
+    return ServerPlan(protocol=PROTOCOL, rules=rules, play=play, no_game_result=NO_GAME, error_result=NO_GAME,
+                      single_thread=True)
 
 
 # -- the broken proxy referees of the bonus client (9.5) ---------------------------------------

@@ -15,10 +15,18 @@ neighbours (the fit rule looks at immediate neighbours only, 3.4), so trying a m
 ``place`` ... ``remove`` rather than a copy of the map, and the strategies find their
 candidate by looking at three small sets. Lines longer than six tiles and duplicates in
 a line are allowed (spec 11 #1).
+
+:meth:`QMap.copy` is copy-on-write: the copy shares the original's tables until either of
+them is changed, and the one that changes first makes the other independent (a copy
+copies for itself; the original first gives each copy still alive its own tables). A
+referee hands every untrusted seat a copy of its map each turn, so that nothing the seat
+does to it reaches the game; a seat that only reads the copy, or drops it before the
+referee's next move (a remote proxy encodes it at once), costs no copy at all.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 from itertools import islice
 from typing import Iterable, Iterator, Mapping, Sequence
@@ -170,7 +178,8 @@ class QMap:
     True
     """
 
-    __slots__ = ("_kinds", "_free", "_index", "_multi", "_w", "_b", "_lo", "_hi", "_dirs")
+    __slots__ = ("_kinds", "_free", "_index", "_multi", "_w", "_b", "_lo", "_hi", "_dirs", "_shared", "_copies",
+                 "__weakref__")
 
     def __init__(self, cells: Mapping[Coord, Tile] | None = None) -> None:
         triples = ([(int(coord[0]), int(coord[1]), KIND_INDEX[t]) for coord, t in cells.items()]
@@ -188,6 +197,11 @@ class QMap:
 
     def _fill(self, bits: int, triples: Iterable[tuple[int, int, int]]) -> None:
         """Set the key width and put the (row, column, kind) cells on an empty index."""
+        # Copy-on-write: whether the tables below belong to another map (this one is its
+        # copy and must copy them before it writes), and the weak references to this
+        # map's copies that may still share its tables.
+        self._shared = False
+        self._copies: list[weakref.ref[QMap]] | None = None
         w = 1 << bits
         self._w, self._b = w, w >> 1
         self._lo, self._hi = -(w >> 1) + (w >> 3), (w >> 1) - (w >> 3) - 1
@@ -232,6 +246,7 @@ class QMap:
 
     def _rekey(self, widest: int = 0, reach: int = 0) -> None:
         """Re-key the map for columns up to `widest` and extensions of `reach` tiles."""
+        self._write()
         coord_of = self.coord_of
         triples = [(*coord_of(key), k) for key, k in self._kinds.items()]
         self._fill(_bits_for(max([widest, *[abs(c) for _, c, _ in triples]]), reach), triples)
@@ -332,6 +347,18 @@ class QMap:
         kinds, coord_of = self._kinds, self.coord_of
         return [(coord_of(key), ALL_KINDS[kinds[key]]) for key in sorted(kinds)]
 
+    def sorted_kinds(self) -> list[tuple[int, int, int]]:
+        """All (row, column, kind index) cells in row-major order: :meth:`sorted_items`
+        without making coordinates and tiles (what an encoder of the whole map reads)."""
+        kinds, w, b = self._kinds, self._w, self._b
+        cells: list[tuple[int, int, int]] = []
+        append = cells.append
+        for key in sorted(kinds):
+            # key = row * w + column + b with 0 <= column + b < w
+            r, cb = divmod(key, w)
+            append((r, cb - b, kinds[key]))
+        return cells
+
     def to_dict(self) -> dict[Coord, Tile]:
         """The cells as a plain dict."""
         return dict(self.items())
@@ -346,15 +373,56 @@ class QMap:
         return min(rows), max(rows), min(cols), max(cols)
 
     def copy(self) -> QMap:
-        """An independent copy (index included)."""
+        """An independent copy (index included), copy-on-write: it shares this map's
+        tables until one of the two changes (see the module's docstring). A copy of a copy
+        that still shares is made at once (only an original keeps track of its copies)."""
         new = QMap.__new__(QMap)
         new._w, new._b, new._lo, new._hi, new._dirs = self._w, self._b, self._lo, self._hi, self._dirs
-        new._kinds = self._kinds.copy()
-        new._free = self._free.copy()
-        new._index = defaultdict(set, {slot: s.copy() for slot, s in self._index.items() if s})
-        new._multi = (None if self._multi is None else
-                      defaultdict(set, {key: s.copy() for key, s in self._multi.items() if s}))
+        new._copies = None
+        if self._shared:
+            new._shared = False
+            new._take_tables(self)
+            return new
+        new._kinds, new._free, new._index, new._multi = self._kinds, self._free, self._index, self._multi
+        new._shared = True
+        if self._copies is None:
+            self._copies = []
+        self._copies.append(weakref.ref(new))
         return new
+
+    def _take_tables(self, source: QMap) -> None:
+        """Make this map's tables copies of ``source``'s."""
+        self._kinds = source._kinds.copy()
+        self._free = source._free.copy()
+        self._index = defaultdict(set, {slot: s.copy() for slot, s in source._index.items() if s})
+        self._multi = (None if source._multi is None else
+                       defaultdict(set, {key: s.copy() for key, s in source._multi.items() if s}))
+
+    def _write(self) -> None:
+        """About to change the tables: a copy that shares them takes its own, and an
+        original first gives its live copies theirs."""
+        if self._shared:
+            self._take_tables(self)
+            self._shared = False
+        copies = self._copies
+        if copies is not None:
+            self._copies = None
+            for ref in copies:
+                copy = ref()
+                if copy is not None and copy._shared:
+                    copy._take_tables(copy)
+                    copy._shared = False
+
+    def __getstate__(self) -> dict[str, object]:
+        """What pickling keeps: the tables and the key width (never the weak references)."""
+        return {name: getattr(self, name) for name in ("_kinds", "_free", "_index", "_multi", "_w", "_b", "_lo",
+                                                       "_hi", "_dirs")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._shared = False
+        self._copies = None
 
     def run(self, coord: Coord, along_row: bool) -> tuple[Coord, list[int]]:
         """The maximal contiguous run of tiles through the occupied `coord`, along its row
@@ -562,6 +630,8 @@ class QMap:
     def place_key(self, key: int, k: int) -> None:
         """:meth:`place` of the kind `k` at a key whose column is within the range of
         occupied columns (every free neighbour's is)."""
+        if self._shared or self._copies is not None:
+            self._write()
         kinds = self._kinds
         if key in kinds:
             raise ValueError(f"coordinate {self.coord_of(key)} is already occupied")
@@ -614,6 +684,8 @@ class QMap:
 
     def remove(self, coord: Coord) -> Tile:
         """Take the tile off `coord` and return it (undo of :meth:`place`)."""
+        if self._shared or self._copies is not None:
+            self._write()
         kinds = self._kinds
         key = self.probe(coord)
         k = None if key is None else kinds.pop(key, None)
