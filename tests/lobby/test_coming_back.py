@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.lobby.rooms import LobbyProcess, RoomClient, play_person
+from tests.lobby.rooms import LobbyProcess, Recording, RoomClient, play_person
 
 
 def _room(creator: RoomClient, players: int, bots: int) -> int:
@@ -22,20 +22,6 @@ def _room(creator: RoomClient, players: int, bots: int) -> int:
     for _ in range(bots):
         assert creator.request({"type": "ADD_BOT", "strategy": "dag"}, "ACK") == {"type": "ACK"}
     return room
-
-
-class Recording(RoomClient):
-    """A logged-in client that keeps every message it reads."""
-
-    def __init__(self, client: RoomClient) -> None:
-        super().__init__(client.sock)
-        self.decoder, self.name = client.decoder, client.name
-        self.seen: list[Any] = []
-
-    def recv(self) -> Any:
-        m = super().recv()
-        self.seen.append(m)
-        return m
 
 
 def _log_in_again(lobby: LobbyProcess, name: str) -> RoomClient:
