@@ -1,8 +1,8 @@
 """A person who reloads the room page mid-game gets the lobby's seat back (docs/lobby.md,
 "Coming back"): in a real Chromium, a person plays a room of Q (played by calls) and of
 Eriantys (played by events, the lobby in resilience mode) against a bot, reloads the
-page while its decision waits, and finishes the game on the rebuilt page. A real lobby
-subprocess, a real web room subprocess relaying to it."""
+page while its decision waits, then loses the page's websocket, and finishes the game
+on the rebuilt page. A real lobby subprocess, a real web room subprocess relaying to it."""
 
 from __future__ import annotations
 
@@ -40,6 +40,9 @@ def _sent(page: Any) -> int:
 def test_a_person_reloads_the_room_page_mid_game_and_finishes_it(lobby: LobbyProcess, web: WebServer, browser: Any,
                                                                    game: str, bot: str) -> None:
     context, page, errors = page_of(browser, "laptop")
+    # the page's websockets, so that the test can drop one as a network would
+    page.add_init_script("""window.sockets = []; const Native = window.WebSocket;
+        window.WebSocket = class extends Native { constructor(...a) { super(...a); window.sockets.push(this); } };""")
     try:
         sign_up(page, web.url, f"reload{game}")
         page.goto(f"{web.url}/rooms/new?game={game}&players=2&bots={bot}")
@@ -64,6 +67,9 @@ def test_a_person_reloads_the_room_page_mid_game_and_finishes_it(lobby: LobbyPro
             f"reload{game}", f"{bot}1"]
         page.wait_for_selector("#picture svg")
         page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)   # the decision, asked again
+        page.evaluate("() => window.sockets[window.sockets.length - 1].close()")   # the connection drops
+        page.wait_for_selector("body[data-rejoined='2']")   # reconnected by itself, the seat given back
+        page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
         play_on_the_board(page, game)
         assert page.inner_text("#winners").startswith("winners:")
         assert "stopped" not in page.inner_text("#winners")
