@@ -6,30 +6,19 @@ on the rebuilt page. A real lobby subprocess, a real web room subprocess relayin
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from tests.lobby.rooms import LobbyProcess
-from tests.web.conftest import WebServer, running_web
+from tests.web.conftest import WebServer
 from tests.web.test_boards import click_move, play_on_the_board, sign_up
 from tests.web.test_lobby_pages import page_of
 
 
-@pytest.fixture(scope="module")
-def lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LobbyProcess]:
-    """A lobby whose held seats and resilience mode outlast any reload on a loaded machine."""
-    server = LobbyProcess(tmp_path_factory.mktemp("reloadlobby"), {
-        "relayAddresses": ["127.0.0.1"], "callTimeoutSeconds": 60, "turnTimeoutSeconds": 600,
-        "personTimeoutSeconds": 600, "resilience": True, "reconnectGraceSeconds": 600, "soloTimeoutSeconds": 600})
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def web(lobby: LobbyProcess) -> Iterator[WebServer]:
-    with running_web("--lobby", f"127.0.0.1:{lobby.port}") as server:
-        yield server
+LOBBY_CONFIG = {"personTimeoutSeconds": 600, "resilience": True, "reconnectGraceSeconds": 600,
+                "soloTimeoutSeconds": 600}
+"""Held seats and the resilience mode that outlast any reload on a loaded machine."""
 
 
 def _sent(page: Any) -> int:
