@@ -119,6 +119,21 @@ class RoomClient(Conversation):
         self.sock.close()
 
 
+class Recording(RoomClient):
+    """A logged-in client that keeps every message it reads (the others' departures a
+    scripted person does not stop for)."""
+
+    def __init__(self, client: RoomClient) -> None:
+        super().__init__(client.sock)
+        self.decoder, self.name = client.decoder, client.name
+        self.seen: list[Any] = []
+
+    def recv(self) -> Any:
+        m = super().recv()
+        self.seen.append(m)
+        return m
+
+
 def play_person(client: RoomClient, rng: random.Random, refuse_first: Any = None) -> dict[str, Any]:
     """Play a person's seat to the end of the game from the moves offered: at the first
     decision first an answer the lobby must refuse (``refuse_first``, or one the game's

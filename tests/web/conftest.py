@@ -163,14 +163,16 @@ def stored_league(where: Path, url: str, game: str, bots: str, games: int) -> No
 
 
 @pytest.fixture(scope="module")
-def lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def lobby(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A real ``gameroom lobby`` (rooms of every game) that counts each of the web room's
     people on its own (``relayAddresses``), with generous limits for programs and for an
-    Eriantys turn: the machine is shared and may be loaded."""
+    Eriantys turn: the machine is shared and may be loaded. A test module's
+    ``LOBBY_CONFIG`` adds to its configuration."""
     from tests.lobby.rooms import LobbyProcess
 
-    server = LobbyProcess(tmp_path_factory.mktemp("weblobby"), {"relayAddresses": ["127.0.0.1"],
-                                                                 "callTimeoutSeconds": 60, "turnTimeoutSeconds": 600})
+    config = {"relayAddresses": ["127.0.0.1"], "callTimeoutSeconds": 60, "turnTimeoutSeconds": 600,
+              **getattr(request.module, "LOBBY_CONFIG", {})}
+    server = LobbyProcess(tmp_path_factory.mktemp("weblobby"), config)
     yield server
     server.stop()
 

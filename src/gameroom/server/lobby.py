@@ -361,8 +361,9 @@ class Lobby:
         self.debug_log = debug_log
         self.clients: set[Client] = set()
         self.names: dict[str, Client | HouseBot] = {}   # username_key -> its connection (or house bot)
-        # resilience: username_key -> (room, seat, grace timer, the name as it logged in)
-        self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle, str]] = {}
+        # resilience, and a held seat of a room played by calls: username_key -> (room,
+        # seat, grace timer, the name as it logged in, the seat's person/views/pictures)
+        self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle, str, tuple[bool, bool, bool]]] = {}
         self.rooms: dict[int, Room] = {}
         self.room_ids = list(config.room_ids)
         # Without a seed, room ids come from the system's generator: ids of private rooms must
@@ -548,7 +549,10 @@ class Lobby:
         key = self.name_key(name)
         held = self.reserved.get(key)
         if held is not None and held[3] == name:
-            self._reconnect(client, key)
+            if held[0].referee is not None:
+                self._return_to_seat(client, key)
+            else:
+                self._reconnect(client, key)
             return
         if key in self.names or held is not None:
             client.send(nack("Username was already taken"))
@@ -1036,7 +1040,11 @@ class Lobby:
         if seat < 0:
             self._stop_watching(room, client)
         elif room.hosted.by_calls:
-            self._leave_seat(room, client, reason)
+            if room.referee is not None and reason == "CONNECTION_LOST" and self.config.reconnect_grace > 0 and (
+                    client.person or self.config.resilience):
+                self._hold_seat(room, client, seat)
+            else:
+                self._leave_seat(room, client, reason)
         elif room.started and self.config.referee:
             self._eject(room, seat, reason)
         elif room.started and self.config.resilience and reason == "CONNECTION_LOST":
@@ -1069,7 +1077,8 @@ class Lobby:
 
     def _close_if_abandoned(self, room: Room, username: str, reason: str) -> None:
         if self.rooms.get(room.id) is room and not any(isinstance(m, Client) and m.room is room
-                                                       for m in room.members):
+                                                       for m in room.members) and not any(
+                held[0] is room for held in self.reserved.values()):   # a held seat may come back
             if room.watchers:
                 if room.referee is not None:
                     return   # the spectators watch the bots play on
@@ -1107,7 +1116,7 @@ class Lobby:
                 member.room, member.seat, member.person, member.views = None, -1, False, False
                 if member.state == IN_ROOM:
                     member.state = LOBBY
-        for key, (reserved_room, _seat, timer, _name) in list(self.reserved.items()):
+        for key, (reserved_room, _seat, timer, _name, _settings) in list(self.reserved.items()):
             if reserved_room is room:
                 timer.cancel()
                 del self.reserved[key]
@@ -1134,7 +1143,9 @@ class Lobby:
         """The referee ejected ``seat``: its member is back in the lobby (a house bot is
         gone); a room with nobody left to tell is closed."""
         member = room.members[seat] if seat < len(room.members) else None
-        if member is None:
+        self._drop_hold(room, seat)
+        if member is None:   # a seat that left, or was held for its person and not taken back
+            asyncio.get_running_loop().call_soon(self._close_if_abandoned, room, room.usernames[seat], "EJECTED")
             return
         room.members[seat] = None
         if isinstance(member, HouseBot):
@@ -1160,7 +1171,8 @@ class Lobby:
         room.members[seat] = None
         loop = asyncio.get_running_loop()
         name, key = client.username or "", client.name_key or ""
-        self.reserved[key] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, key), name)
+        self.reserved[key] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, key), name,
+                              (client.person, client.views, client.pictures))
         room.game, broadcasts = _events(room).disconnect(room.game, seat, self.config.solo_timeout)
         room.broadcast(broadcasts)
         self._suspension(room)
@@ -1177,7 +1189,15 @@ class Lobby:
             room.solo_timer = None
 
     def _grace_over(self, key: str) -> None:
-        self.reserved.pop(key, None)
+        held = self.reserved.pop(key, None)
+        if held is None:
+            return
+        room, seat, _timer, name, _settings = held
+        if room.referee is not None and self.rooms.get(room.id) is room:   # a held seat of a room played by calls
+            self.log(f"room {room.id}: {name} did not come back within {self.config.reconnect_grace:g} s")
+            room.referee.departed(seat, "CONNECTION_LOST",
+                                  f"the connection was lost and not restored within {self.config.reconnect_grace:g} s")
+            self._close_if_abandoned(room, name, "CONNECTION_LOST")
 
     def _solo_over(self, room: Room) -> None:
         room.solo_timer = None
@@ -1192,18 +1212,57 @@ class Lobby:
         self._after_change(room)
 
     def _reconnect(self, client: Client, key: str) -> None:
-        room, seat, timer, name = self.reserved.pop(key)
-        timer.cancel()
-        client.username, client.name_key, client.state = name, key, IN_ROOM
-        self.names[key] = client
-        client.room, client.seat = room, seat
+        room, seat = self._take_back(client, key)
         room.game, broadcasts = _events(room).reconnect(room.game, seat)
         client.send(ACK)
         client.send(*self._game_state(room))
         room.broadcast(broadcasts)
         room.members[seat] = client
         self._suspension(room)
-        self._after_change(room)
+        self._after_change(room)   # with the seat's settings back, its view too (a page rebuilds from it)
+
+    def _take_back(self, client: Client, key: str) -> tuple[Room, int]:
+        """The reserved seat of ``key`` is the reconnected ``client``'s again, with the
+        seat's settings (``person``, ``views``, ``pictures``) it had."""
+        room, seat, timer, name, (person, views, pictures) = self.reserved.pop(key)
+        timer.cancel()
+        client.username, client.name_key, client.state = name, key, IN_ROOM
+        self.names[key] = client
+        client.room, client.seat = room, seat
+        client.person, client.views, client.pictures = person, views, pictures
+        return room, seat
+
+    # -- a held seat of a room played by calls (docs/lobby.md, "Coming back") -------------
+
+    def _hold_seat(self, room: Room, client: Client, seat: int) -> None:
+        """The connection of a seat of a running room played by calls is lost: the seat is
+        held for the reconnect grace (a call waiting for it goes on waiting within its own
+        limit); the others are told nothing unless it is ejected."""
+        assert room.referee is not None
+        name, key = client.username or "", client.name_key or ""
+        settings = (client.person, client.views, client.pictures)
+        client.room, client.seat, client.person, client.views = None, -1, False, False
+        room.members[seat] = None
+        room.referee.hold(seat)
+        timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
+        self.reserved[key] = (room, seat, timer, name, settings)
+        self.log(f"room {room.id}: {name}'s seat is held for {self.config.reconnect_grace:g} s")
+
+    def _return_to_seat(self, client: Client, key: str) -> None:
+        """A LOGIN under the name of a held seat: the seat is the client's again; ACK, its
+        view of the game (``GAME_STATE``) and the call waiting for it, sent again."""
+        room, seat = self._take_back(client, key)
+        assert room.referee is not None
+        room.members[seat] = client
+        client.send(ACK)
+        room.referee.returned(seat, client)
+
+    def _drop_hold(self, room: Room, seat: int) -> None:
+        """The seat is out of the game: a hold on it ends (its name is free again)."""
+        for key, (held_room, held_seat, timer, _name, _settings) in list(self.reserved.items()):
+            if held_room is room and held_seat == seat:
+                timer.cancel()
+                del self.reserved[key]
 
     # -- shutting down -----------------------------------------------------------------
 

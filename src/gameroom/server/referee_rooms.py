@@ -66,6 +66,8 @@ class Pending:
     offered: list[tuple[str, Any]] | None
     limit: float | None
     args: tuple[Any, ...] = ()
+    message: dict[str, Any] | None = None   # the CALL (sent again to a seat that comes back)
+    deadline: float | None = None           # the loop's time its limit runs out
 
 
 class RefereeGame:
@@ -86,6 +88,8 @@ class RefereeGame:
         self.cancel = threading.Event()
         self.suspended_on: Any = None      # what the referee waits for: a Pending, a yield
         self.announced: set[int] = set()   # seats whose departure the room was told
+        self.held: set[int] = set()        # seats whose person lost the connection, held for the grace
+        self.gone: dict[int, str] = {}     # seats that left: why (their next call fails with it)
         self.state: Any = None             # the latest state the referee reported
         self.step = 0
         self.caption: str | None = None
@@ -230,9 +234,7 @@ class RefereeGame:
         return limit
 
     def _call(self, index: int, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
-        member = self.room.members[index]
-        if member is None or member.room is not self.room:
-            raise CallFailed("left the room", FailureKind.DISCONNECT)
+        member = self._present(index)
         spec = self.game.protocol.by_name[method]
         limit = self.limit(index, limit)
         offered = None
@@ -245,8 +247,7 @@ class RefereeGame:
             except Exception as exc:   # the game's helper failed: the person goes without a list
                 logger.debug("moves of %s failed", spec.wire, exc_info=True)
                 self._log(f"moves of {spec.wire} failed: {type(exc).__name__}: {exc}")
-            if self.room.members[index] is not member or member.room is not self.room:   # left meanwhile
-                raise CallFailed("left the room", FailureKind.DISCONNECT)
+            member = self._present(index)   # it may have left, or lost or regained its connection, meanwhile
         pending = Pending(index, next(self.calls), spec, offered if spec.result is not VOID else None, limit, args)
         message: dict[str, Any] = {"type": "CALL", "call": pending.call, "method": spec.wire,
                                    "args": spec.encode_args(args)}
@@ -258,14 +259,20 @@ class RefereeGame:
             # told, not asked: a one-way call; or, to a person, a call that asks no decision
             # (the game offers no moves for it), answered as the web room's person answers it
             message["oneWay"] = True
-            member.send(message)
+            if member is not None:   # a held seat misses what it is only told: its view tells the rest
+                member.send(message)
             return None
         if limit is not None:
             message["limit"] = limit
         if pending.offered is not None:
             message["moves"] = [{"label": label, "action": action} for label, action in pending.offered]
-        member.send(message)
-        timer = None if limit is None else self.loop.call_later(limit, self._expire, pending)
+        pending.message = message
+        if member is not None:   # a held seat is sent it when it comes back
+            member.send(message)
+        timer = None
+        if limit is not None:
+            pending.deadline = self.loop.time() + limit
+            timer = self.loop.call_later(limit, self._expire, pending)
         try:
             kind, value = self._suspend(pending)
         finally:
@@ -274,6 +281,16 @@ class RefereeGame:
         if kind == "reply":
             return value
         raise CallFailed(*value)
+
+    def _present(self, index: int) -> Any:
+        """The member of seat ``index`` to call, None while its seat is held for its
+        person; the call fails (the seat is ejected) if it left the room."""
+        member = self.room.members[index]
+        if member is None and index in self.held:
+            return None
+        if member is None or member.room is not self.room:
+            raise CallFailed(self.gone.get(index, "left the room"), FailureKind.DISCONNECT)
+        return member
 
     def _expire(self, pending: Pending) -> None:
         assert pending.limit is not None
@@ -340,6 +357,8 @@ class RefereeGame:
     def departed(self, index: int, reason: str, why: str) -> None:
         """The member of seat ``index`` left the room or lost its connection: the room is
         told now; the referee ejects the seat at its call (at once if it waits for it)."""
+        self.held.discard(index)
+        self.gone[index] = why
         if index not in self.announced:
             self.announced.add(index)
             self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": self.names[index],
@@ -347,6 +366,23 @@ class RefereeGame:
         pending = self.waiting(index)
         if pending is not None:
             self._wake(pending, ("fail", (why, FailureKind.DISCONNECT)))
+
+    def hold(self, index: int) -> None:
+        """Seat ``index``'s person lost the connection: its seat is held (the lobby's
+        reconnect grace); a call waiting for it goes on waiting within its own limit."""
+        self.held.add(index)
+
+    def returned(self, index: int, client: Any) -> None:
+        """The held seat ``index`` is ``client``'s again: its view of the game, then the
+        call waiting for it sent again, with what is left of its limit (never more)."""
+        self.held.discard(index)
+        client.send(self.view_message(index))
+        pending = self.waiting(index)
+        if pending is not None and pending.message is not None:
+            message = dict(pending.message)
+            if pending.deadline is not None:
+                message["limit"] = round(max(0.0, pending.deadline - self.loop.time()), 3)
+            client.send(message)
 
     # -- views ----------------------------------------------------------------------------
 

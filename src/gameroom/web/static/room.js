@@ -6,6 +6,10 @@
 // views and pictures), played on the board through the game's board module
 // (/boards/{game}.js): a room played by calls answers the referee's CALLs with REPLY, a room
 // played by events sends the offered events as GAME_EVENT. The narrator's lines are the story.
+// A lost websocket is opened again with back-off, and a page loaded again comes back to the
+// seat it held (remembered in localStorage): the relay logs in under the same name, the lobby
+// gives the held seat back with its view and the call waiting for it (docs/lobby.md, "Coming
+// back"), and the page is rebuilt from that GAME_STATE.
 import { showAccount } from "/static/session.js";
 import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
 
@@ -22,6 +26,9 @@ let latest = null;      // the newest GAME_STATE
 let prompt = null;      // the decision this person is asked: {choices, method, call, event}
 let sentMove = null;    // the prompt of the move waiting for its ACK (a NACK asks again)
 let over = false;
+let gaveUp = false;     // the lobby refused this browser: no reconnecting
+let retry = 500;        // the next reconnect's delay (ms), doubled up to 8 s
+let shownStep = 0;      // the newest step whose story is in the page (a reconnect repeats it)
 let clock = null;
 const seats = [];
 const bots = (params.get("bots") || "").split(",").filter((b) => b);
@@ -29,6 +36,33 @@ const bots = (params.get("bots") || "").split(",").filter((b) => b);
 function el(tag, text) { const n = document.createElement(tag); if (text !== undefined) n.textContent = text; return n; }
 function send(message) { socket.send(JSON.stringify(message)); }
 function logLine(text, kind = "") { tell($("events"), text, kind); }
+
+// -- coming back to a seat ------------------------------------------------------------------
+
+function heldKey() { return `gameroom.room.${roomId}`; }
+function held() {   // the seat this browser held in this room: {me, game, seats}, or null
+  try { const record = JSON.parse(localStorage.getItem(heldKey()) || "null"); return record && record.me === me ? record : null; }
+  catch { return null; }
+}
+function hold() {
+  if (!watching && seats.includes(me)) localStorage.setItem(heldKey(), JSON.stringify({ me, game: game.name, seats }));
+}
+function forget() { if (roomId !== null) localStorage.removeItem(heldKey()); }
+
+async function rejoined(record) {   // the lobby gave the seat back: the page is the game's again
+  game = games.find((g) => g.name === record.game) || game;
+  seats.splice(0, seats.length, ...record.seats);
+  drawSeats();
+  entered(roomId);
+  status("playing");
+  $("addbot").classList.add("hidden");
+  document.body.dataset.game = game.name;
+  document.body.dataset.rejoined = String(Number(document.body.dataset.rejoined || 0) + 1);
+  if (!board) await loadBoard(game.name);
+  logLine("back in the game");
+  if (latest) show(latest);
+  if (prompt) ask(prompt);
+}
 
 function status(value) { $("status").textContent = value; $("status").dataset.status = value; }
 
@@ -194,6 +228,12 @@ function request(message) { expecting.push(message.type); send(message); }
 
 function onAnswer(m) {   // ACK, NACK, ROOM_ID or GAMES: the answer to the oldest request
   const asked = expecting.shift();
+  if (asked === "GET_GAME_STATE" && m.type === "NACK") {   // the seat was not held (or no more)
+    forget();
+    logLine(`your seat in this room was given up (${m.errorMessage})`);
+    request(roomRequest());
+    return;
+  }
   if (asked === "CHECK") {   // a refused check (the call is over): nothing is legal any more
     const waiting = checks.shift();
     if (waiting) waiting.resolve(m.type === "CHECKED" ? m.problems : Array(waiting.n).fill(m.errorMessage));
@@ -218,7 +258,8 @@ function onAnswer(m) {   // ACK, NACK, ROOM_ID or GAMES: the answer to the oldes
       game = games.find((g) => g.name === params.get("game"));
       if (!game) { $("turn").textContent = `no game ${params.get("game")} in this lobby`; return; }
     }
-    request(roomRequest());
+    if (roomId !== null && !watching && held()) request({ type: "GET_GAME_STATE" });   // still seated?
+    else request(roomRequest());
   } else if (m.type === "ROOM_ID") {
     entered(m.id);
     for (const strategy of bots) request({ type: "ADD_BOT", strategy });
@@ -235,13 +276,17 @@ async function onStart(m) {
   document.body.dataset.game = game.name;
   await loadBoard(game.name);
   logLine(`the game starts: ${seats.join(", ")}`);
+  hold();
   if (latest) show(latest);
   if (prompt) ask(prompt);
 }
 
 function onState(m) {
   latest = m;
-  for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd(), line.startsWith(" ") ? "aside" : "");
+  if (m.step > shownStep) {   // a reconnect's state was told already
+    for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd(), line.startsWith(" ") ? "aside" : "");
+    shownStep = m.step;
+  }
   if (board || !game) show(m);
   const current = m.state && typeof m.state.currentPlayer === "number" ? seats[m.state.currentPlayer] : null;
   for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === current);
@@ -253,6 +298,7 @@ function onState(m) {
 
 function onEnd(m) {
   over = true;
+  forget();
   endPrompt("");
   status("over");
   for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd());
@@ -267,10 +313,15 @@ async function onMessage(m) {
       expecting = ["LOGIN"];
       break;
     case "ACK": case "NACK": case "ROOM_ID": case "GAMES": case "CHECKED":
-      if (m.fatal) { $("turn").textContent = m.errorMessage; over = true; break; }
+      if (m.fatal) { $("turn").textContent = m.errorMessage; gaveUp = true; break; }
       if (expecting[0] === "LOGIN") {
         expecting.shift();
-        if (m.type === "NACK") { $("turn").textContent = `the lobby refused ${me}: ${m.errorMessage}`; break; }
+        if (m.type === "NACK" && m.errorMessage === "Username was already taken" && (held() || opened > 1)) {
+          socket.close();   // the lobby has not yet seen the lost connection go: try again
+          break;
+        }
+        if (m.type === "NACK") { $("turn").textContent = `the lobby refused ${me}: ${m.errorMessage}`; gaveUp = true; break; }
+        retry = 500;
         request({ type: "GET_GAMES" });
       } else {
         onAnswer(m);
@@ -283,12 +334,15 @@ async function onMessage(m) {
       break;
     case "PLAYER_DISCONNECT":
       logLine(`${m.username} left (${m.reason}${m.message ? `: ${m.message}` : ""})`);
-      if (m.roomClosed) { over = true; endPrompt("the room was closed"); status("closed"); }
+      if (m.roomClosed) { over = true; forget(); endPrompt("the room was closed"); status("closed"); }
       else if ($("status").dataset.status !== "playing") { seats.splice(seats.indexOf(m.username), 1); drawSeats(); }
-      if (m.username === me) endPrompt("you are out of the game");
+      if (m.username === me) { forget(); endPrompt("you are out of the game"); }
       break;
     case "START_GAME": await onStart(m); break;
-    case "GAME_STATE": if ("step" in m) onState(m); break;
+    case "GAME_STATE":
+      if (expecting[0] === "GET_GAME_STATE") { expecting.shift(); await rejoined(held() || { game: game && game.name, seats }); }
+      if ("step" in m) onState(m);
+      break;
     case "CALL":
       if (!m.oneWay) ask({ choices: m.moves || [], method: m.method, call: m.call, limit: m.limit });
       break;
@@ -299,7 +353,9 @@ async function onMessage(m) {
 
 $("bot").addEventListener("click", () => request({ type: "ADD_BOT", strategy: $("strategy").value }));
 
+let opened = 0;   // websockets this page opened (a reconnect's LOGIN may find its old one not yet gone)
 function connect() {
+  opened += 1;
   socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/lobby/ws`);
   let queue = Promise.resolve();   // one message at a time, in order (a board module loads meanwhile)
   socket.addEventListener("message", (message) => {
@@ -308,7 +364,12 @@ function connect() {
   });
   socket.addEventListener("close", () => {
     for (const waiting of checks.splice(0)) waiting.resolve(Array(waiting.n).fill("the connection was lost"));
-    if (!over) { endPrompt("the connection to the lobby was lost: your seat is given up"); status("disconnected"); }
+    expecting = [];
+    if (over || gaveUp) return;
+    endPrompt(`the connection to the lobby was lost: trying again in ${(retry / 1000).toFixed(1)} s`);
+    status("reconnecting");
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 8000);
   });
 }
 
