@@ -1194,7 +1194,7 @@ class Lobby:
             return
         room, seat, _timer, name, _settings = held
         if room.referee is not None and self.rooms.get(room.id) is room:   # a held seat of a room played by calls
-            self.log(f"room {room.id}: {name} did not come back within {self.config.reconnect_grace:g} s")
+            logger.info(f"room {room.id}: {name} did not come back within {self.config.reconnect_grace:g} s")
             room.referee.departed(seat, "CONNECTION_LOST",
                                   f"the connection was lost and not restored within {self.config.reconnect_grace:g} s")
             self._close_if_abandoned(room, name, "CONNECTION_LOST")
@@ -1246,7 +1246,7 @@ class Lobby:
         room.referee.hold(seat)
         timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
         self.reserved[key] = (room, seat, timer, name, settings)
-        self.log(f"room {room.id}: {name}'s seat is held for {self.config.reconnect_grace:g} s")
+        logger.info(f"room {room.id}: {name}'s seat is held for {self.config.reconnect_grace:g} s")
 
     def _return_to_seat(self, client: Client, key: str) -> None:
         """A LOGIN under the name of a held seat: the seat is the client's again; ACK, its
