@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -125,3 +126,22 @@ def postgres_url() -> Iterator[str]:
         subprocess.run([*prefix, str(bindir / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "stop"],
                        capture_output=True, timeout=120)
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _sigint_left_as_found() -> Iterator[None]:
+    """A test that leaves SIGINT blocked or ignored in this process passes that on to every
+    program it starts afterwards (the mask and SIG_IGN survive fork and exec), and a later
+    Ctrl-C test then fails far from the cause: fail the test that did it, and put SIGINT
+    back so the rest of the run is not hit."""
+    handler = signal.getsignal(signal.SIGINT)
+    yield
+    problems = []
+    if hasattr(signal, "pthread_sigmask") and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        problems.append("blocked")
+    if signal.getsignal(signal.SIGINT) is not handler:
+        signal.signal(signal.SIGINT, handler)
+        problems.append("handled differently")
+    assert not problems, f"this test left SIGINT {' and '.join(problems)} in the test process"
+
