@@ -128,20 +128,26 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(data, ignore_errors=True)
 
 
-@pytest.fixture(autouse=True)
-def _sigint_left_as_found() -> Iterator[None]:
-    """A test that leaves SIGINT blocked or ignored in this process passes that on to every
-    program it starts afterwards (the mask and SIG_IGN survive fork and exec), and a later
-    Ctrl-C test then fails far from the cause: fail the test that did it, and put SIGINT
-    back so the rest of the run is not hit."""
-    handler = signal.getsignal(signal.SIGINT)
-    yield
+def _sigint_problems() -> list[str]:
+    """How SIGINT differs, in this thread, from what a Python program starts with."""
     problems = []
     if hasattr(signal, "pthread_sigmask") and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         problems.append("blocked")
-    if signal.getsignal(signal.SIGINT) is not handler:
-        signal.signal(signal.SIGINT, handler)
-        problems.append("handled differently")
-    assert not problems, f"this test left SIGINT {' and '.join(problems)} in the test process"
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        problems.append("ignored")
+    return problems
 
+
+@pytest.fixture(autouse=True)
+def _sigint_left_as_found() -> Iterator[None]:
+    """A test or fixture that leaves SIGINT blocked or ignored in this process passes that
+    on to every program it starts afterwards (the mask and SIG_IGN survive fork and exec),
+    and a later Ctrl-C test then fails far from the cause: fail where it is first seen, and
+    put SIGINT back so the rest of the run is not hit."""
+    before = _sigint_problems()
+    assert not before, f"SIGINT was left {' and '.join(before)} before this test (by a fixture or the test before)"
+    yield
+    after = _sigint_problems()
+    assert not after, f"this test left SIGINT {' and '.join(after)} in the test process"

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-KEYS = {"players", "games", "games_per_s", "calls_per_s", "p50_added_ms", "p99_added_ms", "call_ms",
+KEYS = {"players", "games", "referees", "games_per_s", "calls_per_s", "p50_added_ms", "p99_added_ms", "call_ms",
         "floor_ms", "server_cpu_s", "server_cpu_us_per_call", "server_rss_mb"}
 
 
@@ -16,4 +16,4 @@ def test_capacity_prints_its_figures_as_one_json_line():
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(summary) == KEYS
-    assert summary["players"] == 8 and summary["games"] == 2
+    assert summary["players"] == 8 and summary["games"] == 2 and summary["referees"] == "hub"

@@ -67,6 +67,7 @@ def test_bots_fill_rooms_and_a_cheater_is_ejected_by_the_games_referee(lobby: Lo
         assert set(line["winners"]) <= set(line["players"]) and len(line["players"]) == players
     cheater = lines[0]["players"][-1]
     assert cheater not in lines[0]["winners"] and lines[0]["winners"], lines[0]
+    assert len(lines[0].get("out", [])) == 1 and ": EJECTED: " in lines[0]["out"][0], (lines, run.stderr)
     assert lines[0]["out"] == [f"{cheater}: EJECTED: " + lines[0]["out"][0].split(": EJECTED: ", 1)[1]], lines[0]
     assert all("out" not in line and line["winners"] for line in lines[1:]), lines
 

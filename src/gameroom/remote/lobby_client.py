@@ -373,7 +373,12 @@ async def _answer_calls(conn: LobbyConnection, protocol: WireProtocol, player: A
 async def _await_answer(conn: LobbyConnection, done: "asyncio.Future[tuple[bool, Any]]", name: str,
                         result: BotResult) -> tuple[bool, Any] | None:
     """The outcome of a player thinking on its own thread, reading the room meanwhile;
-    None when the bot's game ended first (ejected at its time limit, the room closed)."""
+    None when the bot's game ended first (ejected at its time limit, the room closed).
+    What arrives meanwhile is handled after the answer, in order: after a one-way call
+    (Evolution's ``start``) the referee does not wait, so the next ``CALL`` may come while
+    the player still thinks about the last one (dropping it left the bot silent until its
+    time-out)."""
+    meanwhile: list[Any] = []
     while True:
         receiving = asyncio.ensure_future(conn.receive())
         either: set[asyncio.Future[Any]] = {done, receiving}
@@ -383,11 +388,13 @@ async def _await_answer(conn: LobbyConnection, done: "asyncio.Future[tuple[bool,
                 receiving.cancel()   # a read waiting for bytes loses nothing when cancelled...
                 await asyncio.wait({receiving})
             if not receiving.cancelled():   # ...but it may have read before it was told
-                conn.unread(receiving.result())   # read after the answer: handled after it
+                meanwhile.extend(receiving.result())
+            conn.unread(meanwhile)   # read while thinking: handled after the answer
             return done.result()
         news = receiving.result()
         if not news or _out_of_game(news, name, result):
             return None
+        meanwhile.extend(news)
 
 
 def _out_of_game(messages: list[Any], name: str, result: BotResult) -> bool:

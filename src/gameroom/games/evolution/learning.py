@@ -198,6 +198,11 @@ class _Choose:
             traits = self._traits(b)
             for i in range(len(traits)):
                 others = traits[:i] + traits[i + 1:]
+                if len(set(others)) < len(others):
+                    # Two replacements of one turn may leave a board with a duplicate trait
+                    # (spec 3.4's quirk); its other traits must still be pairwise distinct,
+                    # so only a replacement of one of the two can be legal.
+                    continue
                 base = layout.replace + (b * MAX_TRAITS + i) * h
                 out += [base + c for c in free if cards[c][1] not in others]
         if self.food is not None:
