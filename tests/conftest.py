@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -128,9 +129,24 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(data, ignore_errors=True)
 
 
+def _kernel_sigint() -> list[str]:
+    """What the kernel holds for SIGINT in this thread (C code, such as a library's, can
+    change it without Python's ``signal.getsignal`` knowing)."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/status") as status:
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
+    except OSError:
+        return []
+    bit = 1 << (signal.SIGINT - 1)
+    return [what for what, key in (("ignored (kernel)", "SigIgn"), ("blocked (kernel)", "SigBlk"))
+            if int(fields.get(key, "0").strip(), 16) & bit]
+
+
 def _sigint_problems() -> list[str]:
     """How SIGINT differs, in this thread, from what a Python program starts with."""
-    problems = []
+    problems = _kernel_sigint()
+    if "ignored (kernel)" in problems and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # Python's own, set again
     if hasattr(signal, "pthread_sigmask") and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         problems.append("blocked")
