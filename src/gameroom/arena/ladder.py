@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
@@ -66,11 +66,22 @@ class ArenaError(ValueError):
         self.status = status
 
 
+def _start_worker(parent: int, setup: Callable[..., None] | None, setup_args: tuple[Any, ...]) -> None:
+    from gameroom.league.runner import watch_parent
+
+    watch_parent(parent)
+    if setup is not None:
+        setup(*setup_args)
+
+
 class Pool:
     """Games played elsewhere: a process pool or Ray; ``submit`` gives a future."""
 
-    def __init__(self, backend: str, workers: int) -> None:
+    def __init__(self, backend: str, workers: int, setup: Callable[..., None] | None = None,
+                 setup_args: tuple[Any, ...] = ()) -> None:
+        """``setup(*setup_args)``: run in each local worker as it starts (a picklable function)."""
         self.backend, self.workers = backend, workers
+        self.setup, self.setup_args = setup, setup_args
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._remote: Any = None
 
@@ -85,11 +96,9 @@ class Pool:
                 self._remote = ray.remote(max_retries=0)(play_table)
             return self._remote.remote(task).future()
         if self._executor is None:
-            from gameroom.league.runner import watch_parent
-
             self._executor = concurrent.futures.ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=watch_parent,
-                initargs=(os.getpid(),))
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
+                initargs=(os.getpid(), self.setup, self.setup_args))
         return self._executor.submit(play_table, task)
 
     def reset(self) -> None:

@@ -3,80 +3,104 @@
 For each language of the arena's defaults (Python, JavaScript on Node, a command: the Perl
 example) two program bots of that language play ``games`` games on the arena's worker
 pool (``arena.ladder.Pool``, 2 workers, the sandbox as the arena resolves it), then the
-same games between built-in players in the pool's isolated processes. Printed per row:
-games/s, the mean wall time of a game on a worker, the time spent in the bots (the sum of
-the calls' latencies, send to reply, from the replays) and the platform's overhead per
-game: wall time minus the bots' time — process starts in the sandbox, sign-up, the
-referee, the replay.
+same games between built-in players (in the pool's worker processes, apart from the
+arena's). Printed per row, a game's mean:
 
-The overhead still holds the bots' own start: their interpreter starting and loading what
-the bot imports, which no platform can spare a fresh process (Node alone takes about
-50 ms of CPU here). So each language's start is also timed alone, outside any sandbox,
-as the CPU its process uses until it exits on a refused connection (median of
-:data:`START_RUNS`), and ``platform ms`` is the overhead less the players' starts:
-what the arena itself costs a game (target: under 50 ms). With as many workers as
-cores the machine is busy, so a game's wall time on a worker is its CPU time, and the
-two subtract.
+* ``games/s`` and ``wall ms`` (the batch's wall time x workers / games);
+* ``in calls ms``: the time in the bots' calls, send to reply (the replays' latencies);
+* the CPU of each part, each counted in a CPU-accounting cgroup of its own
+  (``core.cpuacct``), none inferred by a subtraction:
+
+  - ``bot starts ms``: the bots' own starts, every process of their sandboxes from the
+    moment bubblewrap lets them go (namespaces and mounts made) until the bot has signed
+    up: its own user (``setpriv``), its interpreter, its imports, its connection;
+  - ``bots play ms``: the same processes after the sign-up (their moves, their exit);
+  - ``platform ms``: the worker processes and everything else they start, i.e. the
+    platform's own overhead a game: making the sandboxes (bubblewrap's namespaces and
+    mounts), the sign-ups, the referee and the game, the replay;
+  - ``per bot ms``: that overhead per program bot of the game.
+
+A last line is JSON with these figures per row. Without a writable cgroup hierarchy (not
+root, or none mounted) a line says so and only the wall-time figures are printed (the CPU
+figures are null in the JSON).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import socket
 import statistics
-import subprocess
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 from gameroom.arena.ladder import Pool
+from gameroom.core import confine
+from gameroom.core.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.games import registry
 from gameroom.league.schedule import game_seed
 from gameroom.league.table import TableTask
 
-__all__ = ["run", "start_cpu"]
-
-START_RUNS = 9
+__all__ = ["run", "measure", "KEYS"]
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
 LANGUAGES = {"python": ["python3", str(EXAMPLES / "python_bot.py"), "{port}"],
              "javascript": ["node", str(EXAMPLES / "node_bot.js"), "{port}"],
              "command": [str(EXAMPLES / "perl_bot.pl"), "{port}"]}
+KEYS = ("games/s", "wall ms", "in calls ms", "bot starts ms", "bots play ms", "platform ms", "per bot ms")
+"""The figures of a row, in the printed order (the JSON line's keys too)."""
 
 
-def _measure(pool: Pool, workers: int, game_name: str, bots: tuple[dict, ...], games: int,
-             sandbox: SandboxPolicy) -> dict[str, float]:
-    pool.submit(TableTask(game_name, 0, 1, bots, sandbox=sandbox)).result()   # warm: imports, first sandbox
+def _account(worker: str, starting: str, playing: str, version: str) -> None:
+    """In a pool worker as it starts: its CPU (and what it starts) counts in ``worker``, its
+    sandboxes' in ``starting`` until their bot signs up, then in ``playing``."""
+    CpuGroup(worker, version).join(os.getpid())
+    confine.account(CpuGroup(starting, version), CpuGroup(playing, version))
+
+
+class _Groups:
+    """The bench's cgroups: the workers, the bots' starts, the bots' play."""
+
+    def __init__(self, root: CpuGroup) -> None:
+        self.root = root
+        self.worker, self.starting, self.playing = root.child("workers"), root.child("starting"), root.child("playing")
+
+    def seconds(self) -> tuple[float, float, float]:
+        return self.worker.seconds(), self.starting.seconds(), self.playing.seconds()
+
+
+def measure(pool: Pool, workers: int, game_name: str, bots: tuple[dict, ...], games: int, sandbox: SandboxPolicy,
+            groups: _Groups | None, programs: int) -> dict[str, float | None]:
+    """One row: ``games`` games between ``bots`` on ``pool`` (``programs`` of them program bots)."""
+    warm = [pool.submit(TableTask(game_name, -k, k + 1, bots, sandbox=sandbox)) for k in range(workers)]
+    for future in warm:   # every worker started, imports done, a first sandbox made
+        future.result()
+    before = groups.seconds() if groups is not None else None
     started = time.perf_counter()
     futures = [pool.submit(TableTask(game_name, i, game_seed(5, i), bots, sandbox=sandbox)) for i in range(games)]
     outcomes = [future.result() for future in futures]
     elapsed = time.perf_counter() - started
-    in_bots = []
+    after = groups.seconds() if groups is not None else None
+    in_calls = []
     for outcome in outcomes:
         record = MatchRecord.from_jsonl(zlib.decompress(outcome.replay).decode())
-        in_bots.append(sum(e.data.get("latency") or 0.0 for e in record.events if e.kind == "call"))
-    per_game = elapsed * workers / games
-    bots_time = statistics.fmean(in_bots)
-    return {"games/s": games / elapsed, "ms/game": per_game * 1000, "ms in bots": bots_time * 1000,
-            "overhead ms": (per_game - bots_time) * 1000}
+        in_calls.append(sum(e.data.get("latency") or 0.0 for e in record.events if e.kind == "call"))
+    row: dict[str, float | None] = {"games/s": games / elapsed, "wall ms": elapsed * workers / games * 1000,
+                                    "in calls ms": statistics.fmean(in_calls) * 1000,
+                                    "bot starts ms": None, "bots play ms": None, "platform ms": None,
+                                    "per bot ms": None}
+    if before is not None and after is not None:
+        platform, starts, play = ((later - earlier) * 1000 / games for earlier, later in zip(before, after, strict=True))
+        row.update({"bot starts ms": starts, "bots play ms": play, "platform ms": platform,
+                    "per bot ms": platform / programs if programs else None})
+    return row
 
 
-def start_cpu(argv: list[str], runs: int = START_RUNS) -> float:
-    """The median CPU seconds (user + system) of ``argv`` started with a port where nothing
-    listens: the interpreter's start and the bot's imports, up to its failed connection."""
-    times = []
-    with socket.socket() as holder:   # keeps the port bound (so refused) while the bot runs
-        holder.bind(("127.0.0.1", 0))
-        port = str(holder.getsockname()[1])
-        for _ in range(runs):
-            child = subprocess.Popen([part.replace("{port}", port) for part in argv], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            _pid, _status, usage = os.wait4(child.pid, 0)
-            child.returncode = 0   # reaped here
-            times.append(usage.ru_utime + usage.ru_stime)
-    return statistics.median(times)
+def _cell(value: float | None, width: int) -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:{width}.1f}"
 
 
 def run(games: int | None, *, game_name: str, workers: int = 2) -> None:
@@ -85,24 +109,36 @@ def run(games: int | None, *, game_name: str, workers: int = 2) -> None:
     sandbox = resolve_policy(SandboxPolicy())
     os.chmod(EXAMPLES / "perl_bot.pl", 0o755)
     strategy = next(iter(game.strategies))
-    pool = Pool("local", workers)
-    print(f"arena bench: {game_name}, {game.min_players} players a game, {games} games per row, {workers} workers, "
-          f"sandbox {sandbox.mode}", flush=True)
     try:
-        rows = []
+        groups: _Groups | None = _Groups(make_group(f"gameroom-bench-arena-{os.getpid()}"))
+        accounting: str | None = f"cgroup {groups.root.version}" if groups else None
+    except (CpuAccountingUnavailable, OSError) as exc:
+        groups, accounting = None, None
+        print(f"arena bench: no CPU accounting here ({exc}); only wall-time figures follow", flush=True)
+    setup = (groups.worker.path, groups.starting.path, groups.playing.path, groups.root.version) if groups else ()
+    pool = Pool("local", workers, setup=_account if groups else None, setup_args=setup)
+    load = os.getloadavg()
+    print(f"arena bench: {game_name}, {game.min_players} players a game, {games} games per row, {workers} workers, "
+          f"sandbox {sandbox.mode}, CPU accounting {accounting or 'none'}, load {load[0]:.2f}", flush=True)
+    if groups is not None and not (sandbox.mode == "bwrap" and os.geteuid() == 0):
+        print("arena bench: the bots' starts and play are counted apart only in bubblewrap sandboxes made by root; "
+              "here they are in the platform's figure", flush=True)
+    rows: dict[str, dict[str, Any]] = {}
+    try:
         for language, argv in LANGUAGES.items():
             bots = tuple({"name": f"{language}-{k}", "command": argv} for k in range(game.min_players))
-            row = _measure(pool, workers, game_name, bots, games, sandbox)
-            row["bot starts ms"] = start_cpu(argv) * 1000 * game.min_players
-            rows.append((f"{language} programs", row))
+            rows[f"{language} programs"] = measure(pool, workers, game_name, bots, games, sandbox, groups,
+                                                   game.min_players)
         builtins = tuple({"name": f"{strategy}-{k}", "builtin": strategy} for k in range(game.min_players))
-        rows.append(("built-in players", {**_measure(pool, workers, game_name, builtins, games, sandbox),
-                                          "bot starts ms": 0.0}))
+        rows["built-in players"] = measure(pool, workers, game_name, builtins, games, sandbox, groups, 0)
     finally:
         pool.close()
-    print(f"{'players':22} {'games/s':>8} {'ms/game':>8} {'ms in bots':>10} {'overhead ms':>11} "
-          f"{'bot starts ms':>13} {'platform ms':>11}")
-    for label, row in rows:
-        print(f"{label:22} {row['games/s']:8.1f} {row['ms/game']:8.1f} {row['ms in bots']:10.1f} "
-              f"{row['overhead ms']:11.1f} {row['bot starts ms']:13.1f} "
-              f"{row['overhead ms'] - row['bot starts ms']:11.1f}", flush=True)
+        confine.account(None, None)
+        if groups is not None:
+            groups.root.remove()
+    print(f"{'players':22} " + " ".join(f"{key:>13}" for key in KEYS))
+    for label, row in rows.items():
+        print(f"{label:22} " + " ".join(_cell(row[key], 13) for key in KEYS), flush=True)
+    print(json.dumps({"bench": "arena", "game": game_name, "games": games, "workers": workers, "sandbox": sandbox.mode,
+                      "accounting": accounting, "load": [round(load[0], 2), round(os.getloadavg()[0], 2)],
+                      "rows": rows}), flush=True)

@@ -30,6 +30,13 @@ ends everything the bot started:
   every process of its pids cgroup, and to any process still carrying the bot's tag in
   its environment, repeated until none is left; then its temporary directory goes.
 
+For a benchmark, :func:`account` names two CPU-accounting groups (``core.cpuacct``): a
+root-started bubblewrapped sandbox joins the first when bubblewrap lets it go (its
+namespaces and mounts are made by then and stay the platform's), and
+:meth:`Confined.signed_up` moves it to the second, so a bot's start (its own user, its
+interpreter, its imports, up to its sign-up) and its play are counted apart from
+everything else.
+
 When gameroom runs as root, every bubblewrapped bot gets a user and group id of its own
 (:data:`UID_BASE` + the starting process's id x 64 + a counter), so its process limit
 counts its processes alone and it owns no file of the host.
@@ -54,10 +61,11 @@ import time
 from typing import Any, Callable, Sequence
 
 from gameroom.core import bwrap
+from gameroom.core.cpuacct import CpuGroup, descendants, move
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy, describe_exit, user_processes
 from gameroom.core.sweep import TAG, cgroup_members, kill_all, pids_cgroup, related, remove_cgroup
 
-__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE"]
+__all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE", "account"]
 
 STDERR_TAIL_BYTES = 2048
 SANDBOX_PORT = 7001          # the game port inside a bot's own network namespace
@@ -67,6 +75,31 @@ CLONE_NEWUSER = 0x10000000
 _PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")   # the host environment a bubblewrapped bot sees
 _RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC,
             "fsize": resource.RLIMIT_FSIZE, "core": resource.RLIMIT_CORE}
+
+_accounting: tuple[CpuGroup, CpuGroup] | None = None
+
+
+def account(starting: CpuGroup | None, playing: CpuGroup | None) -> None:
+    """Count the CPU of this process's sandboxes in ``starting`` until their bot signs up,
+    then in ``playing`` (a benchmark's measure; None, None: stop)."""
+    global _accounting
+    _accounting = (starting, playing) if starting is not None and playing is not None else None
+
+
+def _blocked(pid: int, fd: int, seconds: float) -> None:
+    """Wait (up to ``seconds``) until process ``pid`` waits on reading ``fd``: bubblewrap has
+    made the sandbox and waits to be let go."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/syscall") as syscall:
+                fields = syscall.read().split()
+        except OSError:
+            return
+        if len(fields) > 1 and fields[0] != "running" and int(fields[1], 16) == fd:
+            return
+        time.sleep(0.0002)
+
 
 _counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -177,6 +210,8 @@ class Confined:
         self._ctl: socket.socket | None = None       # the launcher's hand-over
         self._info: int | None = None                # bubblewrap's report (as root)
         self._release: int | None = None             # bubblewrap waits until this is written
+        self._block: int | None = None               # that pipe's number in bubblewrap
+        self._first: int | None = None               # the sandbox's first process (as root)
         self._port = listen if self.wrapped and not policy.network else None
         self._killed_running = False
         self._dead = False
@@ -194,7 +229,6 @@ class Confined:
                 os.close(fd)
         assert self.process.stderr is not None
         self._tail = _Tail(self.process.stderr, STDERR_TAIL_BYTES)
-        self._first: int | None = None               # the sandbox's first process (as root)
         if self._info is not None:
             self._hold()
 
@@ -242,7 +276,7 @@ class Confined:
             prefix = bwrap.command(paths, cwd, policy.tmp_mb * 1024 * 1024, policy.network, True)
             info_read, info_write = os.pipe()
             block_read, block_write = os.pipe()
-            self._info, self._release = info_read, block_write
+            self._info, self._release, self._block = info_read, block_write, block_read
             own += [info_write, block_read]
             prefix[-1:] = ["--info-fd", str(info_write), "--block-fd", str(block_read), "--"]
             ids = _own_ids()
@@ -269,6 +303,9 @@ class Confined:
         return self.process.pid
 
     def _let_go(self) -> None:
+        if self._release is not None and self._first is not None and _accounting is not None:
+            _blocked(self._first, self._block or 0, HOLD_SECONDS)
+            move([self._first], _accounting[0])
         if self._release is not None:
             try:
                 os.write(self._release, b"x")
@@ -332,6 +369,12 @@ class Confined:
             self._ctl.close()
             self._ctl = None
         return socket.socket(fileno=fds[0]) if fds else None
+
+    def signed_up(self) -> None:
+        """The bot has signed up: under :func:`account`, its sandbox's CPU counts as play
+        from now on."""
+        if _accounting is not None and self._first is not None:
+            move(descendants(self._first), _accounting[1])
 
     def exit_status(self) -> int | None:
         return self.process.poll()

@@ -224,6 +224,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
                 return unstarted(seat_name, f"program did not sign up within {START_SECONDS:g} s (killed)"
                                  + program.stderr_note())
             return unstarted(seat_name, f"program {program.ending()} before signing up{program.stderr_note()}")
+        program.signed_up()
         seat = remote_seat(game.protocol, signed[0].connection, loop, seat_name)
         out._closers.append(_closer(loop, signed[0].connection))
         seat.caller = _ProgramCaller(seat.caller, program)
