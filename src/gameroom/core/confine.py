@@ -44,12 +44,14 @@ counts its processes alone and it owns no file of the host.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import itertools
 import json
 import os
 import resource
 import select
+import selectors
 import shutil
 import signal
 import socket
@@ -98,7 +100,7 @@ def _blocked(pid: int, fd: int, seconds: float) -> None:
             return
         if len(fields) > 1 and fields[0] != "running" and int(fields[1], 16) == fd:
             return
-        time.sleep(0.0002)
+        time.sleep(0.0005)
 
 
 _counter = itertools.count()
@@ -150,33 +152,114 @@ def _preexec(limits: dict[str, int], nice: int, cgroup: str | None = None, own_u
     return apply
 
 
+class _Readers:
+    """One daemon thread reading the standard error of every sandboxed process of this
+    process (a thread per process cost its start and its wake-ups on every bot of every
+    game). Tails are handed over through a list and a wake-up pipe, so only the thread
+    touches its selector."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: list[_Tail] = []
+        self._thread: threading.Thread | None = None
+        self._wake_read, self._wake_write = -1, -1
+
+    def add(self, tail: "_Tail") -> None:
+        with self._lock:
+            if self._thread is None:
+                self._wake_read, self._wake_write = os.pipe()
+                os.set_blocking(self._wake_read, False)
+                self._thread = threading.Thread(target=self._run, args=(self._wake_read,), daemon=True,
+                                                name="bot-stderr")
+                self._thread.start()
+            self._pending.append(tail)
+            os.write(self._wake_write, b"x")
+
+    def forget(self) -> None:
+        """In a forked child: the parent's thread is not here (a new one starts on demand)."""
+        self._lock = threading.Lock()
+        self._pending, self._thread = [], None
+
+    def _run(self, wake: int) -> None:
+        selector = selectors.DefaultSelector()
+        selector.register(wake, selectors.EVENT_READ, None)
+        while True:
+            for key, _events in selector.select():
+                tail = key.data
+                if tail is None:
+                    try:
+                        os.read(wake, 4096)
+                    except BlockingIOError:
+                        pass
+                    with self._lock:
+                        added, self._pending = self._pending, []
+                    for new in added:
+                        try:
+                            selector.register(new.fd, selectors.EVENT_READ, new)
+                        except (OSError, ValueError):   # closed before it got here: nothing to read
+                            new.finish()
+                elif not tail.read_once():
+                    selector.unregister(tail.fd)
+                    tail.finish()
+
+
+_readers = _Readers()
+os.register_at_fork(after_in_child=_readers.forget)
+
+_netns: concurrent.futures.ThreadPoolExecutor | None = None
+_netns_lock = threading.Lock()
+
+
+def _netns_thread() -> concurrent.futures.ThreadPoolExecutor:
+    """The thread that makes game sockets inside bots' network namespaces: a namespace is
+    the thread's, so it is a thread that does nothing else (made once: a thread per bot
+    cost its start every game)."""
+    global _netns
+    with _netns_lock:
+        if _netns is None:
+            _netns = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bot-netns")
+        return _netns
+
+
+def _forget_netns() -> None:
+    global _netns, _netns_lock
+    _netns, _netns_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_netns)
+
+
 class _Tail:
-    """The last ``size`` bytes of a pipe, read to its end on a daemon thread."""
+    """The last ``size`` bytes of a pipe, read to its end by the process's reader thread."""
 
     def __init__(self, stream: object, size: int) -> None:
         self.size = size
         self.data = bytearray()
-        self._fd = stream.fileno()  # type: ignore[attr-defined]
+        self.fd = stream.fileno()  # type: ignore[attr-defined]
         self._stream = stream
-        self._thread = threading.Thread(target=self._read, daemon=True, name="bot-stderr")
-        self._thread.start()
+        self._ended = threading.Event()
+        _readers.add(self)
 
-    def _read(self) -> None:
+    def read_once(self) -> bool:
+        """Read what the pipe has (it is readable); False at its end."""
         try:
-            while True:
-                chunk = os.read(self._fd, 65536)
-                if not chunk:
-                    return
-                self.data += chunk
-                if len(self.data) > self.size:
-                    del self.data[:-self.size]
+            chunk = os.read(self.fd, 65536)
         except OSError:
-            return
-        finally:   # at its end (every process holding it has ended): nothing else reads it
-            self._stream.close()  # type: ignore[attr-defined]
+            return False
+        if not chunk:
+            return False
+        self.data += chunk
+        if len(self.data) > self.size:
+            del self.data[:-self.size]
+        return True
+
+    def finish(self) -> None:
+        """At its end (every process holding it has ended): nothing else reads it."""
+        self._stream.close()  # type: ignore[attr-defined]
+        self._ended.set()
 
     def wait(self, seconds: float) -> None:
-        self._thread.join(seconds)
+        self._ended.wait(seconds)
 
     def text(self) -> str:
         """The tail as one line: undecodable bytes and control characters replaced, lines
@@ -342,20 +425,12 @@ class Confined:
                 pid = self._first
                 if pid is None or self._port is None:
                     return None
-                made: list[Any] = []
+                from gameroom.core.netns import listen_inside
 
-                def make() -> None:   # on a thread of its own: a namespace is the thread's
-                    from gameroom.core.netns import listen_inside
-
-                    try:
-                        made.append(listen_inside(pid, self._port or 0))
-                    except OSError as exc:
-                        made.append(exc)
-
-                maker = threading.Thread(target=make, name="bot-netns")
-                maker.start()
-                maker.join()
-                return made[0] if made and isinstance(made[0], socket.socket) else None
+                try:
+                    return _netns_thread().submit(listen_inside, pid, self._port).result()
+                except OSError:
+                    return None
             finally:
                 self._let_go()
         if self._ctl is None:
@@ -380,12 +455,24 @@ class Confined:
         return self.process.poll()
 
     def wait(self, seconds: float) -> bool:
-        """Wait up to ``seconds`` for the process to end by itself; True when it has."""
-        try:
-            self.process.wait(seconds)
+        """Wait up to ``seconds`` for the process to end by itself; True when it has. The
+        kernel says when (a pidfd): ``Popen.wait`` with a time-out polls, waking up to
+        twenty times while a sandbox ends."""
+        if self.process.poll() is not None:
             return True
-        except subprocess.TimeoutExpired:
-            return False
+        try:
+            fd = os.pidfd_open(self.process.pid)
+        except OSError:   # reaped meanwhile by another thread's poll
+            return self.process.poll() is not None
+        try:
+            waiting = select.poll()
+            waiting.register(fd, select.POLLIN)
+            ended = bool(waiting.poll(max(0.0, seconds) * 1000))
+        finally:
+            os.close(fd)
+        if ended:
+            self.process.wait()   # it has ended: reaps it at once
+        return ended
 
     def kill(self) -> None:
         """End the bot and everything it started, reap it, free its resources (idempotent)."""
