@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gameroom.core.errors import ConfigurationError
 from gameroom.core.options import OptionError, table_options
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
 from gameroom.core.textfile import FileProblem, read_toml
@@ -54,7 +55,7 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
 (they appear in URLs and as seat names)."""
 
 
-class ArenaConfigError(ValueError):
+class ArenaConfigError(ConfigurationError):
     """A bad arena.toml (the message names the file, the key and what is wrong)."""
 
 

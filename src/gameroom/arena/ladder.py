@@ -45,6 +45,7 @@ from gameroom.arena.remote import Hall
 from gameroom.arena.standings import league_name, rebuild
 from gameroom.arena.tables import EntryRow, VersionRow, now, set_state, state_of
 from gameroom.arena.uploads import UploadError, build, fill, language_for, read_manifest, unpack
+from gameroom.core.errors import GameroomError
 from gameroom.core.match import Seat
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.db import GameRow, LeagueRow, record_game
@@ -58,7 +59,7 @@ __all__ = ["Arena", "ArenaError", "Pool", "Running"]
 log = logging.getLogger("gameroom.arena")
 
 
-class ArenaError(ValueError):
+class ArenaError(GameroomError, ValueError):
     """A request the arena refuses (``status`` is the HTTP status, the message says why)."""
 
     def __init__(self, status: int, message: str) -> None:

@@ -26,13 +26,14 @@ from sqlalchemy.orm import Session
 from gameroom.arena.config import ArenaConfig
 from gameroom.arena.tables import ADMIN, add_member
 from gameroom.core import textfile
+from gameroom.core.errors import GameroomError
 
 __all__ = ["ServiceError", "open_arena_database", "serve", "make_admin", "import_accounts", "recompute_all"]
 
 log = logging.getLogger("gameroom.arena")
 
 
-class ServiceError(Exception):
+class ServiceError(GameroomError):
     """The arena cannot do what was asked (one line saying why; the command exits 2)."""
 
 

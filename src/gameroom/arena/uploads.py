@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Iterator
 
 from gameroom.arena.config import Language, UploadLimits
+from gameroom.core.errors import GameroomError
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
 
 __all__ = ["UploadError", "unpack", "read_manifest", "build", "MANIFEST", "fill"]
@@ -34,7 +35,7 @@ __all__ = ["UploadError", "unpack", "read_manifest", "build", "MANIFEST", "fill"
 MANIFEST = "bot.toml"
 
 
-class UploadError(ValueError):
+class UploadError(GameroomError, ValueError):
     """An upload that cannot be used (the message says what and where)."""
 
 
