@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from array import array
 import json
 import resource
 import socket
@@ -43,7 +44,7 @@ CLIENT_PROCESSES = 2
 CALL_GAMES = 5          # games (one at a time) that measure one remote call
 
 
-def _percentile(values: list[float], q: float) -> float:
+def _percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
@@ -194,16 +195,17 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
         await signup.listen("127.0.0.1", 0)
     print(json.dumps({"ports": [s.port for s in signups]}), flush=True)
     signed = await asyncio.gather(*(s.run() for s in signups))
+    del signups   # each table's sign-up is over (its listener closed): only its players remain
 
-    calls: list[float] = []
-    added: list[float] = []
-    away: list[float] = []   # from a call ready to be sent to its reply read
+    calls = array('d')
+    added = array('d')
+    away = array('d')   # from a call ready to be sent to its reply read
     lock = threading.Lock()
 
     def play(seats: Sequence[Seat], table: int) -> Any:
-        own_calls: list[float] = []
-        own_added: list[float] = []
-        own_away: list[float] = []
+        own_calls = array('d')
+        own_added = array('d')
+        own_away = array('d')
         last_read = 0.0
 
         def timed(seat: Seat) -> Seat:
@@ -254,6 +256,7 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
 
     collecting = [0.0, 0.0]   # seconds spent in the cyclic garbage collector; when the last began
     by_generation = [[0, 0.0], [0, 0.0], [0, 0.0]]
+    collected = [0]
 
     def collector(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -263,14 +266,42 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
             collecting[0] += spent
             by_generation[info["generation"]][0] += 1
             by_generation[info["generation"]][1] += spent
+            collected[0] += info["collected"]
 
     gc.callbacks.append(collector)
+    import os as _os
+    if _os.environ.get("XTRACE"):
+        import tracemalloc
+        tracemalloc.start(3)
+        def _snap():
+            time.sleep(float(_os.environ["XTRACE"]))
+            snap = tracemalloc.take_snapshot()
+            for stat in snap.statistics("traceback")[:30]:
+                print(f"{stat.size/1e6:8.2f} MB {stat.count:8d}", *stat.traceback.format()[-6:], sep="\n   ", file=sys.stderr)
+            print("total", sum(s.size for s in snap.statistics("filename"))/1e6, file=sys.stderr, flush=True)
+        threading.Thread(target=_snap, daemon=True).start()
+    if _os.environ.get("XSAMPLE"):
+        def _sample():
+            t0 = time.perf_counter()
+            while True:
+                time.sleep(float(_os.environ["XSAMPLE"]))
+                rss = [l for l in open("/proc/self/status") if l.startswith("VmRSS")][0].split()[1]
+                counts = [len(gc.get_objects(g)) for g in range(3)]
+                import collections
+                top = collections.Counter(type(o).__name__ for o in gc.get_objects()).most_common(12)
+                print(f"t={time.perf_counter()-t0:5.1f} rss={int(rss)//1024}MB games={hub.games if hub else 0} gens={counts} calls={len(calls)} {top}", file=sys.stderr, flush=True)
+        threading.Thread(target=_sample, daemon=True).start()
     usage = resource.getrusage(resource.RUSAGE_SELF)   # its ru_maxrss: the peak of signing everyone up
     start = time.perf_counter()
     results = await asyncio.gather(*(table(i, list(p)) for i, p in enumerate(signed)), return_exceptions=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF)
     gc.callbacks.remove(collector)
+    print("collected", collected, file=sys.stderr)
+    if _os.environ.get("XDEBUG"):
+        import collections
+        gc.set_debug(gc.DEBUG_SAVEALL); gc.collect()
+        print(collections.Counter(type(o).__name__ for o in gc.garbage).most_common(25), file=sys.stderr)
     failures = [r for r in results if isinstance(r, BaseException)]
     if failures:
         print(f"capacity: {len(failures)} games failed, the first: {type(failures[0]).__name__}: {failures[0]}",
@@ -361,7 +392,8 @@ def run(players: int = 1000, games: int = 250, *, game_name: str, referees: str 
           f"{games_per_s:.1f} games/s, {calls_per_s:.0f} calls/s; time the server adds to a call "
           f"p50 {big['p50_added_ms']:.3f} ms, p99 {big['p99_added_ms']:.3f} ms; mean call under load "
           f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s = {cpu_per_call:.0f} µs a call (user "
-          f"{big['user_s']:.2f} s, system {big['system_s']:.2f} s, garbage collection {big['gc_s']:.2f} s), "
+          f"{big['user_s']:.2f} s, system {big['system_s']:.2f} s, garbage collection {big['gc_s']:.2f} s: "
+          f"{', '.join(f'{n} of generation {g} in {t:.2f} s' for g, (n, t) in enumerate(big['gc']))}), "
           f"peak RSS {big['rss_mb']:.1f} MB ({big['signup_rss_mb']:.1f} MB once every player had signed up)", flush=True)
     summary = {"players": players, "games": games, "referees": referees, "games_per_s": round(games_per_s, 2),
                "calls_per_s": round(calls_per_s, 1), "p50_added_ms": round(big["p50_added_ms"], 4),

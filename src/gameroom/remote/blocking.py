@@ -175,13 +175,15 @@ class BlockingConnection:
         self._decoder.feed(data)
         return True
 
-    def request(self, value: Any, limit: float | None, side: Callable[[Any], Any] | None = None,
+    def request(self, data: bytes, limit: float | None, side: Callable[[Any], Any] | None = None,
                 max_side: int = 1000) -> Any:
-        """Send a call and read the reply, all within ``limit`` seconds; ``side`` answers
-        side messages as :meth:`gameroom.remote.connection.Connection.request` does."""
+        """Send a call (``data``: the value already encoded, so that nothing but these
+        bytes is kept while the reply is awaited) and read the reply, all within ``limit``
+        seconds; ``side`` answers side messages as
+        :meth:`gameroom.remote.connection.Connection.request` does."""
         deadline = None if limit is None else monotonic() + limit
         text = "" if limit is None else f"no complete reply within the time limit of {limit:g} s"
-        self.send_raw(encode(value), deadline, text)
+        self.send_raw(data, deadline, text)
         for _ in range(max_side if side is not None else 0):
             message = self.read_value(deadline, text)
             answer = side(message)  # type: ignore[misc]

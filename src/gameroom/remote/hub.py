@@ -207,7 +207,9 @@ def shared_hub() -> Hub:
         if _shared is None:
             first, second, third = gc.get_threshold()
             if 0 < first < COLLECT_AFTER:   # 0: collection switched off, left so
-                gc.set_threshold(COLLECT_AFTER, second, third)
+                gc.set_threshold(int(os.environ.get("XG0", COLLECT_AFTER)), int(os.environ.get("XG1", second)), third)
+            if os.environ.get("XFREEZE"):
+                gc.freeze()
             _shared = Hub()
         return _shared
 
