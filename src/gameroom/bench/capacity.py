@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from array import array
 import json
 import resource
 import socket
@@ -36,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+from array import array
 from typing import Any, Sequence
 
 __all__ = ["run", "measure", "floor_ms", "record_messages"]
@@ -256,7 +256,6 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
 
     collecting = [0.0, 0.0]   # seconds spent in the cyclic garbage collector; when the last began
     by_generation = [[0, 0.0], [0, 0.0], [0, 0.0]]
-    collected = [0]
 
     def collector(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -266,42 +265,14 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
             collecting[0] += spent
             by_generation[info["generation"]][0] += 1
             by_generation[info["generation"]][1] += spent
-            collected[0] += info["collected"]
 
     gc.callbacks.append(collector)
-    import os as _os
-    if _os.environ.get("XTRACE"):
-        import tracemalloc
-        tracemalloc.start(3)
-        def _snap():
-            time.sleep(float(_os.environ["XTRACE"]))
-            snap = tracemalloc.take_snapshot()
-            for stat in snap.statistics("traceback")[:30]:
-                print(f"{stat.size/1e6:8.2f} MB {stat.count:8d}", *stat.traceback.format()[-6:], sep="\n   ", file=sys.stderr)
-            print("total", sum(s.size for s in snap.statistics("filename"))/1e6, file=sys.stderr, flush=True)
-        threading.Thread(target=_snap, daemon=True).start()
-    if _os.environ.get("XSAMPLE"):
-        def _sample():
-            t0 = time.perf_counter()
-            while True:
-                time.sleep(float(_os.environ["XSAMPLE"]))
-                rss = [l for l in open("/proc/self/status") if l.startswith("VmRSS")][0].split()[1]
-                counts = [len(gc.get_objects(g)) for g in range(3)]
-                import collections
-                top = collections.Counter(type(o).__name__ for o in gc.get_objects()).most_common(12)
-                print(f"t={time.perf_counter()-t0:5.1f} rss={int(rss)//1024}MB games={hub.games if hub else 0} gens={counts} calls={len(calls)} {top}", file=sys.stderr, flush=True)
-        threading.Thread(target=_sample, daemon=True).start()
     usage = resource.getrusage(resource.RUSAGE_SELF)   # its ru_maxrss: the peak of signing everyone up
     start = time.perf_counter()
     results = await asyncio.gather(*(table(i, list(p)) for i, p in enumerate(signed)), return_exceptions=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_SELF)
     gc.callbacks.remove(collector)
-    print("collected", collected, file=sys.stderr)
-    if _os.environ.get("XDEBUG"):
-        import collections
-        gc.set_debug(gc.DEBUG_SAVEALL); gc.collect()
-        print(collections.Counter(type(o).__name__ for o in gc.garbage).most_common(25), file=sys.stderr)
     failures = [r for r in results if isinstance(r, BaseException)]
     if failures:
         print(f"capacity: {len(failures)} games failed, the first: {type(failures[0]).__name__}: {failures[0]}",

@@ -106,19 +106,28 @@ class BlockingConnection:
             except (BrokenPipeError, ConnectionResetError):
                 raise self._closed_error("the peer closed the connection") from None
 
+    def _next_value(self) -> Any:
+        """The next whole value already read (stamping ``read_at``), or ``NEED_MORE``;
+        ConnectionClosed when the stream ended (in the middle of a value or between)."""
+        decoder = self._decoder
+        value = decoder.next_value()
+        if value is not NEED_MORE:
+            self.read_at = perf_counter()
+            return value
+        if decoder.at_eof:
+            if decoder.pending():
+                raise self._closed_error("the peer closed the connection in the middle of a value")
+            raise self._closed_error("the peer closed the connection")
+        return NEED_MORE
+
     def read_value(self, deadline: float | None, timeout_text: str) -> Any:
         """The next JSON value, complete by ``deadline``. Raises ReadTimeout (with
         ``timeout_text``), ConnectionClosed or JSONStreamError, as the asyncio reader does."""
         decoder = self._decoder
         while True:
-            value = decoder.next_value()
+            value = self._next_value()
             if value is not NEED_MORE:
-                self.read_at = perf_counter()
                 return value
-            if decoder.at_eof:
-                if decoder.pending():
-                    raise self._closed_error("the peer closed the connection in the middle of a value")
-                raise self._closed_error("the peer closed the connection")
             if deadline is None:
                 self._set_timeout(None)
             else:

@@ -207,9 +207,7 @@ def shared_hub() -> Hub:
         if _shared is None:
             first, second, third = gc.get_threshold()
             if 0 < first < COLLECT_AFTER:   # 0: collection switched off, left so
-                gc.set_threshold(int(os.environ.get("XG0", COLLECT_AFTER)), int(os.environ.get("XG1", second)), third)
-            if os.environ.get("XFREEZE"):
-                gc.freeze()
+                gc.set_threshold(COLLECT_AFTER, second, third)
             _shared = Hub()
         return _shared
 
@@ -305,14 +303,9 @@ class HubConnection(BlockingConnection):
         """The next JSON value, complete by ``deadline``, as the base class reads it."""
         decoder = self._decoder
         while True:
-            value = decoder.next_value()
+            value = self._next_value()
             if value is not NEED_MORE:
-                self.read_at = perf_counter()
                 return value
-            if decoder.at_eof:
-                if decoder.pending():
-                    raise self._closed_error("the peer closed the connection in the middle of a value")
-                raise self._closed_error("the peer closed the connection")
             if deadline is not None and deadline - monotonic() <= 0:
                 # Late to look (the hub was busy with other games): only what the kernel
                 # stamped as arrived in time counts.
