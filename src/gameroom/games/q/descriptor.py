@@ -34,7 +34,7 @@ def deal(seed: int, names: Sequence[str]) -> RefereeState:
 
 def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game dealt from ``seed`` (the shuffled complete set), bonuses of q.md 8.3."""
-    return run_game(seats, deal(seed, [seat.name for seat in seats]), context, rules=QRules())
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context, rules=QRules(), own_state=True)
 
 
 def _public_for(state: RefereeState, name: str) -> PublicState:
