@@ -4,7 +4,6 @@ is stopped at its limit, its whole process group is gone, and the game goes on."
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import ResourceLimits
 from gameroom.games import registry
 from tests.core.hostile_bots import HostileBot
+from tests.processes import in_group
 
 
 def gone(pid: int) -> bool:
@@ -30,17 +30,7 @@ def gone(pid: int) -> bool:
 
 
 def group_gone(pgid: int) -> bool:
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                members.append(entry)
-    return not members
+    return not in_group(pgid)
 
 
 def play_q_with(seat_factory, attack: str, **extra):

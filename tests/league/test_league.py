@@ -17,6 +17,7 @@ import pytest
 
 from gameroom.games import registry
 from tests.league.conftest import EXAMPLES, GAMEROOM, MISBEHAVING, gameroom, toml_bots
+from tests.processes import marked, started_by
 
 # CI plays a short league per game; GAMEROOM_LEAGUE_GAMES=200 runs the acceptance size.
 GAMES = int(os.environ.get("GAMEROOM_LEAGUE_GAMES", "10"))
@@ -63,23 +64,6 @@ def test_league_of_example_clients_and_builtins(game: str, tmp_path: Path) -> No
     assert f"{GAMES} of {GAMES} replays verified" in verify.stdout
 
 
-def _processes_running(marker: str) -> list[str]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state != "Z":
-            found.append(f"{entry}: {cmdline}")
-    return found
-
-
 def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: Path) -> None:
     """Programs that spin, eat memory, fork or send garbage are ejected; the league goes on;
     no process of theirs is left behind."""
@@ -102,7 +86,7 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
     assert kinds == {"spin": "time-out", "memory": "disconnect", "fork": "time-out", "garbage": "invalid-reply"}
     assert _count(db, "select b.name, r.ejected from results r join bots b on b.id = r.bot_id "
                       "where b.name = 'good'") == [("good", 0), ("good", 0)]
-    assert _processes_running(marker) == []
+    assert marked(marker) == []
     verify = gameroom("replay", "verify", "--db", f"sqlite:///{db}")
     assert verify.returncode == 0 and "2 of 2 replays verified" in verify.stdout, verify.stderr
 
@@ -110,19 +94,7 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
 def _children_of(pid: int) -> list[int]:
     """Live processes the league process ``pid`` started (its pool workers carry
     GAMEROOM_LEAGUE_PARENT in their environment)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    environ = f.read()
-                with open(f"/proc/{entry}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if f"GAMEROOM_LEAGUE_PARENT={pid}".encode() in environ and state != "Z":
-                found.append(int(entry))
-    return found
+    return started_by(pid, "GAMEROOM_LEAGUE_PARENT")
 
 
 def _league_rows(db: Path) -> list[tuple]:

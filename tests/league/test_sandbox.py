@@ -8,7 +8,6 @@ and a league in which it never started says so and exits 1."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import socket
@@ -20,6 +19,7 @@ import pytest
 
 from gameroom.bench import hostile_bots
 from tests.league.conftest import EXAMPLES, gameroom, toml_bots
+from tests.processes import marked
 from tests.web.conftest import browser  # noqa: F401  (the web tests' Chromium, for the stored-game page)
 
 HOSTILE = Path(hostile_bots.__file__).with_name("attack_program.py")
@@ -29,23 +29,6 @@ FILE_MB, TMP_MB = 2, 6
 def _rows(db: Path, sql: str) -> list[tuple]:
     with sqlite3.connect(db) as connection:
         return connection.execute(sql).fetchall()
-
-
-def _running(marker: str) -> list[str]:
-    """Live processes whose command line names ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-                with open(f"/proc/{entry}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if marker in cmdline and state != "Z":
-                found.append(f"{entry}: {cmdline}")
-    return found
 
 
 def _bubblewrap_problem() -> str | None:
@@ -97,7 +80,7 @@ def _written(reason: str) -> int:
 
 def _check_common(run: object, db: Path, marker: str) -> dict[str, list[tuple[str, str]]]:
     assert run.returncode == 0, run.stderr   # type: ignore[attr-defined]
-    assert _running(marker) == []            # the escaped sleepers and the bomb's children included
+    assert marked(marker) == []            # the escaped sleepers and the bomb's children included
     assert _rows(db, "select count(*) from games") == [(2,)]
     reasons = _reasons(db)
     assert "good" not in reasons and "escape" not in reasons, reasons   # escape played legally
