@@ -28,6 +28,15 @@ PASSWORD = "correct horse battery"
 SESSION_COOKIE = "gameroom_session"
 
 
+def sign_up(page: Any, url: str, name: str) -> None:
+    """Make an account on the sign-up page (the browser is then logged in) and come back."""
+    page.goto(f"{url}/signup?next=/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.click("#submit")
+    page.wait_for_selector(f"#username-shown:has-text('{name}')")
+
+
 def signed_up(url: str, name: str, password: str = PASSWORD, **client: Any) -> Any:
     """An httpx client of the room at ``url`` logged in as a new account ``name``."""
     import httpx
