@@ -16,8 +16,8 @@ from gameroom.core.match import isolated_seat
 from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import ResourceLimits
 from gameroom.games import registry
+from gameroom.bench.processes import in_group
 from tests.core.hostile_bots import HostileBot
-from tests.processes import in_group
 
 
 def gone(pid: int) -> bool:

@@ -25,8 +25,8 @@ from gameroom.core.limits import Limits
 from gameroom.core.match import isolated_seat
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
 from gameroom.games import registry
+from gameroom.bench.processes import marked
 from tests.core.hostile_bots import HostileBot
-from tests.processes import marked
 
 
 def _bubblewrap() -> SandboxPolicy:

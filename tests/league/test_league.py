@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from gameroom.games import registry
+from gameroom.bench.processes import marked, started_by
 from tests.league.conftest import EXAMPLES, GAMEROOM, MISBEHAVING, gameroom, toml_bots
-from tests.processes import marked, started_by
 
 # CI plays a short league per game; GAMEROOM_LEAGUE_GAMES=200 runs the acceptance size.
 GAMES = int(os.environ.get("GAMEROOM_LEAGUE_GAMES", "10"))

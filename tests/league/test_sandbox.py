@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from gameroom.bench import hostile_bots
+from gameroom.bench.processes import marked
 from tests.league.conftest import EXAMPLES, gameroom, toml_bots
-from tests.processes import marked
 from tests.web.conftest import browser  # noqa: F401  (the web tests' Chromium, for the stored-game page)
 
 HOSTILE = Path(hostile_bots.__file__).with_name("attack_program.py")

@@ -1,5 +1,6 @@
-"""The live processes of this machine, read from ``/proc``: what the sandbox, isolation and
-league tests look at to check that nothing a bot or a league started outlives it."""
+"""The live processes of this machine, read from ``/proc``: what the hostile-bots benchmark
+and the sandbox, isolation and league tests look at to see that nothing a bot or a league
+started outlives it."""
 
 from __future__ import annotations
 
