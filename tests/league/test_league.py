@@ -17,7 +17,7 @@ import pytest
 
 from gameroom.games import registry
 from gameroom.bench.processes import marked, started_by
-from tests.league.conftest import EXAMPLES, GAMEROOM, MISBEHAVING, gameroom, toml_bots
+from tests.league.conftest import EXAMPLES, GAMEROOM, MISBEHAVING, bots_file, gameroom, league
 
 # CI plays a short league per game; GAMEROOM_LEAGUE_GAMES=200 runs the acceptance size.
 GAMES = int(os.environ.get("GAMEROOM_LEAGUE_GAMES", "10"))
@@ -43,8 +43,7 @@ def test_league_of_example_clients_and_builtins(game: str, tmp_path: Path) -> No
     """Two program bots (the example clients of docs/bots.md) and two built-ins play a
     league; the database holds every game, the leaderboard lists the four, every replay
     verifies."""
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots(_example_bots(game)))
+    bots = bots_file(tmp_path, _example_bots(game))
     db = tmp_path / "league.db"
     url = f"sqlite:///{db}"
     run = gameroom("league", game, "--bots", str(bots), "--games", str(GAMES), "--db", url, "--workers", "2",
@@ -74,8 +73,7 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
     bad = [{"name": kind, "command": [sys.executable, marker, kind, "{port}"], "memory_mb": 300}
            for kind in ("spin", "memory", "fork", "garbage")]
     good = {"name": "good", "builtin": next(iter(descriptor.strategies))}
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([good, *bad]))
+    bots = bots_file(tmp_path, [good, *bad])
     db = tmp_path / "bad.db"
     run = gameroom("league", game, "--bots", str(bots), "--games", "2", "--players", "5", "--db", f"sqlite:///{db}",
                    "--workers", "2", "--quiet")
@@ -103,11 +101,9 @@ def _league_rows(db: Path) -> list[tuple]:
 
 
 def _q_bots(tmp_path: Path) -> Path:
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"},
-                               {"name": "raiser", "builtin": "raise-in-take-turn"},
-                               {"name": "cheat", "builtin": "cheat-tile-not-owned"}]))
-    return bots
+    return bots_file(tmp_path, [{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"},
+                                {"name": "raiser", "builtin": "raise-in-take-turn"},
+                                {"name": "cheat", "builtin": "cheat-tile-not-owned"}])
 
 
 def test_killed_league_resumes_to_exactly_n_games(tmp_path: Path) -> None:
@@ -224,12 +220,8 @@ def test_python_class_bot(tmp_path: Path) -> None:
     """A ``module:Class`` bot plays on a guarded seat beside a built-in."""
     from tests.league.conftest import REPO
 
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([{"name": "careful", "python": "tests.league.bots.pybot:CarefulBot"},
-                               {"name": "dag", "builtin": "dag"}]))
-    db = tmp_path / "py.db"
-    run = gameroom("league", "q", "--bots", str(bots), "--games", "4", "--db", f"sqlite:///{db}", "--quiet", cwd=REPO)
-    assert run.returncode == 0, run.stderr
+    db, run = league(tmp_path, "q", [{"name": "careful", "python": "tests.league.bots.pybot:CarefulBot"},
+                                     {"name": "dag", "builtin": "dag"}], 4, cwd=REPO)
     assert _count(db, "select count(*) from results r join bots b on b.id = r.bot_id where b.name = 'careful' "
                       "and not r.ejected") == [(4,)]
     assert "careful" in run.stdout

@@ -19,7 +19,7 @@ import pytest
 
 from gameroom.bench import hostile_bots
 from gameroom.bench.processes import marked
-from tests.league.conftest import EXAMPLES, gameroom, toml_bots
+from tests.league.conftest import EXAMPLES, bots_file, gameroom
 from tests.web.conftest import browser  # noqa: F401  (the web tests' Chromium, for the stored-game page)
 
 HOSTILE = Path(hostile_bots.__file__).with_name("attack_program.py")
@@ -66,7 +66,7 @@ def _hostile_league(tmp_path: Path, mode: str, places: str, bomb: bool = True
             {"name": "spin", "command": [sys.executable, marker, "spin", "{port}"]}]
     if not bomb:
         bots = [bot for bot in bots if bot["name"] != "bomb"]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots) + f"[sandbox]\nmode = \"{mode}\"\ntmp_mb = {TMP_MB}\n")
+    bots_file(tmp_path, bots, f"[sandbox]\nmode = \"{mode}\"\ntmp_mb = {TMP_MB}\n")
     db = tmp_path / "hostile.db"
     (tmp_path / "league").mkdir()
     run = gameroom("league", "bazaar", "--bots", str(tmp_path / "bots.toml"), "--games", "2", "--players", "6",
@@ -142,7 +142,7 @@ def test_a_program_that_cannot_start_is_ejected_with_its_status_and_stderr(tmp_p
     bots = [{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"},
             {"name": "crash", "command": [sys.executable, marker, "crash", "{port}"]},
             {"name": "missing", "command": [str(tmp_path / "no-such-program"), "{port}"]}]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots))
+    bots_file(tmp_path, bots)
     db = tmp_path / "crash.db"
     run = gameroom("league", "q", "--bots", str(tmp_path / "bots.toml"), "--games", "2", "--players", "4",
                    "--db", f"sqlite:///{db}", "--quiet")
@@ -169,7 +169,7 @@ def test_a_python_bot_is_imported_only_in_its_sandbox(tmp_path: Path) -> None:
     from tests.league.conftest import REPO
 
     bots = [{"name": "dag", "builtin": "dag"}, {"name": "quitter", "python": "tests.league.bots.quitter:Bot"}]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots))
+    bots_file(tmp_path, bots)
     run = gameroom("league", "q", "--bots", str(tmp_path / "bots.toml"), "--games", "2",
                    "--db", f"sqlite:///{tmp_path / 'quit.db'}", "--quiet", cwd=REPO)
     assert run.returncode == 2, run.stderr
@@ -187,7 +187,7 @@ def test_the_stored_game_page_shows_the_reason_escaped(tmp_path: Path, browser: 
     marker = str(tmp_path / "crash.py")
     shutil.copy(HOSTILE, marker)
     bots = [{"name": "dag", "builtin": "dag"}, {"name": "crash", "command": [sys.executable, marker, "crash", "{port}"]}]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots))
+    bots_file(tmp_path, bots)
     url = f"sqlite:///{tmp_path / 'web.db'}"
     run = gameroom("league", "q", "--bots", str(tmp_path / "bots.toml"), "--games", "1", "--db", url, "--quiet")
     assert run.returncode == 1, run.stderr
