@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from driver import GAMEROOM, free_port, spawn
+from gameroom.bench.processes import status_kb
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 
 
@@ -83,10 +84,9 @@ class ServedLobby:
 
     def peak_rss_kb(self) -> int:
         """The server process's peak resident memory (VmHWM) so far."""
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-        raise AssertionError("no VmHWM in /proc")
+        peak = status_kb(self.proc.pid, "VmHWM")
+        assert peak is not None, "no VmHWM in /proc"
+        return peak
 
     def log(self) -> str:
         self.log_file.flush()

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 from driver import GAMEROOM, free_port
+from gameroom.bench.processes import status_kb
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
@@ -54,10 +55,9 @@ def cookie_header(session: Any) -> dict[str, str]:
 
 def rss_mb(pid: int) -> float:
     """A process's resident memory in MB, from /proc."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no VmRSS for process {pid}")
+    rss = status_kb(pid, "VmRSS")
+    assert rss is not None, f"no VmRSS for process {pid}"
+    return rss / 1024
 
 
 def client_from(url: str, address: str = "127.0.0.1", **options: Any) -> Any:

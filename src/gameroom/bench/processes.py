@@ -1,6 +1,6 @@
-"""The live processes of this machine, read from ``/proc``: what the hostile-bots benchmark
-and the sandbox, isolation and league tests look at to see that nothing a bot or a league
-started outlives it."""
+"""The live processes of this machine, read from ``/proc``: what the hostile benchmarks and
+the sandbox, isolation, league and server tests look at to see that nothing a bot or a
+league started outlives it, and how much memory a server holds."""
 
 from __future__ import annotations
 
@@ -42,3 +42,16 @@ def started_by(pid: int, variable: str) -> list[int]:
 def in_group(pgid: int) -> list[int]:
     """The live processes of the process group ``pgid``."""
     return [pid for pid, stat in live("stat").items() if int(stat.rsplit(b")", 1)[1].split()[2]) == pgid]
+
+
+def status_kb(pid: int, field: str) -> int | None:
+    """A figure in kB of the process's ``/proc/PID/status`` (``VmRSS``: its resident memory
+    now; ``VmHWM``: its peak so far), or None when the process or the field is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith(f"{field}:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
