@@ -4,7 +4,6 @@ is stopped at its limit, its whole process group is gone, and the game goes on."
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from gameroom.core.match import isolated_seat
 from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import ResourceLimits
 from gameroom.games import registry
+from gameroom.bench.processes import in_group
 from tests.core.hostile_bots import HostileBot
 
 
@@ -30,17 +30,7 @@ def gone(pid: int) -> bool:
 
 
 def group_gone(pgid: int) -> bool:
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                members.append(entry)
-    return not members
+    return not in_group(pgid)
 
 
 def play_q_with(seat_factory, attack: str, **extra):

@@ -25,6 +25,7 @@ from gameroom.core.limits import Limits
 from gameroom.core.match import isolated_seat
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
 from gameroom.games import registry
+from gameroom.bench.processes import marked
 from tests.core.hostile_bots import HostileBot
 
 
@@ -40,23 +41,6 @@ def _bubblewrap() -> SandboxPolicy:
 @pytest.fixture(params=["bwrap", "rlimits"])
 def policy(request: pytest.FixtureRequest) -> SandboxPolicy:
     return _bubblewrap() if request.param == "bwrap" else SandboxPolicy(mode="rlimits")
-
-
-def _marked(marker: str) -> list[int]:
-    """Live (not zombie) processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read()
-                with open(f"/proc/{entry}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if marker.encode() in cmdline and state != "Z":
-                found.append(int(entry))
-    return found
 
 
 def _python(code: str, policy: SandboxPolicy, limits: ResourceLimits = ResourceLimits(), *extra: str) -> Confined:
@@ -90,9 +74,9 @@ def test_nothing_a_bot_forks_outlives_it(policy: SandboxPolicy) -> None:
     deadline = time.monotonic() + 120
     while program.stderr_tail() != "escaped" and time.monotonic() < deadline:   # its grandchild left the group
         time.sleep(0.05)
-    assert len(_marked(marker)) >= 2
+    assert len(marked(marker)) >= 2
     program.kill()
-    assert _marked(marker) == []
+    assert marked(marker) == []
     assert program.ending() == "killed by the league while still running"
     assert program.stderr_note() == "; stderr: escaped"
 
@@ -120,7 +104,7 @@ def test_the_process_limit_holds_even_for_root(policy: SandboxPolicy) -> None:
     text = program.stderr_tail()
     assert "Resource temporarily unavailable" in text, text
     assert int(text.split(" processes")[0]) <= 10
-    assert _marked(marker) == []
+    assert marked(marker) == []
 
 
 WRITER = """
@@ -206,14 +190,14 @@ def test_a_sandboxed_python_player_cannot_leave_it(policy: SandboxPolicy) -> Non
     try:
         assert caller("take_turn", (None,), 60.0) == "escaped"
         deadline = time.monotonic() + 120    # its pid is written just before its exec, which a loaded machine delays
-        while not _marked(marker) and time.monotonic() < deadline:
+        while not marked(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(_marked(marker)) == 1     # the grandchild, out of the player's group
+        assert len(marked(marker)) == 1     # the grandchild, out of the player's group
     finally:
         caller.close()
         if os.path.exists(marker):
             os.unlink(marker)
-    assert _marked(marker) == []
+    assert marked(marker) == []
 
 
 def test_a_sandboxed_python_player_plays_a_game(policy: SandboxPolicy) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import read_json_values
 from driver import free_port, spawn, submit
+from gameroom.bench.processes import status_kb
 
 DEEP = b"[" * 100_000 + b"\n"
 REASON = "nests deeper than 64 levels"
@@ -241,11 +242,7 @@ def flood_sign_up() -> tuple[int, str]:
                 except (BlockingIOError, OSError):
                     pass
         time.sleep(1.0)
-        rss = 0
-        with open(f"/proc/{server.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1]) * 1024
+        rss = (status_kb(server.pid, "VmRSS") or 0) * 1024
     finally:
         for flood in floods:
             flood.close()

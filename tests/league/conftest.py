@@ -19,6 +19,25 @@ def gameroom(*args: str, timeout: float = 600, cwd: Path | None = None) -> subpr
     return subprocess.run([*GAMEROOM, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
+def bots_file(folder: Path, entries: Sequence[dict], more: str = "") -> Path:
+    """``folder/bots.toml`` holding these bots (and ``more`` TOML after them: a
+    ``[sandbox]`` table)."""
+    path = folder / "bots.toml"
+    path.write_text(toml_bots(entries) + more)
+    return path
+
+
+def league(folder: Path, game: str, entries: Sequence[dict], games: int, *more: str,
+           cwd: Path | None = None) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """``gameroom league GAME --quiet`` of these bots for ``games`` games on a new SQLite
+    database in ``folder``, which must succeed: the database and the run."""
+    db = folder / "league.db"
+    run = gameroom("league", game, "--bots", str(bots_file(folder, entries)), "--games", str(games),
+                   "--db", f"sqlite:///{db}", "--quiet", *more, cwd=cwd)
+    assert run.returncode == 0, run.stderr
+    return db, run
+
+
 def toml_bots(entries: Sequence[dict]) -> str:
     """A bots file: each entry's keys as TOML (strings, lists of strings and integers)."""
     def value(v: object) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.league.conftest import GAMEROOM, gameroom, toml_bots
+from tests.league.conftest import GAMEROOM, bots_file, gameroom
 
 
 def _one_error(run: subprocess.CompletedProcess[str], status: int = 2) -> str:
@@ -25,9 +25,7 @@ def _one_error(run: subprocess.CompletedProcess[str], status: int = 2) -> str:
 
 
 def _builtin_bots(tmp_path: Path) -> Path:
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"}]))
-    return bots
+    return bots_file(tmp_path, [{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"}])
 
 
 @pytest.mark.parametrize("url", ["sqlite:///", "sqlite://", "sqlite:///:memory:"])
@@ -74,10 +72,8 @@ def test_a_missing_extra_is_one_line_naming_it(tmp_path: Path, module: str, args
 
 
 def _program_bots(tmp_path: Path, sandbox: str = "") -> Path:
-    bots = tmp_path / "bots.toml"
     program = [sys.executable, str(Path(__file__).parents[2] / "examples" / "bots" / "python_bot.py"), "{port}"]
-    bots.write_text(toml_bots([{"name": "dag", "builtin": "dag"}, {"name": "py", "command": program}]) + sandbox)
-    return bots
+    return bots_file(tmp_path, [{"name": "dag", "builtin": "dag"}, {"name": "py", "command": program}], sandbox)
 
 
 def test_without_bubblewrap_the_league_says_so_once_and_plays(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gameroom.core.chain import DigestChain, unseal
-from tests.league.conftest import gameroom, toml_bots
+from tests.league.conftest import gameroom, league
 
 CHANGED = "digest does not match: the line was changed, or a line before it removed/reordered"
 
@@ -35,13 +35,8 @@ def q_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def league_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real SQLite results database of a 3-game Q league."""
     folder = tmp_path_factory.mktemp("forged-db")
-    bots = folder / "bots.toml"
-    bots.write_text(toml_bots([{"name": "Ann", "builtin": "dag"}, {"name": "Bob", "builtin": "ldasg"},
-                               {"name": "Cyd", "builtin": "dag"}]))
-    run = gameroom("league", "q", "--bots", str(bots), "--games", "3", "--db", f"sqlite:///{folder / 'db.sqlite'}",
-                   "--quiet", "--workers", "1")
-    assert run.returncode == 0, run.stderr
-    return folder / "db.sqlite"
+    bots = [{"name": "Ann", "builtin": "dag"}, {"name": "Bob", "builtin": "ldasg"}, {"name": "Cyd", "builtin": "dag"}]
+    return league(folder, "q", bots, 3, "--workers", "1")[0]
 
 
 def lines_of(path: Path) -> list[str]:

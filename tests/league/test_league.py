@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gameroom.games import registry
-from tests.league.conftest import EXAMPLES, GAMEROOM, MISBEHAVING, gameroom, toml_bots
+from gameroom.bench.processes import marked, started_by
+from tests.league.conftest import EXAMPLES, GAMEROOM, MISBEHAVING, bots_file, gameroom, league
 
 # CI plays a short league per game; GAMEROOM_LEAGUE_GAMES=200 runs the acceptance size.
 GAMES = int(os.environ.get("GAMEROOM_LEAGUE_GAMES", "10"))
@@ -42,8 +43,7 @@ def test_league_of_example_clients_and_builtins(game: str, tmp_path: Path) -> No
     """Two program bots (the example clients of docs/bots.md) and two built-ins play a
     league; the database holds every game, the leaderboard lists the four, every replay
     verifies."""
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots(_example_bots(game)))
+    bots = bots_file(tmp_path, _example_bots(game))
     db = tmp_path / "league.db"
     url = f"sqlite:///{db}"
     run = gameroom("league", game, "--bots", str(bots), "--games", str(GAMES), "--db", url, "--workers", "2",
@@ -63,23 +63,6 @@ def test_league_of_example_clients_and_builtins(game: str, tmp_path: Path) -> No
     assert f"{GAMES} of {GAMES} replays verified" in verify.stdout
 
 
-def _processes_running(marker: str) -> list[str]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state != "Z":
-            found.append(f"{entry}: {cmdline}")
-    return found
-
-
 def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: Path) -> None:
     """Programs that spin, eat memory, fork or send garbage are ejected; the league goes on;
     no process of theirs is left behind."""
@@ -90,8 +73,7 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
     bad = [{"name": kind, "command": [sys.executable, marker, kind, "{port}"], "memory_mb": 300}
            for kind in ("spin", "memory", "fork", "garbage")]
     good = {"name": "good", "builtin": next(iter(descriptor.strategies))}
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([good, *bad]))
+    bots = bots_file(tmp_path, [good, *bad])
     db = tmp_path / "bad.db"
     run = gameroom("league", game, "--bots", str(bots), "--games", "2", "--players", "5", "--db", f"sqlite:///{db}",
                    "--workers", "2", "--quiet")
@@ -102,7 +84,7 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
     assert kinds == {"spin": "time-out", "memory": "disconnect", "fork": "time-out", "garbage": "invalid-reply"}
     assert _count(db, "select b.name, r.ejected from results r join bots b on b.id = r.bot_id "
                       "where b.name = 'good'") == [("good", 0), ("good", 0)]
-    assert _processes_running(marker) == []
+    assert marked(marker) == []
     verify = gameroom("replay", "verify", "--db", f"sqlite:///{db}")
     assert verify.returncode == 0 and "2 of 2 replays verified" in verify.stdout, verify.stderr
 
@@ -110,19 +92,7 @@ def test_misbehaving_programs_are_ejected_and_killed_with_their_group(tmp_path: 
 def _children_of(pid: int) -> list[int]:
     """Live processes the league process ``pid`` started (its pool workers carry
     GAMEROOM_LEAGUE_PARENT in their environment)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    environ = f.read()
-                with open(f"/proc/{entry}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if f"GAMEROOM_LEAGUE_PARENT={pid}".encode() in environ and state != "Z":
-                found.append(int(entry))
-    return found
+    return started_by(pid, "GAMEROOM_LEAGUE_PARENT")
 
 
 def _league_rows(db: Path) -> list[tuple]:
@@ -131,11 +101,9 @@ def _league_rows(db: Path) -> list[tuple]:
 
 
 def _q_bots(tmp_path: Path) -> Path:
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"},
-                               {"name": "raiser", "builtin": "raise-in-take-turn"},
-                               {"name": "cheat", "builtin": "cheat-tile-not-owned"}]))
-    return bots
+    return bots_file(tmp_path, [{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"},
+                                {"name": "raiser", "builtin": "raise-in-take-turn"},
+                                {"name": "cheat", "builtin": "cheat-tile-not-owned"}])
 
 
 def test_killed_league_resumes_to_exactly_n_games(tmp_path: Path) -> None:
@@ -252,12 +220,8 @@ def test_python_class_bot(tmp_path: Path) -> None:
     """A ``module:Class`` bot plays on a guarded seat beside a built-in."""
     from tests.league.conftest import REPO
 
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([{"name": "careful", "python": "tests.league.bots.pybot:CarefulBot"},
-                               {"name": "dag", "builtin": "dag"}]))
-    db = tmp_path / "py.db"
-    run = gameroom("league", "q", "--bots", str(bots), "--games", "4", "--db", f"sqlite:///{db}", "--quiet", cwd=REPO)
-    assert run.returncode == 0, run.stderr
+    db, run = league(tmp_path, "q", [{"name": "careful", "python": "tests.league.bots.pybot:CarefulBot"},
+                                     {"name": "dag", "builtin": "dag"}], 4, cwd=REPO)
     assert _count(db, "select count(*) from results r join bots b on b.id = r.bot_id where b.name = 'careful' "
                       "and not r.ejected") == [(4,)]
     assert "careful" in run.stdout

@@ -8,7 +8,6 @@ and a league in which it never started says so and exits 1."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import socket
@@ -19,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from gameroom.bench import hostile_bots
-from tests.league.conftest import EXAMPLES, gameroom, toml_bots
+from gameroom.bench.processes import marked
+from tests.league.conftest import EXAMPLES, bots_file, gameroom
 from tests.web.conftest import browser  # noqa: F401  (the web tests' Chromium, for the stored-game page)
 
 HOSTILE = Path(hostile_bots.__file__).with_name("attack_program.py")
@@ -29,23 +29,6 @@ FILE_MB, TMP_MB = 2, 6
 def _rows(db: Path, sql: str) -> list[tuple]:
     with sqlite3.connect(db) as connection:
         return connection.execute(sql).fetchall()
-
-
-def _running(marker: str) -> list[str]:
-    """Live processes whose command line names ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-                with open(f"/proc/{entry}/stat") as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if marker in cmdline and state != "Z":
-                found.append(f"{entry}: {cmdline}")
-    return found
 
 
 def _bubblewrap_problem() -> str | None:
@@ -83,7 +66,7 @@ def _hostile_league(tmp_path: Path, mode: str, places: str, bomb: bool = True
             {"name": "spin", "command": [sys.executable, marker, "spin", "{port}"]}]
     if not bomb:
         bots = [bot for bot in bots if bot["name"] != "bomb"]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots) + f"[sandbox]\nmode = \"{mode}\"\ntmp_mb = {TMP_MB}\n")
+    bots_file(tmp_path, bots, f"[sandbox]\nmode = \"{mode}\"\ntmp_mb = {TMP_MB}\n")
     db = tmp_path / "hostile.db"
     (tmp_path / "league").mkdir()
     run = gameroom("league", "bazaar", "--bots", str(tmp_path / "bots.toml"), "--games", "2", "--players", "6",
@@ -97,7 +80,7 @@ def _written(reason: str) -> int:
 
 def _check_common(run: object, db: Path, marker: str) -> dict[str, list[tuple[str, str]]]:
     assert run.returncode == 0, run.stderr   # type: ignore[attr-defined]
-    assert _running(marker) == []            # the escaped sleepers and the bomb's children included
+    assert marked(marker) == []            # the escaped sleepers and the bomb's children included
     assert _rows(db, "select count(*) from games") == [(2,)]
     reasons = _reasons(db)
     assert "good" not in reasons and "escape" not in reasons, reasons   # escape played legally
@@ -159,7 +142,7 @@ def test_a_program_that_cannot_start_is_ejected_with_its_status_and_stderr(tmp_p
     bots = [{"name": "dag", "builtin": "dag"}, {"name": "ldasg", "builtin": "ldasg"},
             {"name": "crash", "command": [sys.executable, marker, "crash", "{port}"]},
             {"name": "missing", "command": [str(tmp_path / "no-such-program"), "{port}"]}]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots))
+    bots_file(tmp_path, bots)
     db = tmp_path / "crash.db"
     run = gameroom("league", "q", "--bots", str(tmp_path / "bots.toml"), "--games", "2", "--players", "4",
                    "--db", f"sqlite:///{db}", "--quiet")
@@ -186,7 +169,7 @@ def test_a_python_bot_is_imported_only_in_its_sandbox(tmp_path: Path) -> None:
     from tests.league.conftest import REPO
 
     bots = [{"name": "dag", "builtin": "dag"}, {"name": "quitter", "python": "tests.league.bots.quitter:Bot"}]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots))
+    bots_file(tmp_path, bots)
     run = gameroom("league", "q", "--bots", str(tmp_path / "bots.toml"), "--games", "2",
                    "--db", f"sqlite:///{tmp_path / 'quit.db'}", "--quiet", cwd=REPO)
     assert run.returncode == 2, run.stderr
@@ -204,7 +187,7 @@ def test_the_stored_game_page_shows_the_reason_escaped(tmp_path: Path, browser: 
     marker = str(tmp_path / "crash.py")
     shutil.copy(HOSTILE, marker)
     bots = [{"name": "dag", "builtin": "dag"}, {"name": "crash", "command": [sys.executable, marker, "crash", "{port}"]}]
-    (tmp_path / "bots.toml").write_text(toml_bots(bots))
+    bots_file(tmp_path, bots)
     url = f"sqlite:///{tmp_path / 'web.db'}"
     run = gameroom("league", "q", "--bots", str(tmp_path / "bots.toml"), "--games", "1", "--db", url, "--quiet")
     assert run.returncode == 1, run.stderr

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from driver import free_port, spawn
+from driver import GAMEROOM, free_port, spawn
+from gameroom.bench.processes import status_kb
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
 
 
@@ -56,6 +57,48 @@ class LobbyProcess:
         return self.log.read_text()
 
 
+class ServedLobby:
+    """``gameroom serve eriantys`` on a free port with a configuration (and ``extra``
+    flags), its diagnostics kept in a file (a pipe nobody reads would fill and stop it);
+    its clients see the keep-alive's PINGs (``pongs=False``)."""
+
+    def __init__(self, tmp: Path, config: dict[str, Any], extra: list[str] | None = None) -> None:
+        self.port = free_port()
+        (tmp / "lobby.json").write_text(json.dumps(config))
+        self.log_path = tmp / "lobby.log"
+        self.log_file = self.log_path.open("wb")
+        self.proc = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(self.port), "--config",
+                                                 str(tmp / "lobby.json"), *(extra or [])], stdout=subprocess.DEVNULL,
+                                     stderr=self.log_file, cwd=tmp)
+        self.connect().sock.close()   # up and listening
+
+    def connect(self, source: str = "127.0.0.1") -> RoomClient:
+        for _ in range(600):
+            try:
+                return RoomClient(socket.create_connection(("127.0.0.1", self.port), timeout=120,
+                                                           source_address=(source, 0)), pongs=False)
+            except OSError:
+                assert self.proc.poll() is None, self.log()
+                time.sleep(0.05)
+        raise AssertionError("the lobby did not start")
+
+    def peak_rss_kb(self) -> int:
+        """The server process's peak resident memory (VmHWM) so far."""
+        peak = status_kb(self.proc.pid, "VmHWM")
+        assert peak is not None, "no VmHWM in /proc"
+        return peak
+
+    def log(self) -> str:
+        self.log_file.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+        self.log_file.close()
+        return self.log_path.read_text(errors="replace")
+
+
 class Conversation:
     """A client of the lobby's messages: ``send`` and ``recv`` (None once closed) given,
     ``until`` and ``request`` made of them (a TCP client here, a browser's websocket in
@@ -83,12 +126,14 @@ class Conversation:
 
 
 class RoomClient(Conversation):
-    """One connection: messages out, messages in (answering PING), in order."""
+    """One connection: messages out, messages in (answering PING unless ``pongs`` is
+    False: a test of the keep-alive sees the PINGs), in order."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, pongs: bool = True) -> None:
         self.sock = sock
         self.decoder = JSONStreamDecoder(1 << 24)
         self.name = ""
+        self.pongs = pongs
 
     def send(self, message: Any) -> None:
         self.sock.sendall(encode(message))
@@ -98,7 +143,7 @@ class RoomClient(Conversation):
         while True:
             value = self.decoder.next_value()
             if value is not NEED_MORE:
-                if isinstance(value, dict) and value.get("type") == "PING":
+                if self.pongs and isinstance(value, dict) and value.get("type") == "PING":
                     self.send({"type": "PONG"})
                     continue
                 return value
@@ -109,7 +154,6 @@ class RoomClient(Conversation):
             if not data:
                 return None
             self.decoder.feed(data)
-
 
     def login(self, name: str) -> None:
         self.name = name

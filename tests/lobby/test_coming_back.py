@@ -24,6 +24,17 @@ def _room(creator: RoomClient, players: int, bots: int) -> int:
     return room
 
 
+def _ann_and_bob(lobby: LobbyProcess, bob_keeps_all: bool = False, **settings: Any) -> tuple[RoomClient, Any]:
+    """ann creates a room of three seats with a bot in one; bob (a :class:`Recording` when
+    ``bob_keeps_all``) takes the last seat with these ACCESS_ROOM settings."""
+    ann, bob = lobby.connect("ann"), lobby.connect("bob")
+    if bob_keeps_all:
+        bob = Recording(bob)
+    room = _room(ann, 3, 1)
+    assert bob.request({"type": "ACCESS_ROOM", "id": room, "person": True, **settings}, "ACK") == {"type": "ACK"}
+    return ann, bob
+
+
 def _log_in_again(lobby: LobbyProcess, name: str) -> RoomClient:
     """A new connection logged in as ``name``, once the lobby has seen the old one go
     (until then the name is still taken)."""
@@ -75,9 +86,7 @@ def test_a_person_who_comes_back_within_the_grace_answers_the_same_call_and_fini
 def test_a_person_who_does_not_come_back_is_ejected_and_the_game_goes_on(tmp_path: Path) -> None:
     lobby = LobbyProcess(tmp_path, {"personTimeoutSeconds": 600, "reconnectGraceSeconds": 0.5})
     try:
-        ann, bob = lobby.connect("ann"), Recording(lobby.connect("bob"))
-        room = _room(ann, 3, 1)
-        assert bob.request({"type": "ACCESS_ROOM", "id": room, "person": True}, "ACK") == {"type": "ACK"}
+        ann, bob = _ann_and_bob(lobby, bob_keeps_all=True)
         outcome: dict[str, Any] = {}
         thread = threading.Thread(target=lambda: outcome.update(play_person(bob, random.Random(4))), daemon=True)
         thread.start()
@@ -99,9 +108,7 @@ def test_a_person_who_does_not_come_back_is_ejected_and_the_game_goes_on(tmp_pat
 def test_a_held_seat_whose_call_runs_out_is_ejected_for_its_time(tmp_path: Path) -> None:
     lobby = LobbyProcess(tmp_path, {"personTimeoutSeconds": 1, "reconnectGraceSeconds": 600})
     try:
-        ann, bob = lobby.connect("ann"), lobby.connect("bob")
-        room = _room(ann, 3, 1)
-        bob.request({"type": "ACCESS_ROOM", "id": room, "person": True, "views": False}, "ACK")
+        ann, bob = _ann_and_bob(lobby, views=False)
         _first_call(ann)
         ann.close()
         gone = [m for m in bob.until("PLAYER_DISCONNECT") if m["type"] == "PLAYER_DISCONNECT"][-1]

@@ -22,50 +22,9 @@ import pytest
 from driver import GAMEROOM, free_port, run_gameroom
 
 from gameroom.remote.jsonstream import encode
-from tests.lobby.test_lobby import Client
+from tests.lobby.rooms import RoomClient, ServedLobby as Lobby
 
 ATTACKER = "127.0.0.2"
-
-
-class Lobby:
-    """``gameroom serve eriantys`` with a configuration, its diagnostics kept in a file."""
-
-    def __init__(self, tmp: Path, config: dict[str, Any]) -> None:
-        self.port = free_port()
-        (tmp / "lobby.json").write_text(json.dumps(config))
-        self.log_path = tmp / "lobby.log"
-        self.log_file = self.log_path.open("wb")
-        self.proc = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(self.port), "--config",
-                                                 str(tmp / "lobby.json")], stdout=subprocess.DEVNULL,
-                                     stderr=self.log_file, cwd=tmp)
-        self.connect().sock.close()   # up and listening
-
-    def connect(self, source: str = "127.0.0.1") -> Client:
-        for _ in range(600):
-            try:
-                return Client(socket.create_connection(("127.0.0.1", self.port), timeout=120,
-                                                       source_address=(source, 0)))
-            except OSError:
-                assert self.proc.poll() is None, self.log()
-                time.sleep(0.05)
-        raise AssertionError("the lobby did not start")
-
-    def peak_rss_kb(self) -> int:
-        """The server process's peak resident memory (VmHWM) so far."""
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-        raise AssertionError("no VmHWM in /proc")
-
-    def log(self) -> str:
-        self.log_file.flush()
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> str:
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-        self.log_file.close()
-        return self.log_path.read_text(errors="replace")
 
 
 @pytest.fixture
@@ -95,7 +54,7 @@ def honest_game(port: int, rooms: int = 1, prefix: str = "honest") -> list[dict[
     return lines
 
 
-def room_holders(lobby: Lobby, count: int, source: str = ATTACKER, prefix: str = "squat") -> list[Client]:
+def room_holders(lobby: Lobby, count: int, source: str = ATTACKER, prefix: str = "squat") -> list[RoomClient]:
     """``count`` connections from ``source``, each logged in and holding a public 2-player room
     (the requests are all sent first, then the replies read)."""
     holders = [lobby.connect(source) for _ in range(count)]

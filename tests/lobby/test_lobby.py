@@ -6,80 +6,17 @@ reading) and bots of every player count and mode playing whole games to the end.
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from driver import GAMEROOM, free_port, run_gameroom
-from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, encode
+from driver import free_port, run_gameroom
+from gameroom.remote.jsonstream import encode
+from tests.lobby.rooms import RoomClient, ServedLobby as Server
 
 
-class Server:
-    """``gameroom serve eriantys`` on a free port, stopped at the end of the test."""
-
-    def __init__(self, config: dict[str, Any], tmp: Path, extra: list[str] | None = None) -> None:
-        self.port = free_port()
-        path = tmp / "lobby.json"
-        path.write_text(json.dumps(config))
-        self.proc = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(self.port), "--config", str(path),
-                                                 *(extra or [])],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp)
-
-    def connect(self) -> "Client":
-        for _ in range(300):
-            try:
-                return Client(socket.create_connection(("127.0.0.1", self.port), timeout=60))
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("the server did not start")
-
-    def stop(self) -> str:
-        self.proc.terminate()
-        _out, err = self.proc.communicate(timeout=30)
-        return err.decode()
-
-
-class Client:
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.decoder = JSONStreamDecoder(1 << 24)
-
-    def send(self, message: Any) -> None:
-        self.sock.sendall(encode(message))
-
-    def recv(self) -> Any:
-        """The next message, or None when the server closed the connection."""
-        while True:
-            value = self.decoder.next_value()
-            if value is not NEED_MORE:
-                return value
-            try:
-                data = self.sock.recv(65536)
-            except ConnectionResetError:
-                data = b""
-            if not data:
-                return None
-            self.decoder.feed(data)
-
-    def until(self, kind: str) -> list[Any]:
-        got = []
-        while True:
-            m = self.recv()
-            assert m is not None, f"closed before {kind}: {got}"
-            got.append(m)
-            if m["type"] == kind:
-                return got
-
-    def login(self, name: str) -> None:
-        self.send({"type": "LOGIN", "username": name})
-        assert self.recv() == {"type": "ACK"}
-
-
-def two_in_a_room(server: Server, creator: str, joiner: str, expect_ack: bool = True) -> tuple[Client, Client]:
+def two_in_a_room(server: Server, creator: str, joiner: str, expect_ack: bool = True) -> tuple[RoomClient, RoomClient]:
     """Two logged-in clients; the first creates a 2-player room, the second joins it."""
     first, second = server.connect(), server.connect()
     first.login(creator)
@@ -97,7 +34,7 @@ def server_factory(tmp_path: Path):
     servers: list[Server] = []
 
     def make(config: dict[str, Any], extra: list[str] | None = None) -> Server:
-        servers.append(Server(config, tmp_path, extra))
+        servers.append(Server(tmp_path, config, extra))
         return servers[-1]
 
     yield make

@@ -36,7 +36,7 @@ def answered_or_dropped(client) -> None:
 
 
 def test_the_lobby_survives_bad_messages_beside_bot_games(tmp_path: Path) -> None:
-    server = Server({"seed": 5, "policy": "referee"}, tmp_path)
+    server = Server(tmp_path, {"seed": 5, "policy": "referee"})
     try:
         bots = subprocess.Popen(GAMEROOM + ["clients", "eriantys", "--port", str(server.port), "--players", "2",
                                             "--rooms", "3", "--strategy", "greedy"],

@@ -70,7 +70,7 @@ def test_calls_and_replies_on_the_hub() -> None:
     hub = Hub()
     connection, client = _pair(hub)
     _echo(client)
-    outcome = _run(hub, lambda: [connection.request([i, "x" * i], LIMIT * 20) for i in range(200)])
+    outcome = _run(hub, lambda: [connection.request(encode([i, "x" * i]), LIMIT * 20) for i in range(200)])
     ok, replies = outcome.get(timeout=WAIT)
     assert ok, replies
     assert replies == [{"echo": [i, "x" * i]} for i in range(200)]
@@ -89,7 +89,7 @@ def test_an_overrunning_call_is_cut_off_at_its_limit_while_the_other_games_go_on
     def silent_game() -> tuple[str, float]:
         start = monotonic()
         with pytest.raises(ReadTimeout) as caught:
-            silent.request(["play"], LIMIT)
+            silent.request(encode(["play"]), LIMIT)
         spent = monotonic() - start
         timed_out.set()
         return str(caught.value), spent
@@ -102,7 +102,7 @@ def test_an_overrunning_call_is_cut_off_at_its_limit_while_the_other_games_go_on
         while after is None or calls < after + 10:
             if after is None and timed_out.is_set():
                 after = calls
-            assert connection.request(["turn", calls], LIMIT * 20) == {"echo": ["turn", calls]}
+            assert connection.request(encode(["turn", calls]), LIMIT * 20) == {"echo": ["turn", calls]}
             calls += 1
         return calls
 
@@ -131,7 +131,7 @@ def test_a_client_that_does_not_read_cannot_stretch_a_call() -> None:
     connection, client = _pair(hub)
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     big = ["x" * (16 << 20)]   # 16 MB: far more than the kernel buffers hold
-    outcome = _run(hub, lambda: connection.request(big, LIMIT))
+    outcome = _run(hub, lambda: connection.request(encode(big), LIMIT))
     ok, error = outcome.get(timeout=WAIT)
     assert not ok
     assert isinstance(error, ReadTimeout)
@@ -154,7 +154,7 @@ def test_a_client_that_vanishes_mid_call_is_a_disconnect(half: bool) -> None:
         client.close()
 
     threading.Thread(target=vanish, daemon=True).start()
-    outcome = _run(hub, lambda: connection.request(["play"], WAIT))
+    outcome = _run(hub, lambda: connection.request(encode(["play"]), WAIT))
     ok, error = outcome.get(timeout=WAIT)
     assert not ok
     assert isinstance(error, ConnectionClosed)
@@ -264,6 +264,6 @@ def test_a_hub_connection_refuses_a_thread_that_is_not_its_hubs() -> None:
     hub = Hub()
     connection, client = _pair(hub)
     with pytest.raises(RuntimeError, match="off its hub's thread"):
-        connection.request(["play"], LIMIT)
+        connection.request(encode(["play"]), LIMIT)
     connection.close()
     client.close()

@@ -62,14 +62,10 @@ def test_a_policy_for_other_options_is_ejected_with_the_reason() -> None:
 
 def test_a_league_bots_file_takes_a_policy(tmp_path: Path) -> None:
     pytest.importorskip("sqlalchemy", reason="the league extra is not installed")
-    from tests.league.conftest import REPO, gameroom, toml_bots
+    from tests.league.conftest import REPO, league
 
-    bots = tmp_path / "bots.toml"
-    bots.write_text(toml_bots([{"name": "agent", "policy": "tests.rl.policies:first_legal"},
-                               {"name": "greedy", "builtin": "greedy"}]))
-    db = tmp_path / "league.db"
-    run = gameroom("league", "fish", "--bots", str(bots), "--games", "3", "--db", f"sqlite:///{db}", "--quiet", cwd=REPO)
-    assert run.returncode == 0, run.stderr
+    db, _run = league(tmp_path, "fish", [{"name": "agent", "policy": "tests.rl.policies:first_legal"},
+                                         {"name": "greedy", "builtin": "greedy"}], 3, cwd=REPO)
     with sqlite3.connect(db) as connection:
         rows = connection.execute("select count(*) from results r join bots b on b.id = r.bot_id "
                                   "where b.name = 'agent' and not r.ejected").fetchall()

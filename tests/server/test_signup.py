@@ -159,12 +159,7 @@ def test_deep_nesting_as_a_name_is_refused_and_sign_up_goes_on(caplog: pytest.Lo
     caplog.set_level(logging.INFO, logger="gameroom.server")
 
     async def main() -> Any:
-        probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
-        port = probe.sockets[0].getsockname()[1]
-        probe.close()
-        await probe.wait_closed()
-        server = asyncio.get_running_loop().create_task(host_game(PLAN, port))
-        await asyncio.sleep(0.1)
+        port, server = await start_server()
         _reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"[" * 100_000)
         await run_clients([player("a"), player("b"), player("c")], "127.0.0.1", port)

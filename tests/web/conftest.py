@@ -19,6 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 from driver import GAMEROOM, free_port
+from gameroom.bench.processes import status_kb
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
@@ -26,6 +27,15 @@ SCREENSHOTS = REPO / "artifacts" / "screenshots"
 
 PASSWORD = "correct horse battery"
 SESSION_COOKIE = "gameroom_session"
+
+
+def sign_up(page: Any, url: str, name: str) -> None:
+    """Make an account on the sign-up page (the browser is then logged in) and come back."""
+    page.goto(f"{url}/signup?next=/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.click("#submit")
+    page.wait_for_selector(f"#username-shown:has-text('{name}')")
 
 
 def signed_up(url: str, name: str, password: str = PASSWORD, **client: Any) -> Any:
@@ -45,10 +55,9 @@ def cookie_header(session: Any) -> dict[str, str]:
 
 def rss_mb(pid: int) -> float:
     """A process's resident memory in MB, from /proc."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no VmRSS for process {pid}")
+    rss = status_kb(pid, "VmRSS")
+    assert rss is not None, f"no VmRSS for process {pid}"
+    return rss / 1024
 
 
 def client_from(url: str, address: str = "127.0.0.1", **options: Any) -> Any:

@@ -13,33 +13,32 @@ from typing import Any, Iterator
 import pytest
 
 from gameroom.games import registry
-from tests.web.conftest import PASSWORD, WebServer, screenshot
+from tests.web.conftest import WebServer, screenshot, sign_up
 
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
 BOTS = {"q": "dag", "fish": "maximin", "bazaar": "purchase-points", "evolution": "silly", "eriantys": "greedy"}
 LIMIT = 600   # seconds per decision: a loaded machine never runs out of a person's time
 
 
-@pytest.fixture
-def person(browser: Any, request: Any) -> Iterator[Any]:
-    width, height = SIZES[request.param]
+def page_of(browser: Any, size: str) -> tuple[Any, Any, list[str]]:
+    """A page in a new browser context of the window ``size`` (a key of SIZES); the
+    errors its scripts raise are collected in the list."""
+    width, height = SIZES[size]
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(120_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
+@pytest.fixture
+def person(browser: Any, request: Any) -> Iterator[Any]:
+    context, page, errors = page_of(browser, request.param)
     page.size = request.param
     yield page
     context.close()
     assert not errors, f"errors in the page: {errors}"
-
-
-def sign_up(page: Any, url: str, name: str) -> None:
-    page.goto(f"{url}/signup?next=/")
-    page.fill("#username", name)
-    page.fill("#password", PASSWORD)
-    page.click("#submit")
-    page.wait_for_selector(f"#username-shown:has-text('{name}')")
 
 
 def start(page: Any, game: str, seats: list[str], seed: int = 3) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gameroom.games import registry
-from tests.web.conftest import PASSWORD, WebServer, screenshot
+from tests.web.conftest import WebServer, screenshot, sign_up
 
 
 def test_the_lobby_lists_every_game(web_server: WebServer, page: Any) -> None:
@@ -57,15 +57,6 @@ def test_a_bot_match_of_every_game_is_watched_to_its_end(web_server: WebServer, 
     assert result["winners"] and page.inner_text("#status") == "over"
     page.wait_for_selector("#replay:not(.hidden)")
     screenshot(page, f"{name}-bots")
-
-
-def sign_up(page: Any, url: str, name: str) -> None:
-    """Make an account on the sign-up page (the browser is then logged in) and come back."""
-    page.goto(f"{url}/signup?next=/")
-    page.fill("#username", name)
-    page.fill("#password", PASSWORD)
-    page.click("#submit")
-    page.wait_for_selector(f"#username-shown:has-text('{name}')")
 
 
 def play_by_clicking(page: Any, name: str, illegal: str | None) -> None:

@@ -11,23 +11,14 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from typing import Any
 
 import pytest
 
 from tests.lobby.rooms import LobbyProcess, RoomClient, play_person
-from tests.web.conftest import WebServer, screenshot
-from tests.web.test_boards import SIZES, fits, play_on_the_board, sign_up
-
-
-def page_of(browser: Any, size: str) -> tuple[Any, Any, list[str]]:
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, errors
+from tests.web.conftest import WebServer, screenshot, sign_up
+from tests.web.test_boards import fits, page_of, play_on_the_board
 
 
 def play_events(client: RoomClient, rng: random.Random) -> dict[str, Any]:
@@ -62,9 +53,16 @@ def test_a_browser_person_a_terminal_person_and_a_bot_play_a_room_made_in_the_br
         page.click("#create")
         page.wait_for_selector("#sharelink:has-text('/rooms/')", timeout=20_000)
         room = int(page.url.rsplit("/", 1)[1])
-        # the terminal's person sees the room the browser made, and takes its last seat
-        listed = terminal.request({"type": "GET_PUBLIC_ROOMS", "game": "*"}, "PUBLIC_ROOMS")["rooms"]
-        assert any(r["id"] == room and r["game"] == game and r["currentPlayers"] == 2 for r in listed), listed
+        # the terminal's person sees the room the browser made, and takes its last seat; the
+        # page asks for the bot after the link shows (ROOM_ID first): on a loaded machine the
+        # lobby may list the room before the bot sits
+        deadline = time.monotonic() + 120
+        while True:
+            listed = terminal.request({"type": "GET_PUBLIC_ROOMS", "game": "*"}, "PUBLIC_ROOMS")["rooms"]
+            if any(r["id"] == room and r["game"] == game and r["currentPlayers"] == 2 for r in listed):
+                break
+            assert time.monotonic() < deadline, listed
+            time.sleep(0.05)
         answer = terminal.request({"type": "ACCESS_ROOM", "id": room, "person": True}, "ACK")
         assert answer == {"type": "ACK"}, answer
         outcome: dict[str, Any] = {}

@@ -117,7 +117,8 @@ def test_a_stored_match_names_the_policy_of_its_seat(tmp_path: Any) -> None:
 
 def test_a_person_picks_the_policy_in_the_lobby_and_plays_it_in_the_browser(web_server: WebServer,
                                                                             page: Any) -> None:
-    from tests.web.test_browser import play_by_clicking, sign_up, start_from_lobby
+    from tests.web.conftest import sign_up
+    from tests.web.test_browser import play_by_clicking, start_from_lobby
 
     sign_up(page, web_server.url, "policy-browser")
     page.goto(web_server.url + "/")

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from tests.lobby.rooms import LobbyProcess
-from tests.web.conftest import WebServer
-from tests.web.test_boards import click_move, play_on_the_board, sign_up
-from tests.web.test_lobby_pages import page_of
+from tests.web.conftest import WebServer, sign_up
+from tests.web.test_boards import click_move, page_of, play_on_the_board
 
 
 LOBBY_CONFIG = {"personTimeoutSeconds": 600, "resilience": True, "reconnectGraceSeconds": 600,

@@ -89,7 +89,8 @@ def test_the_match_page_tells_the_story_line_by_line_as_it_happens(web_server: A
     """The match page's log shows the narrator's lines of the frames (one line per move,
     the lines ``gameroom play`` prints) as they come: after the person's first move on the
     board its line and the bot's answer appear without a reload, each line once."""
-    from tests.web.test_boards import click_move, seat_link, sign_up, start
+    from tests.web.conftest import sign_up
+    from tests.web.test_boards import click_move, seat_link, start
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()

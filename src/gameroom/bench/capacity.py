@@ -35,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+from array import array
 from typing import Any, Sequence
 
 __all__ = ["run", "measure", "floor_ms", "record_messages"]
@@ -43,7 +44,7 @@ CLIENT_PROCESSES = 2
 CALL_GAMES = 5          # games (one at a time) that measure one remote call
 
 
-def _percentile(values: list[float], q: float) -> float:
+def _percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
@@ -194,16 +195,17 @@ async def _serve(game_name: str, players: int, games: int, seed: int, referees: 
         await signup.listen("127.0.0.1", 0)
     print(json.dumps({"ports": [s.port for s in signups]}), flush=True)
     signed = await asyncio.gather(*(s.run() for s in signups))
+    del signups   # each table's sign-up is over (its listener closed): only its players remain
 
-    calls: list[float] = []
-    added: list[float] = []
-    away: list[float] = []   # from a call ready to be sent to its reply read
+    calls = array('d')
+    added = array('d')
+    away = array('d')   # from a call ready to be sent to its reply read
     lock = threading.Lock()
 
     def play(seats: Sequence[Seat], table: int) -> Any:
-        own_calls: list[float] = []
-        own_added: list[float] = []
-        own_away: list[float] = []
+        own_calls = array('d')
+        own_added = array('d')
+        own_away = array('d')
         last_read = 0.0
 
         def timed(seat: Seat) -> Seat:
@@ -361,7 +363,8 @@ def run(players: int = 1000, games: int = 250, *, game_name: str, referees: str 
           f"{games_per_s:.1f} games/s, {calls_per_s:.0f} calls/s; time the server adds to a call "
           f"p50 {big['p50_added_ms']:.3f} ms, p99 {big['p99_added_ms']:.3f} ms; mean call under load "
           f"{big['call_ms']:.3f} ms; server CPU {big['cpu_s']:.2f} s = {cpu_per_call:.0f} µs a call (user "
-          f"{big['user_s']:.2f} s, system {big['system_s']:.2f} s, garbage collection {big['gc_s']:.2f} s), "
+          f"{big['user_s']:.2f} s, system {big['system_s']:.2f} s, garbage collection {big['gc_s']:.2f} s: "
+          f"{', '.join(f'{n} of generation {g} in {t:.2f} s' for g, (n, t) in enumerate(big['gc']))}), "
           f"peak RSS {big['rss_mb']:.1f} MB ({big['signup_rss_mb']:.1f} MB once every player had signed up)", flush=True)
     summary = {"players": players, "games": games, "referees": referees, "games_per_s": round(games_per_s, 2),
                "calls_per_s": round(calls_per_s, 1), "p50_added_ms": round(big["p50_added_ms"], 4),

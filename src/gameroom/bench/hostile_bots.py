@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gameroom.bench.processes import marked
+
 __all__ = ["run_attacks", "run", "ATTACKS"]
 
 ATTACKS = ("escape", "write", "bomb", "connect", "spin")
@@ -94,22 +96,6 @@ def _tree_memory(root: int) -> int:
             pass
         todo.extend(children.get(pid, []))
     return total
-
-
-def _marked(marker: str) -> int:
-    """Live processes whose command line names ``marker``."""
-    count = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read()
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    state = f.read().rsplit(b")", 1)[1].split()[0]
-            except OSError:
-                continue
-            count += marker.encode() in cmdline and state != b"Z"
-    return count
 
 
 def _attack_bots(attack: str, program: Path, folder: Path, port: int) -> str:
@@ -182,7 +168,7 @@ def _one(attack: str, quick: bool, root: Path) -> dict[str, Any]:
     time.sleep(0.5)
     return {"finding": 4, "attack": attack, "peak_rss_mb": round(memory / 1024 / 1024, 1),
             "honest_s_without": round(without, 2), "honest_s_with": round(with_attack, 2),
-            "escaped_processes": _marked(str(marker)), "bytes_written": _written(folder / "attack")}
+            "escaped_processes": len(marked(str(marker))), "bytes_written": _written(folder / "attack")}
 
 
 def run_attacks(quick: bool = False) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gameroom.bench.processes import status_kb
 from gameroom.games import registry
 
 __all__ = ["main", "run_attacks"]
@@ -77,10 +78,10 @@ class _Server:
         raise RuntimeError("the lobby did not start")
 
     def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-        raise RuntimeError("no VmHWM in /proc")
+        peak = status_kb(self.proc.pid, "VmHWM")
+        if peak is None:
+            raise RuntimeError("no VmHWM in /proc")
+        return peak / 1024
 
     def log(self) -> str:
         self.log_file.flush()

@@ -41,6 +41,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from gameroom.bench.processes import status_kb
+
 __all__ = ["ATTACKS", "run", "run_attacks"]
 
 HONEST = "127.0.0.1"
@@ -213,17 +215,10 @@ class Room:
         self._sampler.start()
 
     def _status(self, field: str) -> float:
-        try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith(field):
-                        return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return 0.0
+        return (status_kb(self.process.pid, field) or 0) / 1024
 
     def rss_mb(self) -> float:
-        return self._status("VmRSS:")
+        return self._status("VmRSS")
 
     def reset_peak(self) -> None:
         """Start a new peak: the kernel's high-water mark (``VmHWM``) is reset by writing 5
@@ -237,7 +232,7 @@ class Room:
 
     def peak_mb(self) -> float:
         """The peak since :meth:`reset_peak`: the kernel's mark, or the sampled one."""
-        return max(self.peak, self._status("VmHWM:") if self._hwm_reset() else 0.0)
+        return max(self.peak, self._status("VmHWM") if self._hwm_reset() else 0.0)
 
     def _hwm_reset(self) -> bool:
         return os.access(f"/proc/{self.process.pid}/clear_refs", os.W_OK)

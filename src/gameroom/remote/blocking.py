@@ -106,19 +106,28 @@ class BlockingConnection:
             except (BrokenPipeError, ConnectionResetError):
                 raise self._closed_error("the peer closed the connection") from None
 
+    def _next_value(self) -> Any:
+        """The next whole value already read (stamping ``read_at``), or ``NEED_MORE``;
+        ConnectionClosed when the stream ended (in the middle of a value or between)."""
+        decoder = self._decoder
+        value = decoder.next_value()
+        if value is not NEED_MORE:
+            self.read_at = perf_counter()
+            return value
+        if decoder.at_eof:
+            if decoder.pending():
+                raise self._closed_error("the peer closed the connection in the middle of a value")
+            raise self._closed_error("the peer closed the connection")
+        return NEED_MORE
+
     def read_value(self, deadline: float | None, timeout_text: str) -> Any:
         """The next JSON value, complete by ``deadline``. Raises ReadTimeout (with
         ``timeout_text``), ConnectionClosed or JSONStreamError, as the asyncio reader does."""
         decoder = self._decoder
         while True:
-            value = decoder.next_value()
+            value = self._next_value()
             if value is not NEED_MORE:
-                self.read_at = perf_counter()
                 return value
-            if decoder.at_eof:
-                if decoder.pending():
-                    raise self._closed_error("the peer closed the connection in the middle of a value")
-                raise self._closed_error("the peer closed the connection")
             if deadline is None:
                 self._set_timeout(None)
             else:
@@ -175,13 +184,15 @@ class BlockingConnection:
         self._decoder.feed(data)
         return True
 
-    def request(self, value: Any, limit: float | None, side: Callable[[Any], Any] | None = None,
+    def request(self, data: bytes, limit: float | None, side: Callable[[Any], Any] | None = None,
                 max_side: int = 1000) -> Any:
-        """Send a call and read the reply, all within ``limit`` seconds; ``side`` answers
-        side messages as :meth:`gameroom.remote.connection.Connection.request` does."""
+        """Send a call (``data``: the value already encoded, so that nothing but these
+        bytes is kept while the reply is awaited) and read the reply, all within ``limit``
+        seconds; ``side`` answers side messages as
+        :meth:`gameroom.remote.connection.Connection.request` does."""
         deadline = None if limit is None else monotonic() + limit
         text = "" if limit is None else f"no complete reply within the time limit of {limit:g} s"
-        self.send_raw(encode(value), deadline, text)
+        self.send_raw(data, deadline, text)
         for _ in range(max_side if side is not None else 0):
             message = self.read_value(deadline, text)
             answer = side(message)  # type: ignore[misc]

@@ -195,8 +195,9 @@ COLLECT_AFTER = 20_000
 objects alive (connections, games), and each call leaves a few more for a while; at the
 default the collector ran a full pass over all of them every couple of thousand calls and
 took 37% of the server's CPU at 2,000 players (2.8-3.5 s of 7-9.6 s); collecting young
-objects 28 times less often brought it to 0.6 s (docs/ARCHITECTURE.md, "The remote path").
-Nothing is left uncollected: garbage cycles wait a little longer."""
+objects 28 times less often brought it to 0.6 s. (What the collections walked was mostly
+objects a call kept alive through its wait, since let go: docs/ARCHITECTURE.md, "Many
+games on one hub".) Nothing is left uncollected: garbage cycles wait a little longer."""
 
 
 def shared_hub() -> Hub:
@@ -303,14 +304,9 @@ class HubConnection(BlockingConnection):
         """The next JSON value, complete by ``deadline``, as the base class reads it."""
         decoder = self._decoder
         while True:
-            value = decoder.next_value()
+            value = self._next_value()
             if value is not NEED_MORE:
-                self.read_at = perf_counter()
                 return value
-            if decoder.at_eof:
-                if decoder.pending():
-                    raise self._closed_error("the peer closed the connection in the middle of a value")
-                raise self._closed_error("the peer closed the connection")
             if deadline is not None and deadline - monotonic() <= 0:
                 # Late to look (the hub was busy with other games): only what the kernel
                 # stamped as arrived in time counts.

@@ -40,9 +40,10 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError, ValueTooDeep, check_depth, encode
+from gameroom.web.accounts import Account
 from gameroom.web.lobby import LobbyRooms
-from gameroom.web.room import Room, address_of
-from gameroom.web.sockets import abort_socket, close_socket
+from gameroom.web.room import Room
+from gameroom.web.sockets import abort_socket, close_socket, serve_admitted
 
 __all__ = ["relay_socket", "MAX_UNSENT_BYTES", "MAX_LOBBY_MESSAGE"]
 
@@ -59,23 +60,15 @@ def _fatal(message: str, **more: Any) -> str:
 
 async def relay_socket(websocket: WebSocket, room: Room, lobby: LobbyRooms | None) -> None:
     """One browser's connection to the lobby server (see the module's docstring)."""
-    account = await room.signed_in(websocket)
-    address, user = address_of(websocket), account.key if account is not None else None
-    refusal = room.sockets.take(address, user)
-    await websocket.accept()
-    if refusal is not None:
-        room.strikes.add(address)
-        await close_socket(websocket, _fatal(refusal), 1013)
-        return
-    try:
+    async def serve(address: str, account: Account | None) -> None:
         if lobby is None:
             await close_socket(websocket, _fatal("no lobby server: start the web room with gameroom web --lobby "
                                                  "HOST:PORT"), 1000)
             return
         name = account.name if account is not None else f"guest{secrets.randbelow(10 ** 8):08d}"
         await _relay(websocket, room, lobby, address, name, guest=account is None)
-    finally:
-        room.sockets.give(address, user)
+
+    await serve_admitted(websocket, room, _fatal, serve)
 
 
 async def _relay(websocket: WebSocket, room: Room, lobby: LobbyRooms, address: str, name: str, guest: bool) -> None:

@@ -26,11 +26,12 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gameroom.remote.jsonstream import ValueTooDeep, check_depth
+from gameroom.web.accounts import Account
 from gameroom.web.book import Gone
 from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
@@ -100,20 +101,39 @@ def _checked(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tupl
     return json.dumps({"type": "checked", "ask": ask, "problems": problems}), "checked"
 
 
-async def match_socket(websocket: WebSocket, room: Room) -> None:
-    """One client's connection to a match (see the module's docstring)."""
+Serve = Callable[[str, Account | None], Awaitable[None]]
+"""``serve(address, account)``: one admitted connection, from the client's address and the
+account it is signed in to (None: not signed in)."""
+
+
+async def serve_admitted(websocket: WebSocket, room: Room, refused: Callable[[str], str], serve: Serve) -> None:
+    """Accept ``websocket`` and ``serve`` it within the room's quotas of open sockets (per
+    address and per account, ``web.limits``), giving its place back at the end however
+    it ends. Over a quota the connection is a strike of its address and is closed (1013,
+    try again later) after the frame ``refused(why)``, before anything is served."""
     account = await room.signed_in(websocket)
     address, user = address_of(websocket), account.key if account is not None else None
     refusal = room.sockets.take(address, user)
     await websocket.accept()
     if refusal is not None:
         room.strikes.add(address)
-        await close_socket(websocket, error_frame(refusal, True), 1013)
+        await close_socket(websocket, refused(refusal), 1013)
         return
     try:
-        await _serve(websocket, room, address, user, account.name if account is not None else None)
+        await serve(address, account)
     finally:
         room.sockets.give(address, user)
+
+
+async def match_socket(websocket: WebSocket, room: Room) -> None:
+    """One client's connection to a match (see the module's docstring)."""
+    async def serve(address: str, account: Account | None) -> None:
+        if account is None:
+            await _serve(websocket, room, address, None, None)
+        else:
+            await _serve(websocket, room, address, account.key, account.name)
+
+    await serve_admitted(websocket, room, lambda refusal: error_frame(refusal, True), serve)
 
 
 CLOSE_WITHIN = 10.0

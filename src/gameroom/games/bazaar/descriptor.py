@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.layout import package_parts
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
 from gameroom.games.bazaar import codec, config
 from gameroom.games.bazaar.actors import ActorSpec, Cheat, Method
 from gameroom.games.bazaar.pieces import COLOURS, Bag, Card
-from gameroom.games.bazaar.hosting import HOSTING
 from gameroom.games.bazaar.players import BazaarPlayer, ReferencePlayer, make_player
 from gameroom.games.bazaar.protocol import PROTOCOL
 from gameroom.games.bazaar.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.bazaar.state import GameState, TurnState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
-from gameroom.games.bazaar.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -99,33 +97,9 @@ def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | 
     return PersonMoves()
 
 
-def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.bazaar import harness
-
-    return harness.HARNESSES
-
-
-def _learning() -> Any:
-    from gameroom.games.bazaar.learning import LEARNING
-
-    return LEARNING
-
-
-def _render(state: GameState, caption: str) -> str:
-    from gameroom.games.bazaar.render import render_svg
-
-    return render_svg(state, caption)
-
-
 PERSON_LIMIT = 90.0
 """A person's time for one decision: choosing exchanges means reading the equations
 against the wallet (bazaar.md's limit is for programs)."""
-
-
-def _narrator(seed: int, names: Sequence[str]) -> Any:
-    from gameroom.games.bazaar.narrator import narrator
-
-    return narrator(seed, names)
 
 
 GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first action or a purchase
@@ -143,14 +117,7 @@ GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first ac
     state_codec=STATE_CODEC,
     action_codec=Codec(_encode_action, _decode_action, "first action or purchase"),
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
-    render=_render,
-    harnesses=_harnesses,
-    board=Path(__file__).with_name("board.js"),
-    hosting=HOSTING,
-    workloads=WORKLOADS,
-    lineups=LINEUPS,
+    **package_parts(__name__),
     seat_moves=_person_moves,
-    learning=_learning,
-    narrator=_narrator,
     person_limit=PERSON_LIMIT,
 )

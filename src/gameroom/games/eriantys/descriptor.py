@@ -9,22 +9,21 @@ mode by default).
 from __future__ import annotations
 
 import random
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.layout import package_parts
 from gameroom.core.match import Seat
 from gameroom.core.protocol import Codec
 from gameroom.core.wire import WireError, describe
-from gameroom.games.eriantys.hosting import HOSTING, LOBBY, legal_moves
+from gameroom.games.eriantys.hosting import LOBBY, legal_moves
 from gameroom.games.eriantys.players import MISBEHAVIOURS, EriantysPlayer
 from gameroom.games.eriantys.protocol import PROTOCOL, PlayerInterface
 from gameroom.games.eriantys.referee import LIMITS, STATE_CODEC, EriantysResult, run_game
 from gameroom.games.eriantys.rules import parse_event
 from gameroom.games.eriantys.state import GameState, TestHooks, from_snapshot, new_game, snapshot
 from gameroom.games.eriantys.strategies import STRATEGIES
-from gameroom.games.eriantys.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME", "LIMITS"]
 
@@ -69,18 +68,6 @@ def _player(kind: str) -> Callable[[str, int], EriantysPlayer]:
     return lambda name, seed: EriantysPlayer(name, kind, random.Random(seed))
 
 
-def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.eriantys import harness
-
-    return dict(harness.HARNESSES)
-
-
-def _learning() -> Any:
-    from gameroom.games.eriantys.learning import LEARNING
-
-    return LEARNING
-
-
 def _render(state: GameState, caption: str) -> str:
     from gameroom.games.eriantys.render import render_svg
 
@@ -94,12 +81,6 @@ def _view(state: GameState, _name: str | None = None) -> Any:
 PERSON_LIMIT = 90.0
 """A person's time for one move (a student, Mother Nature, a cloud, a card): eriantys.md's
 decision limit is for programs."""
-
-
-def _narrator(seed: int, names: Sequence[str]) -> Any:
-    from gameroom.games.eriantys.narrator import narrator
-
-    return narrator(seed, names)
 
 
 GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action: a GAME_EVENT object
@@ -118,15 +99,8 @@ GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action:
     state_codec=Codec(STATE_CODEC.encode, decode_state, "GameState"),
     action_codec=Codec(lambda event: event, decode_event, "GameEvent"),
     views=SeatViews(seat=_view, spectator=_view),
-    render=_render,
-    harnesses=_harnesses,
-    board=Path(__file__).with_name("board.js"),
-    hosting=HOSTING,
-    workloads=WORKLOADS,
-    lineups=LINEUPS,
+    **package_parts(__name__, render=_render),
     moves=moves,
     lobby=LOBBY,
-    learning=_learning,
-    narrator=_narrator,
     person_limit=PERSON_LIMIT,
 )

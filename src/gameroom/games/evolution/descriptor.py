@@ -8,22 +8,20 @@ dealer's table; its JSON is the Configuration of spec 8.3 / 10.1.
 from __future__ import annotations
 
 import random
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.layout import package_parts
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.games.evolution.actions import Action4
-from gameroom.games.evolution.hosting import HOSTING
 from gameroom.games.evolution.pieces import MAX_PLAYERS, MIN_PLAYERS, shuffled_deck
 from gameroom.games.evolution.protocol import ACTION4, PROTOCOL, PlayerInterface
 from gameroom.games.evolution.rules import PlayerState, Table, player_id, score
 from gameroom.games.evolution.referee import LIMITS, STATE_CODEC, run_game, snapshot
 from gameroom.games.evolution.players import BADDIES, BaddiePlayer, SillyPlayer
 from gameroom.games.evolution.codec import encode_configuration, encode_player
-from gameroom.games.evolution.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -113,12 +111,6 @@ PERSON_LIMIT = 120.0
 against the boards (evolution.md's 1 s is for programs)."""
 
 
-def _narrator(seed: int, names: Sequence[str]) -> Any:
-    from gameroom.games.evolution.narrator import narrator
-
-    return narrator(seed, names)
-
-
 def _render(state: Any, caption: str) -> str:
     from gameroom.games.evolution.render import render_svg
 
@@ -129,18 +121,6 @@ def _person_moves() -> Callable[[str, tuple[Any, ...]], list[tuple[str, Any]] | 
     from gameroom.games.evolution.moves import PersonMoves
 
     return PersonMoves()
-
-
-def _learning() -> Any:
-    from gameroom.games.evolution.learning import LEARNING
-
-    return LEARNING
-
-
-def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.evolution import harness
-
-    return dict(harness.HARNESSES)
 
 
 GAME: GameDescriptor[Table, Action4] = GameDescriptor(
@@ -159,14 +139,7 @@ GAME: GameDescriptor[Table, Action4] = GameDescriptor(
     state_codec=STATE_CODEC,
     action_codec=ACTION4,
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
-    render=_render,
-    harnesses=_harnesses,
-    board=Path(__file__).with_name("board.js"),
-    hosting=HOSTING,
-    workloads=WORKLOADS,
-    lineups=LINEUPS,
+    **package_parts(__name__, render=_render),
     seat_moves=_person_moves,
-    learning=_learning,
-    narrator=_narrator,
     person_limit=PERSON_LIMIT,
 )

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.layout import package_parts
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Codec
 from gameroom.games.fish import codec
 from gameroom.games.fish.actors import BADDIES
-from gameroom.games.fish.hosting import HOSTING
 from gameroom.games.fish.players import BaddiePlayer, StrategyPlayer
 from gameroom.games.fish.protocol import MANAGER_BOARD, PROTOCOL, PlayerInterface
 from gameroom.games.fish.referee import LIMITS, STATE_CODEC, run_game
 from gameroom.games.fish.state import Action, GameState
 from gameroom.games.fish.strategies import STRATEGY_NAMES, make_strategy
-from gameroom.games.fish.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -54,12 +52,6 @@ def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     return {kind: _baddie(kind) for kind, baddie in BADDIES.items() if not baddie.remote}
 
 
-def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.fish import harness
-
-    return dict(harness.HARNESSES)
-
-
 PERSON_LIMIT = 60.0
 """A person's time for one placement or move (fish.md's 2 s is for programs)."""
 
@@ -71,18 +63,6 @@ def _narrator(seed: int, names: Sequence[str]) -> Any:
     players = ", ".join(f"{n} ({p.color.value})" for n, p in zip(names, state.players))
     return narrator(state, names, f"Fish on the manager's {MANAGER_BOARD[0]} x {MANAGER_BOARD[1]} board, "
                                   f"seed {seed}: {players}")
-
-
-def _render(state: GameState, caption: str) -> str:
-    from gameroom.games.fish.render import render_svg
-
-    return render_svg(state, caption)
-
-
-def _learning() -> Any:
-    from gameroom.games.fish.learning import LEARNING
-
-    return LEARNING
 
 
 def moves(method: str, args: tuple[Any, ...]) -> list[tuple[str, Any]] | None:
@@ -112,14 +92,7 @@ GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     state_codec=STATE_CODEC,
     action_codec=Codec(codec.encode_action, codec.decode_action, "Action"),
     views=SeatViews(seat=_whole_state, spectator=_whole_state),
-    render=_render,
-    harnesses=_harnesses,
-    board=Path(__file__).with_name("board.js"),
-    hosting=HOSTING,
-    workloads=WORKLOADS,
-    lineups=LINEUPS,
+    **package_parts(__name__, narrator=_narrator),
     moves=moves,
-    learning=_learning,
-    narrator=_narrator,
     person_limit=PERSON_LIMIT,
 )

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from collections import deque
 from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
+from gameroom.core.layout import package_parts
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.protocol import Codec
 from gameroom.games.q import codec
 from gameroom.games.q.actions import Action
 from gameroom.games.q.actors import CHEAT_NAMES, EXN_METHODS
-from gameroom.games.q.hosting import HOSTING
 from gameroom.games.q.players import CheatingPlayer, LoopingPlayer, QPlayer, RaisingPlayer, StrategyPlayer
 from gameroom.games.q.protocol import PROTOCOL
 from gameroom.games.q.referee import LIMITS, STATE_CODEC, QRules, run_game
@@ -23,7 +22,6 @@ from gameroom.games.q.actions import PASS, REPLACE, Placement
 from gameroom.games.q.rules import can_exchange, check_placements
 from gameroom.games.q.state import PlayerRecord, PublicState, RefereeState, new_game
 from gameroom.games.q.strategies import STRATEGIES
-from gameroom.games.q.workloads import LINEUPS, WORKLOADS
 
 __all__ = ["GAME"]
 
@@ -34,7 +32,7 @@ def deal(seed: int, names: Sequence[str]) -> RefereeState:
 
 def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -> MatchResult:
     """A game dealt from ``seed`` (the shuffled complete set), bonuses of q.md 8.3."""
-    return run_game(seats, deal(seed, [seat.name for seat in seats]), context, rules=QRules())
+    return run_game(seats, deal(seed, [seat.name for seat in seats]), context, rules=QRules(), own_state=True)
 
 
 def _public_for(state: RefereeState, name: str) -> PublicState:
@@ -136,33 +134,9 @@ def _misbehaviours() -> Mapping[str, Callable[[str, int], Any]]:
     return table
 
 
-def _harnesses() -> Mapping[str, Any]:
-    from gameroom.games.q import harness
-
-    return harness.HARNESSES
-
-
-def _learning() -> Any:
-    from gameroom.games.q.learning import LEARNING
-
-    return LEARNING
-
-
 PERSON_LIMIT = 120.0
 """A person's time for one turn: placing several tiles means looking over the map and
 trying cells (q.md's 6 s is for programs)."""
-
-
-def _narrator(seed: int, names: Sequence[str]) -> Any:
-    from gameroom.games.q.narrator import narrator
-
-    return narrator(seed, names)
-
-
-def _render(state: RefereeState, caption: str) -> str:
-    from gameroom.games.q.render import render_svg
-
-    return render_svg(state, caption)
 
 
 GAME: GameDescriptor[RefereeState, Action] = GameDescriptor(
@@ -180,15 +154,8 @@ GAME: GameDescriptor[RefereeState, Action] = GameDescriptor(
     state_codec=STATE_CODEC,
     action_codec=Codec(codec.encode_choice, codec.decode_choice, "JChoice"),
     views=SeatViews(seat=seat_view, spectator=spectator_view, vary_secret=vary_secret, conceal=conceal),
-    render=_render,
-    harnesses=_harnesses,
-    hosting=HOSTING,
-    workloads=WORKLOADS,
-    lineups=LINEUPS,
+    **package_parts(__name__),
     moves=moves,
     check=check,
-    board=Path(__file__).with_name("board.js"),
-    learning=_learning,
-    narrator=_narrator,
     person_limit=PERSON_LIMIT,
 )

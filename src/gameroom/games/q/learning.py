@@ -278,7 +278,8 @@ def _make(players: int, window: int) -> LearningTable:
         return new_game(list(seat_names) or names, random.Random(seed))
 
     def play(seed: int, seats: Sequence[Any], observers: Sequence[Any]) -> MatchResult:
-        return run_game(seats, deal(seed, ()), MatchContext(observers=observers), rules=QRules())
+        return run_game(seats, deal(seed, ()), MatchContext(observers=observers), rules=QRules(),
+                        own_state=True)
 
     def rewards(result: MatchResult, seat_names: Sequence[str]) -> list[float]:
         return rank_rewards(len(seat_names), result.ranking_seats, result.misbehaved_seats)

@@ -46,17 +46,21 @@ def _draw(pile: deque[Any], n: int) -> list[Any]:
 
 
 def run_game(seats: Sequence[Seat], state: RefereeState, context: MatchContext = NO_CONTEXT, *,
-             rules: QRules = QRules()) -> MatchResult:
+             rules: QRules = QRules(), own_state: bool = False) -> MatchResult:
     """Play a game from ``state``; ``seats`` are matched by position with its player records.
 
-    The records take the seats' names; ``state`` itself is not changed. Observers hear a
+    The records take the seats' names; ``state`` itself is not changed, unless
+    ``own_state`` says it is the game's own (a fresh deal nobody else keeps): then it is
+    played as it is rather than copied (a server holding thousands of games at once kept a
+    dealt pile it never read beside each game's own, 10 KB a game). Observers hear a
     snapshot before the first turn and after every turn: the event of a turn notes the
     ``seat`` that took it and carries ``(name, action)`` as its detail (the refused action
     of an ejected player; FAILED when its call failed).
     """
     if len(seats) != len(state.players):
         raise ValueError(f"{len(seats)} players for {len(state.players)} player records")
-    state = state.copy()
+    if not own_state:
+        state = state.copy()
     seat_at: dict[int, int] = {}   # id(record) -> its seat's index
     for index, (seat, record) in enumerate(zip(seats, state.players)):
         record.name = seat.name

@@ -5,7 +5,8 @@
 // frames the room sends a new connection. Under /results/games/{id} the same page shows a
 // game stored in the results database: its seats, result and ejections, and its replay.
 import { showAccount } from "/static/session.js";
-import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
+import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
+import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -14,7 +15,6 @@ const replayUrl = stored ? `/api/results/games/${id}/replay` : `/api/matches/${i
 const params = new URLSearchParams(location.search);
 const seat = params.get("seat");
 let states = [];           // the replay's frames, once the match is over
-let clock = null;
 let latest = null;         // the newest state frame, drawn at the next animation frame
 let prior = null;          // the one before it (its board module marks what changed)
 let drawn = null;
@@ -95,62 +95,31 @@ function boardUi() {
 }
 
 function interact() {
-  if (!pending || !board) return;
-  $("controls").classList.remove("hidden");
-  const ui = boardUi();
-  ui.clear();
-  try { board.play(ui); } catch (e) { console.error(e); ui.say(`the board failed (${e}): use the list of legal actions`); }
+  if (pending && board) playOnBoard(board, boardUi(), "actions");
 }
 
 function endPrompt(text) {
   pending = null;
-  stopClock();
-  closePrompt();
-  if (text !== undefined) $("turn").textContent = text;
+  closeTurn(text);
 }
 
 function sendMove(value) {
   $("refused").textContent = "";
   socket.send(JSON.stringify(value));
   if ("choice" in value || "action" in value) {
-    document.body.dataset.sent = String(Number(document.body.dataset.sent || 0) + 1);
+    counted("sent");
     endPrompt("move sent");
   }
 }
 
-let prompts = 0;
 function prompt(frame) {
   endPrompt();
-  document.body.dataset.prompts = String(++prompts);   // tells tests (and people) a new prompt came
+  counted("prompts");   // tells tests (and people) a new prompt came
   if (!frame.choices.length) return;
   pending = frame;
-  $("play").classList.remove("hidden");
-  $("turn").textContent = "your turn";
-  frame.choices.forEach((choice, index) => {   // the keyboard's fallback: every legal action
-    const button = el("button", choice.label);
-    button.type = "button";
-    button.dataset.choice = String(index);
-    button.addEventListener("click", () => sendMove({ choice: index }));
-    $("choices").append(button);
-  });
-  startClock(frame.limit, frame.deadline, "left");
+  offer(frame.choices, (index) => sendMove({ choice: index }));
+  startClock(frame.limit, frame.deadline);
   if (drawn === latest) interact(); else redraw();
-}
-
-function stopClock() { if (clock) clearInterval(clock); clock = null; $("clock").textContent = ""; }
-
-function startClock(limit, deadline, words) {
-  stopClock();
-  if (!limit) return;
-  let ends = Date.now() + limit * 1000;
-  if (deadline) ends = Math.min(ends, deadline * 1000);   // a page restored mid-turn: the time already gone
-  const tick = () => {
-    const left = Math.max(0, (ends - Date.now()) / 1000);
-    $("clock").textContent = `${left.toFixed(0)} s ${words} of ${limit} s`;
-    $("clock").classList.toggle("low", left < Math.min(10, limit / 3));
-  };
-  tick();
-  clock = setInterval(tick, 250);
 }
 
 // -- the rest of the page -------------------------------------------------------------------
@@ -309,7 +278,7 @@ function connect() {
         for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === frame.seat);
         if (frame.seat !== seat) {
           endPrompt(`to play: ${frame.seat} (${frame.method})`);
-          startClock(frame.limit, frame.deadline, "left");
+          startClock(frame.limit, frame.deadline);
         }
         break;
       case "prompt": prompt(frame); break;

@@ -11,7 +11,8 @@
 // gives the held seat back with its view and the call waiting for it (docs/lobby.md, "Coming
 // back"), and the page is rebuilt from that GAME_STATE.
 import { showAccount } from "/static/session.js";
-import { boardControls, closePrompt, fit as fitPicture, tell } from "/static/picture.js";
+import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
+import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -29,7 +30,6 @@ let over = false;
 let gaveUp = false;     // the lobby refused this browser: no reconnecting
 let retry = 500;        // the next reconnect's delay (ms), doubled up to 8 s
 let shownStep = 0;      // the newest step whose story is in the page (a reconnect repeats it)
-let clock = null;
 const seats = [];
 const bots = (params.get("bots") || "").split(",").filter((b) => b);
 
@@ -130,9 +130,7 @@ function boardUi() {
 
 function endPrompt(text) {
   prompt = null;
-  stopClock();
-  closePrompt();
-  if (text !== undefined) $("turn").textContent = text;
+  closeTurn(text);
 }
 
 function move(action) {
@@ -141,46 +139,19 @@ function move(action) {
   sentMove = prompt;
   if (prompt.event) request({ ...action, type: "GAME_EVENT" });
   else request({ type: "REPLY", call: prompt.call, result: action });
-  document.body.dataset.sent = String(Number(document.body.dataset.sent || 0) + 1);
+  counted("sent");
   endPrompt("move sent");
 }
 
-let prompts = 0;
 function ask(next) {
   endPrompt();
   if (!next.choices.length) return;
   prompt = next;
-  document.body.dataset.prompts = String(++prompts);   // tells tests (and people) a new prompt came
-  $("play").classList.remove("hidden");
+  counted("prompts");   // tells tests (and people) a new prompt came
   $("controls").classList.remove("hidden");
-  $("turn").textContent = "your turn";
-  next.choices.forEach((choice, index) => {   // the keyboard's fallback: every legal move
-    const button = el("button", choice.label);
-    button.type = "button";
-    button.dataset.choice = String(index);
-    button.addEventListener("click", () => move(choice.action));
-    $("choices").append(button);
-  });
-  if (next.limit) startClock(next.limit);
-  if (board && latest) {
-    const ui = boardUi();
-    ui.clear();
-    try { board.play(ui); } catch (e) { console.error(e); ui.say(`the board failed (${e}): use the list of legal moves`); }
-  }
-}
-
-function stopClock() { if (clock) clearInterval(clock); clock = null; $("clock").textContent = ""; }
-
-function startClock(limit) {
-  stopClock();
-  const ends = Date.now() + limit * 1000;
-  const tick = () => {
-    const left = Math.max(0, (ends - Date.now()) / 1000);
-    $("clock").textContent = `${left.toFixed(0)} s left of ${limit} s`;
-    $("clock").classList.toggle("low", left < Math.min(10, limit / 3));
-  };
-  tick();
-  clock = setInterval(tick, 250);
+  offer(next.choices, (index) => move(next.choices[index].action));
+  startClock(next.limit);
+  if (board && latest) playOnBoard(board, boardUi(), "moves");
 }
 
 // -- the room ---------------------------------------------------------------------------------
