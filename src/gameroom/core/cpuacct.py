@@ -22,11 +22,30 @@ import os
 
 from gameroom.core.errors import GameroomError
 
-__all__ = ["CpuGroup", "CpuAccountingUnavailable", "hierarchy", "make_group", "move", "descendants"]
+__all__ = ["CpuGroup", "CpuAccountingUnavailable", "cgroup_mounts", "hierarchy", "make_group", "move", "descendants"]
 
 
 class CpuAccountingUnavailable(GameroomError, RuntimeError):
     """No cgroup with a CPU counter can be made here (the message says why)."""
+
+
+def cgroup_mounts() -> list[tuple[str, str, list[str]]]:
+    """Every cgroup mount of this process's view: (mount point, ``cgroup`` or ``cgroup2``,
+    its options — the controllers of a v1 hierarchy); empty when /proc cannot be read."""
+    try:
+        with open("/proc/self/mountinfo") as mounts:
+            lines = mounts.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split(" - ")
+        if len(fields) != 2:
+            continue
+        mount_point, (kind, _source, options) = fields[0].split()[4], fields[1].split()[:3]
+        if kind in ("cgroup", "cgroup2"):
+            found.append((mount_point, kind, options.split(",")))
+    return found
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,18 +54,9 @@ def hierarchy() -> tuple[str, str] | str:
     ``cpuacct`` first, else a cgroup v2 mount; or why there is none."""
     if os.geteuid() != 0:
         return "CPU accounting groups need root (cgroups are made by root here)"
-    try:
-        with open("/proc/self/mountinfo") as mounts:
-            lines = mounts.read().splitlines()
-    except OSError as exc:
-        return f"cannot read /proc/self/mountinfo: {exc}"
     found: list[tuple[str, str]] = []
-    for line in lines:
-        fields = line.split(" - ")
-        if len(fields) != 2:
-            continue
-        mount_point, (kind, _source, options) = fields[0].split()[4], fields[1].split()[:3]
-        if kind == "cgroup" and "cpuacct" in options.split(","):
+    for mount_point, kind, options in cgroup_mounts():
+        if kind == "cgroup" and "cpuacct" in options:
             found.insert(0, (mount_point, "v1"))
         elif kind == "cgroup2":
             found.append((mount_point, "v2"))

@@ -21,6 +21,8 @@ import os
 import signal
 from typing import Sequence
 
+from gameroom.core.cpuacct import cgroup_mounts
+
 __all__ = ["TAG", "related", "pids_cgroup", "cgroup_members", "remove_cgroup",
            "fallback_bounds_processes", "kill_all"]
 
@@ -80,18 +82,9 @@ def related(pid: int, tag: str) -> set[int]:
 def _pids_hierarchy() -> str | None:
     """Where a pids cgroup can be made: the cgroup v1 ``pids`` mount, else a cgroup v2
     mount whose root offers the pids controller to its children; None elsewhere."""
-    try:
-        with open("/proc/self/mountinfo") as mounts:
-            lines = mounts.read().splitlines()
-    except OSError:
-        return None
     found: list[str] = []
-    for line in lines:
-        fields = line.split(" - ")
-        if len(fields) != 2:
-            continue
-        mount_point, (kind, _source, options) = fields[0].split()[4], fields[1].split()[:3]
-        if kind == "cgroup" and "pids" in options.split(","):
+    for mount_point, kind, options in cgroup_mounts():
+        if kind == "cgroup" and "pids" in options:
             found.insert(0, mount_point)
         elif kind == "cgroup2" and os.path.exists(os.path.join(mount_point, "cgroup.subtree_control")):
             try:
