@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 
 from gameroom.core.errors import GameroomError
 
@@ -115,10 +116,14 @@ class CpuGroup:
                                 continue   # it ended meanwhile
                 except OSError:
                     pass
-            try:
-                os.rmdir(directory)
-            except OSError:
-                continue   # a process still in it (ending): the kernel frees it when empty
+            for _ in range(50):   # a process still ending in it keeps it busy a moment
+                try:
+                    os.rmdir(directory)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
 
 
 def make_group(name: str) -> CpuGroup:
