@@ -32,3 +32,6 @@ def test_the_arena_benchmark_prints_every_row_and_its_json():
     if figures["accounting"] is not None:
         assert figures["rows"]["python programs"]["per bot ms"] == figures["rows"]["python programs"]["platform ms"] / 2
         assert figures["rows"]["built-in players"]["per bot ms"] is None
+        python = figures["rows"]["python programs"]
+        assert python["with start ms"] == (python["bot starts ms"] + python["platform ms"]) / 2
+        assert figures["rows"]["built-in players"]["with start ms"] is None
