@@ -123,7 +123,6 @@ class BlockingConnection:
     def read_value(self, deadline: float | None, timeout_text: str) -> Any:
         """The next JSON value, complete by ``deadline``. Raises ReadTimeout (with
         ``timeout_text``), ConnectionClosed or JSONStreamError, as the asyncio reader does."""
-        decoder = self._decoder
         while True:
             value = self._next_value()
             if value is not NEED_MORE:
@@ -145,12 +144,19 @@ class BlockingConnection:
                 raise self._timeout_error(timeout_text) from None
             except OSError:
                 data = b""   # reset by the peer: as the asyncio reader, the stream simply ends
-            if not data:
-                decoder.feed_eof()
-                continue
-            decoder.feed(data)
-            if len(decoder._buf) > 2 * decoder.max_value_bytes:
-                decoder.feed_eof()   # a flood: stop reading; the decoder reports the oversize value
+            self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        """Give the decoder what one ``recv`` read: the end of the stream when empty; past
+        twice the largest value, the end too (a flood: the decoder reports the oversize
+        value and nothing more is buffered)."""
+        decoder = self._decoder
+        if not data:
+            decoder.feed_eof()
+            return
+        decoder.feed(data)
+        if len(decoder._buf) > 2 * decoder.max_value_bytes:
+            decoder.feed_eof()
 
     def _arrived(self, deadline: float) -> bool:
         """Past the deadline: take what the peer wrote before it, if that is already in the
@@ -176,12 +182,9 @@ class BlockingConnection:
             if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(payload) >= 16:
                 seconds, nanoseconds = struct.unpack("ll", payload[:16])
                 arrived = seconds + nanoseconds / 1e9
-        if not data:
-            self._decoder.feed_eof()
-            return True   # the end of the stream is an answer too: the loop reports it
-        if arrived is None or arrived > wall_deadline:
+        if data and (arrived is None or arrived > wall_deadline):
             return False   # late (or when is unknown): the call has timed out
-        self._decoder.feed(data)
+        self._take(data)   # in time; or the end of the stream, an answer too: the loop reports it
         return True
 
     def request(self, data: bytes, limit: float | None, side: Callable[[Any], Any] | None = None,

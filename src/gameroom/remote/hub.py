@@ -302,7 +302,6 @@ class HubConnection(BlockingConnection):
 
     def read_value(self, deadline: float | None, timeout_text: str) -> Any:
         """The next JSON value, complete by ``deadline``, as the base class reads it."""
-        decoder = self._decoder
         while True:
             value = self._next_value()
             if value is not NEED_MORE:
@@ -328,12 +327,7 @@ class HubConnection(BlockingConnection):
                 data = b""   # reset by the peer: as the asyncio reader, the stream simply ends
             if len(data) < _CHUNK and not self._hung_up:
                 self._readable = False   # the buffer is empty: the next edge will say when not
-            if not data:
-                decoder.feed_eof()
-                continue
-            decoder.feed(data)
-            if len(decoder._buf) > 2 * decoder.max_value_bytes:
-                decoder.feed_eof()   # a flood: stop reading; the decoder reports the oversize value
+            self._take(data)
 
     def close(self) -> None:
         """Hang up (both directions) and leave the hub's epoll. The hub's own loop does it
