@@ -165,13 +165,31 @@ def test_evolution_clients_exit_0_after_a_whole_game() -> None:
 
 # -- Ctrl-C ----------------------------------------------------------------------------
 
+def _wait_catching_sigint(process: subprocess.Popen, seconds: float = 120.0) -> None:
+    """Wait until the interpreter has put its SIGINT handler in place (the kernel's
+    caught-signals mask), however long a busy machine takes to start it: an interrupt
+    before that kills the process outright instead of testing the command."""
+    bit = 1 << (signal.SIGINT - 1)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with open(f"/proc/{process.pid}/status") as status:
+                caught = next(int(line.split()[1], 16) for line in status if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            caught = 0
+        if caught & bit:
+            return
+        time.sleep(0.02)
+
+
 def interrupt(args: list[str], stdin: bytes = b"", ready: float = 3.0) -> tuple[int, str]:
     process = spawn(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                     start_new_session=True)
     process.stdin.write(stdin)
     process.stdin.close()
     process.stdin = None
-    time.sleep(ready)
+    _wait_catching_sigint(process)
+    time.sleep(ready)   # then into its work (the command's own import is covered by gameroom.__main__)
     assert process.poll() is None, process.communicate()
     os.killpg(process.pid, signal.SIGINT)
     try:

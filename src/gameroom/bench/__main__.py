@@ -7,6 +7,7 @@ import argparse
 import importlib
 
 from gameroom.bench import generic
+from gameroom.cli.common import at_least
 from gameroom.games import registry
 
 REFERENCE_GAME = "q"
@@ -31,6 +32,9 @@ def _hostile(quick: bool) -> None:
                 print("; ".join(f"{key} {value}" for key, value in row.items()), flush=True)
 
 
+positive = at_least(1)   # a count of games, players, messages...: 0 or less is refused at once
+
+
 def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
@@ -44,30 +48,30 @@ def main() -> int:
                              "each language, and its overhead per game)")
     parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
                         help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
-    parser.add_argument("--games", type=int, default=None,
+    parser.add_argument("--games", type=positive, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
-    parser.add_argument("--players", type=int, default=1000, help="capacity: client connections (default 1000)")
+    parser.add_argument("--players", type=positive, default=1000, help="capacity: client connections (default 1000)")
     parser.add_argument("--referees", choices=["hub", "threads"], default="hub",
                         help="capacity: the server's referees as greenlets on one hub thread (the server's "
                              "shape, default) or on a thread each (the shape before, to compare)")
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     parser.add_argument("--call-rooms", default="20,50,100",
                         help="lobby: rooms of Q (played by calls) at once, comma-separated")
-    parser.add_argument("--messages", type=int, default=100_000, help="fuzz: bad messages to send (default 100000)")
-    parser.add_argument("--connections", type=int, default=500,
+    parser.add_argument("--messages", type=positive, default=100_000, help="fuzz: bad messages to send (default 100000)")
+    parser.add_argument("--connections", type=positive, default=500,
                         help="slowloris: silent, trickling and non-reading connections (default 500)")
     parser.add_argument("--acceptance", action="store_true",
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
-    parser.add_argument("--workers", type=int, default=2, help="league --acceptance: games played at once")
+    parser.add_argument("--workers", type=positive, default=2, help="league --acceptance: games played at once")
     parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
     parser.add_argument("--reference", action="append", default=[], metavar="FILE|KEY=RATE",
                         help="a game: more reference figures, a TOML file shaped like gameroom/bench/"
                              "references.toml, or one work's rate (KEY=RATE, e.g. q-dag-dag=91.3); "
                              "repeatable; the recorded figures are in references.toml")
-    parser.add_argument("--isolated-games", type=int, default=3,
+    parser.add_argument("--isolated-games", type=positive, default=3,
                         help="a game: games played on isolated seats (a process per player; default 3)")
     args = parser.parse_args()
     for problem in registry.problems():

@@ -1,18 +1,34 @@
 """Plumbing every command shares: reading JSON from stdin, printing JSON, exiting with one
-clear error line, the end of a local game's account."""
+clear error line, counts checked as arguments, the end of a local game's account."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 from gameroom.core.console import log_line
 from gameroom.core.errors import UsageError
 from gameroom.core.wire import PlainText
 
-__all__ = ["UsageError", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
+__all__ = ["UsageError", "at_least", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
            "stderr_log", "print_outcome"]
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum`` (anything else gets argparse's
+    one-line usage error, never a traceback further on)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {minimum}, got {value}")
+        return value
+
+    return parse
 
 
 def fail(message: str, status: int = 2) -> NoReturn:

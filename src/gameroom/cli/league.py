@@ -13,7 +13,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from gameroom.cli.common import UsageError, print_outcome, stderr_log
+from gameroom.cli.common import UsageError, at_least, print_outcome, stderr_log
 from gameroom.core import console
 from gameroom.core.textfile import FileProblem, read_text
 from gameroom.games import registry
@@ -21,21 +21,7 @@ from gameroom.games import registry
 __all__ = ["add_commands", "league", "ratings", "replay", "play_recorded", "run_recorded"]
 
 
-def _at_least(minimum: int) -> Any:
-    """An argparse type: an integer of at least ``minimum``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer of at least {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-_positive, _natural = _at_least(1), _at_least(0)
+_positive, _natural = at_least(1), at_least(0)
 
 
 def add_commands(commands: Any, game_choices: list[str]) -> None:
