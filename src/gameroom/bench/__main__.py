@@ -7,7 +7,7 @@ import argparse
 import importlib
 
 from gameroom.bench import generic
-from gameroom.cli.common import at_least
+from gameroom.cli.common import at_least, positive_seconds
 from gameroom.games import registry
 
 REFERENCE_GAME = "q"
@@ -65,7 +65,7 @@ def main() -> int:
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
     parser.add_argument("--workers", type=positive, default=2, help="league --acceptance: games played at once")
-    parser.add_argument("--seconds", type=float, default=3.0, help="rl: seconds of play per environment (default 3)")
+    parser.add_argument("--seconds", type=positive_seconds, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
     parser.add_argument("--reference", action="append", default=[], metavar="FILE|KEY=RATE",
                         help="a game: more reference figures, a TOML file shaped like gameroom/bench/"

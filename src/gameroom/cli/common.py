@@ -12,7 +12,7 @@ from gameroom.core.console import log_line
 from gameroom.core.errors import UsageError
 from gameroom.core.wire import PlainText
 
-__all__ = ["UsageError", "at_least", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
+__all__ = ["UsageError", "at_least", "positive_seconds", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
            "stderr_log", "print_outcome"]
 
 
@@ -29,6 +29,17 @@ def at_least(minimum: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds greater than 0, got {text}")
+    return value
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
