@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,17 +90,24 @@ def spawn(args: Sequence[str], **options) -> subprocess.Popen:
     return _start(GAMEROOM + list(args), options)
 
 
-def _port_range() -> range:
+def _port_range() -> list[int]:
     """The ports this test process may hand out: a slice of 10000-32767, below the kernel's
     ephemeral range (32768-60999 on Linux), one slice per pytest-xdist worker. A port bound
     to 0 and released comes from the ephemeral range, where any outgoing connection of the
     suite (or the other worker) may take it before the server binds it: that race gave
-    "address already in use" on a loaded machine."""
+    "address already in use" on a loaded machine.
+
+    The slice is walked from a point that depends on the test run (xdist's run id, shared
+    by its workers, else this process): two suites on one machine (two checkouts) started
+    at the same port of the same slice, so one's clients signed up at the other's server
+    and both failed. A port is also probed free before it is handed out."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     index = int(worker[2:]) if worker[2:].isdigit() else 0
     size = (32768 - 10000) // _WORKERS
-    start = 10000 + index * size + (os.getpid() % 7) * 13 % max(1, size // 4)
-    return range(start, 10000 + (index + 1) * size)
+    low, high = 10000 + index * size, 10000 + (index + 1) * size
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())
+    start = low + zlib.crc32(run.encode()) % (high - low)
+    return [*range(start, high), *range(low, start)]
 
 
 _PORTS = iter(())  # filled on first use
