@@ -36,7 +36,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
-from gameroom.core.calls import CallFailed
+from gameroom.core.calls import CallFailed, on_threads
 from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import (ResourceLimits, SandboxPolicy, apply_limits, describe_exit, kill_group,
                                    user_processes)
@@ -203,6 +203,8 @@ class IsolatedCaller:
     module-level function, or a ``functools.partial`` of one); ``limits=None`` sets no
     resource limits (and, with a ``sandbox``, the defaults); ``sandbox``: a resolved
     policy (``core.sandbox.resolve_policy``) to start the child in."""
+
+    together = staticmethod(on_threads)   # a simultaneous round waits for such seats side by side
 
     def __init__(self, factory: Callable[[], Any], start_limit: float = 30.0,
                  limits: ResourceLimits | None = ResourceLimits(), sandbox: SandboxPolicy | None = None) -> None:

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,6 +42,8 @@ from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory",
            "check_loadable"]
+
+logger = logging.getLogger(__name__)
 
 KINDS = ("builtin", "python", "command", "policy")
 LIMITS = ("cpu_seconds", "memory_mb", "processes", "file_mb")
@@ -81,6 +85,13 @@ class Bot:
             raise BotError(f"bot {self.name!r}: {game.name} has no learning encoding for a policy")
         if self.kind in ("python", "policy"):
             check_loadable(self.value, self.name, ResourceLimits.of(self.limits), sandbox, self.kind)
+        if self.kind == "command" and sandbox is not None and sandbox.mode == "bwrap" and os.geteuid() == 0:
+            from gameroom.core.bwrap import unreachable
+
+            problem = unreachable(self.value, os.getcwd(), (*sandbox.read, *self.read))
+            if problem is not None:   # said once, before the first game: every start would fail with it
+                logger.warning(f"bot {self.name!r} runs as a user of its own, and {problem}: it cannot start "
+                               "unless every user can read its files (chmod -R o+rX)")
 
     def local_seat(self, game: GameDescriptor, seat_name: str, seed: int, sandbox: SandboxPolicy | None = None) -> Seat:
         """A seat for a built-in or Python bot (programs are seated by ``league.programs``);
