@@ -17,7 +17,11 @@ it), IPC and UTS namespaces, dies with its parent, and sees:
   tmpfs is the only place it can write, and it goes with the sandbox.
 
 Each path is bound at its own place, with the directories above it made (mode 0755) in
-the sandbox, so a bot can be reached even below a directory only root may enter. Its
+the sandbox, so a bot can be reached even below a directory only root may enter. As root
+(the bot runs as a user of its own), a directory to bind that only its owner may search
+is made empty in its place instead: nothing in it would be readable to the bot's user,
+and what is bound below it (a virtual environment under a pytest or home folder on
+``sys.path``) is reached through it. Its
 working directory is the league's, made in the sandbox (empty but for what is bound).
 
 As root, bubblewrap runs privileged without a user namespace and keeps only
@@ -192,9 +196,13 @@ def _editable_paths() -> list[str]:
     return found
 
 
-def _binds(paths: Iterable[str]) -> list[str]:
+def _binds(paths: Iterable[str], own_user: bool = False) -> list[str]:
     """``--ro-bind`` every path not already visible, parents before children, with the
-    directories above each made world-traversable in the sandbox."""
+    directories above each made world-traversable in the sandbox. ``own_user``: the
+    sandbox runs as a user of its own, which could not enter a directory that only its
+    owner may search (a pytest or home folder holding the league's working directory, a
+    ``sys.path`` entry): such a directory is made empty in its place instead, so the paths
+    bound below it (a virtual environment, a package) are reached as if it were above them."""
     out: list[str] = []
     bound: list[str] = []
     made: set[str] = set()
@@ -209,6 +217,11 @@ def _binds(paths: Iterable[str]) -> list[str]:
         for directory in reversed(parents):
             out += ["--perms", "0755", "--dir", directory]
             made.add(directory)
+        if own_user and os.path.isdir(path) and not os.stat(path).st_mode & stat.S_IXOTH:
+            if path not in made:   # nothing in it would be readable to that user: only what is bound below
+                out += ["--perms", "0755", "--dir", path]
+                made.add(path)
+            continue
         out += ["--ro-bind", path, path]
         bound.append(path)
     return out
@@ -235,7 +248,7 @@ def command(read: Iterable[str], workdir: str, tmp_bytes: int, network: bool, ro
         elif os.path.isdir(link):
             argv += ["--ro-bind", link, link]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-    argv += _binds(read)
+    argv += _binds(read, own_user=root)
     if workdir not in ("/", "/tmp") and not _inside(workdir, (*SYSTEM, *MERGED)):
         argv += ["--perms", "0755", "--dir", workdir]
     argv += ["--chdir", workdir, "--remount-ro", "/dev", "--remount-ro", "/", "--"]

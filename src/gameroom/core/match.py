@@ -85,16 +85,17 @@ def guarded_seat(name: str, player: Any) -> Seat:
     return Seat(name, ThreadedCaller(player), trusted=False, player=player)
 
 
-def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None, sandbox: Any = None) -> Seat:
+def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None, sandbox: Any = None,
+                  read: Sequence[str] = ()) -> Seat:
     """A seat for untrusted code (any bot that is not a built-in): the player is made by
     ``factory`` (picklable) in a child process with resource limits
     (``core.sandbox.ResourceLimits``, the defaults when None), killed when a call fails;
     ``sandbox``: a resolved ``core.sandbox.SandboxPolicy`` to start it in (else a
-    process group of its own)."""
+    process group of its own), where it may also read ``read``."""
     from gameroom.core.isolation import IsolatedCaller, ResourceLimits
 
     return Seat(name, IsolatedCaller(factory, limits=limits if limits is not None else ResourceLimits(),
-                                     sandbox=sandbox), trusted=False)
+                                     sandbox=sandbox, read=read), trusted=False)
 
 
 def local_seat(name: str, player: Any, trusted: bool) -> Seat:
