@@ -32,7 +32,7 @@ from gameroom.rl.driver import Driver
 from gameroom.rl.raster import RGB_ARRAY
 from gameroom.rl.spaces import Encoder
 
-__all__ = ["ALL", "RENDER_MODES", "GameEnv", "action_index", "check_render_mode", "render_state", "render_viewer",
+__all__ = ["ALL", "RENDER_MODES", "AllSeats", "GameEnv", "action_index", "check_render_mode", "render_state", "render_viewer",
            "seat_names"]
 
 RENDER_MODES = ["ansi", "svg", *([RGB_ARRAY] if raster.available() else [])]
@@ -102,17 +102,16 @@ def render_state(table: LearningTable, mode: str | None, state: Any, caption: st
     return raster.rgb_array(svg) if mode == RGB_ARRAY else svg
 
 
-class GameEnv(AECEnv):
-    """The AEC environment of one table (see the module's docstring)."""
+class AllSeats:
+    """What the AEC and the parallel environments share: every seat an agent
+    (``player_0`` ...), their spaces, the driver of the referee with every seat a learner,
+    the seeds of unseeded resets, and pictures."""
 
-    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
-
-    def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None,
-                 render_view: str | None = None) -> None:
-        super().__init__()
+    def _set_up(self, table: LearningTable, seed: int, render_mode: str | None, render_view: str | None,
+                name: str) -> None:
         check_render_mode(render_mode)
         self._viewer = render_viewer(render_view, table.players)
-        self.metadata = {**self.metadata, "name": f"gameroom_{table.game}"}
+        self.metadata = {**self.metadata, "name": name}
         self.table = table
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(table.players)]
@@ -125,13 +124,9 @@ class GameEnv(AECEnv):
         self._driver = Driver(table, seat_names(table.players), range(table.players), watch=render_mode is not None)
         self._seeds = random.Random(seed)
         self._latest: list[dict[str, Any]] = []
-        self._current: dict[int, dict[str, Any]] = {}   # the open turns' observations, by seat
         self.agents: list[str] = []
 
-    def __str__(self) -> str:
-        return f"gameroom_{self.table.game}"
-
-    # -- spaces ----------------------------------------------------------------------------
+    metadata: dict[str, Any]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -139,25 +134,51 @@ class GameEnv(AECEnv):
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.action_spaces[agent]
 
-    # -- the game ----------------------------------------------------------------------------
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game: from ``seed``, or from the next seed of the environment's own
-        seeded sequence (the ``seed`` option), so unseeded resets replay too."""
+    def _start(self, seed: int | None) -> None:
+        """A new game: from ``seed``, or from the next seed of the environment's own seeded
+        sequence (the ``seed`` option), so unseeded resets replay too."""
         if seed is not None:
             self._seeds = random.Random(seed)
             game_seed = seed
         else:
             game_seed = self._seeds.randrange(2**31)
         self.agents = self.possible_agents[:]
+        self._latest = [self._encoder.blank() for _ in self.agents]
+        self._driver.start(game_seed)
+
+    def render(self) -> str | np.ndarray | None:
+        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption, self._viewer)
+
+    def close(self) -> None:
+        self._driver.stop()
+
+
+class GameEnv(AllSeats, AECEnv):
+    """The AEC environment of one table (see the module's docstring)."""
+
+    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
+
+    def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None,
+                 render_view: str | None = None) -> None:
+        super().__init__()
+        self._set_up(table, seed, render_mode, render_view, f"gameroom_{table.game}")
+        self._current: dict[int, dict[str, Any]] = {}   # the open turns' observations, by seat
+
+    def __str__(self) -> str:
+        return f"gameroom_{self.table.game}"
+
+    # -- the game ----------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game: from ``seed``, or from the next seed of the environment's own
+        seeded sequence (the ``seed`` option), so unseeded resets replay too."""
+        self._current = {}
+        self._start(seed)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._latest = [self._encoder.blank() for _ in self.agents]
-        self._current = {}
-        self._driver.start(game_seed)
         self._settle()
 
     def observe(self, agent: str) -> dict[str, Any]:
@@ -214,13 +235,6 @@ class GameEnv(AECEnv):
         self._accumulate_rewards()
         self._deads_step_first()
 
-    # -- pictures ----------------------------------------------------------------------------
-
-    def render(self) -> str | np.ndarray | None:
-        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption, self._viewer)
-
-    def close(self) -> None:
-        self._driver.stop()
 
 
 def action_index(action: Any, n: int) -> int:

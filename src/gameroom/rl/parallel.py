@@ -15,69 +15,31 @@ its legality checks and its scoring are the game's own (``rl.driver``).
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-import gymnasium
 import numpy as np
 from pettingzoo import ParallelEnv
 
 from gameroom.core.learning import LearningTable
-from gameroom.rl.aec import (
-    EJECTED_REWARD,
-    RENDER_MODES,
-    action_index,
-    check_render_mode,
-    render_state,
-    render_viewer,
-    seat_names,
-)
-from gameroom.rl.driver import Driver
-from gameroom.rl.spaces import Encoder
+from gameroom.rl.aec import EJECTED_REWARD, RENDER_MODES, AllSeats, action_index
 
 __all__ = ["ParallelGameEnv"]
 
 
-class ParallelGameEnv(ParallelEnv):
+class ParallelGameEnv(AllSeats, ParallelEnv):
     """The parallel environment of one table (see the module's docstring)."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
 
     def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None,
                  render_view: str | None = None) -> None:
-        check_render_mode(render_mode)
-        self.metadata = {**self.metadata, "name": f"gameroom_{table.game}_parallel"}
-        self.table = table
-        self.render_mode = render_mode
-        self._viewer = render_viewer(render_view, table.players)
-        self.possible_agents = [f"player_{i}" for i in range(table.players)]
-        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
-        self._encoder = Encoder(table)
-        self.observation_spaces = {a: self._encoder.observation_space() for a in self.possible_agents}
-        self.action_spaces = {a: self._encoder.action_space() for a in self.possible_agents}
-        self._driver = Driver(table, seat_names(table.players), range(table.players), watch=render_mode is not None)
-        self._seeds = random.Random(seed)
-        self._latest: list[dict[str, Any]] = []
-        self.agents: list[str] = []
-
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
+        self._set_up(table, seed, render_mode, render_view, f"gameroom_{table.game}_parallel")
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A new game: from ``seed``, or from the next seed of the environment's own
         seeded sequence, so unseeded resets replay too."""
-        if seed is not None:
-            self._seeds = random.Random(seed)
-            game_seed = seed
-        else:
-            game_seed = self._seeds.randrange(2**31)
-        self.agents = self.possible_agents[:]
-        self._latest = [self._encoder.blank() for _ in self.agents]
-        self._driver.start(game_seed)
+        self._start(seed)
         _rewards, terminations, infos = self._settle()
         self.agents = [agent for agent in self.agents if not terminations[agent]]
         return self._observations(self.possible_agents), infos
@@ -130,10 +92,3 @@ class ParallelGameEnv(ParallelEnv):
                 out[agent] = self._latest[seat] = {"observation": self._encoder.observation(turn.observation()),
                                                    "action_mask": self._encoder.mask(turn.legal())}
         return out
-
-    def render(self) -> str | np.ndarray | None:
-        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption, self._viewer)
-
-    def close(self) -> None:
-        self._driver.stop()
-
