@@ -4,6 +4,9 @@ isolated player that could not be made, a call that failed) stops it with the re
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -34,3 +37,12 @@ def test_every_kind_of_missing_result_is_refused() -> None:
                                                   "be created: KeyError: 'goofspiel'"):
         seats.check_played(fish, "isolated", 3, ejected)
     seats.check_played(fish, "trusted", 3, MatchResult(["P1", "P2"], [0]))
+
+
+def test_the_command_says_why_in_one_line_and_fails() -> None:
+    env = {**os.environ, "GAMEROOM_SANDBOX": "nowhere"}   # isolated seats cannot be made
+    run = subprocess.run([sys.executable, "-m", "gameroom.bench", "fish", "--games", "1", "--isolated-games", "1"],
+                         capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert run.returncode == 1 and run.stderr.strip() == (
+        "gameroom.bench: error: GAMEROOM_SANDBOX must be one of auto, bwrap, rlimits, got 'nowhere'"), run.stderr
+    assert "isolated" not in run.stdout   # no figure of the games that were not played

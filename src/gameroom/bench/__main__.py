@@ -132,12 +132,13 @@ def main() -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from gameroom.bench.seats import GameNotPlayed
+    from gameroom.core.sandbox import SandboxUnavailable
 
     for name, game in games.items():
         if args.game in ("all", name):
             try:
                 generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
-            except GameNotPlayed as exc:   # no figure of games that were not played
+            except (GameNotPlayed, SandboxUnavailable) as exc:   # no figure of games that were not played
                 print(f"gameroom.bench: error: {exc}", file=sys.stderr, flush=True)
                 return 1
     return 0
