@@ -15,9 +15,10 @@ requires. Referees report snapshots with :meth:`Match.state` and finish with
 every call, ejection, snapshot and the end reach the observers as ``core.record``
 events, so one vocabulary serves every game. A game of simultaneous rounds asks
 :meth:`Match.decide_all`: one method of every live seat at once, under one limit, sealed
-(no reply is looked at before all are in), then each checked in seat order. A match takes its limits, observers and
-cancel event as one :class:`~gameroom.core.context.MatchContext`; it stops at its next
-call once the cancel event is set (:class:`MatchCancelled`). Each ejection is one INFO
+(no reply is looked at before all are in), then each checked in seat order. A match
+takes its limits, observers and cancel event as one
+:class:`~gameroom.core.context.MatchContext`; it stops at its next call once the cancel
+event is set (:class:`MatchCancelled`). Each ejection is one INFO
 line of this module's logger (a server's "... dropped out on ..." lines), which the
 commands that print them open (``core.console.show_lines``).
 """
@@ -214,6 +215,8 @@ class Match:
         return result
 
     call = decide
+    """The same path for a call whose reply decides nothing (a notification, an
+    acknowledgement): FAILED, and the seat ejected, when it fails."""
 
     def decide_all(self, method: str, asks: Sequence[tuple[Seat, tuple[Any, ...]]], *,
                    legal: Callable[[Seat, Any], str | None] | None = None, limit: float | None = None) -> list[Any]:
@@ -277,8 +280,6 @@ class Match:
             return True, result, started, perf_counter()
 
         return call
-    """The same path for a call whose reply decides nothing (a notification, an
-    acknowledgement): FAILED, and the seat ejected, when it fails."""
 
     def _called(self, seat: Seat, spec: Method, args: tuple[Any, ...], result: Any, started: float,
                 ended: float | None = None) -> None:
