@@ -15,10 +15,8 @@ changes.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import site
 import subprocess
 import sys
 import time
@@ -28,6 +26,8 @@ from typing import Any
 
 import pytest
 from driver import free_port
+
+from tests.games.plugin_venv import install_plugin, run
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 GUIDE = REPOSITORY / "docs" / "ARCHITECTURE.md"
@@ -54,25 +54,11 @@ def nim(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for path, text in example_files().items():
         (source / path).parent.mkdir(parents=True, exist_ok=True)
         (source / path).write_text(text, encoding="utf-8")
-    venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    # The new environment sees this interpreter's packages (gameroom, pip, setuptools) the
-    # way a venv made with --system-site-packages sees the system's: through a .pth file.
-    places = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
-    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    Path(own, "_gameroom_host.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in places))
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                              "--no-index", str(source)], capture_output=True, text=True, timeout=300, check=False)
-    assert install.returncode == 0, install.stderr
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return {"python": str(python), "env": env, "folder": root}
+    return install_plugin(source, root)
 
 
 def gameroom(nim: dict[str, Any], *args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([nim["python"], "-m", "gameroom", *args], input=stdin, capture_output=True, text=True,
-                          env=nim["env"], cwd=nim["folder"], timeout=timeout, check=False)
+    return run(nim, "-m", "gameroom", *args, stdin=stdin, timeout=timeout)
 
 
 def test_the_plugin_is_installed_apart_from_gameroom(nim: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 from gameroom.bench import generic
 from gameroom.cli.common import at_least, positive_seconds
@@ -130,9 +131,16 @@ def main() -> int:
         figures = references.load(args.reference, None if args.game == "all" else args.game)
     except ValueError as exc:
         parser.error(str(exc))
+    from gameroom.bench.seats import GameNotPlayed
+    from gameroom.core.sandbox import SandboxUnavailable
+
     for name, game in games.items():
         if args.game in ("all", name):
-            generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
+            try:
+                generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
+            except (GameNotPlayed, SandboxUnavailable) as exc:   # no figure of games that were not played
+                print(f"gameroom.bench: error: {exc}", file=sys.stderr, flush=True)
+                return 1
     return 0
 
 

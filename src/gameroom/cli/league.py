@@ -335,7 +335,7 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
         raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {count}")
     seed = options.get("seed", 1)
     bots = tuple({"name": f"P{i + 1}", "builtin": strategies[i % len(strategies)]} for i in range(count))
-    record = record_table(TableTask(game.name, 0, seed, bots))
+    record = record_table(TableTask(game.name, 0, seed, bots, options=tuple(_kept_options(game, options).items())))
     try:
         args.replay.write_text(record.to_jsonl(), encoding="utf-8")
     except OSError as exc:
@@ -344,6 +344,29 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
     print_outcome(record.result)
     stderr_log(f"replay written to {args.replay}")
     return 0
+
+
+def _kept_options(game: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The game's own options among ``play``'s typed options (those it declares for rooms
+    and competitions, ``GameDescriptor.room_options``), which the replay's header keeps and
+    ``replay verify`` deals again. Any other option of ``play`` given a value of its own
+    (not the seed, the players or the roster) would be lost: a UsageError says so rather
+    than replaying the default game."""
+    hosting = game.local_play
+    declared = {option.key for option in game.room_options}
+    chosen = {"seed", "players", hosting.roster}
+    for option in hosting.options:
+        if option.key in declared or option.key in chosen:
+            continue
+        default: Any = bool(option.default) if option.flag else option.default
+        value = options.get(option.key)
+        if isinstance(value, (list, tuple)) or option.repeat or option.many:   # lists and tuples alike
+            value, default = list(value or []), list(default or [])
+        if value != default:
+            raise UsageError(f"{option.flag_text} cannot be kept in a replay: it is not among {game.name}'s own "
+                             f"options ({', '.join(o.flag_text for o in game.room_options) or 'none'}), "
+                             "which a replay records")
+    return {key: value for key, value in options.items() if key in declared}
 
 
 def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:

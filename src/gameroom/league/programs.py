@@ -86,6 +86,7 @@ class _ProgramCaller:
     def __init__(self, proxy: Any, program: Confined) -> None:
         self.proxy = proxy
         self.program = program
+        self.together = getattr(proxy, "together", None)   # as its proxy waits (core.calls)
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         try:
