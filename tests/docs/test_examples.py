@@ -83,8 +83,8 @@ def run_block(block: Block, folder: Path, mapping: dict[int, int], groups: list[
     else:
         script.write_text(with_ports(block.text, mapping), encoding="utf-8")
         command = [sys.executable, str(script)]
-    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-                   "PYTHONPATH": str(folder)}
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    environment.pop("PYTHONPATH", None)   # as a reader's shell: nothing on the path but what the page says
     process = subprocess.Popen(command, cwd=folder, env=environment, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     groups.append(process.pid)

@@ -1,6 +1,6 @@
 """A game from another distribution gets every command (issue 18's acceptance).
 
-The example of docs/ARCHITECTURE.md, "Adding a game" (Nim), is written from that page
+The example of docs/guides/game-authors.md (Nim), every file block of that page, is written
 into a temporary folder as its own distribution, installed into a temporary virtual
 environment that sees this interpreter's packages (gameroom among them) but installs
 nothing into them, and then driven through the real commands as separate processes:
@@ -30,14 +30,14 @@ from driver import free_port
 from tests.games.plugin_venv import install_plugin, run
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-GUIDE = REPOSITORY / "docs" / "ARCHITECTURE.md"
-BLOCK = re.compile(r"^```\w+ file=(\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+GUIDE = REPOSITORY / "docs" / "guides" / "game-authors.md"
+# A file block of the guides (docs/CONVENTIONS.md, "Examples that run"): the marker, then the fence.
+BLOCK = re.compile(r"^<!-- file: (\S+) -->\n```\w*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
 def example_files() -> dict[str, str]:
-    """The example distribution's files, as "Adding a game" gives them."""
-    section = GUIDE.read_text(encoding="utf-8").split("## Adding a game", 1)[1].split("\n## ", 1)[0]
-    return {path: text for path, text in BLOCK.findall(section)}
+    """The example distribution's files, as the game authors' guide gives them."""
+    return {path: text for path, text in BLOCK.findall(GUIDE.read_text(encoding="utf-8"))}
 
 
 def test_the_guide_gives_a_whole_distribution() -> None:
