@@ -99,9 +99,10 @@ def with_ports(text: str, mapping: dict[int, int]) -> str:
     return text
 
 
-def background_ports(line: str, mapping: dict[int, int]) -> list[int]:
-    """The free ports a line that starts a background job (ends in a single ``&``) names."""
+def background_ports(line: str, mapping: dict[int, int], named: str) -> list[int]:
+    """The free ports to wait for after ``line`` when it starts a background job (ends in a
+    single ``&``): those ``named`` holds (the line, and the page's files the line names)."""
     stripped = line.rstrip()
     if not stripped.endswith("&") or stripped.endswith("&&"):
         return []
-    return [free for free in mapping.values() if re.search(rf"(?<!\d){free}(?!\d)", stripped)]
+    return [free for free in mapping.values() if re.search(rf"(?<!\d){free}(?!\d)", named)]

@@ -64,21 +64,24 @@ def without_installs(text: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def shell_script(block: Block, mapping: dict[int, int]) -> str:
+def shell_script(block: Block, mapping: dict[int, int], files: dict[str, str]) -> str:
     """The block as a bash script: installs left out, ports replaced, a wait after each
-    background server."""
+    background server for the ports its line names, or the page's file it names holds
+    (``gameroom arena --config arena.toml &`` listens where arena.toml says)."""
     lines = ["set -eo pipefail"]
     for line in with_ports(without_installs(block.text), mapping).splitlines():
         lines.append(line)
-        for port in background_ports(line, mapping):
+        named = " ".join([line, *(text for path, text in files.items() if path in line)])
+        for port in background_ports(line, mapping, named):
             lines.append(f"{shlex.quote(sys.executable)} {shlex.quote(str(LISTENING))} {port} $! 300")
     return "\n".join(lines) + "\n"
 
 
-def run_block(block: Block, folder: Path, mapping: dict[int, int], groups: list[int], page: Path) -> None:
+def run_block(block: Block, folder: Path, mapping: dict[int, int], files: dict[str, str], groups: list[int],
+              page: Path) -> None:
     script = folder / f".block-{block.line}"
     if block.language == "sh":
-        script.write_text(shell_script(block, mapping), encoding="utf-8")
+        script.write_text(shell_script(block, mapping, files), encoding="utf-8")
         command = ["bash", str(script)]
     else:
         script.write_text(with_ports(block.text, mapping), encoding="utf-8")
@@ -134,13 +137,15 @@ def test_the_examples_run(page: Path, tmp_path: Path) -> None:
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.npy"))
     mapping = {documented: free_port() for documented in ports(runnable)}
     groups: list[int] = []
+    files: dict[str, str] = {}
     try:
         for block in runnable:
             if block.action == "file":
                 target = tmp_path / block.argument
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(with_ports(block.text, mapping), encoding="utf-8")
+                files[block.argument] = with_ports(block.text, mapping)
+                target.write_text(files[block.argument], encoding="utf-8")
             else:
-                run_block(block, tmp_path, mapping, groups, page)
+                run_block(block, tmp_path, mapping, files, groups, page)
     finally:
         end_groups(groups)
