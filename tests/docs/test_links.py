@@ -43,3 +43,10 @@ def test_every_relative_link_of_the_readme_leads_to_a_file_and_heading() -> None
 def test_the_anchor_rule_matches_the_sites() -> None:
     assert slug("9. Bots in the lobby's rooms") == "9-bots-in-the-lobbys-rooms"
     assert slug("Narrow screens (a phone)") == "narrow-screens-a-phone"
+
+
+def test_the_readme_stays_short() -> None:
+    """What gameroom is, the set-up, one example per user (docs/CONVENTIONS.md): the rest
+    belongs in the guides."""
+    lines = (REPOSITORY / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 250, f"README.md has {lines} lines; move the detail to the user's guide"
