@@ -133,17 +133,18 @@ def trusted_proxies(text: str | None, key: str) -> "TrustedProxies":
 
 
 def serve_app(app: Any, sock: socket.socket, limits: RoomLimits, proxies: "TrustedProxies",
-              say: Callable[[str], None], uvicorn_logging: bool = True) -> None:
+              say: Callable[[str], None], uvicorn_logging: bool = True, elsewhere: int = 0) -> None:
     """Serve ``app`` on ``sock`` with uvicorn held to ``limits`` (see the module's
     docstring) until SIGTERM or SIGINT; ``say`` is told the connection caps once;
-    ``uvicorn_logging=False`` leaves the logging as the caller set it up."""
+    ``uvicorn_logging=False`` leaves the logging as the caller set it up; ``elsewhere``
+    connections of the same process (another port's) come off the total."""
     import uvicorn
 
     from gameroom.server.admission import Admission, connection_cap, file_limit
     from gameroom.web.admitted import admitted_protocols
 
     files = file_limit()
-    total = connection_cap(limits.max_connections, files)
+    total = max(1, connection_cap(limits.max_connections, files) - elsewhere)
     admission = Admission(total, min(limits.connections_per_address, max(1, total - 1)),
                           limits.unfinished_per_address, proxies, limits.key)
     http, ws = admitted_protocols(admission, limits.head_seconds, limits.body_seconds)
