@@ -37,7 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from gameroom.arena.ladder import Arena, ArenaError
-from gameroom.arena.tables import competitions_of, make_invites, redeem, role_of
+from gameroom.arena.tables import InviteRefused, competitions_of, make_invites, redeem, role_of
 from gameroom.arena.views import admin_view, bot_page, metrics_text, standings
 from gameroom.league.db import GameRow, replay_of
 from gameroom.web.app import create_app
@@ -100,9 +100,10 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         code = body.get("code") if isinstance(body, dict) else None
         if not isinstance(code, str) or not 1 <= len(code) <= 100:
             return _error(400, "the body must be {\"code\": \"your invite code\"}")
-        competition = await asyncio.to_thread(redeem, arena.engine, code.strip(), key)
-        if competition is None:
-            return _error(404, "no such invite code, or it was used already")
+        try:
+            competition = await asyncio.to_thread(redeem, arena.engine, code.strip(), key)
+        except InviteRefused as exc:
+            return _error(exc.status, str(exc))
         return JSONResponse({"competition": competition})
 
     async def upload(request: Request) -> Response:
