@@ -54,7 +54,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 def test_ten_accounts_redeeming_one_code_at_once_one_gets_in(database: Any) -> None:
     for round_ in range(ROUNDS):
         code = make_invites(database, "c", 1)[0]
-        outcomes = together(lambda i: redeem(database, code, f"r{round_}-account{i}"))
+        outcomes = together(lambda i, code=code, r=round_: redeem(database, code, f"r{r}-account{i}"))
         winners = [o for o in outcomes if o == "c"]
         losers = [o for o in outcomes if isinstance(o, InviteRefused)]
         assert len(winners) == 1 and len(losers) == RACERS - 1, outcomes
@@ -80,7 +80,7 @@ def test_one_account_redeeming_ten_codes_of_one_competition_is_one_member(databa
 def test_ten_sign_ups_of_one_name_at_once_make_one_account(database: Any) -> None:
     accounts = DatabaseAccounts(database, "the test's database")
     for round_ in range(3):
-        outcomes = together(lambda i: accounts.add(Account(f"Name{round_}", f"name{round_}", f"stamp{i}"), "hash"))
+        outcomes = together(lambda i, r=round_: accounts.add(Account(f"Name{r}", f"name{r}", f"stamp{i}"), "hash"))
         assert outcomes.count(None) == 1, outcomes
         refusals = [o for o in outcomes if o is not None]
         assert all(isinstance(o, AccountError) and o.status == 409 for o in refusals), refusals

@@ -58,6 +58,8 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
     from gameroom.web.archive import MatchArchive
     from gameroom.web.book import MatchBook
     from gameroom.web.guard import is_loopback
+    from gameroom.arena.tables import role_of
+    from gameroom.web.public import database_folder
     from gameroom.web.results import Results
     from gameroom.web.room import Room
     from gameroom.server.admission import TrustedProxies
@@ -86,7 +88,8 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
         arena.hall.bound(remote_admission(limits), limits.head_seconds)
         remote_total = arena.hall.admission.bounds.total
     room = Room(MatchBook(limits, MatchArchive(engine)), DatabaseAccounts(engine, config.database), Passwords(),
-                secret)
+                secret, private=tuple(f for f in (database_folder(config.database), str(config.data)) if f),
+                staff=lambda account: role_of(engine, account.key) == "admin")
     app = arena_app(arena, room, Results(engine, config.database))
     try:
         sock = listening_socket(config.host, config.port)

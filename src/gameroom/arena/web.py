@@ -42,6 +42,7 @@ from gameroom.arena.views import admin_view, bot_page, metrics_text, standings
 from gameroom.league.db import GameRow, replay_of
 from gameroom.web.app import create_app
 from gameroom.web.guard import BadBody, read_json
+from gameroom.web.public import public_replay
 from gameroom.web.room import Room
 from gameroom.web.sockets import serve_updates
 
@@ -171,7 +172,7 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         found = await asyncio.to_thread(read)
         if found is None:
             return _error(404, f"no stored game {text!r}")
-        return Response(found, media_type="application/x-ndjson",
+        return Response(public_replay(found), media_type="application/x-ndjson",
                         headers={"content-disposition": f'attachment; filename="game-{text}.jsonl"'})
 
     async def admin_only(request: Request) -> Response | None:

@@ -374,7 +374,9 @@ class Lobby:
         self.id_rng: random.Random = (random.Random(config.seed) if config.seed is not None
                                       else secrets.SystemRandom())
         self.addresses = AddressBook(config.max_connections_per_address, config.max_rooms_per_address,
-                                     config.failed_joins_per_minute_per_address, config.max_unlogged_per_address)
+                                     config.failed_joins_per_minute_per_address,
+                                     # no quota of connections per address: none of unlogged ones either
+                                     config.max_unlogged_per_address if config.max_connections_per_address else 0)
         self.max_connections = connection_cap(config.max_connections) if config.max_connections else 0
         self.lingering_refusals = 0
         self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded

@@ -10,7 +10,8 @@ Beside the spec's keys, ours bound what one client may cost (0 disables a limit,
 its requests), ``maxConnectionsPerAddress``, ``maxRoomsPerAddress``,
 ``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``,
 ``maxSpectatorsPerRoom``; ``maxConnections`` (in all, kept under the file-handle limit),
-``maxUnloggedPerAddress`` (connections of one address that have not logged in yet) and
+``maxUnloggedPerAddress`` (connections of one address that have not logged in yet; off
+with ``maxConnectionsPerAddress`` 0) and
 ``loginWithinSeconds`` (a connection not logged in by then is closed, whatever the
 policy: the spec's lobby policy has no login time-out, so silent connections stayed for
 good); ``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are
@@ -58,7 +59,7 @@ class LobbyConfig:
     max_outbox_bytes: int = 262144
     max_connections_per_address: int = 256
     max_connections: int = 10_000
-    max_unlogged_per_address: int = 16
+    max_unlogged_per_address: int = 128
     login_within: float = 30.0
     max_rooms_per_address: int = 100
     failed_joins_per_minute: int = 20

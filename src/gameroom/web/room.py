@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +76,12 @@ class Room:
     strikes: Strikes = field(default_factory=Strikes)
     policies: WebPolicies = field(default_factory=WebPolicies)
     """The trained agents the operator offers for seats (``gameroom web --policy``)."""
+    private: tuple[str, ...] = ()
+    """Folders of this server beside the usual ones (``web.public.server_roots``: the
+    database's, the arena's data) that no public answer may show."""
+    staff: Callable[[Account], bool] | None = None
+    """Whether an account is staff, who see answers with the server's paths (the arena's
+    administrators; asked on a worker thread); None: nobody is."""
     failures: Throttle = field(init=False)
     signups: Throttle = field(init=False)
     sockets: SocketCounts = field(init=False)
@@ -112,6 +119,13 @@ class Room:
         if found is None or not secrets.compare_digest(found[0].stamp.encode(), entry["stamp"].encode()):
             return None
         return found[0]
+
+    async def is_staff(self, scope: Any) -> bool:
+        """Whether the request of ``scope`` is signed in to a staff account."""
+        if self.staff is None:
+            return False
+        account = await self.signed_in(HTTPConnection(scope))
+        return account is not None and await asyncio.to_thread(self.staff, account)
 
     async def owner(self, connection: HTTPConnection) -> tuple[Owner, Account | None]:
         """Who is asking: their address and, when logged in, their account."""

@@ -86,9 +86,11 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     else:
         from gameroom.web.account_rows import DatabaseAccounts
         from gameroom.web.archive import MatchArchive
+        from gameroom.web.public import database_folder
 
         room = Room(MatchBook(limits, MatchArchive(results.engine)), DatabaseAccounts(results.engine, results.url),
-                    Passwords(), secret, policies=offered)
+                    Passwords(), secret, policies=offered,
+                    private=tuple(f for f in (database_folder(results.url),) if f))
     try:   # bind first, so a taken port or a bad address is one error line
         sock = listening_socket(host, port)
     except OSError as exc:
