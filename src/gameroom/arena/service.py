@@ -6,7 +6,7 @@ address as ``[limits]`` says); SIGTERM or SIGINT stops it gracefully within
 ``[limits] shutdown_seconds``: no new games, open requests and live pages closed, the
 games in flight finished and written, then exit. The others work on the database
 directly and may run while the arena does: ``admin`` (make or promote an administrator),
-``invite`` (invite codes), ``import_accounts`` (a CSV of ``username,password`` lines, made
+``invite`` (invite codes), ``sign_out`` (end an account's sessions), ``import_accounts`` (a CSV of ``username,password`` lines, made
 participants of a competition), ``recompute`` and ``final``.
 """
 
@@ -129,7 +129,8 @@ def arena_limits(config: ArenaConfig) -> Any:
     from gameroom.web.limits import RoomLimits
 
     return RoomLimits(**dict(config.network), max_body=max(RoomLimits.max_body, config.uploads.max_bytes + 4096),
-                      public=config.public, configured_in=LIMITS_TABLE)
+                      public=config.public, configured_in=LIMITS_TABLE,
+                      names=(("max_body", "uploads.max_bytes in arena.toml"), ("public", "public = true in arena.toml")))
 
 
 def remote_admission(limits: Any) -> Any:
@@ -177,6 +178,20 @@ def make_admin(config: ArenaConfig, name: str, password: str | None) -> str:
     with Session(engine) as session, session.begin():
         add_member(session, ADMIN, key, "admin")
     return key
+
+
+def sign_out(config: ArenaConfig, name: str) -> int:
+    """End every session of account ``name`` (an administrator's "sign out everywhere");
+    how many ended."""
+    from gameroom.web.account_rows import DatabaseAccounts
+    from gameroom.web.accounts import account_key
+
+    engine = open_arena_database(config)
+    accounts = DatabaseAccounts(engine, config.database)
+    key = account_key(name)
+    if accounts.find(key) is None:
+        raise ServiceError(f"there is no account {name!r}")
+    return accounts.close_sessions(key)
 
 
 def import_accounts(config: ArenaConfig, text: str, competition: str, source: str) -> int:

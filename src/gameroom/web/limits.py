@@ -49,14 +49,18 @@ class RoomLimits:
     configured_in: str = ""
     """Where these figures are set, as refusals name them: "" for ``gameroom web``'s options
     (``--signups-per-address``), else a file's table (the arena's ``arena.toml [limits]``)."""
+    names: tuple[tuple[str, str], ...] = ()
+    """How figures set elsewhere than ``configured_in`` are named (field, words)."""
 
     def key(self, name: str) -> str:
         """How the figure ``name`` (a field) is set, as an error message names it."""
-        if name == "allow_origins":
-            return (f"{self.configured_in}'s allow_origins" if self.configured_in
-                    else "gameroom web --allow-origin ORIGIN")
+        named = dict(self.names).get(name)
+        if named is not None:
+            return named
         if self.configured_in:
             return f"{name} in {self.configured_in}"
+        if name == "allow_origins":
+            return "gameroom web --allow-origin ORIGIN"
         return f"--{name.replace('_', '-')}"
 
     def check(self) -> None:
