@@ -296,7 +296,7 @@ def _verifies(hasher: Any, password_hash: str, password: str, failures: tuple[ty
 class Lockout:
     """Failed log-ins counted per (account, address), with back-off: ``free`` failures within
     ``window`` seconds cost nothing, each one beyond makes the next attempt from that address
-    for that account wait twice as long (1 s, 2 s, 4 s ... at most ``window``). Counting the
+    for that account wait twice as long (4 s, 8 s, 16 s ... at most ``window``). Counting the
     pair, never the account alone, means no one can lock an account's owner out from their
     own address by failing from another (14 wrong passwords from elsewhere used to make
     bob's right one a 429); what an address tries against many accounts is throttled by
@@ -319,7 +319,7 @@ class Lockout:
         count, last = self._count(key, now)
         if count < self.free:
             return 0.0
-        return max(0.0, last + min(self.window, 2.0 ** (count - self.free)) - now)
+        return max(0.0, last + min(self.window, 2.0 ** (count - self.free + 2)) - now)
 
     def failed(self, key: str) -> None:
         now = self.clock()

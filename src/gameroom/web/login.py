@@ -16,7 +16,7 @@ everywhere" end it for good); its cookie (Starlette's ``SessionMiddleware``: sig
 HttpOnly, SameSite=Lax) names it. A name that looks like an existing account's (UTS #39
 skeletons) is refused like a taken one (409). Failed log-ins are counted per (account,
 address) with back-off (``login_failures`` free within ``failure_window`` seconds, then
-waits doubling from 1 s; 429 with ``Retry-After``) — never per account alone, so nobody
+waits doubling from 4 s; 429 with ``Retry-After``) — never per account alone, so nobody
 locks an owner out from elsewhere — and per address over every account (ten times as
 many); sign-ups per address (``signups_per_address`` an hour). Refusals name the key that
 sets each figure where the room was configured (``--signups-per-address``, or arena.toml).
