@@ -69,7 +69,7 @@ from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
 from gameroom.web.matches import BadRequest, MatchRequest, WebMatch
-from gameroom.web.public import PublicAnswers, Scrubber, server_roots
+from gameroom.web.public import PublicAnswers
 from gameroom.web.room import Room
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.lobby_socket import relay_socket
@@ -338,7 +338,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
                   Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,
                              same_site="lax", https_only=False),
-                  Middleware(PublicAnswers, scrubber=Scrubber(server_roots(*room.private)), staff=room.is_staff)]
+                  Middleware(PublicAnswers, scrubber=room.scrubber, staff=room.is_staff)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.room = room
     app.state.book = book

@@ -80,13 +80,14 @@ class Scrubber:
         return self.bytes_pattern is not None and self.bytes_pattern.search(data) is not None
 
 
-def public_replay(text: str) -> str:
+def public_replay(text: str, scrub: Callable[[str], str] = lambda line: line) -> str:
     """A stored replay (JSON Lines) as a visitor may download it: each seat's bot reduced
-    to its name (a program bot's command and folders are the server's), the record sealed
-    into a new digest chain so that ``gameroom replay verify`` still checks the file."""
+    to its name (a program bot's command and folders are the server's), every line
+    ``scrub``-bed (the server's folders in a stderr tail), the record sealed into a new
+    digest chain so that ``gameroom replay verify`` still checks the file."""
     from gameroom.core.record import MatchRecord
 
-    record = MatchRecord.from_jsonl(text)
+    record = MatchRecord.from_lines(scrub(line) for line in text.splitlines())
     seats = record.config.get("seats")
     if isinstance(seats, list):
         record.config = {**record.config, "seats": [

@@ -8,6 +8,7 @@ account a request's session cookie proves (Starlette's ``SessionMiddleware`` sig
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import time
 from collections import Counter
@@ -22,6 +23,7 @@ from gameroom.web.book import MatchBook
 from gameroom.web.limits import RoomLimits
 from gameroom.web.matches import Owner
 from gameroom.web.policies import WebPolicies
+from gameroom.web.public import Scrubber, server_roots
 from gameroom.web.strikes import Strikes
 
 __all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of"]
@@ -161,6 +163,11 @@ class Room:
                 or not secrets.compare_digest(found[0].stamp.encode(), entry["stamp"].encode()):
             return None
         return found[0]
+
+    @functools.cached_property
+    def scrubber(self) -> Scrubber:
+        """What hides this server's folders from public answers (``web.public``)."""
+        return Scrubber(server_roots(*self.private))
 
     async def is_staff(self, scope: Any) -> bool:
         """Whether the request of ``scope`` is signed in to a staff account."""
