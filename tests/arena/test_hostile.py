@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 import pytest
 from tests.arena.running import GAMEROOM, login, start_arena
-from tests.driver import free_port
+from tests.driver import connected_from, free_port
 
 ATTACKER = "127.0.0.2"
 RACERS = 10
@@ -88,11 +88,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
 
 
 def attacker_socket(port: int) -> socket.socket:
-    sock = socket.socket()
-    sock.bind((ATTACKER, 0))
-    sock.settimeout(60)
-    sock.connect(("127.0.0.1", port))
-    return sock
+    return connected_from(ATTACKER, port)
 
 
 def first_answer(sock: socket.socket, wait: float) -> bytes:

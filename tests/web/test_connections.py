@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.driver import connected_from
 from tests.web.conftest import WebServer, client_from, running_web
 
 ATTACKER = "127.0.0.2"
@@ -36,11 +37,7 @@ def room() -> Iterator[WebServer]:
 
 
 def attacker_socket(port: int) -> socket.socket:
-    sock = socket.socket()
-    sock.bind((ATTACKER, 0))
-    sock.settimeout(60)
-    sock.connect(("127.0.0.1", port))
-    return sock
+    return connected_from(ATTACKER, port)
 
 
 def answer_of(sock: socket.socket, wait: float) -> bytes:

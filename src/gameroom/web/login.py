@@ -48,6 +48,13 @@ def _fields(body: object) -> tuple[object, object]:
     return body.get("username"), body.get("password")
 
 
+def _refusal(exc: BadBody | AccountError | Busy) -> JSONResponse:
+    """The answer to a body, account or password-hashing refusal."""
+    if isinstance(exc, Busy):
+        return _error(503, str(exc), {"retry-after": "2"})
+    return _error(exc.status, str(exc))
+
+
 def _wait(status: int, message: str, wait: float) -> JSONResponse:
     return _error(status, f"{message}; try again in {math.ceil(wait)} s", {"retry-after": str(math.ceil(wait))})
 
@@ -75,12 +82,8 @@ def login_routes(room: Room, static: object) -> list[Route]:
             password_hash = await room.passwords.hash(str(password))
             account = Account(shown, key, new_stamp())
             await room.add_account(account, password_hash)   # the database decides a race (409)
-        except BadBody as exc:
-            return _error(exc.status, str(exc))
-        except AccountError as exc:
-            return _error(exc.status, str(exc))
-        except Busy as exc:
-            return _error(503, str(exc), {"retry-after": "2"})
+        except (BadBody, AccountError, Busy) as exc:
+            return _refusal(exc)
         room.signups.count(address)
         await room.log_in(request, account)
         return JSONResponse({"username": account.name}, status_code=201)
@@ -156,12 +159,8 @@ def login_routes(room: Room, static: object) -> list[Route]:
                 room.lockout.failed(pair)
                 return _error(403, "the current password is wrong")
             new_hash = await room.passwords.hash(new)
-        except BadBody as exc:
-            return _error(exc.status, str(exc))
-        except AccountError as exc:
-            return _error(exc.status, str(exc))
-        except Busy as exc:
-            return _error(503, str(exc), {"retry-after": "2"})
+        except (BadBody, AccountError, Busy) as exc:
+            return _refusal(exc)
         changed = Account(account.name, account.key, new_stamp())
         await room.ask(room.accounts.set_password, account.key, new_hash, changed.stamp)
         ended = await room.ask(room.accounts.close_sessions, account.key)
