@@ -134,3 +134,38 @@ def test_sigterm_with_pages_open_stops_within_the_grace() -> None:
         # 3 s of grace: whatever the load, it ends well within a minute (it never ended); the
         # room ends by the signal it was sent, as uvicorn raises it again once it has stopped
         assert server.process.wait(60) in (0, -signal.SIGTERM)
+
+
+def test_accounts_claiming_one_seat_at_once_one_gets_it(room: WebServer) -> None:
+    """Five accounts open a person's seat with its token at the same moment (issue 34,
+    finding 2, seat claims): exactly one is seated, the others are told the seat is
+    another account's."""
+    import threading
+
+    from websockets.sync.client import connect
+
+    from tests.web.conftest import cookie_header, signed_up
+
+    creator = signed_up(room.url, "seat-creator", headers={"origin": room.url})
+    started = creator.post("/api/matches", json={"game": "q", "seats": ["human", "human"], "time_limit": 300})
+    assert started.status_code == 201, started.text
+    match_id, token = started.json()["id"], started.json()["tokens"]["P2"]
+    claimants = [signed_up(room.url, f"claimant{i}") for i in range(5)]
+    gate = threading.Barrier(len(claimants))
+    firsts: list[dict[str, object]] = [{} for _ in claimants]
+
+    def claim(i: int) -> None:
+        url = f"ws://127.0.0.1:{room.port}/api/matches/{match_id}/ws?seat=P2&token={token}"
+        gate.wait()
+        with connect(url, origin=room.url, additional_headers=cookie_header(claimants[i])) as page:
+            firsts[i] = json.loads(page.recv(timeout=60))
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(len(claimants))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    seated = [f for f in firsts if f.get("type") == "hello" and f.get("seat") == "P2"]
+    refused = [f for f in firsts if f.get("type") == "error"]
+    assert len(seated) == 1 and len(refused) == len(claimants) - 1, firsts
+    assert all("belongs to another account" in str(f["message"]) for f in refused)
