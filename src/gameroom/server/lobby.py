@@ -36,7 +36,7 @@ from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamE
 from gameroom.server.event_views import EventViews
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
-from gameroom.server.admission import connection_cap
+from gameroom.server.admission import connection_cap, file_limit
 from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
 from gameroom.server.referee_rooms import RefereeGame
 
@@ -1316,6 +1316,10 @@ async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescripto
     server = await lobby.start(config.host, config.port)
     port = server.sockets[0].getsockname()[1]
     logger.info(f"lobby listening on {config.host}:{port}")
+    logger.info(f"lobby: at most {lobby.max_connections or 'any number of'} connections at once (file-handle limit "
+                f"{file_limit()}), {config.max_connections_per_address or 'any number'} from one address of which "
+                f"{lobby.addresses.max_unlogged or 'any number'} not logged in, each logged in within "
+                f"{min(t for t in (config.login_timeout, config.login_within, float('inf')) if t > 0):g} s")
     if ready is not None:
         ready(port)
     try:
