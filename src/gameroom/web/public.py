@@ -102,8 +102,24 @@ Staff = Callable[[Scope], Awaitable[bool]]
 class PublicAnswers:
     """The middleware (see the module's docstring)."""
 
+    SEEN = 16
+    """Websocket texts whose verdict is remembered: a match's frame is one string sent to
+    every listener, so it is scanned once (about 70 µs for 60 KB), not once per listener."""
+
     def __init__(self, app: ASGIApp, scrubber: Scrubber, staff: Staff | None = None) -> None:
         self.app, self.scrubber, self.staff = app, scrubber, staff
+        self._seen: list[tuple[str, bool]] = []   # (text, whether it shows a server folder), newest last
+
+    def _shows_folder(self, text: str) -> bool:
+        for seen, verdict in reversed(self._seen):
+            if seen is text:
+                return verdict
+        pattern = self.scrubber.pattern
+        verdict = pattern is not None and pattern.search(text) is not None
+        self._seen.append((text, verdict))
+        if len(self._seen) > self.SEEN:
+            del self._seen[0]
+        return verdict
 
     async def _is_staff(self, scope: Scope) -> bool:
         return self.staff is not None and await self.staff(scope)
@@ -150,7 +166,7 @@ class PublicAnswers:
 
         async def sending(message: Message) -> None:
             text = message.get("text") if message["type"] == "websocket.send" else None
-            if isinstance(text, str) and self.scrubber.found_in(text.encode()):
+            if isinstance(text, str) and self._shows_folder(text):
                 if not staff:
                     staff.append(await self._is_staff(scope))
                 if not staff[0]:
