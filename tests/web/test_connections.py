@@ -169,3 +169,30 @@ def test_accounts_claiming_one_seat_at_once_one_gets_it(room: WebServer) -> None
     refused = [f for f in firsts if f.get("type") == "error"]
     assert len(seated) == 1 and len(refused) == len(claimants) - 1, firsts
     assert all("belongs to another account" in str(f["message"]) for f in refused)
+
+
+def test_behind_a_trusted_proxy_the_quotas_count_the_forwarded_clients() -> None:
+    """``--proxy`` names the reverse proxies whose ``X-Forwarded-For`` is believed: the
+    proxy's own connections are not held to one address's quota (all its clients come
+    through them), and the quotas per address count the clients it names."""
+    with running_web("--proxy", "127.0.0.1,127.0.1.0/24", "--signups-per-address", "1",
+                     "--connections-per-address", "4", "--unfinished-per-address", "2") as server:
+        held = []
+        try:
+            for _ in range(8):   # twice one address's quota of connections, all from the proxy
+                sock = connected_from("127.0.0.1", server.port)
+                held.append(sock)
+                sock.sendall(b"GET /static/style.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert sock.recv(12) == b"HTTP/1.1 200"
+        finally:
+            for sock in held:
+                sock.close()
+        import httpx
+
+        def sign_up(name: str, client: str) -> int:
+            return httpx.post(server.url + "/api/signup", json={"username": name, "password": "a long password"},
+                              headers={"x-forwarded-for": client}, timeout=60).status_code
+
+        assert sign_up("behind-one", "203.0.113.7") == 201
+        assert sign_up("behind-two", "203.0.113.8") == 201   # another client of the proxy
+        assert sign_up("behind-three", "203.0.113.7") == 429  # the first client's quota
