@@ -4,7 +4,10 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
 
     listen = "127.0.0.1:8100"     where the pages listen; beyond this machine needs public
     public = false                 allow a non-loopback listen address
-    proxy = ""                     a reverse proxy's address whose X-Forwarded-* is believed
+    proxy = ""                     reverse proxies whose X-Forwarded-For is believed: addresses or
+                                   networks, comma-separated or a list (uvicorn's
+                                   forwarded_allow_ips; none by default), so quotas per
+                                   address count the clients behind them
     database = "sqlite:///arena.db"  the results database (SQLite file, or PostgreSQL URL)
     data = "arena-data"            uploads and builds
     workers = 2                    games played at once
@@ -16,6 +19,16 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                 build_seconds [60]
     [bots]      cpu_seconds [60], memory_mb [1024], processes [16], file_mb [16]: each bot's limits
     [sandbox]   the league's sandbox table (mode, network, read, tmp_mb, nice)
+    [limits]    what one client may cost the arena (``web.limits.RoomLimits``' defaults):
+                max_connections [1024] (kept under the file-handle limit),
+                connections_per_address [256], unfinished_per_address [32] (connections
+                still sending a request's head or a remote bot's sign-up), head_seconds [10]
+                (a request's head; a remote bot's sign-up), body_seconds [120],
+                shutdown_seconds [20] (SIGTERM: open requests and pages, then games in
+                flight), requests_per_address [64], sockets_per_address [32] and
+                sockets_per_user [16] (live pages), signups_per_address [20] (an hour),
+                login_failures [10] (wrong passwords for one account from one address
+                before it waits, doubling), failure_window [300], allow_origins [none]
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
@@ -116,6 +129,9 @@ class ArenaConfig:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     competitions: tuple[Competition, ...] = ()
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+    network: tuple[tuple[str, Any], ...] = ()
+    """The ``[limits]`` table's figures by ``web.limits.RoomLimits`` field (the defaults are
+    the room's)."""
 
     def competition(self, name: str) -> Competition | None:
         return next((c for c in self.competitions if c.name == name), None)
@@ -125,7 +141,7 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages"}
+       "bots", "sandbox", "competitions", "languages", "limits"}
 
 
 class _Where:
@@ -182,7 +198,7 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     public = table.get("public", False)
     if not isinstance(public, bool):
         raise where.error("public", "must be true or false")
-    proxy = where.string(table, "proxy", "") or None
+    proxy = _proxies(where, table.get("proxy", ""))
     database = where.string(table, "database", "sqlite:///arena.db")
     if database.startswith("sqlite:///") and not database.startswith("sqlite:////"):
         database = f"sqlite:///{(base / database[len('sqlite:///'):]).resolve()}"
@@ -286,7 +302,60 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
                                         None if call_seconds is None else float(call_seconds), options))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
-                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
+                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()),
+                       _network_limits(where, table))
+
+
+# -- [limits]: what one client may cost the arena (connections, accounts, shutdown) ---------
+
+LIMIT_KEYS: dict[str, str] = {
+    "max_connections": "count", "connections_per_address": "count", "unfinished_per_address": "count",
+    "head_seconds": "seconds", "body_seconds": "seconds", "shutdown_seconds": "seconds",
+    "requests_per_address": "count", "sockets_per_address": "count", "sockets_per_user": "count",
+    "max_sockets": "count", "signups_per_address": "count", "login_failures": "count",
+    "failure_window": "seconds", "allow_origins": "origins",
+}
+LIMITS_TABLE = "arena.toml [limits]"
+"""How errors name where a ``[limits]`` figure is set."""
+
+
+def _proxies(where: _Where, value: Any) -> str | None:
+    from gameroom.server.admission import TrustedProxies
+
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        raise where.error("proxy", f"must be addresses or networks (a string or a list), got {value!r}")
+    try:
+        return TrustedProxies(value).text or None
+    except ValueError as exc:
+        raise where.error("proxy", str(exc)) from None
+
+
+def _network_limits(where: _Where, table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The ``[limits]`` table, typed, and checked together as the web room checks them."""
+    from gameroom.web.limits import RoomLimits
+
+    given = _table(where, table, "limits", set(LIMIT_KEYS))
+    values: dict[str, Any] = {}
+    for key, value in given.items():
+        kind = LIMIT_KEYS[key]
+        if kind == "count":
+            values[key] = where.positive(given, key, 1, "limits.", 1_000_000)
+        elif kind == "seconds":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 30 * 24 * 3600:
+                raise where.error(f"limits.{key}", f"must be a number of seconds, got {value!r}")
+            values[key] = float(value)
+        else:
+            if not isinstance(value, list) or not all(isinstance(o, str) and re.match(r"^https?://[^/\s]+$", o)
+                                                      for o in value):
+                raise where.error(f"limits.{key}", "must be a list of origins such as \"https://games.example.org\"")
+            values[key] = tuple(o.rstrip("/") for o in value)
+    try:
+        RoomLimits(**values, configured_in=LIMITS_TABLE).check()
+    except ValueError as exc:
+        raise ArenaConfigError(f"{where.path}: {exc}") from None
+    return tuple(values.items())
 
 
 def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int

@@ -8,9 +8,13 @@ bot: a newer connection replaces an older one) until the ladder seats it in a ga
 game per connection, as on every gameroom server: the bot connects again for the next.
 
 Sign-up is bounded like the servers' (``server.signup``): a first byte and a complete
-value within :data:`SIGNUP_SECONDS`, at most :data:`SIGNUP_MAX_VALUE_BYTES` buffered, at
-most :data:`MAX_CONNECTIONS` connections at once; an unknown token closes the connection.
-A waiting connection that closes leaves the hall.
+value within ``[limits] head_seconds`` (:data:`SIGNUP_SECONDS` by default), at most
+:data:`SIGNUP_MAX_VALUE_BYTES` buffered; an unknown token closes the connection. The
+connections are admitted as the pages' are (``server.admission``, the ``[limits]``
+figures): at most ``connections_per_address`` from one address and, of them,
+``unfinished_per_address`` not yet signed up, so one address's silent connections never
+turn away another's bot (300 of them did, under one cap of 256 for everyone); the total is
+kept under the file-handle limit. A waiting connection that closes leaves the hall.
 
 Games with a remote bot are played in the arena's own process (its connection lives
 here), on a thread of their own (``league.table.play_table`` with the remote seats given);
@@ -31,6 +35,7 @@ from gameroom.arena.tables import EntryRow, VersionRow, digest
 from gameroom.core.match import Seat
 from gameroom.remote.connection import Connection
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES
+from gameroom.server.admission import Admission, connection_cap
 
 __all__ = ["Hall", "SIGNUP_SECONDS", "MAX_CONNECTIONS", "SIGNUP_MAX_VALUE_BYTES"]
 
@@ -54,7 +59,8 @@ class Hall:
         self.loop = network_loop()
         self.waiting: dict[str, Connection] = {}   # bot (version name) -> connection
         self.lock = threading.Lock()
-        self.open = 0
+        self.admission = Admission(connection_cap(MAX_CONNECTIONS), MAX_CONNECTIONS // 4, 16)
+        self.signup_seconds = SIGNUP_SECONDS
         self.server: asyncio.AbstractServer | None = None
         self.port: int | None = None
 
@@ -67,6 +73,16 @@ class Hall:
         self.port = asyncio.run_coroutine_threadsafe(start(), self.loop).result()
         return self.port
 
+    def bound(self, admission: Admission, signup_seconds: float) -> None:
+        """Admit connections by ``admission`` from now on, each signing up within
+        ``signup_seconds`` (the arena's ``[limits]``)."""
+        self.admission, self.signup_seconds = admission, signup_seconds
+
+    @property
+    def open(self) -> int:
+        """Connections admitted and not yet seated or gone."""
+        return self.admission.open
+
     def close(self) -> None:
         async def stop() -> None:
             if self.server is not None:
@@ -78,22 +94,25 @@ class Hall:
 
     async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
-        if self.open >= MAX_CONNECTIONS:
+        admission = self.admission
+        place = admission.enter(writer.get_extra_info("peername"))
+        if isinstance(place, str):
+            log.info("remote connection refused", extra={"fields": {"peer": str(connection.peer), "reason": place}})
             connection.close()
             return
-        self.open += 1
         try:
-            await self._sign_up(connection)
+            await self._sign_up(connection, place)
         except Exception as exc:   # whatever one connection does, the hall goes on
             # the traceback only at DEBUG: a bad client is routine, a bug of ours is not
             log.info("remote sign-up refused", exc_info=log.isEnabledFor(logging.DEBUG),
                      extra={"fields": {"peer": str(connection.peer), "reason": f"{type(exc).__name__}: {exc}"[:200]}})
             connection.close()
         finally:
-            self.open -= 1
+            admission.leave(place)
 
-    async def _sign_up(self, connection: Connection) -> None:
-        message = await connection.read_value(SIGNUP_SECONDS, SIGNUP_SECONDS)
+    async def _sign_up(self, connection: Connection, place: Any) -> None:
+        message = await connection.read_value(self.signup_seconds, self.signup_seconds)
+        place.unfinished = False
         token = message if isinstance(message, str) else None
         found = await asyncio.to_thread(self._bot_of, token, message)
         if found is None:

@@ -34,15 +34,17 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from gameroom.arena.ladder import Arena, ArenaError
-from gameroom.arena.tables import competitions_of, make_invites, redeem, role_of
+from gameroom.arena.tables import InviteRefused, competitions_of, make_invites, redeem, role_of
 from gameroom.arena.views import admin_view, bot_page, metrics_text, standings
 from gameroom.league.db import GameRow, replay_of
 from gameroom.web.app import create_app
 from gameroom.web.guard import BadBody, read_json
-from gameroom.web.room import Room, address_of
+from gameroom.web.public import public_replay
+from gameroom.web.room import Room
+from gameroom.web.sockets import serve_updates
 
 __all__ = ["arena_app", "STATIC", "PUSH_EVERY", "SEND_WITHIN"]
 
@@ -99,9 +101,10 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         code = body.get("code") if isinstance(body, dict) else None
         if not isinstance(code, str) or not 1 <= len(code) <= 100:
             return _error(400, "the body must be {\"code\": \"your invite code\"}")
-        competition = await asyncio.to_thread(redeem, arena.engine, code.strip(), key)
-        if competition is None:
-            return _error(404, "no such invite code, or it was used already")
+        try:
+            competition = await asyncio.to_thread(redeem, arena.engine, code.strip(), key)
+        except InviteRefused as exc:
+            return _error(exc.status, str(exc))
         return JSONResponse({"competition": competition})
 
     async def upload(request: Request) -> Response:
@@ -169,6 +172,8 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         found = await asyncio.to_thread(read)
         if found is None:
             return _error(404, f"no stored game {text!r}")
+        if not await room.is_staff(request.scope):   # staff download it as it is stored
+            found = public_replay(found, room.scrubber.text)
         return Response(found, media_type="application/x-ndjson",
                         headers={"content-disposition": f'attachment; filename="game-{text}.jsonl"'})
 
@@ -216,29 +221,14 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         return PlainTextResponse(metrics_text(arena), media_type="text/plain; version=0.0.4")
 
     async def live(websocket: WebSocket) -> None:
-        account = await room.signed_in(websocket)
-        user = account.key if account is not None else None
-        address = address_of(websocket)
-        refusal = room.sockets.take(address, user)
-        if refusal is not None:
-            await websocket.close(code=1013, reason=refusal[:120])
-            return
-        try:
-            await websocket.accept()
-            name = websocket.query_params.get("bot")
-            seen = -1
-            while True:
-                if arena.version != seen:
-                    seen = arena.version
-                    data = await asyncio.to_thread(bot_page, arena, name[:40]) if name else \
-                        await asyncio.to_thread(standings, arena)
-                    text = json.dumps({"kind": "bot" if name else "standings", "data": data})
-                    await asyncio.wait_for(websocket.send_text(text), SEND_WITHIN)
-                await asyncio.sleep(PUSH_EVERY)
-        except (WebSocketDisconnect, asyncio.TimeoutError, RuntimeError, OSError):
-            pass
-        finally:
-            room.sockets.give(address, user)
+        name = websocket.query_params.get("bot")
+
+        async def snapshot() -> str:
+            data = await asyncio.to_thread(bot_page, arena, name[:40]) if name else \
+                await asyncio.to_thread(standings, arena)
+            return json.dumps({"kind": "bot" if name else "standings", "data": data})
+
+        await serve_updates(websocket, room, lambda: arena.version, snapshot, PUSH_EVERY, SEND_WITHIN)
 
     routes = [
         Route("/arena", page, name="arena.html"),

@@ -6,6 +6,8 @@
                                                            GAMEROOM_ARENA_PASSWORD or stdin)
     gameroom arena invite COMPETITION [--count N]          print N invite codes
     gameroom arena import FILE.csv --competition C         accounts from a CSV, made participants
+    gameroom arena signout NAME                            end every session of an account (also
+                                                           POST /api/accounts/signout, staff only)
     gameroom arena recompute [--write]                     rebuild the standings from the games;
                                                            exit 1 when they differ
     gameroom arena final COMPETITION [--format F] [--top N] [--games G]
@@ -47,6 +49,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     imported = action("import", "make the accounts of a CSV file (username,password) participants")
     imported.add_argument("file", type=Path)
     imported.add_argument("--competition", required=True)
+    signout = action("signout", "end every session of an account (sign it out everywhere)")
+    signout.add_argument("name", help="the account's username")
     recompute = action("recompute", "rebuild the standings from the stored games and report differences")
     recompute.add_argument("--write", action="store_true", help="store the rebuilt standings where they differ")
     final = action("final", "freeze a competition and play its final tournament")
@@ -105,6 +109,10 @@ def _run(args: argparse.Namespace, config: object) -> int:
             raise UsageError("--count must lie in 1..10000")
         for code in make_invites(service.open_arena_database(config), args.competition, args.count):
             print(code)
+        return 0
+    if command == "signout":
+        ended = service.sign_out(config, args.name)
+        print(f"{args.name}: {ended} session{'s' * (ended != 1)} ended")
         return 0
     if command == "import":
         count = service.import_accounts(config, service.read_text(args.file), args.competition, str(args.file))

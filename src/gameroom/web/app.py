@@ -31,11 +31,13 @@ and the session middleware (signed cookies).
 With a results database (``gameroom web --db URL``; without one the API answers 404 and
 the pages say so):
 
-    GET  /results                           the stored games page (per game, newest first, paged)
+    GET  /results                           the stored games page (per game, newest first, paged by id)
     GET  /results/games/{id}                a stored game on the match page (its replay scrubbed)
     GET  /results/ratings/{game}            the leaderboard page of a game
-    GET  /api/results                       {"database", "games": [{"name", "stored"}]}
-    GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
+    GET  /api/results                       {"games": [{"name", "stored"}]}
+    GET  /api/results/games                 ?game=G&per_page=M&before=ID -> {"total", "games": [...], "next"}:
+                                            newest first; ``next`` (the last id of the page, or null
+                                            at the end) is the ``before`` of the next page
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
     GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
                                             x-replay-verified: yes | no | not-re-dealable (a tournament's
@@ -67,6 +69,7 @@ from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
 from gameroom.web.matches import BadRequest, MatchRequest, WebMatch
+from gameroom.web.public import PublicAnswers
 from gameroom.web.room import Room
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.lobby_socket import relay_socket
@@ -228,7 +231,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     async def results_overview(_: Request) -> Response:
         if results is None:
-            return JSONResponse({"database": None, "games": [], "message": NO_DATABASE})
+            return JSONResponse({"games": [], "message": NO_DATABASE})
         return JSONResponse(await asyncio.to_thread(results.overview))
 
     def game_named(name: str | None) -> str | None:
@@ -243,11 +246,13 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
         try:
             game = game_named(request.query_params.get("game"))
-            page = _natural_param(request, "page", 1, 10 ** 9)
+            before = _natural_param(request, "before", 0, 2 ** 62) or None
             per_page = _natural_param(request, "per_page", 20, MAX_PER_PAGE)
+            if "page" in request.query_params:
+                raise BadRequest("page: the games are paged by before=ID, the next of the page before")
         except BadRequest as exc:
             return _error(400, str(exc))
-        return JSONResponse(await asyncio.to_thread(results.games, game, page, per_page))
+        return JSONResponse(await asyncio.to_thread(results.games, game, before, per_page))
 
     def stored_id(request: Request) -> int | None:
         text = request.path_params["id"]
@@ -332,7 +337,8 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
                   Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,
-                             same_site="lax", https_only=False)]
+                             same_site="lax", https_only=False),
+                  Middleware(PublicAnswers, scrubber=room.scrubber, staff=room.is_staff)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.room = room
     app.state.book = book
