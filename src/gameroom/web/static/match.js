@@ -7,6 +7,7 @@
 import { showAccount } from "/static/session.js";
 import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
 import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
+import { installZoom } from "/static/zoom.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -66,12 +67,7 @@ function redraw() {   // at most once per animation frame: a reconnect's history
   });
 }
 
-window.addEventListener("resize", fit);
-$("zoom").addEventListener("click", () => {
-  const zoomed = $("board").classList.toggle("zoomed");
-  $("zoom").setAttribute("aria-pressed", String(zoomed));
-  fit();
-});
+installZoom($("board"), $("picture"), $("zoom"), fit);   // targets big enough to hit (zoom.js)
 
 // -- a person's move ----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@
 import { showAccount } from "/static/session.js";
 import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
 import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
+import { installZoom } from "/static/zoom.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -79,11 +80,7 @@ function drawSeats() {
 // -- drawing ------------------------------------------------------------------------------
 
 function fit() { fitPicture($("board"), $("picture")); }
-window.addEventListener("resize", fit);
-$("zoom").addEventListener("click", () => {
-  $("zoom").setAttribute("aria-pressed", String($("board").classList.toggle("zoomed")));
-  fit();
-});
+installZoom($("board"), $("picture"), $("zoom"), fit);   // targets big enough to hit (zoom.js)
 
 function show(state) {
   $("caption").textContent = state.caption ? `step ${state.step}: ${state.caption}` : `step ${state.step}`;
