@@ -25,14 +25,15 @@ PLANS = [   # the places of each turn's cards, by the targets' labels; the food 
 
 def put(page: Any, place: str) -> None:
     """Click a card of the hand whose places include one labelled ``place``, then that place."""
-    for card in page.locator("#picture .target[data-key^='card:']").all():
-        card.click()
+    for key in [n.get_attribute("data-key") for n in page.locator("#picture .target[data-key^='card:']").all()]:
+        page.click(f"#picture [data-key='{key}']")
         page.wait_for_function("() => !document.querySelector('#hint').textContent.includes('asking')")
         found = [n for n in page.locator("#picture .target, #buttons button").all()
                  if re.search(place, n.get_attribute("aria-label") or "")]
         if found:
             found[0].click()
             return
+        page.click("#buttons button[aria-label='another card']")
     raise AssertionError(f"no card of the hand goes to {place!r}: {page.inner_text('#hint')}")
 
 

@@ -2,7 +2,7 @@
 // interactive.
 //
 // Choosing card actions (spec 3.4): the whole turn is composed on the board, in any order
-// the rules allow. Click a card of your hand, then where it goes: the food card (a
+// the rules allow. Click a card of your hand (or "another card"), then where it goes: the food card (a
 // button), the slot for a new species (the card pays for it), a new species of this turn
 // (its trait), the population or the body of one of your species (old or new), or one of
 // their traits (replaced by the card's). Each card's possible places are the ones the
@@ -12,6 +12,9 @@
 // Feeding: click your species to feed (then the fat to store, a button), or your
 // carnivore and then the species it attacks.
 import { chosen, clickPaths, keyed, target } from "/static/board.js";
+
+// What a seat deciding each call is doing, in the game's words ("to play: NAME, ...").
+export const doing = { choose: "choosing card actions", feedNext: "feeding" };
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const BOARD_W = 150, BOARD_H = 96, GAP = 8;   // the species boards of the picture (render.py)
@@ -143,17 +146,16 @@ function compose(ui) {
     const taken = used(turn);
     for (const c of taken) chosen(keyed(ui.picture, `card:${c}`));
     if (selected !== null) chosen(keyed(ui.picture, `card:${selected}`));
-    hand.forEach((_, c) => {
-      if (taken.includes(c)) return;
-      const label = c === selected ? `put ${named(c)} back` : `choose where ${named(c)} goes`;
-      target(keyed(ui.picture, `card:${c}`), label, () => {
-        if (c === selected) { selected = null; asking++; places = []; refresh(); } else select(c);
+    if (selected === null) {   // every card left has a place (at least: paying for a new species)
+      hand.forEach((_, c) => {
+        if (!taken.includes(c)) target(keyed(ui.picture, `card:${c}`), `choose where ${named(c)} goes`, () => select(c));
       });
-    });
+    }
     for (const use of places) {
       const node = placeNode(ui, shapes, use);
       if (node) target(node, use.label, () => put(use)); else ui.button(use.label, () => put(use));
     }
+    if (selected !== null) ui.button("another card", () => { selected = null; asking++; places = []; refresh(); });
     if (turn.food !== null && selected === null) ui.button("done: play these cards", () => ui.send(wire(turn)), true);
     if (history.length) {
       ui.button("undo", () => { turn = history.pop(); selected = null; places = []; refresh(); });

@@ -86,10 +86,13 @@ export function closePrompt() {
   boardControls().clear();
 }
 
+// A line of the story added to the log; a text of several lines (Evolution's table of
+// results) keeps its lines.
 export function tell(log, text, kind = "") {
   const item = document.createElement("li");
   item.textContent = text;
-  if (kind) item.className = kind;
+  const classes = [kind, text.includes("\n") ? "block" : ""].filter((c) => c);
+  if (classes.length) item.className = classes.join(" ");
   log.append(item);
   log.scrollTop = log.scrollHeight;
 }
