@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.lobby.rooms import LobbyProcess, play_person
-from tests.web.conftest import WebServer
+from tests.web.conftest import WebServer, screenshot
 from tests.web.test_boards import page_of
 
 PAGES = ["/", "/signup", "/login", "/results", "/results/ratings/q", "/rooms/new?game=q&players=2"]
@@ -54,7 +54,8 @@ def test_an_evolution_match_watched_to_its_end_on_a_phone(web_server: WebServer,
     console = console_errors(page)
     try:
         status, answer = web_server.request("POST", "/api/matches", {"game": "evolution",
-                                                                     "seats": ["silly", "silly", "silly"], "seed": 3})
+                                                                     "seats": ["silly", "silly", "silly"], "seed": 3,
+                                                                     "pace": 0.05})
         assert status == 201, answer
         page.goto(f"{web_server.url}/matches/{answer['id']}")
         page.wait_for_selector("#winners:has-text('winners:')", timeout=300_000)
@@ -71,13 +72,15 @@ def test_an_evolution_match_watched_to_its_end_on_a_phone(web_server: WebServer,
         assert len(table.inner_text().splitlines()) == 5 and table.bounding_box()["height"] > 4 * 12
         # the story is numbered by its narrator only: the list draws no numbers
         assert page.eval_on_selector("#events", "e => getComputedStyle(e).listStyleType") == "none"
-        # the replay's controls in one line inside a phone's width
+        # the replay's controls in one line inside a phone's width (its step above them)
         page.wait_for_selector("#replay:not(.hidden)")
-        tops = page.eval_on_selector_all("#replay button, #replay input, #stepinfo",
-                                         "ns => ns.map(n => Math.round(n.getBoundingClientRect().top))")
+        tops = page.eval_on_selector_all("#replay button, #replay input", """ns => ns.map(n => {
+            const r = n.getBoundingClientRect(); return Math.round(r.top + r.height / 2); })""")
         rights = page.eval_on_selector_all("#replay button, #replay input, #stepinfo",
                                            "ns => ns.map(n => n.getBoundingClientRect().right)")
         assert max(tops) - min(tops) <= 12 and max(rights) <= 390, (tops, rights)
+        assert page.eval_on_selector("#scrub", "n => n.getBoundingClientRect().width") >= 44
+        screenshot(page, "evolution-over-phone")
         page.click("#first")
         assert page.inner_text("#stepinfo").startswith("step 1 of")
         # the page's own text is 12 px at least (the picture's is its render code's)
