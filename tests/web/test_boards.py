@@ -8,6 +8,7 @@ bot share a match of Q and one of Eriantys, each by the link of their own seat."
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 import pytest
@@ -194,8 +195,10 @@ def test_two_people_and_a_bot_share_a_match(web_server: WebServer, browser: Any,
                 if page.inner_text("#winners") or not page.locator("#picture .target, #buttons button").count():
                     continue
                 other = pages[1 - k]
-                if not waited_seen and f"to play: P{k + 1}" in other.inner_text("#turn"):
-                    waited_seen = True   # the other person sees whose turn it is, live
+                told = other.inner_text("#turn")
+                if not waited_seen and re.search(rf"to play: (\S+ \()?P{k + 1}\b", told):
+                    waited_seen = True   # the other person sees whose turn it is, live, in words
+                    assert not re.search(r"\((take-turn|act)\)", told), told   # never the wire's names
                 sent = page.evaluate("() => document.body.dataset.sent || '0'")
                 try:
                     click_move(page)

@@ -4,9 +4,6 @@
 // cards to buy (in any order; the best order of the same cards is sent) or "buy nothing".
 import { clickPaths } from "/static/board.js";
 
-// What a seat deciding each call is doing, in the game's words ("to play: NAME, ...").
-export const doing = { "request-pebble-or-trades": "taking a pebble or trading", "request-cards": "buying cards" };
-
 const sorted = (colours) => [...colours].sort().join(",");
 const tradeKey = ([give, get]) => `trade:${sorted(give)}>${sorted(get)}`;
 const cardKey = (card) => `card:${sorted(card.pebbles)}:${card["face?"] ? "face" : "plain"}`;

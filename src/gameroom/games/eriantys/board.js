@@ -6,9 +6,6 @@
 // no shape (a card's student, a colour to name) is a button.
 import { clickPaths } from "/static/board.js";
 
-// What a seat deciding each call is doing, in the game's words ("to play: NAME, ...").
-export const doing = { act: "taking a turn" };
-
 export function play(ui) {
   const snap = ui.view;
   const me = snap.currentPlayer;

@@ -13,9 +13,6 @@
 // carnivore and then the species it attacks.
 import { chosen, clickPaths, keyed, target } from "/static/board.js";
 
-// What a seat deciding each call is doing, in the game's words ("to play: NAME, ...").
-export const doing = { choose: "choosing card actions", feedNext: "feeding" };
-
 const SVGNS = "http://www.w3.org/2000/svg";
 const BOARD_W = 150, BOARD_H = 96, GAP = 8;   // the species boards of the picture (render.py)
 const MAX_TRAITS = 3;

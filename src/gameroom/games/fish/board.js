@@ -3,9 +3,6 @@
 // then one of the tiles it can reach. The tile a penguin just reached is marked.
 import { clickPaths, keyed } from "/static/board.js";
 
-// What a seat deciding each call is doing, in the game's words ("to play: NAME, ...").
-export const doing = { setup: "placing a penguin", "take-turn": "moving a penguin" };
-
 const at = ([r, c]) => `tile:${r},${c}`;
 const words = ([r, c]) => `row ${r}, column ${c}`;
 

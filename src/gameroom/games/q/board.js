@@ -6,9 +6,6 @@
 // marked on every picture.
 import { clickPaths, keyed, target, chosen } from "/static/board.js";
 
-// What a seat deciding each call is doing, in the game's words ("to play: NAME, ...").
-export const doing = { "take-turn": "placing tiles" };
-
 const SVGNS = "http://www.w3.org/2000/svg";
 const cellKey = (r, c) => `cell:${r},${c}`;
 const tileName = (t) => `${t.color} ${t.shape}`;

@@ -131,12 +131,12 @@ function logNarration(lines) {   // the narrator's lines, one per move, as gamer
 
 const seated = new Map();   // seat name -> the hello frame's seat ({name, player, account?})
 
-// A seat as people know it: its account's name (when the room says it), a bot's strategy
-// with its seat, else the seat's name.
+// A seat as people know it: its account's name (the hello frame's `account`, once the room
+// knows it) or a bot's strategy, with the seat; else the seat's name.
 function who(seatName) {
   const s = seated.get(seatName);
   if (!s) return seatName;
-  if (s.account) return s.account;
+  if (s.account) return `${s.account} (${seatName})`;
   return s.player === "human" ? seatName : `${s.player} (${seatName})`;
 }
 
@@ -287,7 +287,7 @@ function connect() {
         if (over) break;
         markTurn($("seats"), frame.seat);
         if (frame.seat !== seat) {
-          endPrompt(turnText(who(frame.seat), frame.doing || (board && board.doing && board.doing[frame.method])));
+          endPrompt(turnText(frame.who || who(frame.seat), frame.asks));
           startClock(frame.limit, frame.deadline);
         }
         break;

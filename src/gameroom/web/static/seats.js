@@ -10,10 +10,10 @@ export function markTurn(table, seat) {
   for (const row of table.querySelectorAll("tr")) row.classList.toggle("to-play", seat !== null && row.dataset.seat === seat);
 }
 
-// "to play: NAME, DOING": `doing` is the game's words for what the seat decides (the
-// server's, else the board module's `doing` for the call), left out when neither has any.
-export function turnText(name, doing) {
-  return doing ? `to play: ${name}, ${doing}` : `to play: ${name}`;
+// "to play: NAME (WHAT)": `asks` is what the seat decides in the game's words (the turn
+// frame's `asks`), left out when the room does not say it; never the wire's method name.
+export function turnText(name, asks) {
+  return asks ? `to play: ${name} (${asks})` : `to play: ${name}`;
 }
 
 // The game is over: nobody is to play; the winners' rows (by data-seat) are marked.
