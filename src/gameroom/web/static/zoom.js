@@ -51,7 +51,7 @@ export function installZoom(board, picture, button, refit) {
     if (node) zoomTo(node);
   });
   button.addEventListener("click", () => {
-    if (state.zoom > 1.01) { state.whole = true; state.manual = null; apply(1); return; }
+    if (state.zoom > 1.01) { state.whole = true; state.manual = null; apply(1); settle(); return; }
     state.whole = false;
     const targets = [...picture.querySelectorAll(".far")];
     const factor = Math.max(2, readingZoom(), ...targets.map((n) => least() * MARGIN / (size(n) / state.zoom)));
