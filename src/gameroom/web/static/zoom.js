@@ -94,8 +94,8 @@ function readingZoom() {
   return Math.max(1, READABLE * 1.15 / (Math.min(...sizes) / state.zoom));
 }
 
-// How much a tap at (x, y) zooms: enough for the far target nearest to it, else (nothing to
-// pick there) enough to read; 1 when zoomed in already.
+// How much a tap at (x, y) zooms: enough for the far target nearest to it, else (no move
+// being made: watching) enough to read; 1 when zoomed in already.
 function regionZoom(x, y) {
   if (state.zoom > 1.01) return 1;
   let nearest = null, best = Infinity;
@@ -105,6 +105,7 @@ function regionZoom(x, y) {
     if (d < best) { best = d; nearest = node; }
   }
   if (nearest && best < 160) return Math.min(MAX_ZOOM, least() * MARGIN / size(nearest));
+  if (state.picture.querySelector(".target")) return 1;   // a move's targets are all big: a missed click
   return Math.min(MAX_ZOOM, readingZoom());
 }
 
