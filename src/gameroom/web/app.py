@@ -3,6 +3,7 @@ match (frames pushed as they happen; a person's moves taken). Every game is driv
 through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
+    GET  /favicon.ico               the pages' icon (an SVG)
     GET  /matches/{id}              the match page
     GET  /rooms/new?game=G&players=N&private=1&bots=a,b&OPTION=V   a new room of the lobby server (--lobby),
                                     its bots seated; /rooms/{id} joins a room, /rooms/{id}?watch=1 watches
@@ -159,6 +160,10 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             return missing(request, found, "/results/games/{}")
         return FileResponse(STATIC / "match.html")
 
+    async def favicon(_: Request) -> Response:   # every page's icon (browsers ask for it unasked)
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                            headers={"cache-control": "max-age=86400"})
+
     async def room_page(_: Request) -> Response:   # /rooms/new and /rooms/ID: the page reads its own address
         return FileResponse(STATIC / "room.html")
 
@@ -298,6 +303,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     routes = [
         Route("/", lobby_page),
+        Route("/favicon.ico", favicon),
         Route("/matches/{id}", match_page),
         Route("/rooms/{id}", room_page),
         Route("/boards/{game}.js", board_module),

@@ -7,6 +7,8 @@
 import { showAccount } from "/static/session.js";
 import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
 import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
+import { installZoom } from "/static/zoom.js";
+import { drawScores, markTurn, markWinners, scoreText, turnText } from "/static/seats.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -66,12 +68,7 @@ function redraw() {   // at most once per animation frame: a reconnect's history
   });
 }
 
-window.addEventListener("resize", fit);
-$("zoom").addEventListener("click", () => {
-  const zoomed = $("board").classList.toggle("zoomed");
-  $("zoom").setAttribute("aria-pressed", String(zoomed));
-  fit();
-});
+installZoom($("board"), $("picture"), $("zoom"), fit);   // targets big enough to hit (zoom.js)
 
 // -- a person's move ----------------------------------------------------------------------
 
@@ -130,6 +127,19 @@ function logNarration(lines) {   // the narrator's lines, one per move, as gamer
   for (const line of lines || []) if (line.trim()) tell($("events"), line.trimEnd(), line.startsWith(" ") ? "aside" : "");
 }
 
+// -- who sits where -------------------------------------------------------------------------
+
+const seated = new Map();   // seat name -> the hello frame's seat ({name, player, account?})
+
+// A seat as people know it: its account's name (the hello frame's `account`, once the room
+// knows it) or a bot's strategy, with the seat; else the seat's name.
+function who(seatName) {
+  const s = seated.get(seatName);
+  if (!s) return seatName;
+  if (s.account) return `${s.account} (${seatName})`;
+  return s.player === "human" ? seatName : `${s.player} (${seatName})`;
+}
+
 function status(value) {
   $("status").textContent = value;
   $("status").dataset.status = value;
@@ -137,25 +147,24 @@ function status(value) {
 
 function seats(match) {
   $("seats").replaceChildren();
+  seated.clear();
   for (const s of match.seats) {
+    seated.set(s.name, s);
     const row = document.createElement("tr");
     row.dataset.seat = s.name;
-    row.append(el("td", s.name), el("td", s.player + (s.name === seat ? " (you)" : "")));
+    const player = s.account || (s.player === "human" ? "a person" : s.player);
+    row.append(el("td", s.name), el("td", player + (s.name === seat ? " (you)" : "")));
     $("seats").append(row);
   }
 }
 
 function finish(result) {
   over = true;
-  endPrompt("");
+  endPrompt("game over");
+  markWinners($("seats"), result.winners);
   $("winners").textContent = result.error ? `stopped: ${result.error}`
     : `winners: ${result.winners.join(", ") || "none"}`;
-  $("scores").replaceChildren();
-  for (const [name, score] of Object.entries(result.scores || {})) {
-    const row = document.createElement("tr");
-    row.append(el("td", name), el("td", typeof score === "object" ? JSON.stringify(score) : String(score)));
-    $("scores").append(row);
-  }
+  drawScores($("scores"), result.scores, who);
   for (const e of result.ejected) logEvent(`ejected: ${e.seat} (${e.reason})`);
   startReplay();
 }
@@ -225,7 +234,7 @@ async function showStored() {
   for (const s of game.seats) {
     const row = document.createElement("tr");
     row.append(el("td", `P${s.position + 1}`), el("td", s.bot), el("td", String(s.rank)),
-               el("td", s.score === null ? "" : (typeof s.score === "object" ? JSON.stringify(s.score) : String(s.score))),
+               el("td", scoreText(s.score)),
                el("td", s.winner ? "winner" : (s.ejected ? "ejected" : "")));
     $("seats").append(row);
   }
@@ -275,9 +284,10 @@ function connect() {
         redraw();
         break;
       case "turn":
-        for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === frame.seat);
+        if (over) break;
+        markTurn($("seats"), frame.seat);
         if (frame.seat !== seat) {
-          endPrompt(`to play: ${frame.seat} (${frame.method})`);
+          endPrompt(turnText(frame.who || who(frame.seat), frame.asks));
           startClock(frame.limit, frame.deadline);
         }
         break;
