@@ -19,11 +19,12 @@ changes — in one transaction, so a killed league never leaves half a game behi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import zlib
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, cast
+from typing import Any, Iterable, Iterator, cast
 
 from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text,
                         UniqueConstraint, create_engine, func, select)
@@ -36,7 +37,7 @@ from gameroom.core.record import MatchRecord, MatchResult
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
            "open_database", "record_game", "ranks_of", "bot_ranks", "DatabaseError", "replay_of", "DEFAULT_URL",
-           "stored_differences"]
+           "stored_differences", "decided"]
 
 DEFAULT_URL = "sqlite:///gameroom.db"
 
@@ -446,3 +447,26 @@ def league_games(engine: Engine, league_id: int) -> Iterable[tuple[int, MatchRec
 
 def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@contextlib.contextmanager
+def decided(engine: Engine) -> Iterator[Session]:
+    """A session whose transaction holds the database's write lock from its first
+    statement, for a read-then-write that must not race (the next number of something):
+    on SQLite ``BEGIN IMMEDIATE`` (the driver would begin only at the first write, after
+    the read; two writers then read the same number), elsewhere an ordinary transaction
+    in which the caller locks the rows it reads (``with_for_update``). Committed when the
+    block ends, rolled back when it raises."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            connection.begin()
+        with Session(bind=connection) as session:
+            try:
+                yield session
+                session.flush()
+            except BaseException:
+                connection.rollback()
+                raise
+        connection.commit()
