@@ -199,7 +199,7 @@ def _replace_pending(session: Session, entry_id: int, number: int) -> list[tuple
     """Mark the entry's versions still building or qualifying as replaced by version
     ``number``: their (id, number)."""
     replaced = []
-    for row in session.scalars(select(VersionRow).where(VersionRow.entry_id == entry_id,
+    for row in session.scalars(select(VersionRow).where(VersionRow.entry_id == entry_id, VersionRow.number < number,
                                                         VersionRow.status.in_(PENDING))):
         row.status, row.detail = "failed", f"{row.detail}\nreplaced by v{number} before it qualified"
         replaced.append((row.id, row.number))
@@ -445,20 +445,20 @@ class Arena:
                                                   "replaced_by": number}})
 
     def _prune(self, owner: str) -> None:
-        """Delete the files of the owner's failed versions, and of its versions beyond the
-        newest ``uploads.versions_kept`` that neither play nor wait to (the database keeps
-        their rows, logs and games)."""
+        """Delete the files of the owner's failed versions, and of its retired versions
+        beyond the newest ``uploads.versions_kept`` that played (the playing and waiting
+        ones keep theirs; the database keeps every version's row, log and games)."""
         with Session(self.engine) as session:
             rows = session.execute(select(EntryRow.name, VersionRow.number, VersionRow.status, VersionRow.language)
                                    .join(EntryRow).where(EntryRow.owner == owner)
                                    .order_by(VersionRow.created_at.desc(), VersionRow.id.desc())).all()
         kept = 0
         for name, number, status, language in rows:
-            if language == "remote":
+            if language == "remote" or status in PENDING:   # waiting versions keep their files, uncounted
                 continue
             if status != "failed":
                 kept += 1
-            if status in ("active", *PENDING) or (status != "failed" and kept <= self.config.uploads.versions_kept):
+            if status == "active" or (status != "failed" and kept <= self.config.uploads.versions_kept):
                 continue
             folder = self.folder(name, number)
             if folder.exists():
@@ -594,8 +594,10 @@ class Arena:
                     other.status = "retired"
             row.status, row.detail = status, detail
             competition, owner = entry.competition, entry.owner
-        with self.lock:
+        with self.lock:   # whatever of its qualification still waits is moot now
             self.owners.pop(version_id, None)
+            self.qualified.pop(version_id, None)
+            self.qualifying.remove(lambda item: item[0] == version_id)
         log.info("version", extra={"fields": {"version": version_id, "status": status}})
         self._refresh_playing(competition)
         self._prune(owner)
