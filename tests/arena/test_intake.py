@@ -332,3 +332,22 @@ def test_matchmaking_spreads_each_bots_opponents_over_a_season() -> None:
         assert table == tables[index]
         again.update(table or [])
         again_met[meeting(*(table or []))] += 1
+
+
+@pytest.mark.parametrize("top, competition, message", [
+    ("[uploads]\nmax_entries = 0\n", "", "uploads.max_entries: must be a whole number in 1..1000000, got 0"),
+    ("[uploads]\nper_day = \"many\"\n", "", "uploads.per_day: must be a whole number"),
+    ("[uploads]\nversions = 3\n", "", "uploads.versions: unknown key"),
+    ("workers = 2\nqualification_workers = 3\n", "", "qualification_workers: must be a whole number in 1..2, got 3"),
+    ("", "games_per_hour = -1\n",
+     "competitions[1].games_per_hour: must be a whole number of games in 0..10000000 (0: no bound), got -1"),
+    ("", "bot_games_per_hour = 1.5\n", "competitions[1].bot_games_per_hour: must be a whole number of games"),
+], ids=["entries", "per-day", "unknown", "share", "pace", "budget"])
+def test_the_intakes_keys_are_checked(tmp_path: Path, top: str, competition: str, message: str) -> None:
+    from gameroom.arena.config import ArenaConfigError
+
+    path = tmp_path / "arena.toml"
+    path.write_text(f'database = "sqlite:///a.db"\n{top}[[competitions]]\nname = "c"\ngame = "q"\n{competition}')
+    with pytest.raises(ArenaConfigError) as refused:
+        read_config(path)
+    assert message in str(refused.value) and str(path) in str(refused.value)

@@ -313,8 +313,9 @@ class Arena:
         with Session(self.engine) as session:
             rows = session.execute(select(VersionRow.bot, VersionRow.spec).join(EntryRow)
                                    .where(EntryRow.competition == competition, VersionRow.status == "active")).all()
+        playing = {bot: self._runnable(spec) for bot, spec in rows}   # may ask an interpreter: not under the lock
         with self.lock:
-            self.playing[competition] = {bot: self._runnable(spec) for bot, spec in rows}
+            self.playing[competition] = playing
 
     def _runnable(self, spec: dict[str, Any]) -> dict[str, Any]:
         """A version's bot spec with its interpreter resolved on this host (the spec keeps

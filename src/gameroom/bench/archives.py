@@ -123,10 +123,10 @@ def refusal_rss(uploads: list[tuple[str, str, bytes]] | None = None) -> dict[str
             "answers": found["answers"], "added MB": (found["after"] - found["before"]) / 1e6}
 
 
-def report() -> dict[str, Any]:
+def report(single: bool = True) -> dict[str, Any]:
     """Print the refusal row (each upload, its size and answer; the peak RSS added) and
-    return its figures."""
-    found = refusal_rss()
+    return its figures (``single``: see :func:`long_name_bomb`)."""
+    found = refusal_rss(hostile_uploads(single))
     print(f"arena bench: hostile uploads refused, peak RSS +{found['added MB']:.1f} MB "
           f"(target under +{TARGET_MB:g} MB)", flush=True)
     for label, size, answer in zip(found["labels"], found["bytes"], found["answers"], strict=True):
