@@ -14,6 +14,7 @@ import tarfile
 import time
 import tracemalloc
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,19 @@ def _tar(files: list[tuple[str, bytes | None]], fmt: int = tarfile.GNU_FORMAT) -
                 info.size = len(data)
                 archive.addfile(info, io.BytesIO(data))
     return out.getvalue()
+
+
+def _xz_asking(dictionary: int) -> bytes:
+    """An xz stream whose block header asks for a ``dictionary`` of that many bytes (a
+    power of two), its data compressed with the smallest (encoding with a gigabyte's
+    dictionary would cost the test gigabytes)."""
+    data = bytearray(lzma.compress(_tar([("bot.toml", MANIFEST)]), format=lzma.FORMAT_XZ,
+                                   filters=[{"id": lzma.FILTER_LZMA2, "dict_size": 4096}]))
+    size = (data[12] + 1) * 4   # the block header after the 12-byte stream header
+    at = data.index(b"\x21\x01", 12, 12 + size) + 2   # LZMA2's one property byte: the dictionary's size
+    data[at] = 2 * (dictionary.bit_length() - 1 - 12) + 2
+    data[12 + size - 4:12 + size] = zlib.crc32(data[12:12 + size - 4]).to_bytes(4, "little")
+    return bytes(data)
 
 
 BOT = [("./", None), ("./bot.toml", MANIFEST), ("./src", None), ("./src/main.py", b"print(1)\n")]
@@ -75,9 +89,10 @@ def test_a_pax_archive_and_concatenated_gzip_streams(tmp_path: Path) -> None:
     ("bot.tar", b"just some text, no tar at all" * 30, "not a tar archive: header 1's checksum is wrong"),
     ("bot.py", gzip.compress(b"print(1)"), "'bot.py' is compressed: give its name the archive's suffix"),
     ("bot", b"PK\x03\x04rest", "'bot' is a zip archive"),
-    ("bot.tgz", gzip.compress(_tar(BOT))[:-30], "compressed data is damaged"),
+    ("bot.tgz", gzip.compress(_tar(BOT))[:-30], "the upload, a gzip-compressed tar, cannot be decompressed"),
+    ("bot.tar.xz", _xz_asking(1 << 30), "cannot be decompressed: Memory usage limit"),
 ], ids=["bzip2-as-tgz", "xz-as-targz", "gzip-as-zip", "tar-as-bz2", "gz-as-tar", "text-as-tar", "gz-as-py",
-        "zip-without-suffix", "cut-short"])
+        "zip-without-suffix", "cut-short", "xz-asks-a-gigabyte"])
 def test_only_the_format_the_name_says(tmp_path: Path, name: str, data: bytes, message: str) -> None:
     with pytest.raises(UploadError) as refused:
         unpack(data, name, tmp_path / "v", LIMITS)

@@ -57,6 +57,9 @@ PAX_BYTES = 8192
 RATIO_FLOOR = 1 << 20
 """Decompressed bytes below which the ratio is not checked (tar's headers and padding
 compress very well: a small honest archive may exceed any sensible ratio)."""
+XZ_MEMORY = 96 << 20
+"""The most an xz stream's decoder may ask for (``xz -9`` needs 65 MiB; a forged header
+may ask for gigabytes of dictionary)."""
 BLOCK = 512
 CHUNK = 65536
 NAME_MAX = 255   # bytes of one path component (Linux's NAME_MAX)
@@ -149,7 +152,7 @@ class _Inflow:
             return zlib.decompressobj(16 + zlib.MAX_WBITS)
         if self.kind == "bz2":
             return bz2.BZ2Decompressor()
-        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ, memlimit=XZ_MEMORY)
 
     def _step(self, want: int) -> bytes:
         """Up to ``want`` more bytes (b"" at the end of the compressed data)."""
@@ -192,7 +195,7 @@ class _Inflow:
                     self.total += len(out)
                     self.budget.inflated(self.total)
         except (zlib.error, OSError, EOFError, lzma.LZMAError) as exc:
-            raise ArchiveError(f"the {NAMES[self.kind]}'s compressed data is damaged: {exc}") from None
+            raise ArchiveError(f"the upload, {NAMES[self.kind]}, cannot be decompressed: {exc}") from None
         return b"".join(parts)
 
 

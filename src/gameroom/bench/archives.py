@@ -120,15 +120,16 @@ def refusal_rss(uploads: list[tuple[str, str, bytes]] | None = None) -> dict[str
         raise RuntimeError(child.stderr.decode("utf-8", "replace")[-2000:])
     found = json.loads(child.stdout)
     return {"bytes": [len(data) for *_, data in uploads], "labels": [label for label, _, _ in uploads],
-            "answers": found["answers"], "added MB": (found["after"] - found["before"]) / 1e6}
+            "answers": found["answers"], "peak MB before": found["before"] / 1e6,
+            "added MB": (found["after"] - found["before"]) / 1e6}
 
 
 def report(single: bool = True) -> dict[str, Any]:
     """Print the refusal row (each upload, its size and answer; the peak RSS added) and
     return its figures (``single``: see :func:`long_name_bomb`)."""
     found = refusal_rss(hostile_uploads(single))
-    print(f"arena bench: hostile uploads refused, peak RSS +{found['added MB']:.1f} MB "
-          f"(target under +{TARGET_MB:g} MB)", flush=True)
+    print(f"arena bench: hostile uploads refused, peak RSS +{found['added MB']:.1f} MB over the "
+          f"{found['peak MB before']:.1f} MB of a process holding them (target under +{TARGET_MB:g} MB)", flush=True)
     for label, size, answer in zip(found["labels"], found["bytes"], found["answers"], strict=True):
         print(f"  {label:28} {size:>7} bytes: {answer[:110]}", flush=True)
     return found
