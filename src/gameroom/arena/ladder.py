@@ -396,16 +396,20 @@ class Arena:
             raise ArenaError(429, f"{count} versions in the last 24 hours is the most allowed (uploads.per_day)")
 
     def _claim(self, competition: str, owner: str, entry: str, make: Callable[[int], VersionRow],
-               files: Path | None) -> tuple[int, int, list[tuple[int, int]]]:
+               files: Path | None, token_hash: str | None = None) -> tuple[int, int, list[tuple[int, int]]]:
         """Number a new version of ``entry`` and store its row (``make(number)``), its
-        files (``files``, moved to its folder) in place before the transaction commits:
-        (version id, number, the pending versions it replaced). A lost race on a new
-        bot's name (another student's, elsewhere than SQLite) is tried again, then 409."""
+        files (``files``, moved to its folder) in place before the transaction commits,
+        and a remote bot's ``token_hash`` with its entry: (version id, number, the pending
+        versions it replaced). A lost race on a new bot's name (another student's,
+        elsewhere than SQLite) is tried again: then the name is taken (409). A database
+        that stays busy is a 503 (SQLite has waited its busy time-out already)."""
         for attempt in range(CLAIM_ATTEMPTS):
             placed: Path | None = None
             try:
                 with decided(self.engine) as session:
                     row, number = _claim_version(session, competition, owner, entry, self.config.uploads.per_day)
+                    if token_hash is not None:
+                        row.token_hash = token_hash
                     version = make(number)
                     version.entry_id = row.id
                     session.add(version)
@@ -423,6 +427,9 @@ class Arena:
                     placed.rename(files)   # back to the scratch folder for the next attempt
                 log.info("upload raced", extra={"fields": {"bot": entry, "attempt": attempt + 1,
                                                            "error": " ".join(str(exc.orig).split())[:200]}})
+                if isinstance(exc, OperationalError) and (self.engine.dialect.name == "sqlite"
+                                                          or attempt + 1 == CLAIM_ATTEMPTS):
+                    raise ArenaError(503, "the arena's database is busy: send it again in a moment") from None
             except BaseException:
                 if placed is not None:
                     shutil.rmtree(placed, ignore_errors=True)
@@ -493,11 +500,7 @@ class Arena:
                               detail="remote: connects with its token", bot=bot, spec={"name": bot, "remote": True},
                               created_at=now())
 
-        version_id, number, replaced = self._claim(competition, owner, entry, remote_row, None)
-        with Session(self.engine) as session, session.begin():
-            row = session.scalar(select(EntryRow).where(EntryRow.name == entry))
-            assert row is not None
-            row.token_hash = digest(token)
+        version_id, number, replaced = self._claim(competition, owner, entry, remote_row, None, digest(token))
         self._forget(entry, replaced)
         if found.qualification == 0:
             self._finish_version(version_id, "active", "remote: connects with its token\nqualified: no "
