@@ -19,6 +19,7 @@ message is the one line a version's build log shows.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -35,6 +36,8 @@ ASK = ((re.compile(r"^(python|pypy)[0-9.]*$"), ("-I", "-S", "-c", "import sys; s
        (re.compile(r"^ruby[0-9.]*$"), ("-e", "print RbConfig.ruby")))
 """Program names and the arguments that make them print their real executable."""
 ASK_SECONDS = 30.0
+
+log = logging.getLogger("gameroom.arena")
 
 
 class MissingInterpreter(GameroomError, ValueError):
@@ -57,6 +60,10 @@ class Interpreters:
             found = self._found.get(program)
             if found is None:
                 found = self._found[program] = self._ask(program)
+                if isinstance(found, MissingInterpreter):   # the operator hears of it once, not per build
+                    log.warning("interpreter missing", extra={"fields": {"program": program, "problem": str(found)}})
+                else:
+                    log.info("interpreter", extra={"fields": {"program": program, "path": found}})
         if isinstance(found, MissingInterpreter):
             raise found
         return found

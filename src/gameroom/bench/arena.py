@@ -45,6 +45,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from gameroom.arena.interpreters import Interpreters
 from gameroom.arena.ladder import Pool
 from gameroom.core import confine
 from gameroom.core.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
@@ -140,8 +141,10 @@ def run(games: int | None, *, game_name: str, workers: int = 2, quick: bool = Fa
     refusals = report(single=not quick)   # before any game, so the pool's workers are not in its figure
     rows: dict[str, dict[str, Any]] = {}
     try:
+        interpreters = Interpreters()   # as the arena runs them: a PATH shim's real interpreter
         for language, argv in LANGUAGES.items():
-            bots = tuple({"name": f"{language}-{k}", "command": argv} for k in range(game.min_players))
+            bots = tuple({"name": f"{language}-{k}", "command": interpreters.command(argv)}
+                         for k in range(game.min_players))
             rows[f"{language} programs"] = measure(pool, workers, game_name, bots, games, sandbox, groups,
                                                    game.min_players)
         builtins = tuple({"name": f"{strategy}-{k}", "builtin": strategy} for k in range(game.min_players))
