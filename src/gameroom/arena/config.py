@@ -15,8 +15,14 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
     secret_file = ""               the session secret (else GAMEROOM_WEB_SECRET, else one per run)
     remote = ""                    HOST:PORT where remote bots connect with their tokens (none: no remote bots)
 
+    qualification_workers [half the workers, at least 1]: workers qualification games may
+                   hold while ladder games wait
+
     [uploads]   max_bytes [1048576], max_files [200], max_unpacked_bytes [16777216],
-                build_seconds [60]
+                build_seconds [60]; an archive's max_entries [1000] (every header:
+                directories and metadata records too), max_depth [16], max_path [200]
+                characters, max_ratio [200] (decompressed bytes per uploaded byte); per
+                student: per_day [20] versions in 24 hours, versions_kept [5] on disk
     [bots]      cpu_seconds [60], memory_mb [1024], processes [16], file_mb [16]: each bot's limits
     [sandbox]   the league's sandbox table (mode, network, read, tmp_mb, nice)
     [limits]    what one client may cost the arena (``web.limits.RoomLimits``' defaults):
@@ -38,7 +44,9 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                       options by name, as its lobby rooms take them (``gameroom lobby``'s
                       flags without the dashes: Q's q-bonus, Fish's rows/columns/fish,
                       Eriantys's expert), played in every ladder, qualification and final
-                      game and kept in each game's replay
+                      game and kept in each game's replay,
+                      games_per_hour [0: unbounded]: ladder games started an hour, evenly,
+                      bot_games_per_hour [0: unbounded]: ladder games one bot may start an hour
     [[languages]]     name, suffixes, build [none], run: argv templates with {main} (the
                       bot's main file), {dir} (its directory), and at run time {port},
                       {game}, {name}. Python, JavaScript (Node) and command are defined
@@ -95,6 +103,19 @@ class UploadLimits:
     max_files: int = 200
     max_unpacked_bytes: int = 16 * 1024 * 1024
     build_seconds: int = 60
+    # -- the intake's bounds: what an archive may hold, what one student may keep --------
+    max_entries: int = 1000
+    """Headers of an archive of every kind: files, directories, long-name and pax records."""
+    max_depth: int = 16
+    """Directories a member's path may go down."""
+    max_path: int = 200
+    """Characters of a member's path."""
+    max_ratio: int = 200
+    """Decompressed bytes per byte uploaded (checked beyond the first MiB)."""
+    per_day: int = 20
+    """Versions (uploads and remote bots) one student may add in 24 hours."""
+    versions_kept: int = 5
+    """A student's newest versions whose files stay on disk (failed ones' are deleted)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +130,10 @@ class Competition:
     options: tuple[tuple[str, Any], ...] = ()
     """The game's own options, typed by key (``core.options.table_options``); none: the
     game's ``play`` as it deals."""
+    games_per_hour: int = 0
+    """Ladder games started an hour, spread evenly (0: as fast as the workers go)."""
+    bot_games_per_hour: int = 0
+    """Ladder games one bot may start an hour (0: no budget)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +149,8 @@ class ArenaConfig:
     backend: str = "local"
     secret_file: Path | None = None
     remote: tuple[str, int] | None = None
+    qualification_workers: int = 1
+    """Workers qualification games may hold while ladder games wait."""
     uploads: UploadLimits = UploadLimits()
     limits: ResourceLimits = ResourceLimits(cpu_seconds=60, memory_mb=1024, processes=16, file_mb=16)
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
@@ -141,7 +168,7 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages", "limits"}
+       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers"}
 
 
 class _Where:
@@ -217,13 +244,8 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     secret_text = where.string(table, "secret_file", "")
     secret_file = (base / secret_text).resolve() if secret_text else None
 
-    uploads_table = _table(where, table, "uploads", {"max_bytes", "max_files", "max_unpacked_bytes", "build_seconds"})
-    uploads = UploadLimits(where.positive(uploads_table, "max_bytes", UploadLimits.max_bytes, "uploads.", 64 << 20),
-                           where.positive(uploads_table, "max_files", UploadLimits.max_files, "uploads.", 100_000),
-                           where.positive(uploads_table, "max_unpacked_bytes", UploadLimits.max_unpacked_bytes,
-                                          "uploads.", 1 << 32),
-                           where.positive(uploads_table, "build_seconds", UploadLimits.build_seconds, "uploads.",
-                                          3600))
+    uploads = _uploads(where, table)
+    qualification_workers = where.positive(table, "qualification_workers", max(1, workers // 2), "", workers)
     bots_table = _table(where, table, "bots", {"cpu_seconds", "memory_mb", "processes", "file_mb"})
     default_limits = ArenaConfig.limits
     limits = ResourceLimits(*(where.positive(bots_table, key, getattr(default_limits, key), "bots.")
@@ -266,10 +288,11 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         if not isinstance(entry, dict):
             raise where.error(key, "must be a table")
         extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds",
-                                     "options"})
+                                     "options", *PACING})
         if extra:
             raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, game, players, seed, "
-                                                   "qualification, builtins, call_seconds, options")
+                                                   "qualification, builtins, call_seconds, options, "
+                                                   + ", ".join(PACING))
         name = entry.get("name")
         if not isinstance(name, str) or not NAME.match(name):
             raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
@@ -300,10 +323,11 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
             raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
         options = _game_options(where, entry, f"{key}.options", game, players)
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
-                                        None if call_seconds is None else float(call_seconds), options))
+                                        None if call_seconds is None else float(call_seconds), options,
+                                        **_pacing(where, entry, f"{key}.")))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
-                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()),
-                       _network_limits(where, table))
+                       remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
+                       tuple(languages.values()), _network_limits(where, table))
 
 
 # -- [limits]: what one client may cost the arena (connections, accounts, shutdown) ---------
@@ -356,6 +380,34 @@ def _network_limits(where: _Where, table: dict[str, Any]) -> tuple[tuple[str, An
     except ValueError as exc:
         raise ArenaConfigError(f"{where.path}: {exc}") from None
     return tuple(values.items())
+
+
+# -- the intake's keys: upload bounds, per-student quotas, pacing -----------------------------
+
+UPLOAD_KEYS = {  # key: its highest value (the default is UploadLimits's)
+    "max_bytes": 64 << 20, "max_files": 100_000, "max_unpacked_bytes": 1 << 32, "build_seconds": 3600,
+    "max_entries": 1_000_000, "max_depth": 64, "max_path": 1000, "max_ratio": 100_000, "per_day": 100_000,
+    "versions_kept": 1000}
+PACING = ("games_per_hour", "bot_games_per_hour")
+
+
+def _uploads(where: _Where, table: dict[str, Any]) -> UploadLimits:
+    """The ``[uploads]`` table: every key a whole number from 1 to its highest value."""
+    given = _table(where, table, "uploads", set(UPLOAD_KEYS))
+    return UploadLimits(**{key: where.positive(given, key, getattr(UploadLimits, key), "uploads.", high)
+                           for key, high in UPLOAD_KEYS.items()})
+
+
+def _pacing(where: _Where, entry: dict[str, Any], prefix: str) -> dict[str, int]:
+    """A competition's ``games_per_hour`` and ``bot_games_per_hour`` (0: no bound)."""
+    found = {}
+    for key in PACING:
+        value = entry.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 7:
+            raise where.error(f"{prefix}{key}", f"must be a whole number of games in 0..{10 ** 7} (0: no bound), "
+                                                f"got {value!r}")
+        found[key] = value
+    return found
 
 
 def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ from gameroom.web.room import Room
 from gameroom.web.sockets import serve_updates
 
 __all__ = ["arena_app", "STATIC", "PUSH_EVERY", "SEND_WITHIN"]
+
+logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 JSON_BODY = 16 * 1024
@@ -128,6 +131,9 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
                                            b"".join(chunks))
         except ArenaError as exc:
             return _error(exc.status, str(exc))
+        except OSError as exc:   # the arena's disk, not the upload: no path in the answer
+            logger.error("an upload could not be stored: %s", exc.strerror or exc)
+            return _error(503, "the arena cannot store uploads just now: try again later")
         return JSONResponse(made, status_code=201)
 
     async def member(request: Request) -> tuple[str | None, Response | None]:
