@@ -1,6 +1,6 @@
 """Leagues through the real ``gameroom`` command: program bots (the documented example
 clients), built-ins and misbehaving programs; the database, ratings, replays, kill and
-resume, and the Ray backend against the process pool."""
+resume (the Ray backend against the process pool: ``test_ray``)."""
 
 from __future__ import annotations
 
@@ -142,25 +142,6 @@ def test_killed_league_resumes_to_exactly_n_games(tmp_path: Path) -> None:
     assert _league_rows(db) == _league_rows(straight)
 
 
-def test_ray_backend_gives_the_same_league(tmp_path: Path) -> None:
-    """The same league on a local Ray instance and on the process pool: same games, same
-    results, same ratings."""
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'gameroom[ray]')")
-    bots = _q_bots(tmp_path)
-    common = ["league", "q", "--bots", str(bots), "--games", "24", "--players", "3", "--seed", "5", "--workers", "2",
-              "--quiet"]
-    local, ray = tmp_path / "local.db", tmp_path / "ray.db"
-    first = gameroom(*common, "--backend", "local", "--db", f"sqlite:///{local}")
-    assert first.returncode == 0, first.stderr
-    second = gameroom(*common, "--backend", "ray", "--db", f"sqlite:///{ray}")
-    assert second.returncode == 0, second.stderr
-    assert _league_rows(local) == _league_rows(ray)
-    ratings = "select b.name, round(r.mu, 9), round(r.sigma, 9), r.games, r.wins, r.ejections from ratings r " \
-              "join bots b on b.id = r.bot_id order by b.name"
-    assert _count(local, ratings) == _count(ray, ratings)
-    assert first.stdout == second.stdout
-
-
 def test_league_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
     """The same commands against a real PostgreSQL server: migrations, games, ratings,
     replays, and resuming (a second run adds only the missing games)."""
@@ -239,29 +220,6 @@ def test_fish_tournament_writes_to_the_database(tmp_path: Path) -> None:
     assert _count(db, "select count(*) from ratings where game = 'fish'") == [(8,)]
     board = gameroom("ratings", "--game", "fish", "--db", f"sqlite:///{db}")
     assert "Bad0" in board.stdout
-
-
-def test_ray_and_local_agree_for_every_game(tmp_path: Path) -> None:
-    """For each of the five games, a short league (the Python example program and two
-    built-ins) gives the same games, results and ratings on one local Ray instance as on
-    the process pool."""
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'gameroom[ray]')")
-    from gameroom.league.bots import bots_from_specs
-    from gameroom.league.db import open_database
-    from gameroom.league.runner import LeaguePlan, LocalBackend, RayBackend, run_league
-
-    ray_backend, local_backend = RayBackend(2), LocalBackend(2)
-    try:
-        for game in registry.names():
-            bots = bots_from_specs(_example_bots(game)[:1] + _example_bots(game)[2:])
-            plan = LeaguePlan(registry.game(game), bots, 4, seed=11)
-            for name, runner in (("local", local_backend), ("ray", ray_backend)):
-                run_league(plan, open_database(f"sqlite:///{tmp_path / f'{game}-{name}.db'}"), runner)
-            assert _league_rows(tmp_path / f"{game}-local.db") == _league_rows(tmp_path / f"{game}-ray.db"), game
-            assert len(_league_rows(tmp_path / f"{game}-ray.db")) == 4 * min(3, registry.game(game).max_players)
-    finally:
-        local_backend.close()
-        ray_backend.close()
 
 
 def test_a_database_server_that_never_answers_is_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,8 +10,12 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                                    address count the clients behind them
     database = "sqlite:///arena.db"  the results database (SQLite file, or PostgreSQL URL)
     data = "arena-data"            uploads and builds
-    workers = 2                    games played at once
-    backend = "local"              local (a process pool) or ray
+    workers = 2                    games played at once (ray: the slots of the local instance
+                                   started when no cluster is named)
+    backend = "local"              local (a process pool) or ray [ray when ray_address is set]
+    ray_address = ""               the Ray cluster to join, HOST:PORT of its head (or "auto");
+                                   none: RAY_ADDRESS, else a local Ray instance. On a cluster
+                                   the games in flight are the nodes' gameroom_games slots
     secret_file = ""               the session secret (else GAMEROOM_WEB_SECRET, else one per run)
     remote = ""                    HOST:PORT where remote bots connect with their tokens (none: no remote bots)
 
@@ -74,6 +78,10 @@ __all__ = ["ArenaConfig", "ArenaConfigError", "Competition", "Language", "Upload
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
 """Competition, bot and language names: lower-case letters, digits and ``-``, 1-24 long
 (they appear in URLs and as seat names)."""
+
+
+RAY_ADDRESS = re.compile(r"^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}$")
+"""A Ray cluster's head as ``ray_address`` names it: HOST:PORT (an IPv6 host in brackets)."""
 
 
 class ArenaConfigError(ConfigurationError):
@@ -147,6 +155,8 @@ class ArenaConfig:
     data: Path = Path("arena-data")
     workers: int = 2
     backend: str = "local"
+    ray_address: str | None = None
+    """The Ray cluster the ``ray`` backend joins (None: ``RAY_ADDRESS``, else a local instance)."""
     secret_file: Path | None = None
     remote: tuple[str, int] | None = None
     qualification_workers: int = 1
@@ -168,7 +178,7 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers"}
+       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers", "ray_address"}
 
 
 class _Where:
@@ -231,9 +241,15 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         database = f"sqlite:///{(base / database[len('sqlite:///'):]).resolve()}"
     data = (base / where.string(table, "data", "arena-data")).resolve()
     workers = where.positive(table, "workers", 2, "", 256)
-    backend = where.string(table, "backend", "local")
+    ray_address = where.string(table, "ray_address", "").strip() or None
+    if ray_address is not None and ray_address != "auto" and not RAY_ADDRESS.match(ray_address):
+        raise where.error("ray_address", f"must be HOST:PORT of the Ray cluster's head (or \"auto\"), got {ray_address!r}")
+    backend = where.string(table, "backend", "ray" if ray_address else "local")
     if backend not in ("local", "ray"):
         raise where.error("backend", f"must be local or ray, got {backend!r}")
+    if ray_address is not None and backend != "ray":
+        raise where.error("ray_address", "names a Ray cluster, which the local backend does not use: "
+                                         "set backend = \"ray\" or remove it")
     remote_text = where.string(table, "remote", "")
     remote = None
     if remote_text:
@@ -325,8 +341,8 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
                                         None if call_seconds is None else float(call_seconds), options,
                                         **_pacing(where, entry, f"{key}.")))
-    return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
-                       remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
+    return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, ray_address,
+                       secret_file, remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
                        tuple(languages.values()), _network_limits(where, table))
 
 

@@ -15,20 +15,27 @@ path with links resolved), and runs that path, whose installation the sandbox th
 Only the programs of the arena's own configuration are asked, never a bot's file. A
 program that is not found, or does not answer, is :class:`MissingInterpreter`: its
 message is the one line a version's build log shows.
+
+On a Ray cluster the machine that plays a game is a node, not the arena's: there a game
+is played by :func:`play_here`, which asks that node's programs (once per worker
+process) instead of sending the arena's paths.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
 import shutil
 import subprocess
 import threading
+from typing import Any
 
 from gameroom.core.errors import GameroomError
+from gameroom.league.table import TableOutcome, TableTask, play_table
 
-__all__ = ["Interpreters", "MissingInterpreter", "ASK", "ASK_SECONDS"]
+__all__ = ["Interpreters", "MissingInterpreter", "ASK", "ASK_SECONDS", "runnable", "play_here"]
 
 ASK = ((re.compile(r"^(python|pypy)[0-9.]*$"), ("-I", "-S", "-c", "import sys; sys.stdout.write(sys.executable)")),
        (re.compile(r"^(node|nodejs)$"), ("-e", "process.stdout.write(process.execPath)")),
@@ -101,3 +108,24 @@ class Interpreters:
         if not argv or "{" in argv[0] or "/" in argv[0]:
             return list(argv)
         return [self.locate(argv[0]), *argv[1:]]
+
+
+_here = Interpreters()
+
+
+def runnable(spec: dict[str, Any], interpreters: Interpreters | None = None) -> dict[str, Any]:
+    """A version's bot spec with its interpreter resolved on this host (the stored spec keeps
+    the language's program as configured, so a moved interpreter is found again; one that
+    is missing is left as it is, and its seat fails at start with "not found")."""
+    if not isinstance(spec.get("command"), list):
+        return spec
+    try:
+        return {**spec, "command": (interpreters or _here).command(spec["command"])}
+    except MissingInterpreter:
+        return spec
+
+
+def play_here(task: TableTask) -> TableOutcome:
+    """Play an arena game with the interpreters of the machine playing it (a node of a
+    Ray cluster: the arena's own paths to them mean nothing there)."""
+    return play_table(dataclasses.replace(task, bots=tuple(runnable(spec) for spec in task.bots)))

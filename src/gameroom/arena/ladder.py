@@ -50,7 +50,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
@@ -59,7 +59,7 @@ from sqlalchemy.orm import Session
 
 from gameroom.arena.config import NAME, ArenaConfig, Competition
 from gameroom.arena.fairness import FairQueue, Pacer
-from gameroom.arena.interpreters import Interpreters, MissingInterpreter
+from gameroom.arena.interpreters import Interpreters, runnable
 from gameroom.arena.matchmaking import meeting, pair
 from gameroom.arena.remote import Hall
 from gameroom.arena.standings import league_name, rebuild
@@ -97,31 +97,44 @@ def _start_worker(parent: int, setup: Callable[..., None] | None, setup_args: tu
 
 
 class Pool:
-    """Games played elsewhere: a process pool or Ray; ``submit`` gives a future."""
+    """Games played elsewhere: a process pool, or the nodes of a Ray cluster
+    (``league.cluster``: joined at ``address``, else ``RAY_ADDRESS``, else a local Ray
+    instance of ``workers`` slots); ``submit`` gives a future."""
 
     def __init__(self, backend: str, workers: int, setup: Callable[..., None] | None = None,
-                 setup_args: tuple[Any, ...] = ()) -> None:
-        """``setup(*setup_args)``: run in each local worker as it starts (a picklable function)."""
+                 setup_args: tuple[Any, ...] = (), address: str | None = None) -> None:
+        """``setup(*setup_args)``: run in each local worker as it starts (a picklable
+        function). The Ray backend joins its cluster here: ArenaError (503) says why it
+        cannot (a node of another version, no cluster at the address)."""
         self.backend, self.workers = backend, workers
         self.setup, self.setup_args = setup, setup_args
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
-        self._remote: Any = None
+        self.cluster: Any = None
+        if backend == "ray":
+            from gameroom.arena.interpreters import play_here
+            from gameroom.league.cluster import ClusterError, RayCluster
+
+            try:   # each node resolves the languages' programs itself (play_here)
+                self.cluster = RayCluster(address, workers, play=play_here, need_capacity=False)
+            except ClusterError as exc:
+                raise ArenaError(503, str(exc)) from None
 
     def submit(self, task: TableTask) -> concurrent.futures.Future[TableOutcome]:
-        if self.backend == "ray":
-            if self._remote is None:
-                import ray
-
-                if not ray.is_initialized():
-                    ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False,
-                             logging_level=logging.ERROR, configure_logging=False)
-                self._remote = ray.remote(max_retries=0)(play_table)
-            return self._remote.remote(task).future()
+        if self.cluster is not None:
+            return cast("concurrent.futures.Future[TableOutcome]", self.cluster.submit(task))
         if self._executor is None:
             self._executor = concurrent.futures.ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
                 initargs=(os.getpid(), self.setup, self.setup_args))
         return self._executor.submit(play_table, task)
+
+    def capacity(self) -> int:
+        """Games played at once: the workers, or the slots of the cluster's nodes that play."""
+        return self.cluster.capacity() if self.cluster is not None else self.workers
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """The cluster's nodes (``league.cluster.RayCluster.nodes``); none for a process pool."""
+        return self.cluster.nodes() if self.cluster is not None else []
 
     def reset(self) -> None:
         """After a worker died: a fresh pool for what comes next."""
@@ -133,11 +146,9 @@ class Pool:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
-        if self._remote is not None:
-            import ray
-
-            ray.shutdown()
-            self._remote = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
 
 
 @dataclass
@@ -218,7 +229,7 @@ class Arena:
         self.config = config
         self.engine = engine
         self.sandbox: SandboxPolicy = resolve_policy(config.sandbox)   # its warning: a JSON line (logs.setup)
-        self.pool = pool or Pool(config.backend, config.workers)
+        self.pool = pool or Pool(config.backend, config.workers, address=config.ray_address)
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.version = 0                      # bumped at every change the pages show
@@ -319,14 +330,9 @@ class Arena:
             self.playing[competition] = playing
 
     def _runnable(self, spec: dict[str, Any]) -> dict[str, Any]:
-        """A version's bot spec with its interpreter resolved on this host (the spec keeps
-        the language's program as configured, so a moved interpreter is found again)."""
-        if not isinstance(spec.get("command"), list):
-            return spec
-        try:
-            return {**spec, "command": self.interpreters.command(spec["command"])}
-        except MissingInterpreter:   # its seat fails at start with "not found", which its page shows
-            return spec
+        """A version's bot spec with its interpreter resolved on this host (``interpreters.
+        runnable``); on a cluster each node resolves it where it plays (``play_here``)."""
+        return spec if self.pool.cluster is not None else runnable(spec, self.interpreters)
 
     @property
     def scratch(self) -> Path:
@@ -686,7 +692,7 @@ class Arena:
                                                                            "index": running.index}})
 
     def _fill(self) -> None:
-        while len(self.running) < self.config.workers:
+        while len(self.running) < self.pool.capacity():
             task = self._next_task()
             if task is None:
                 return
@@ -866,6 +872,10 @@ class Arena:
         competition = self.config.competition(running.competition)
         assert competition is not None and running.index is not None
         book = self.books[running.competition]
+        if self._stored(running.competition, running.index):   # a game is written once, whatever came back twice
+            log.warning("game stored already", extra={"fields": {"competition": running.competition,
+                                                                 "index": running.index}})
+            return
         try:
             record_game(self.engine, record, league_id=self.league_ids[running.competition], index=running.index,
                         bots=bots, ratings=book, replay=outcome.replay)
@@ -882,6 +892,13 @@ class Arena:
                                            "winners": record.result.winners,
                                            "ejected": [e.name for e in record.result.ejections]}})
         self.bump()
+
+    def _stored(self, competition: str, index: int) -> bool:
+        """Whether the competition's ladder game ``index`` is in the database (its key: the
+        league's unique (league, index) makes a second write fail, this makes it a no-op)."""
+        with Session(self.engine) as session:
+            return session.scalar(select(GameRow.id).where(GameRow.league_id == self.league_ids[competition],
+                                                           GameRow.index == index)) is not None
 
     def _version_detail(self, version_id: int) -> str:
         with Session(self.engine) as session:

@@ -29,11 +29,12 @@ class JsonLines(logging.Formatter):
 
 
 def setup(level: int = logging.INFO) -> None:
-    """JSON lines on standard error for the arena's logger, uvicorn's and the sandbox's
-    (its warning when bubblewrap is missing)."""
+    """JSON lines on standard error for the arena's logger, uvicorn's, the sandbox's (its
+    warning when bubblewrap is missing) and the Ray cluster's (its nodes, games played
+    again)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines())
-    for name in ("gameroom.arena", "uvicorn.error", "gameroom.core.sandbox"):
+    for name in ("gameroom.arena", "uvicorn.error", "gameroom.core.sandbox", "gameroom.league.cluster"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level)

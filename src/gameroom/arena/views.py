@@ -125,7 +125,7 @@ def admin_view(arena: Arena) -> dict[str, Any]:
             "queue": arena.queue_depth(), "paused": dict(arena.paused), "frozen": dict(arena.frozen),
             "games_per_second": round(arena.metrics.per_second(), 3),
             "qualification_games": arena.metrics.qualification_games, "failed_games": arena.metrics.failed_games,
-            "sandbox": arena.sandbox.mode}
+            "sandbox": arena.sandbox.mode, "nodes": arena.pool.nodes()}
 
 
 def metrics_text(arena: Arena) -> str:

@@ -166,35 +166,41 @@ class LocalBackend:
 
 
 class RayBackend:
-    """Ray tasks on a local Ray instance (or the cluster ``RAY_ADDRESS`` names)."""
+    """Ray tasks on the cluster ``address`` (or ``RAY_ADDRESS``) names, else on a local Ray
+    instance of ``workers`` game slots (``league.cluster``): as many games in flight as
+    the nodes offer slots, each game placed on a node and played again elsewhere when its
+    node is lost."""
 
-    def __init__(self, workers: int) -> None:
-        import ray   # missing: cli.main names the extra to install
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        from gameroom.league.cluster import ClusterError, RayCluster
 
-        self.ray = ray
-        if not ray.is_initialized():
-            import os
-
-            if os.environ.get("RAY_ADDRESS"):     # an existing cluster brings its own CPUs
-                ray.init(log_to_driver=False, logging_level=logging.ERROR, configure_logging=False)
-            else:                                # a local instance with one CPU per worker
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-                         configure_logging=False)
-        self._remote = ray.remote(max_retries=2)(play_table)
+        try:
+            self.cluster = RayCluster(address, workers)
+        except ClusterError as exc:
+            raise LeagueError(str(exc)) from None
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
-        pending = {self._remote.remote(task): task for task in tasks}
-        while pending:
-            done, _ = self.ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                task = pending.pop(ref)
+        """Each task with its outcome (or the exception), as they finish."""
+        from gameroom.league.cluster import needs_sandbox
+
+        waiting = list(reversed(tasks))
+        programs = any(needs_sandbox(task) for task in tasks)
+        running: dict[concurrent.futures.Future[TableOutcome], TableTask] = {}
+        while waiting or running:
+            while waiting and len(running) < max(1, self.cluster.capacity(programs)):
+                task = waiting.pop()
+                running[self.cluster.submit(task)] = task
+            done, _ = concurrent.futures.wait(list(running), timeout=1.0,
+                                              return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                task = running.pop(future)
                 try:
-                    yield task, self.ray.get(ref)
+                    yield task, future.result()
                 except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
                     yield task, exc
 
     def close(self) -> None:
-        self.ray.shutdown()
+        self.cluster.close()
 
 
 def backend(name: str, workers: int) -> LocalBackend | RayBackend:

@@ -43,6 +43,11 @@ class TableTask:
     """The game's own options, typed (``core.options.table_options``: an arena
     competition's ``options``), played by ``GameDescriptor.play_options`` and kept in the
     replay's configuration so ``replay verify`` deals the same game; none: ``play``'s."""
+    places: tuple[tuple[str, str], ...] = ()
+    """Where the program bots' own files are on the machine playing the game, when not
+    where their specs say (a node of a cluster: ``league.builds``): (a path as a spec
+    writes it, its place here). The program's argv and ``read`` are mapped; the record
+    keeps the specs as written."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,20 @@ class _Limited:
         return self.caller(method, args, None if limit is None else self.seconds)
 
 
+def _placed(words: list[str], places: tuple[tuple[str, str], ...]) -> list[str]:
+    """``words`` with each path (or a path below it) that ``places`` maps moved to its place."""
+    if not places:
+        return words
+    out = []
+    for word in words:
+        for written, here in places:
+            if word == written or word.startswith(written.rstrip("/") + "/"):
+                word = here + word[len(written):]
+                break
+        out.append(word)
+    return out
+
+
 def record_table(task: TableTask) -> MatchRecord:
     """Play the task's game; its replay (the match record)."""
     return _play(task)[0]
@@ -96,7 +115,8 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
     parsed = iter(bots_from_specs([spec for spec in task.bots if not spec.get("remote")]))
     bots: Sequence[Bot | str] = [spec["name"] if spec.get("remote") else next(parsed) for spec in task.bots]
     sandbox = task.sandbox if task.sandbox.mode != "auto" else resolve_policy(task.sandbox)
-    programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits), bot.read) for bot in bots
+    programs = [(bot.name, _placed(bot.value, task.places), ProgramLimits.of(bot.limits),
+                 tuple(_placed(list(bot.read), task.places))) for bot in bots
                 if isinstance(bot, Bot) and bot.kind == "command"]
     with seat_programs(game, programs, sandbox) as launched:
         seats = [given[bot] if isinstance(bot, str) else launched.seats[bot.name] if bot.kind == "command"

@@ -1,5 +1,5 @@
-// The administrator's page: the workers' games in flight, the queue, pause / resume, and
-// invite codes; refreshed every second.
+// The administrator's page: the workers' games in flight, the queue, pause / resume, the
+// Ray cluster's nodes (when the arena plays on one), and invite codes; refreshed every second.
 const $ = (id) => document.getElementById(id);
 let paused = false;
 
@@ -26,6 +26,13 @@ async function refresh() {
   $("running").tBodies[0].replaceChildren(...body.running.map((r) => {
     const tr = document.createElement("tr");
     tr.append(cell(r.kind), cell(r.competition), cell(r.index), cell(r.bots.join(", ")), cell(r.seconds));
+    return tr;
+  }));
+  $("cluster").classList.toggle("hidden", !body.nodes.length);
+  $("nodes").tBodies[0].replaceChildren(...body.nodes.map((n) => {
+    const tr = document.createElement("tr");
+    tr.append(cell(n.id), cell(n.address), cell(n.state), cell(n.capacity), cell(n.in_flight), cell(n.games),
+      cell(n.games_per_second), cell(n.note));
     return tr;
   }));
   if (!$("competition").options.length) {
