@@ -26,6 +26,9 @@ GOOD = 'database = "sqlite:///a.db"\n[[competitions]]\nname = "c"\ngame = "q"\n'
     ('listen = "nowhere"\n' + GOOD, "listen: must be HOST:PORT"),
     ('workers = 0\n' + GOOD, "workers: must be a whole number"),
     ('backend = "cloud"\n' + GOOD, "backend: must be local or ray"),
+    ('ray_address = "ray://head:10001"\n' + GOOD, "ray_address: must be HOST:PORT of the Ray cluster's head"),
+    ('ray_address = "head:6379"\nbackend = "local"\n' + GOOD, "ray_address: names a Ray cluster, which the local "
+                                                             "backend does not use"),
     ('[uploads]\nmax_bytes = -1\n[[competitions]]\nname = "c"\ngame = "q"\n', "uploads.max_bytes"),
     ('[[competitions]]\nname = "c"\ngame = "chess"\n', "competitions[1].game: 'chess' is not a registered game"),
     ('[[competitions]]\nname = "c"\ngame = "q"\nplayers = 9\n', "competitions[1].players: q takes 2..4"),
@@ -63,6 +66,9 @@ def test_a_good_file_with_defaults(tmp_path: Path) -> None:
     assert config.database == f"sqlite:///{tmp_path / 'a.db'}"
     assert {lang.name for lang in config.languages} == {"python", "javascript", "command"}
     assert config.competitions[0].players == 2
+    assert config.ray_address is None
+    path.write_text('ray_address = "10.0.0.5:6379"\n' + GOOD)
+    assert (read_config(path).backend, read_config(path).ray_address) == ("ray", "10.0.0.5:6379")
 
 
 def _tar(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:

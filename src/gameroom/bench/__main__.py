@@ -65,7 +65,12 @@ def main() -> int:
     parser.add_argument("--acceptance", action="store_true",
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
-    parser.add_argument("--workers", type=positive, default=2, help="league --acceptance: games played at once")
+    parser.add_argument("--workers", type=positive, default=2,
+                        help="league --acceptance: games played at once; league --backend ray and arena: the local "
+                             "pool's workers and each Ray node's game slots")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="league: ray adds the same league on Ray clusters of 1, 2 and 3 nodes on this machine "
+                             "(in a network namespace of their own) beside the local pool, and Ray's cost a game")
     parser.add_argument("--seconds", type=positive_seconds, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack; arena: hostile "
                         "uploads of concatenated bzip2 streams (about 7 KB, built at once) rather than one stream "
@@ -119,6 +124,13 @@ def main() -> int:
 
         arena.run(args.games, game_name=args.played, workers=args.workers, quick=args.quick)
         return 0
+    if args.game == "league" and args.backend == "ray":
+        from gameroom.bench import cluster
+
+        cluster.report("league", args.played, args.games or 2000, args.workers)
+        return 0
+    if args.backend != "local":
+        parser.error("--backend belongs to the league benchmark")
     if args.game == "league":
         from gameroom.bench import league
 

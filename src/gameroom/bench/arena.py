@@ -30,9 +30,13 @@ million entries, each unpacked in a fresh process with the arena's default limit
 peak RSS they add while refused (target: under +50 MB) and each answer (``--quick``:
 the same declared sizes in concatenated bzip2 streams of about 7 KB, built at once).
 
-A last line is JSON with these figures per row. Without a writable cgroup hierarchy (not
+A JSON line follows with these figures per row. Without a writable cgroup hierarchy (not
 root, or none mounted) a line says so and only the wall-time figures are printed (the CPU
 figures are null in the JSON).
+
+Last, the same kind of games (two example Python programs) on the local pool and on Ray
+clusters of 1, 2 and 3 nodes on this machine, and Ray's cost a game (``bench.cluster``,
+in a network namespace of its own; ``workers`` slots a node).
 """
 
 from __future__ import annotations
@@ -160,3 +164,6 @@ def run(games: int | None, *, game_name: str, workers: int = 2, quick: bool = Fa
     print(json.dumps({"bench": "arena", "game": game_name, "games": games, "workers": workers, "sandbox": sandbox.mode,
                       "accounting": accounting, "load": [round(load[0], 2), round(os.getloadavg()[0], 2)],
                       "rows": rows, "hostile uploads": refusals}), flush=True)
+    from gameroom.bench.cluster import report as on_ray
+
+    on_ray("arena", game_name, games, workers)

@@ -1,9 +1,11 @@
 """League benchmark: games per second of a league of one game (``--game``) between four
 of its built-in bots (its first two strategies, twice each) through the real league
-runner (database, replays, ratings) with 1 and 2 local workers and on Ray, the time to
-write one result, and what a program bot (the example Python client, which plays every
-built-in game) costs a game in each sandbox (start, sign-up and end; the round trip of a
-call) (``python -m gameroom.bench league [--game G] [--games N]``)."""
+runner (database, replays, ratings) with 1 and 2 local workers, the time to write one
+result, and what a program bot (the example Python client, which plays every built-in
+game) costs a game in each sandbox (start, sign-up and end; the round trip of a call)
+(``python -m gameroom.bench league [--game G] [--games N]``). The same league on Ray
+clusters of 1, 2 and 3 nodes, beside the local pool, and Ray's cost a game:
+``--backend ray`` (``bench.cluster``, in a network namespace of its own)."""
 
 from __future__ import annotations
 
@@ -112,10 +114,5 @@ def run(games: int | None, *, game_name: str) -> None:
             rate = _league(game_name, games, workers, "local", folder)
             print(f"league: {games} {game_name} games between 4 built-ins, {workers} local worker{'s' * (workers > 1)}: "
                   f"{rate:.1f} games/s", flush=True)
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            print("league: Ray is not installed (pip install 'gameroom[ray]'): no Ray figure", flush=True)
-            return
-        rate = _league(game_name, games, 2, "ray", folder)
-        print(f"league: {games} {game_name} games between 4 built-ins on Ray (2 CPUs): {rate:.1f} games/s", flush=True)
+        print("league: on Ray clusters of 1, 2 and 3 nodes: python -m gameroom.bench league --backend ray",
+              flush=True)

@@ -70,6 +70,9 @@ PARK_SECONDS = 300.0
 LOST_LIMIT = 5
 """Nodes a game may lose before its failure is the caller's."""
 REFRESH_SECONDS = 1.0
+BUILDS_KEPT = 256
+"""Packed builds the driver keeps in the object store (the most recently used): an older
+one is packed and put again when its bot plays next."""
 UNTRUSTED = ("command", "python", "policy")
 
 
@@ -185,6 +188,7 @@ class _Node:
 class _Game:
     task: TableTask
     outer: concurrent.futures.Future[TableOutcome]
+    play: Callable[[TableTask], TableOutcome]
     lost: int = 0
     since: float = field(default_factory=time.monotonic)
     why: str = ""
@@ -217,7 +221,9 @@ class RayCluster:
         self._lock = threading.Lock()
         self._nodes: dict[str, _Node] = {}
         self._remotes: dict[str, Any] = {}
-        self._builds: dict[str, tuple[tuple[int, int, int], Build, Any]] = {}
+        self._builds: collections.OrderedDict[str, tuple[tuple[int, int, int], Build, Any]] = \
+            collections.OrderedDict()   # by path, the least recently used first
+        self._packing = threading.Lock()
         self._parked: list[_Game] = []
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -359,12 +365,14 @@ class RayCluster:
 
     # -- playing -------------------------------------------------------------------------------
 
-    def submit(self, task: TableTask) -> concurrent.futures.Future[TableOutcome]:
-        """Play ``task`` on a node: a future of its outcome (played again elsewhere when its
-        node is lost; the failure of the game itself otherwise)."""
+    def submit(self, task: TableTask, play: Callable[[TableTask], TableOutcome] | None = None
+               ) -> concurrent.futures.Future[TableOutcome]:
+        """Play ``task`` on a node (by ``play``, else the cluster's): a future of its outcome
+        (played again elsewhere when its node is lost; the failure of the game itself
+        otherwise)."""
         outer: concurrent.futures.Future[TableOutcome] = concurrent.futures.Future()
         outer.set_running_or_notify_cancel()
-        self._launch(_Game(task, outer))
+        self._launch(_Game(task, outer, play or self.play))
         return outer
 
     def _choose(self, task: TableTask) -> _Node | None:
@@ -386,7 +394,7 @@ class RayCluster:
             return
         try:
             carried, refs = self._carry(game.task)
-            ref = self._remote_on(node.id).remote(self.play, game.task, carried, refs)
+            ref = self._remote_on(node.id).remote(game.play, game.task, carried, refs)
         except Exception as exc:   # noqa: BLE001 -- the game's failure, handed to its caller
             with self._lock:
                 node.in_flight -= 1
@@ -416,10 +424,14 @@ class RayCluster:
                 except OSError as exc:
                     raise BuildError(f"bot {spec.get('name')!r}: {written}: {exc.strerror}") from None
                 stamp = (found.st_mtime_ns, found.st_size, found.st_ino)
-                kept = self._builds.get(absolute)
-                if kept is None or kept[0] != stamp:
-                    build = pack(absolute)
-                    kept = self._builds[absolute] = (stamp, build, self.ray.put(build.data))
+                with self._packing:
+                    kept = self._builds.get(absolute)
+                    if kept is None or kept[0] != stamp:
+                        build = pack(absolute)
+                        kept = self._builds[absolute] = (stamp, build, self.ray.put(build.data))
+                        while len(self._builds) > BUILDS_KEPT:   # a game in flight still holds what it uses
+                            self._builds.popitem(last=False)
+                    self._builds.move_to_end(absolute)
                 carried.append((written, kept[1].digest, kept[1].name))
                 refs[kept[1].digest] = kept[2]
         return tuple(carried), refs
