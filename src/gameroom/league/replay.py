@@ -284,6 +284,8 @@ class LoadedReplay:
     last_line: int
     problems: list[str] = field(default_factory=list)
     chained: bool = True
+    kept: bool = True
+    """False for a stored game whose replay a retention rule let go: nothing to check."""
 
     @property
     def note(self) -> str | None:
@@ -302,7 +304,6 @@ def load_replays(text: str, source: str) -> tuple[list[LoadedReplay], ChainCheck
     file's digest chain as checked. Raises ValueError for a line that is not a JSON object
     or a record that cannot be read at all."""
     lines = text.splitlines()
-    chain = check_chain(lines)
     chunks: list[list[tuple[int, str, dict[str, Any]]]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -322,6 +323,7 @@ def load_replays(text: str, source: str) -> tuple[list[LoadedReplay], ChainCheck
         chunks[-1].append((number, line, row))
     if not chunks:
         raise ValueError(f"{source} holds no replay")
+    chain = check_chain(lines, restarts={chunk[0][0] for chunk in chunks[1:]})
     loaded = []
     for at, chunk in enumerate(chunks):
         label = source + (f" #{at + 1}" if len(chunks) > 1 else "")

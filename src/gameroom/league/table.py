@@ -7,7 +7,6 @@ bot failure is an ejection inside the match.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -19,6 +18,7 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.bots import Bot, bots_from_specs
+from gameroom.league.packing import pack
 from gameroom.league.programs import ProgramLimits, seat_programs
 from gameroom.league.replay import ReplayRecorder
 
@@ -64,7 +64,7 @@ def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOu
     lives in the caller's process: ``gameroom.arena``)."""
     record, unstarted = _play(task, given or {})
     text = record.to_jsonl()
-    replay = zlib.compress(text.encode("utf-8"), 1)
+    replay = pack(text)
     record.events = []
     return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text))
 
