@@ -16,6 +16,9 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                 build_seconds [60]
     [bots]      cpu_seconds [60], memory_mb [1024], processes [16], file_mb [16]: each bot's limits
     [sandbox]   the league's sandbox table (mode, network, read, tmp_mb, nice)
+    [retention] replays_per_bot ["all"]: a number N keeps each bot's N latest ladder and
+                qualification replays (a game's replay goes when none of its bots keeps
+                it); results, ratings and finals are always kept
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
@@ -116,6 +119,8 @@ class ArenaConfig:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     competitions: tuple[Competition, ...] = ()
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+    replays_per_bot: int | None = None
+    """``[retention] replays_per_bot``: the replays each bot keeps; None: all."""
 
     def competition(self, name: str) -> Competition | None:
         return next((c for c in self.competitions if c.name == name), None)
@@ -125,7 +130,7 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages"}
+       "bots", "sandbox", "competitions", "languages", "retention"}
 
 
 class _Where:
@@ -286,7 +291,18 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
                                         None if call_seconds is None else float(call_seconds), options))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
-                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
+                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()),
+                       replays_per_bot=_retention(where, table))
+
+
+def _retention(where: _Where, table: dict[str, Any]) -> int | None:
+    """``[retention] replays_per_bot``: "all" (None) or a number of replays each bot keeps."""
+    value = _table(where, table, "retention", {"replays_per_bot"}).get("replays_per_bot", "all")
+    if value == "all":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 9:
+        raise where.error("retention.replays_per_bot", f'must be "all" or a whole number of replays, got {value!r}')
+    return value
 
 
 def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int

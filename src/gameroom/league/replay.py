@@ -231,7 +231,7 @@ def recorded_options(game: Any, config: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(given, dict):
         raise OptionError(f"expected a table of options, got {type(given).__name__}")
     declared = {option.key: option for option in game.room_options}
-    unknown = sorted(set(given) - set(declared))
+    unknown = sorted(set(given) - set(declared) - {option.name for option in game.room_options})
     if unknown:
         raise OptionError(f"{game.name} has no option {unknown[0]!r}")
     return option_values(list(declared.values()), given)
