@@ -8,6 +8,7 @@ through its registry descriptor; nothing here knows a game.
                                     its bots seated; /rooms/{id} joins a room, /rooms/{id}?watch=1 watches
                                     (the page plays over /api/lobby/ws, docs/lobby.md)
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
+    GET  /drawings/{game}.js        the game's picture drawn in the browser from a view (404: it has none)
     GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
                                       "time_limit", "person_limit"}]  (policies: the operator's trained agents,
                                       gameroom web --policy; a seat names one like a strategy)
@@ -37,9 +38,16 @@ the pages say so):
     GET  /api/results                       {"database", "games": [{"name", "stored"}]}
     GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
-                                            x-replay-verified: yes | no | not-re-dealable (a tournament's
-                                            game: drawn from its recorded snapshots), x-replay-message
+    GET  /api/results/games/{id}/steps      ?from=K: the viewer's page of steps K+1.. (``web.viewer``): each
+                                            step's caption and spectator view (the first whole, the others as
+                                            deltas), its picture only for a game the browser cannot draw;
+                                            "known", "done", "total", "verified" (yes | no | not-re-dealable |
+                                            not-kept) and "message" once the re-run is over; compressed
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step, each with its
+                                            picture (every step drawn: the viewer asks for steps instead);
+                                            header x-replay-verified: yes | no | not-re-dealable (a
+                                            tournament's game: drawn from its recorded snapshots),
+                                            x-replay-message
     GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
@@ -133,6 +141,11 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     games = registry.games()
     listing = Recent(lobby, LOBBY_KEPT) if lobby is not None else None
     drawing = asyncio.Semaphore(1)   # a stored replay is drawn by re-running its game: one at a time
+    viewer = None
+    if results is not None:
+        from gameroom.web.viewer import Viewer
+
+        viewer = Viewer(results.engine)
 
     async def lobby_page(_: Request) -> Response:
         return FileResponse(STATIC / "lobby.html")
@@ -165,6 +178,12 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             return _error(404, f"no game {request.path_params['game'][:60]!r}")
         found = game.board if game.board is not None and game.board.is_file() else STATIC / "generic-board.js"
         return FileResponse(found, media_type="text/javascript")
+
+    async def drawing_module(request: Request) -> Response:
+        game = games.get(request.path_params["game"])
+        if game is None or game.drawing is None or not game.drawing.is_file():
+            return _error(404, f"no drawing of {request.path_params['game'][:60]!r} in the browser")
+        return FileResponse(game.drawing, media_type="text/javascript")
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
@@ -279,6 +298,24 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             headers["x-replay-message"] = check["message"].encode("ascii", "replace").decode("ascii")[:1000]
         return Response(text, media_type="application/x-ndjson", headers=headers)
 
+    async def stored_steps(request: Request) -> Response:
+        if viewer is None:
+            return _error(404, NO_DATABASE)
+        from gameroom.web.viewer import Busy, encoded, wait_page
+
+        game_id = stored_id(request)
+        text = request.query_params.get("from", "0")
+        if not text.isdigit() or len(text) > 9:
+            return _error(400, f"from: expected a step number (0 or more), got {text[:40]!r}")
+        try:
+            steps = None if game_id is None else await asyncio.to_thread(viewer.open, game_id)
+        except Busy as exc:
+            return _error(503, str(exc), {"retry-after": "5"})
+        if steps is None:
+            return _error(404, f"no stored game {request.path_params['id']!r}")
+        page = await wait_page(steps, int(text))
+        return encoded(request, json.dumps(page, ensure_ascii=False).encode("utf-8"), "application/json")
+
     async def stored_ratings(request: Request) -> Response:
         if results is None:
             return _error(404, NO_DATABASE)
@@ -296,6 +333,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         Route("/matches/{id}", match_page),
         Route("/rooms/{id}", room_page),
         Route("/boards/{game}.js", board_module),
+        Route("/drawings/{game}.js", drawing_module),
         Route("/api/games", list_games),
         Route("/api/matches", start_match, methods=["POST"]),
         Route("/api/matches", list_matches),
@@ -308,6 +346,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         Route("/api/results", results_overview),
         Route("/api/results/games", stored_games),
         Route("/api/results/games/{id}", stored_game),
+        Route("/api/results/games/{id}/steps", stored_steps),
         Route("/api/results/games/{id}/replay", stored_replay),
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
@@ -329,6 +368,8 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         finally:
             sweeper.cancel()
             book.close()
+            if viewer is not None:
+                viewer.close()
 
     middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
                   Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,
