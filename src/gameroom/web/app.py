@@ -38,7 +38,8 @@ the pages say so):
     GET  /api/results                       {"database", "games": [{"name", "stored"}]}
     GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/steps      ?from=K: the viewer's page of steps K+1.. (``web.viewer``): each
+    GET  /api/results/games/{id}/steps      ?from=K&count=N: the viewer's page of steps K+1.. (N at most 64,
+                                            the default; 0: only how far the re-run is, ``web.viewer``): each
                                             step's caption and spectator view (the first whole, the others as
                                             deltas), its picture only for a game the browser cannot draw;
                                             "known", "done", "total", "verified" (yes | no | not-re-dealable |
@@ -304,16 +305,21 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         from gameroom.web.viewer import Busy, encoded, wait_page
 
         game_id = stored_id(request)
+        from gameroom.web.viewer import PAGE
+
         text = request.query_params.get("from", "0")
         if not text.isdigit() or len(text) > 9:
             return _error(400, f"from: expected a step number (0 or more), got {text[:40]!r}")
+        count_text = request.query_params.get("count", str(PAGE))
+        if not count_text.isdigit() or int(count_text) > PAGE:
+            return _error(400, f"count: expected a number of steps in 0..{PAGE}, got {count_text[:40]!r}")
         try:
             steps = None if game_id is None else await asyncio.to_thread(viewer.open, game_id)
         except Busy as exc:
             return _error(503, str(exc), {"retry-after": "5"})
         if steps is None:
             return _error(404, f"no stored game {request.path_params['id']!r}")
-        page = await wait_page(steps, int(text))
+        page = await wait_page(steps, int(text), int(count_text))
         return encoded(request, json.dumps(page, ensure_ascii=False).encode("utf-8"), "application/json")
 
     async def stored_ratings(request: Request) -> Response:

@@ -65,6 +65,8 @@ FIRST_WAIT = 0.3
 """Seconds a page with some steps waits for the rest of its steps before it is sent."""
 LONGEST_WAIT = 15.0
 """Seconds a page waits for its first step (the page asks again after)."""
+STATUS_WAIT = 2.0
+"""Seconds a question for no steps (how far the re-run is) waits for its end."""
 
 
 class Busy(Exception):
@@ -121,11 +123,11 @@ class Steps:
         with self._lock:
             return max(0, len(self.steps) - start), self.done
 
-    def page(self, start: int) -> dict[str, Any]:
-        """The steps from ``start`` (at most :data:`PAGE`) as the page receives them: the
+    def page(self, start: int, count: int = PAGE) -> dict[str, Any]:
+        """The steps from ``start`` (at most ``count``) as the page receives them: the
         first with its whole view, the others with their deltas; and how far the re-run is."""
         with self._lock:
-            chosen = self.steps[start:start + PAGE]
+            chosen = self.steps[start:start + count]
             total, done, verdict, message = len(self.steps), self.done, self.verdict, self.message
         out = []
         for at, step in enumerate(chosen, start):
@@ -310,20 +312,22 @@ def _calls(steps: Steps, record: MatchRecord) -> None:
             steps.add(f"{event.get('seat')} ejected on {event.get('method')}: {event.get('reason')}", None, None)
 
 
-async def wait_page(steps: Steps, start: int) -> dict[str, Any]:
-    """The page of ``steps`` from ``start`` once it is complete, the re-run is over, or it
-    has some steps and waited :data:`FIRST_WAIT` for the rest (:data:`LONGEST_WAIT` at
-    most for its first): polled, so no thread waits."""
+async def wait_page(steps: Steps, start: int, count: int = PAGE) -> dict[str, Any]:
+    """The page of at most ``count`` steps from ``start`` once it is complete, the re-run
+    is over, or it has some steps and waited :data:`FIRST_WAIT` for the rest
+    (:data:`LONGEST_WAIT` at most for its first); with ``count`` 0, how far the re-run is
+    once it is over or after :data:`STATUS_WAIT`. Polled, so no thread waits."""
     began = time.monotonic()
     some = None
     while True:
-        count, done = steps.ready(start)
+        ready, done = steps.ready(start)
         now = time.monotonic()
-        if count and some is None:
+        if ready and some is None:
             some = now
-        if done or count >= PAGE or (some is not None and now - some >= FIRST_WAIT) or now - began >= LONGEST_WAIT:
-            return steps.page(start)
-        await asyncio.sleep(0.02 if count else 0.05)
+        if (done or (count and ready >= count) or (count and some is not None and now - some >= FIRST_WAIT)
+                or now - began >= (LONGEST_WAIT if count else STATUS_WAIT)):
+            return steps.page(start, count)
+        await asyncio.sleep(0.02 if ready else 0.05)
 
 
 # -- on the wire ----------------------------------------------------------------------------
