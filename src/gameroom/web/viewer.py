@@ -163,7 +163,7 @@ class Viewer:
     def __init__(self, engine: Engine, budget: int = BUDGET, reruns: int = RERUNS, waiting: int = WAITING) -> None:
         self.engine = engine
         self.budget = budget
-        self.waiting = waiting
+        self.waiting, self.reruns = waiting, reruns
         self._kept: OrderedDict[int, Steps] = OrderedDict()
         self._lock = threading.Lock()
         self._turns = threading.Semaphore(reruns)
@@ -178,7 +178,7 @@ class Viewer:
             if found is not None:
                 self._kept.move_to_end(game_id)
                 return found
-            if sum(1 for s in self._kept.values() if not s.done) >= self.waiting + RERUNS:
+            if sum(1 for s in self._kept.values() if not s.done) >= self.waiting + self.reruns:
                 raise Busy("too many stored games are being re-run: ask again in a few seconds")
         with Session(self.engine) as session:
             row = session.get(GameRow, game_id)
