@@ -124,12 +124,16 @@ def _zlib_database(url: str, records: list[MatchRecord]) -> None:
     engine.dispose()
 
 
-def _check_migrated(url: str, records: list[MatchRecord]) -> None:
+def _check_migrated(url: str, records: list[MatchRecord], command_line: bool) -> None:
     engine = open_database(url)
     with Session(engine) as session:
         rows = session.scalars(select(GameRow).order_by(GameRow.id)).all()
         assert [is_packed(row.replay or b"") for row in rows] == [True] * len(records)
         assert [replay_of(row) for row in rows] == [r.to_jsonl() for r in records]
+        assert all(verify(MatchRecord.from_jsonl(replay_of(row))) is None for row in rows)
+    if not command_line:   # (what replay verify --db says is the same on either database: once is enough)
+        engine.dispose()
+        return
     run = gameroom("replay", "verify", "--db", url)
     assert run.returncode == 0 and f"{len(records)} of {len(records)} replays verified" in run.stdout, run.stderr
     # a replay may now be let go (retention): its game is listed as not kept, nothing altered
@@ -151,7 +155,7 @@ def test_migration_0005_repacks_the_zlib_replays_of_a_sqlite_database(tmp_path: 
     records = short_games(3)
     _zlib_database(url, records)
     before = (tmp_path / "old.db").stat().st_size
-    _check_migrated(url, records)
+    _check_migrated(url, records, command_line=True)
     with sqlite3.connect(tmp_path / "old.db") as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == ("0005_compressed_records",)
     assert before > 0
@@ -169,7 +173,7 @@ def test_migration_0005_on_postgresql(postgres_url: str) -> None:
     url = base.set(database="migration_0005").render_as_string(hide_password=False)
     records = short_games(3)
     _zlib_database(url, records)
-    _check_migrated(url, records)
+    _check_migrated(url, records, command_line=False)
 
 
 @pytest.mark.parametrize("where", ["sqlite", "postgresql"])
@@ -211,9 +215,10 @@ def test_a_retention_rule_keeps_each_bots_latest_replays_and_every_result(where:
     for game_id, pair in played:
         needed = any(game_id in [g for g, p in played if n in p][-2:] for n in pair)
         assert (game_id in kept) == needed
-    run = gameroom("replay", "verify", "--db", url)
-    assert run.returncode == 0 and f"{len(kept)} of 9 replays verified, {9 - len(kept)} not kept" in run.stdout, \
-        run.stdout + run.stderr
+    if where == "sqlite":
+        run = gameroom("replay", "verify", "--db", url)
+        assert run.returncode == 0 and f"{len(kept)} of 9 replays verified, {9 - len(kept)} not kept" in run.stdout, \
+            run.stdout + run.stderr
     engine.dispose()
     if where == "sqlite":
         shutil.rmtree(tmp_path, ignore_errors=True)
