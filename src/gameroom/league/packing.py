@@ -16,10 +16,10 @@ by the frame's magic number and still read: nothing else marks which is which.
 from __future__ import annotations
 
 import codecs
+import functools
 import zlib
 from collections.abc import Iterator
-
-import zstandard
+from typing import Any
 
 __all__ = ["pack", "unpack", "unpack_frames", "unpack_lines", "is_packed", "LEVEL", "WINDOW_LOG", "MAGIC"]
 
@@ -33,13 +33,26 @@ MAGIC = b"\x28\xb5\x2f\xfd"
 CHUNK = 1 << 14
 """Packed bytes unpacked at a time by :func:`unpack_lines` (up to a few MB of text)."""
 
-_PARAMETERS = zstandard.ZstdCompressionParameters.from_level(LEVEL, window_log=WINDOW_LOG, enable_ldm=True,
+
+
+@functools.cache
+def _zstandard() -> Any:
+    """The Zstandard binding (the ``league`` extra's), imported when first packing or
+    unpacking: a plain replay file is read without it."""
+    import zstandard
+
+    return zstandard
+
+
+@functools.cache
+def _parameters() -> Any:
+    return _zstandard().ZstdCompressionParameters.from_level(LEVEL, window_log=WINDOW_LOG, enable_ldm=True,
                                                              write_content_size=True, write_checksum=True)
 
 
 def pack(text: str) -> bytes:
     """A replay's text as stored: one Zstandard frame (its size and checksum included)."""
-    return zstandard.ZstdCompressor(compression_params=_PARAMETERS).compress(text.encode("utf-8"))
+    return _zstandard().ZstdCompressor(compression_params=_parameters()).compress(text.encode("utf-8"))
 
 
 def is_packed(blob: bytes) -> bool:
@@ -50,17 +63,22 @@ def is_packed(blob: bytes) -> bool:
 def unpack(blob: bytes) -> str:
     """The replay's text from a stored blob, Zstandard or (written before) zlib. ValueError
     for bytes that are neither, or corrupt (a UnicodeDecodeError for text not UTF-8)."""
+    if not is_packed(blob):
+        try:
+            return zlib.decompress(blob).decode("utf-8")
+        except zlib.error as exc:
+            raise ValueError(f"the stored replay cannot be unpacked: {exc}") from None
+    zstandard = _zstandard()
     try:
-        if is_packed(blob):
-            return zstandard.ZstdDecompressor(max_window_size=1 << WINDOW_LOG).decompress(blob).decode("utf-8")
-        return zlib.decompress(blob).decode("utf-8")
-    except (zstandard.ZstdError, zlib.error) as exc:
+        return zstandard.ZstdDecompressor(max_window_size=1 << WINDOW_LOG).decompress(blob).decode("utf-8")
+    except zstandard.ZstdError as exc:
         raise ValueError(f"the stored replay cannot be unpacked: {exc}") from None
 
 
 def unpack_frames(data: bytes) -> str:
     """The text of one or more Zstandard frames one after the other (packed replays put
     together: ``cat a.jsonl.zst b.jsonl.zst``). ValueError for bytes that are not."""
+    zstandard = _zstandard()
     out = []
     decoder = codecs.getincrementaldecoder("utf-8")()
     while data:
@@ -82,6 +100,7 @@ def unpack_lines(blob: bytes) -> Iterator[str]:
     if not is_packed(blob):
         yield from unpack(blob).splitlines()
         return
+    zstandard = _zstandard()
     decoder = codecs.getincrementaldecoder("utf-8")()
     frame = zstandard.ZstdDecompressor(max_window_size=1 << WINDOW_LOG).decompressobj()
     rest = ""

@@ -18,7 +18,6 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.bots import Bot, bots_from_specs
-from gameroom.league.packing import pack
 from gameroom.league.programs import ProgramLimits, seat_programs
 from gameroom.league.replay import ReplayRecorder
 
@@ -64,6 +63,8 @@ def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOu
     lives in the caller's process: ``gameroom.arena``)."""
     record, unstarted = _play(task, given or {})
     text = record.to_jsonl()
+    from gameroom.league.packing import pack
+
     replay = pack(text)
     record.events = []
     return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text))
