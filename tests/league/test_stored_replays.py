@@ -222,3 +222,13 @@ def test_a_retention_rule_keeps_each_bots_latest_replays_and_every_result(where:
     engine.dispose()
     if where == "sqlite":
         shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_a_headers_options_may_be_spelled_as_arena_toml_spells_them() -> None:
+    bots = tuple({"name": f"{s}{k}", "builtin": s} for k, s in enumerate(("dag", "ldasg")))
+    record = record_table(TableTask("q", 0, 21, bots, options=(("q_bonus", 0), ("finish_bonus", 10))))
+    assert record.config["options"] == {"q_bonus": 0, "finish_bonus": 10} and verify(record) is None
+    record.config["options"] = {"q-bonus": 0, "finish-bonus": 10}   # arena.toml's and the API's spelling
+    assert verify(record) is None
+    record.config["options"] = {"q-bonus": 10, "finish-bonus": 0}
+    assert verify(record) is not None
