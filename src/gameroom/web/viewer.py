@@ -61,8 +61,9 @@ WAITING = 16
 """Stored games that may wait for a re-run; one more is refused (503) until one is done."""
 BUDGET = 64 * 1024 * 1024
 """Bytes of steps kept for the games viewed lately (a long Q game's are about 1 MB)."""
-FIRST_WAIT = 0.3
-"""Seconds a page with some steps waits for the rest of its steps before it is sent."""
+FIRST_WAIT = 0.1
+"""Seconds a page with some steps waits for the rest of its steps before it is sent (the
+first picture waits for no more than this; the page asks for the rest when it needs it)."""
 LONGEST_WAIT = 15.0
 """Seconds a page waits for its first step (the page asks again after)."""
 STATUS_WAIT = 2.0
@@ -168,6 +169,18 @@ class Viewer:
         self._lock = threading.Lock()
         self._turns = threading.Semaphore(reruns)
         self._closed = False
+        threading.Thread(target=self._warm, name="stored-games-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        """Load what the first stored game shown needs (the games' narrators, the database's
+        first query), so that one does not wait for it: done once, at start."""
+        try:
+            for game in registry.games().values():
+                game.story(0, [f"P{k + 1}" for k in range(game.min_players)])
+            with Session(self.engine) as session:
+                session.get(GameRow, 0)
+        except Exception:   # noqa: BLE001 -- only a head start: the first game shown loads it otherwise
+            logger.debug("warming the viewer of stored games failed", exc_info=True)
 
     def open(self, game_id: int) -> Steps | None:
         """The game's steps (being re-derived, or done); None when there is no such game.

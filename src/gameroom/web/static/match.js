@@ -184,16 +184,22 @@ async function startReplay() {
 // A stored game: its steps a page at a time, the first shown as soon as it comes (the rest
 // of a long game is still being re-run); the count, then the total and the check's verdict
 // in the command line's words (gameroom replay verify) when the re-run is over.
-async function startStored() {
-  if (boardLoaded) await boardLoaded;
+// Asked for as the page starts, beside the game's summary and board: the first picture waits
+// for nothing else.
+function askStored() {
   const steps = new StoredSteps(id, (changed) => {
+    if (source !== steps) return;
     $("scrub").max = String(Math.max(0, changed.length - 1));
     stepInfo(Number($("scrub").value));
     if (changed.done) verdict(changed.verified, changed.message);
   });
+  return { steps, started: steps.start() };
+}
+
+async function startStored({ steps, started }) {
   source = steps;
   try {
-    await steps.start();
+    await started;
   } catch (e) {
     logEvent(`no replay: ${e.message}`);
     $("picture").textContent = "";
@@ -256,10 +262,12 @@ function loadBoard(game) {
 }
 
 async function showStored() {
+  const asked = askStored();
+  asked.started.catch(() => {});   // said when it is awaited, below
   const reply = await fetch(`/api/results/games/${id}`);
   const game = await reply.json();
   if (!reply.ok) { $("picture").textContent = ""; $("turn").textContent = game.error; return; }
-  await loadBoard(game.game);
+  loadBoard(game.game);   // for the marks of the steps after the first
   const where = game.league ? `league ${game.league} #${game.index}` : (game.tournament || "");
   $("title").textContent = `stored ${game.game} game #${game.id} (${where}${game.seed !== null ? `, seed ${game.seed}` : ""})`;
   $("you").textContent = `finished ${game.finished_at.replace("T", " ").slice(0, 19)}`;
@@ -277,7 +285,7 @@ async function showStored() {
   }
   $("winners").textContent = `winners: ${game.winners.join(", ") || "none"}`;
   for (const e of game.ejected) logEvent(`ejected: ${e.seat} on ${e.method} [${e.kind}] (${e.reason})`);
-  await startStored();
+  await startStored(asked);
 }
 
 // -- the connection -------------------------------------------------------------------------
@@ -367,9 +375,10 @@ function connect() {
   });
 }
 
-await showAccount();
 if (stored) {
+  showAccount();
   await showStored();
 } else {
+  await showAccount();
   connect();
 }
