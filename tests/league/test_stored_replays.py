@@ -161,16 +161,21 @@ def test_migration_0005_repacks_the_zlib_replays_of_a_sqlite_database(tmp_path: 
     assert before > 0
 
 
-def test_migration_0005_on_postgresql(postgres_url: str) -> None:
+def fresh_database(server_url: str, name: str) -> str:
+    """The URL of a new, empty database ``name`` on the tests' PostgreSQL server."""
     from sqlalchemy.engine import make_url
 
-    base = make_url(postgres_url)
+    base = make_url(server_url)
     admin = create_engine(base, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        connection.exec_driver_sql("DROP DATABASE IF EXISTS migration_0005")
-        connection.exec_driver_sql("CREATE DATABASE migration_0005")
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
     admin.dispose()
-    url = base.set(database="migration_0005").render_as_string(hide_password=False)
+    return base.set(database=name).render_as_string(hide_password=False)
+
+
+def test_migration_0005_on_postgresql(postgres_url: str) -> None:
+    url = fresh_database(postgres_url, "migration_0005")
     records = short_games(3)
     _zlib_database(url, records)
     _check_migrated(url, records, command_line=False)
@@ -179,18 +184,8 @@ def test_migration_0005_on_postgresql(postgres_url: str) -> None:
 @pytest.mark.parametrize("where", ["sqlite", "postgresql"])
 def test_a_retention_rule_keeps_each_bots_latest_replays_and_every_result(where: str, tmp_path: Path,
                                                                           request: pytest.FixtureRequest) -> None:
-    if where == "sqlite":
-        url = f"sqlite:///{tmp_path / 'kept.db'}"
-    else:
-        from sqlalchemy.engine import make_url
-
-        base = make_url(request.getfixturevalue("postgres_url"))
-        admin = create_engine(base, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.exec_driver_sql("DROP DATABASE IF EXISTS retention")
-            connection.exec_driver_sql("CREATE DATABASE retention")
-        admin.dispose()
-        url = base.set(database="retention").render_as_string(hide_password=False)
+    url = (f"sqlite:///{tmp_path / 'kept.db'}" if where == "sqlite"
+           else fresh_database(request.getfixturevalue("postgres_url"), "retention"))
     engine = open_database(url)
     # three bots, every pair in turn: a0-b1, b1-c2, c2-a0, ...
     names = ["a0", "b1", "c2"]
