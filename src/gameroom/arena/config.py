@@ -35,6 +35,9 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                 sockets_per_user [16] (live pages), signups_per_address [20] (an hour),
                 login_failures [10] (wrong passwords for one account from one address
                 before it waits, doubling), failure_window [300], allow_origins [none]
+    [retention] replays_per_bot ["all"]: a number N keeps each bot's N latest ladder and
+                qualification replays (a game's replay goes when none of its bots keeps
+                it); results, ratings and finals are always kept
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
@@ -159,6 +162,8 @@ class ArenaConfig:
     network: tuple[tuple[str, Any], ...] = ()
     """The ``[limits]`` table's figures by ``web.limits.RoomLimits`` field (the defaults are
     the room's)."""
+    replays_per_bot: int | None = None
+    """``[retention] replays_per_bot``: the replays each bot keeps; None: all."""
 
     def competition(self, name: str) -> Competition | None:
         return next((c for c in self.competitions if c.name == name), None)
@@ -168,7 +173,7 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers"}
+       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers", "retention"}
 
 
 class _Where:
@@ -327,7 +332,8 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
                                         **_pacing(where, entry, f"{key}.")))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
                        remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
-                       tuple(languages.values()), _network_limits(where, table))
+                       tuple(languages.values()), _network_limits(where, table),
+                       replays_per_bot=_retention(where, table))
 
 
 # -- [limits]: what one client may cost the arena (connections, accounts, shutdown) ---------
@@ -408,6 +414,16 @@ def _pacing(where: _Where, entry: dict[str, Any], prefix: str) -> dict[str, int]
                                                 f"got {value!r}")
         found[key] = value
     return found
+
+
+def _retention(where: _Where, table: dict[str, Any]) -> int | None:
+    """``[retention] replays_per_bot``: "all" (None) or a number of replays each bot keeps."""
+    value = _table(where, table, "retention", {"replays_per_bot"}).get("replays_per_bot", "all")
+    if value == "all":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 9:
+        raise where.error("retention.replays_per_bot", f'must be "all" or a whole number of replays, got {value!r}')
+    return value
 
 
 def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int

@@ -62,6 +62,7 @@ from gameroom.arena.fairness import FairQueue, Pacer
 from gameroom.arena.interpreters import Interpreters, MissingInterpreter
 from gameroom.arena.matchmaking import meeting, pair
 from gameroom.arena.remote import Hall
+from gameroom.arena.retention import Retention
 from gameroom.arena.standings import league_name, rebuild
 from gameroom.arena.tables import EntryRow, MemberRow, VersionRow, now, set_state, state_of
 from gameroom.arena.uploads import UploadError, build, fill, language_for, read_manifest, unpack
@@ -249,6 +250,9 @@ class Arena:
         self.hall: Hall | None = None
         self.serving = serving
         self._load()
+        self.retention = Retention(engine, config.replays_per_bot, self.league_ids)
+        if serving:
+            self.retention.sweep()
         if config.remote is not None and serving:
             from gameroom.games import registry
 
@@ -840,6 +844,7 @@ class Arena:
             assert running.version is not None
             record_game(self.engine, record, tournament=f"arena:{running.competition}:qualify", bots=bots,
                         replay=outcome.replay)
+            self.retention.after_game(running.competition, record.seats)
             self.metrics.qualification_games += 1
             bot = running.bots[0]
             failures = [e for e in record.result.ejections if e.name == bot]
@@ -872,6 +877,7 @@ class Arena:
         except Exception:
             self.books[running.competition] = self._reload_book(competition)   # the transaction did not happen
             raise
+        self.retention.after_game(running.competition, record.seats)
         self.metrics.games[running.competition] += 1
         self.stored[running.competition] += 1
         self.metrics.finished_at.append(time.monotonic())

@@ -15,6 +15,8 @@ from sqlalchemy.orm import Session
 
 from gameroom.arena.ladder import Arena
 from gameroom.arena.tables import EntryRow, VersionRow, state_of
+from gameroom.core.options import named_options
+from gameroom.games import registry
 from gameroom.league.db import BotRow, EjectionRow, GameRow, ResultRow, SeatRow
 
 __all__ = ["standings", "bot_page", "admin_view", "metrics_text", "sparkline"]
@@ -72,7 +74,8 @@ def standings(arena: Arena) -> dict[str, Any]:
             row["rank"] = place
         final = state_of(arena.engine, competition.name).final if arena.frozen.get(competition.name) else None
         out.append({"name": competition.name, "game": competition.game, "players": competition.players,
-                    "options": dict(competition.options), "final": final,
+                    "options": named_options(registry.game(competition.game).room_options,
+                                             dict(competition.options)), "final": final,
                     "paused": arena.paused.get(competition.name, False),
                     "frozen": arena.frozen.get(competition.name, False),
                     "games": arena.stored[competition.name], "standings": table})

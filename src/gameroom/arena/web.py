@@ -12,7 +12,8 @@ guard, sessions, stored games and replay viewer come with it).
                                                                             (a member)
     POST /api/arena/{competition}/remote {"name"} -> {"bot", "version", "token", "port"}: a
                                          remote bot and its secret token (a member)
-    GET  /api/arena/games/{id}/replay.jsonl   the stored replay (JSON Lines) to download
+    GET  /api/arena/games/{id}/replay.jsonl   the stored replay (JSON Lines) to download: the stored
+                                         bytes as Content-Encoding zstd, else gzip or plain (410: not kept)
     GET  /api/arena/admin                workers, queue, pause state         (administrator)
     POST /api/arena/admin/pause          {"paused": bool}                    (administrator)
     POST /api/arena/admin/invites        {"competition", "count"} -> {"codes"} (administrator)
@@ -28,7 +29,7 @@ import asyncio
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -40,12 +41,14 @@ from starlette.websockets import WebSocket
 from gameroom.arena.ladder import Arena, ArenaError
 from gameroom.arena.tables import InviteRefused, competitions_of, make_invites, redeem, role_of
 from gameroom.arena.views import admin_view, bot_page, metrics_text, standings
-from gameroom.league.db import GameRow, replay_of
+from gameroom.league.db import NOT_KEPT, GameRow
 from gameroom.web.app import create_app
 from gameroom.web.guard import BadBody, read_json
+from gameroom.league.packing import pack, unpack
 from gameroom.web.public import public_replay
 from gameroom.web.room import Room
 from gameroom.web.sockets import serve_updates
+from gameroom.web.viewer import download
 
 __all__ = ["arena_app", "STATIC", "PUSH_EVERY", "SEND_WITHIN"]
 
@@ -58,6 +61,13 @@ PUSH_EVERY = 0.25
 SEND_WITHIN = 10.0
 """Seconds a page has to take a push; a page that does not read is closed."""
 MAX_INVITES = 500
+
+
+def _public_blob(blob: bytes, scrub: Callable[[str], str]) -> bytes:
+    """A stored replay as a visitor may download it (``web.public.public_replay``), packed
+    again as stored replays are: scrubbed before it is compressed, since no later look
+    can read a compressed body."""
+    return pack(public_replay(unpack(blob), scrub))
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -168,20 +178,21 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         if not text.isdigit() or len(text) > 18:
             return _error(404, f"no stored game {text[:40]!r}")
 
-        def read() -> str | None:
+        def read() -> tuple[bool, bytes | None]:
             from sqlalchemy.orm import Session
 
             with Session(arena.engine) as session:
                 row = session.get(GameRow, int(text))
-                return None if row is None else replay_of(row)
+                return (False, None) if row is None else (True, row.replay)
 
-        found = await asyncio.to_thread(read)
-        if found is None:
+        found, blob = await asyncio.to_thread(read)
+        if not found:
             return _error(404, f"no stored game {text!r}")
+        if blob is None:
+            return _error(410, f"game {text}: {NOT_KEPT}")
         if not await room.is_staff(request.scope):   # staff download it as it is stored
-            found = public_replay(found, room.scrubber.text)
-        return Response(found, media_type="application/x-ndjson",
-                        headers={"content-disposition": f'attachment; filename="game-{text}.jsonl"'})
+            blob = await asyncio.to_thread(_public_blob, blob, room.scrubber.text)
+        return download(request, blob, f"game-{text}.jsonl")
 
     async def admin_only(request: Request) -> Response | None:
         _, _, role = await who(request)

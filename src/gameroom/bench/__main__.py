@@ -40,15 +40,18 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "arena", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
+                        choices=["all", "lobby", "league", "arena", "viewer", "fuzz", "slowloris", "capacity", "rl", "hostile",
+                                 *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games), "
                              "capacity (one referee server holding many remote players), rl (every "
                              "game's learning environment beside PettingZoo's classic ones) or hostile (the "
                              "attacks of issue 17 beside honest games), arena (the arena's ladder with program bots of "
-                             "each language, and its overhead per game)")
+                             "each language, and its overhead per game; then the viewer's figures), viewer (a season's "
+                             "longest stored game watched: its bytes on the wire per stored byte and the time to "
+                             "its first picture)")
     parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
-                        help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
+                        help=f"capacity, slowloris, league, viewer: the game played (default {REFERENCE_GAME})")
     parser.add_argument("--games", type=positive, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
@@ -65,7 +68,7 @@ def main() -> int:
     parser.add_argument("--acceptance", action="store_true",
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
-    parser.add_argument("--workers", type=positive, default=2, help="league --acceptance: games played at once")
+    parser.add_argument("--workers", type=positive, default=2, help="league --acceptance, arena, viewer: games played at once")
     parser.add_argument("--seconds", type=positive_seconds, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack; arena: hostile "
                         "uploads of concatenated bzip2 streams (about 7 KB, built at once) rather than one stream "
@@ -115,9 +118,15 @@ def main() -> int:
     if args.acceptance:
         parser.error("--acceptance belongs to the league benchmark")
     if args.game == "arena":
-        from gameroom.bench import arena
+        from gameroom.bench import arena, viewer
 
         arena.run(args.games, game_name=args.played, workers=args.workers, quick=args.quick)
+        viewer.run(None, game_name=args.played, workers=args.workers)
+        return 0
+    if args.game == "viewer":
+        from gameroom.bench import viewer
+
+        viewer.run(args.games, game_name=args.played, workers=args.workers)
         return 0
     if args.game == "league":
         from gameroom.bench import league

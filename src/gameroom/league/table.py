@@ -7,7 +7,6 @@ bot failure is an ejection inside the match.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -64,7 +63,9 @@ def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOu
     lives in the caller's process: ``gameroom.arena``)."""
     record, unstarted = _play(task, given or {})
     text = record.to_jsonl()
-    replay = zlib.compress(text.encode("utf-8"), 1)
+    from gameroom.league.packing import pack
+
+    replay = pack(text)
     record.events = []
     return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text))
 
