@@ -91,15 +91,24 @@ def test_an_arena_keeps_each_bots_latest_replays_and_every_result(tmp_path: Path
         with Session(engine) as session:
             blob = session.scalar(select(GameRow.replay).where(GameRow.id == game_id))
         assert blob is not None
-        path = f"{url}/api/arena/games/{game_id}/replay.jsonl"
-        with httpx.stream("GET", path, headers={"accept-encoding": "zstd"}, timeout=60) as reply:
+        path = f"/api/arena/games/{game_id}/replay.jsonl"
+        # staff download the replay as it is stored: its bytes themselves to a client of zstd
+        with boss.stream("GET", path, headers={"accept-encoding": "zstd"}) as reply:
             assert reply.headers["content-encoding"] == "zstd" and b"".join(reply.iter_raw()) == blob
-        with httpx.stream("GET", path, headers={"accept-encoding": "gzip"}, timeout=60) as reply:
+        with boss.stream("GET", path, headers={"accept-encoding": "gzip"}) as reply:
             assert reply.headers["content-encoding"] == "gzip"
             assert gzip.decompress(b"".join(reply.iter_raw())).decode() == unpack(blob)
-        plain = httpx.get(path, headers={"accept-encoding": "identity"}, timeout=60)
+        plain = boss.get(path, headers={"accept-encoding": "identity"})
         assert "content-encoding" not in plain.headers and plain.text == unpack(blob)
         assert 'filename="game-' in plain.headers["content-disposition"]
+        # a visitor gets the public replay (each seat's bot by its name, no server folder),
+        # the same in any encoding, with as many lines as the stored one
+        with httpx.stream("GET", url + path, headers={"accept-encoding": "zstd"}, timeout=60) as reply:
+            assert reply.headers["content-encoding"] == "zstd"
+            public = unpack(b"".join(reply.iter_raw()))
+        visitor = httpx.get(url + path, headers={"accept-encoding": "identity"}, timeout=60)
+        assert visitor.text == public != unpack(blob) and str(tmp_path) not in public
+        assert len(public.splitlines()) == len(unpack(blob).splitlines())
         live = subprocess.run([*GAMEROOM, "arena", "recompute", "--config", str(config)], capture_output=True,
                               text=True, timeout=300)
         assert live.returncode == 0, live.stdout + live.stderr
