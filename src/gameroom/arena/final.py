@@ -139,30 +139,30 @@ def round_robin(field: Sequence[Seed], players: int, games: int, play: Play) -> 
             if len(sub) == 1:
                 decided[sub[0]] = "head-to-head"
                 others = ", ".join(b for b in group if b != sub[0])
-                texts[sub[0]] = f"level on {score} wins with {others}; {level} wins head-to-head among them"
+                texts[sub[0]] = f"level on {score} wins with {others}; ahead on wins among them ({level})"
                 order += sub
                 continue
-            extra, rounds = Counter[str](), 0
+            extra, rounds, tied_games = Counter[str](), 0, 0
             while len(sub) >= players and rounds < TIEBREAK_ROUNDS:
                 rounds += 1
                 stage = _rotations(sub, players)
                 extra.update(_wins(list(zip(stage, play(stage, f"tie-break {rounds}"), strict=True))))
                 played += len(stage)
+                tied_games += len(stage)
                 if len({extra[b] for b in sub}) == len(sub):
                     break
             ranked = sorted(sub, key=lambda b: (-extra[b], seeds[b].seed))
             for bot in ranked:
-                level_with = [b for b in sub if b != bot]
-                first = f"level on {score} wins with {', '.join(level_with)}" + \
-                    (f" and {level} wins head-to-head" if len(group) >= players else "")
-                if rounds and sum(1 for b in sub if extra[b] == extra[bot]) == 1:
+                others = ", ".join(b for b in sub if b != bot)
+                first = f"level on {score} wins with {others}" + \
+                    (f", also on wins among them ({level})" if len(group) >= players else "")
+                if tied_games and sum(1 for b in sub if extra[b] == extra[bot]) == 1:
                     decided[bot] = "tie-break games"
-                    texts[bot] = f"{first}; {extra[bot]} wins in {rounds} round(s) of tie-break games"
+                    texts[bot] = f"{first}; {extra[bot]} wins in {tied_games} tie-break games"
                 else:
                     decided[bot] = "seed"
-                    still = f" and after {rounds} round(s) of tie-break games" if rounds else ""
-                    texts[bot] = (f"{first}{still}; placed by its frozen-table place {seeds[bot].place} "
-                                  f"(seed {seeds[bot].seed})")
+                    still = f", still level after {tied_games} tie-break games" if tied_games else ""
+                    texts[bot] = f"{first}{still}: placed by the frozen table (place {seeds[bot].place})"
             order += ranked
     table = []
     for place, bot in enumerate(order, 1):

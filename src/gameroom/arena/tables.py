@@ -222,9 +222,10 @@ def writing(engine: Engine) -> Iterator[Session]:
     with engine.connect() as connection:
         if engine.dialect.name == "sqlite":
             connection.exec_driver_sql("BEGIN IMMEDIATE")
-        with Session(bind=connection) as session:
+        with Session(bind=connection) as session:   # it joins the connection's transaction
             yield session
-            session.commit()
+            session.flush()
+        connection.commit()
 
 
 def update_season(engine: Engine, competition: str, change: Callable[[StateRow, dict[str, Any]], Any]) -> Any:

@@ -110,7 +110,7 @@ function finalOf(final) {
   }
   if (result.error) box.append(text("p", `Stopped: ${result.error}`, { class: "error" }));
   if (result.table) {
-    const list = document.createElement("ol");
+    const list = text("ul", "", { class: "finaltable" });   // each line says its place
     for (const row of result.table) list.append(text("li", row.text, { "data-decided": row.decided_by }));
     box.append(list);
     box.append(text("p", `winner: ${result.winner}`, { class: "champion" }));
