@@ -139,7 +139,7 @@ def round_robin(field: Sequence[Seed], players: int, games: int, play: Play) -> 
             if len(sub) == 1:
                 decided[sub[0]] = "head-to-head"
                 others = ", ".join(b for b in group if b != sub[0])
-                texts[sub[0]] = f"level on {score} wins with {others}; ahead on wins among them ({level})"
+                texts[sub[0]] = f"level on {score} wins with {others}; {level} wins in the games among them"
                 order += sub
                 continue
             extra, rounds, tied_games = Counter[str](), 0, 0
@@ -155,7 +155,7 @@ def round_robin(field: Sequence[Seed], players: int, games: int, play: Play) -> 
             for bot in ranked:
                 others = ", ".join(b for b in sub if b != bot)
                 first = f"level on {score} wins with {others}" + \
-                    (f", also on wins among them ({level})" if len(group) >= players else "")
+                    (f", also on wins in the games among them ({level})" if len(group) >= players else "")
                 if tied_games and sum(1 for b in sub if extra[b] == extra[bot]) == 1:
                     decided[bot] = "tie-break games"
                     texts[bot] = f"{first}; {extra[bot]} wins in {tied_games} tie-break games"
