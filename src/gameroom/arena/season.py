@@ -9,7 +9,8 @@ of the competition is in flight any more. The standings page shows that table, a
 final is seeded from exactly it. Thawing forgets it; the next freeze writes a new one.
 
 Who writes it: the serving arena, from its scheduler (:meth:`Season.tick`, about every
-second, which also beats a heartbeat into ``arena_settings`` and applies ``freeze_at``).
+second, which also beats a heartbeat into ``arena_settings``, applies ``freeze_at`` and
+tells the live pages of finals that a command beside it played).
 A command beside it (the final) waits for the table (:func:`wait_for_table`); when no
 arena serves — no heartbeat for :data:`STALE_SECONDS` — nothing can be in flight, and the
 command writes the table itself. Both write it only when it is missing, in one locked
@@ -31,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from gameroom.arena.config import ArenaConfig, Competition
 from gameroom.arena.standings import league_name, table_rows
-from gameroom.arena.tables import StateRow, now, set_setting, setting, state_of, update_season
+from gameroom.arena.tables import FinalRow, StateRow, now, set_setting, setting, state_of, update_season
 from gameroom.core.errors import GameroomError
 from gameroom.league.db import GameRow, LeagueRow
 from gameroom.league.ratings import RatingBook
@@ -176,6 +177,7 @@ class Season:
         self.config = config
         self._beaten = 0.0
         self._applied: set[str] = set()   # competitions whose freeze_at was looked at since it came
+        self._finals: list[tuple[int, str]] = []   # the finals' rows as last seen (a command plays them)
 
     def tick(self, arena: Scheduler) -> None:
         """Beat the heartbeat, apply each ``freeze_at`` that has come, and write the frozen
@@ -186,6 +188,12 @@ class Season:
         if moment - self._beaten >= BEAT_SECONDS:
             self._beaten = moment
             set_setting(self.engine, HEARTBEAT, json.dumps({"at": now().isoformat(), "pid": os.getpid()}))
+        with Session(self.engine) as session:
+            finals = [(number, status) for number, status in session.execute(
+                select(FinalRow.id, FinalRow.status).order_by(FinalRow.id))]
+        if finals != self._finals:
+            self._finals = finals
+            arena.bump()
         for competition in self.config.competitions:
             name = competition.name
             if competition.freeze_at is not None and name not in self._applied and now() >= competition.freeze_at:
