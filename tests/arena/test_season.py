@@ -171,6 +171,7 @@ def test_what_staff_and_students_see_and_remote_bots_that_stay(season: Season) -
     assert (ejection["kind"], ejection["failure"], ejection["call"]) == ("qualification", "illegal-action",
                                                                          "take-turn")
     assert "cheating now" in ejection["stderr"]
+    assert "; stderr:\n    cheating now" in cheated["versions"][0]["log"]   # the log's stderr one line per line
     public = ben.get("/api/arena/bots/cheater").json()
     assert public["versions"][0]["summary"] == "qualification failed: ejected on take-turn (illegal-action)"
     assert "cheating now" not in json.dumps(public)

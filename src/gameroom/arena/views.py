@@ -38,7 +38,7 @@ from gameroom.league.db import BotRow, EjectionRow, GameRow, ResultRow, SeatRow
 from gameroom.web.account_rows import AccountRow
 
 __all__ = ["Viewer", "GUEST", "standings", "bot_page", "admin_view", "metrics_text", "sparkline", "game_kind",
-           "public_reason", "stderr_lines", "rules_of", "remote_status", "finals_of"]
+           "public_reason", "stderr_lines", "log_lines", "rules_of", "remote_status", "finals_of"]
 
 SPARK_POINTS = 60
 
@@ -89,6 +89,20 @@ def stderr_lines(tail: str) -> str:
     """A stderr tail one line per line (the sandbox joins its lines with `` | `` to keep a
     reason on one line)."""
     return "\n".join(tail.split(" | "))
+
+
+def log_lines(log: str) -> str:
+    """A version's log with each stderr tail in it one line per line (a build's, a failed
+    qualification's), indented under its line."""
+    out = []
+    for line in log.splitlines():
+        head, marker, tail = line.partition("; stderr: ")
+        if not marker:
+            out.append(line)
+            continue
+        out.append(f"{head}; stderr:")
+        out += [f"    {part}" for part in stderr_lines(tail).splitlines()]
+    return "\n".join(out)
 
 
 def _stderr_of(reason: str) -> str:
@@ -304,7 +318,7 @@ def bot_page(arena: Arena, name: str, viewer: Viewer = GUEST, recent: int = 30) 
             "final": {"games": tallies.get("final", Counter())["games"],
                       "ejections": tallies.get("final", Counter())["ejections"]}}
         if private:
-            item["log"] = scrub(v.detail, entry.name, v.number)
+            item["log"] = scrub(log_lines(v.detail), entry.name, v.number)
         return item
 
     def ejection_view(row: EjectionRow, game: GameRow) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import pytest
 from gameroom.arena.final import (REMOTE_LEFT_OUT, TIEBREAK_ROUNDS, Seed, describe, knock_out, round_robin,
                                   seed_field)
 from gameroom.arena.staff import _cell
-from gameroom.arena.views import public_reason, stderr_lines
+from gameroom.arena.views import log_lines, public_reason, stderr_lines
 
 
 def _scripted(decide: Callable[[Sequence[str], str], list[str]]) -> tuple[Any, list[tuple[str, list[str]]]]:
@@ -160,6 +160,11 @@ def test_a_visitor_reads_an_ejection_without_stderr_or_paths() -> None:
         "illegal placement: tile red star is not in the hand"
     assert stderr_lines("Traceback (most recent call last): | File x | ValueError: y").splitlines() == \
         ["Traceback (most recent call last):", "File x", "ValueError: y"]
+    log = "main: bot.py\n$ python3 -I -c ...\nexited with status 1 after 0.1 s; stderr: Traceback (most recent " \
+          "call last): | File \"bot.py\", line 1 | SyntaxError: invalid syntax"
+    assert log_lines(log).splitlines() == ["main: bot.py", "$ python3 -I -c ...", "exited with status 1 after 0.1 s; "
+                                           "stderr:", "    Traceback (most recent call last):",
+                                           "    File \"bot.py\", line 1", "    SyntaxError: invalid syntax"]
 
 
 def test_a_csv_cell_a_spreadsheet_would_run_is_quoted() -> None:
