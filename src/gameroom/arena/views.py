@@ -22,6 +22,7 @@ ones) and its rating histories; the rest from the database.
 from __future__ import annotations
 
 import re
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -229,10 +230,25 @@ def finals_of(arena: Arena, competition: str) -> list[dict[str, Any]]:
              "result": row.result} for row in rows]
 
 
+_SNAPSHOTS: "weakref.WeakKeyDictionary[Arena, tuple[int, dict[str, Any]]]" = weakref.WeakKeyDictionary()
+"""Each arena's standings as of its version: every live page pushes the same snapshot, made
+once per change rather than once per page."""
+
+
 def standings(arena: Arena) -> dict[str, Any]:
     """Every competition with its table (entries by rating, with owner, playing and latest
     versions, rating, mu, sigma, games, wins, ejections, the sparkline, a remote bot's
-    connection), its rules, its frozen table and its finals."""
+    connection), its rules, its frozen table and its finals (a shallow copy of the
+    snapshot of the arena's version: the caller may add keys)."""
+    version = arena.version
+    cached = _SNAPSHOTS.get(arena)
+    if cached is None or cached[0] != version:
+        cached = (version, _standings(arena, version))
+        _SNAPSHOTS[arena] = cached
+    return dict(cached[1])
+
+
+def _standings(arena: Arena, version: int) -> dict[str, Any]:
     out = []
     for competition in arena.config.competitions:
         table = table_rows(arena.engine, competition, arena.books[competition.name])
@@ -256,7 +272,7 @@ def standings(arena: Arena) -> dict[str, Any]:
                     "frozen_table": frozen_table, "in_flight": in_flight,
                     "finals": finals_of(arena, competition.name),
                     "games": arena.stored[competition.name], "standings": table})
-    return {"competitions": out, "version": arena.version}
+    return {"competitions": out, "version": version}
 
 
 def bot_page(arena: Arena, name: str, viewer: Viewer = GUEST, recent: int = 30) -> dict[str, Any] | None:
