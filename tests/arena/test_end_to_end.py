@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from tests.arena.running import wait_for
 from tests.driver import free_port
 from tests.web.conftest import browser  # noqa: F401 - the fixture: Debian's Chromium
 
@@ -107,16 +108,8 @@ class Arena:
             return db.execute('select id, "index" from games where league_id is not null order by id').fetchall()
 
     def wait(self, what: str, check: Any, seconds: float = 240) -> Any:
-        deadline = time.monotonic() + seconds
-        while True:
-            found = check()
-            if found:
-                return found
-            if self.process is not None and self.process.poll() is not None:
-                raise AssertionError(f"the arena ended while waiting for {what}: {self.log.read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no {what} within {seconds} s: {self.log.read_text()[-2000:]}")
-            time.sleep(0.5)
+        assert self.process is not None
+        return wait_for(what, check, self.process, self.log, seconds)
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator
 
 import httpx
 import pytest
-from tests.arena.running import EXAMPLES, GAMEROOM, login, start_arena
+from tests.arena.running import EXAMPLES, GAMEROOM, login, start_arena, wait_for
 from tests.arena.test_end_to_end import crashing_python_bot
 from tests.driver import free_port
 
@@ -75,15 +75,7 @@ class Season:
         self.url, self.process = start_arena(self.folder, self.config_text, ACCOUNTS, "course")
 
     def wait(self, what: str, check: Callable[[], Any], seconds: float = 240) -> Any:
-        deadline = time.monotonic() + seconds
-        while True:
-            found = check()
-            if found:
-                return found
-            assert self.process.poll() is None, f"the arena ended: {(self.folder / 'arena.log').read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"no {what} within {seconds} s: " \
-                                                f"{(self.folder / 'arena.log').read_text()[-3000:]}"
-            time.sleep(0.3)
+        return wait_for(what, check, self.process, self.folder / "arena.log", seconds)
 
 
 @pytest.fixture

@@ -23,14 +23,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
 import pytest
-from tests.arena.running import EXAMPLES, GAMEROOM, login, start_arena
+from tests.arena.running import EXAMPLES, GAMEROOM, login, start_arena, wait_for
 from tests.arena.test_end_to_end import crashing_python_bot
 from tests.arena.test_season import CHEAT
 from tests.driver import free_port
@@ -90,17 +89,6 @@ def _person(chromium: Any, url: str, name: str | None) -> Any:
     return page
 
 
-def _wait(what: str, check: Any, process: subprocess.Popen[bytes], folder: Path, seconds: float = 240) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
-        found = check()
-        if found:
-            return found
-        assert process.poll() is None, f"the arena ended: {(folder / 'arena.log').read_text()[-3000:]}"
-        assert time.monotonic() < deadline, f"no {what} within {seconds} s: {(folder / 'arena.log').read_text()[-3000:]}"
-        time.sleep(0.3)
-
-
 def _utc(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
@@ -144,10 +132,10 @@ def test_the_end_of_a_season_in_the_browser(arena: Any, browser: Any) -> None:  
     guest.wait_for_selector(".rules li:has-text('Time limit: 20 s for each call to a bot')", state="attached")
 
     # the crash's stderr: the owner's; the other student and the guest see the ejection only
-    _wait("a crash on the ladder", lambda: any(
+    wait_for("a crash on the ladder", lambda: any(
         "crashing on purpose" in e.get("stderr", "")
         for e in login(url, "ann", "password-ann-1").get("/api/arena/bots/crashy").json()["ejections"]),
-        process, folder)
+        process, folder / "arena.log")
     ann.goto(f"{url}/arena/bots/crashy")
     ann.wait_for_selector("#ejections td.stderr:has-text('crashing on purpose')")
     ann.wait_for_selector("#versions pre.log")
@@ -180,9 +168,9 @@ def test_the_end_of_a_season_in_the_browser(arena: Any, browser: Any) -> None:  
     # the games in flight are written first, then the table is frozen and the final seeded from it
     holding = folder / "data" / "builds" / "holder" / "v1"
     (holding / "hold").write_text("")
-    _wait("a ladder game of holder in flight", lambda: any(
+    wait_for("a ladder game of holder in flight", lambda: any(
         game["kind"] == "ladder" and "holder-v1" in game["bots"] and game["seconds"] >= 0.5
-        for game in boss_api.get("/api/arena/admin").json()["running"]), process, folder)
+        for game in boss_api.get("/api/arena/admin").json()["running"]), process, folder / "arena.log")
     final = subprocess.Popen([*GAMEROOM, "arena", "final", "course", "--format", "round-robin", "--top", "3",
                               "--games", "1", "--config", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
