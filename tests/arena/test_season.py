@@ -11,7 +11,7 @@ loop), through the JSON API:
 * the staff's overview: participants without a bot, failures with why, ejections by
   reason; a disabled bot takes no upload and plays no ladder game; the CSV for grading;
 * a ``freeze_at`` that has passed freezes its competition, and a thaw after it stays;
-* a remote bot: its registration says host and port, the standings say connected or not
+* remote bots (the Perl and Node examples in their loops): the registration says host and port, the standings say connected or not
   and when it was last seen, its page why it dropped out (hung up while waiting, the arena
   stopped), and after a restart the arena listens on the same port, where the bot's loop
   finds it again.
@@ -23,7 +23,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -64,6 +63,7 @@ class Season:
         self.config_text = _config(free_port())
         self.url, self.process = start_arena(folder, self.config_text, ACCOUNTS, "course")
         self.remote: subprocess.Popen[bytes] | None = None
+        self.others: list[subprocess.Popen[bytes]] = []
 
     def command(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*GAMEROOM, "arena", *args, "--config", str(self.folder / "arena.toml")],
@@ -84,7 +84,7 @@ def season(tmp_path: Path) -> Iterator[Season]:
     try:
         yield running
     finally:
-        for process in (running.remote, running.process):
+        for process in (*running.others, running.remote, running.process):
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait(30)
@@ -122,17 +122,24 @@ def test_what_staff_and_students_see_and_remote_bots_that_stay(season: Season) -
     assert registered.json()["host"] == "127.0.0.1"
     assert registered.json()["command"] == f"python3 python_bot.py 127.0.0.1:{port} {token}"
 
-    def run_remote() -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, str(EXAMPLES / "python_bot.py"), f"127.0.0.1:{port}", token],
-                                env={**os.environ, "GAMEROOM_GAME": "q"}, stdout=subprocess.DEVNULL,
-                                stderr=open(season.folder / "remote.log", "ab"))
+    def run_remote(argv: tuple[str, ...] = ("perl", str(EXAMPLES / "perl_bot.pl")), where: str = "",
+                   secret: str = "") -> subprocess.Popen[bytes]:
+        """An example bot in its reconnecting loop (the browser's season runs the Python one)."""
+        with open(season.folder / "remote.log", "ab") as log:
+            return subprocess.Popen([*argv, where or f"127.0.0.1:{port}", secret or token],
+                                    env={**os.environ, "GAMEROOM_GAME": "q"}, stdout=subprocess.DEVNULL, stderr=log)
 
     season.remote = run_remote()
+    wide = ben.post("/api/arena/course/remote", json={"name": "wide"}).json()
+    season.others.append(run_remote(("node", str(EXAMPLES / "node_bot.js")), f"{wide['host']}:{wide['port']}",
+                                    wide["token"]))
     for client, bot, status in ((ann, "crashy", "active"), (ben, "nodey", "active"), (cat, "cheater", "failed"),
-                                (dan, "far", "active")):
+                                (dan, "far", "active"), (ben, "wide", "active")):
         season.wait(f"{bot} {status}", lambda client=client, bot=bot, status=status: _status(client, bot) == status)
     season.wait("a crash of crashy on the ladder", lambda: _row(ann, "crashy")["ejections"] >= 1)
-    season.wait("far connected", lambda: (_row(guest, "far")["connection"] or {}).get("connected"))
+    for bot in ("far", "wide"):   # the Perl and the Node examples, each playing game after game
+        season.wait(f"{bot} connected", lambda bot=bot: (_row(guest, bot)["connection"] or {}).get("connected"))
+        season.wait(f"{bot}'s ladder games", lambda bot=bot: _row(guest, bot)["games"] >= 3)
 
     # the ladder paused and idle: every figure read below is of one state
     assert boss.post("/api/arena/admin/pause", json={"paused": True}).status_code == 200

@@ -111,7 +111,8 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None
     missing = remote - set(given)
     if missing:
         raise ValueError(f"no seat given for the remote bots {sorted(missing)}")
-    parsed = iter(bots_from_specs([spec for spec in task.bots if not spec.get("remote")]))
+    local = [spec for spec in task.bots if not spec.get("remote")]
+    parsed = iter(bots_from_specs(local) if local else ())   # a table of remote bots only has none
     bots: Sequence[Bot | str] = [spec["name"] if spec.get("remote") else next(parsed) for spec in task.bots]
     sandbox = task.sandbox if task.sandbox.mode != "auto" else resolve_policy(task.sandbox)
     programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits), bot.read) for bot in bots
