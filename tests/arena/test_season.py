@@ -203,6 +203,7 @@ def test_what_staff_and_students_see_and_remote_bots_that_stay(season: Season) -
                                                                                         "disabled": why}
     again = ben.post("/api/arena/course/bots", params={"name": "nodey", "filename": "b.js"}, content=b"x")
     assert again.status_code == 403 and "disabled by staff" in again.json()["error"]
+    assert ben.post("/api/arena/course/remote", json={"name": "nodey"}).status_code == 403
     assert _row(guest, "nodey")["disabled"] is True and guest.get("/api/arena/bots/nodey").json()["disabled"] is True
     assert ben.get("/api/arena/bots/nodey").json()["disabled"] == why
     exported = boss.get("/api/arena/admin/course/standings.csv")

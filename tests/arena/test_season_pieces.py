@@ -198,3 +198,27 @@ def test_the_one_final_of_an_old_database_is_kept_as_final_1(tmp_path: Path) -> 
         columns = [row[1] for row in db.execute("pragma table_info(arena_state)")]
     assert [(c, n, f, s, json.loads(r)) for c, n, f, s, r in kept] == [("course", 1, "knock-out", "done", old)]
     assert "final" not in columns and "season" in columns
+
+
+def test_the_remote_port_chosen_once_is_kept_and_a_taken_one_is_said(tmp_path: Path) -> None:
+    import socket
+
+    from gameroom.arena.remote import PORT_SETTING, Hall, HallError
+    from gameroom.arena.tables import set_setting, setting
+    from gameroom.league.db import open_database
+
+    engine = open_database(f"sqlite:///{tmp_path / 'a.db'}")
+    hall = Hall(engine, lambda competition: None, lambda: None)
+    chosen = hall.listen("127.0.0.1", 0)
+    hall.close()
+    assert setting(engine, PORT_SETTING) == str(chosen)
+    again = Hall(engine, lambda competition: None, lambda: None)
+    assert again.listen("127.0.0.1", 0) == chosen   # port 0: the one chosen before
+    again.close()
+    with socket.socket() as taker:
+        taker.bind(("127.0.0.1", 0))
+        taker.listen(1)
+        set_setting(engine, PORT_SETTING, str(taker.getsockname()[1]))
+        with pytest.raises(HallError, match=f"the port chosen for remote bots before, {taker.getsockname()[1]} .*"
+                                            "is in use by another program"):
+            Hall(engine, lambda competition: None, lambda: None).listen("127.0.0.1", 0)

@@ -169,6 +169,9 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         except BadBody as exc:
             return _error(exc.status, str(exc))
         name = body.get("name") if isinstance(body, dict) else None
+        disabled = await asyncio.to_thread(_disabled, arena, name[:40]) if isinstance(name, str) else None
+        if disabled is not None:
+            return _error(403, f"{name[:40]!r} is disabled by staff: {disabled}")
         try:
             made = await asyncio.to_thread(arena.register_remote, request.path_params["competition"], key,
                                            name if isinstance(name, str) else "")
