@@ -169,12 +169,12 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         except BadBody as exc:
             return _error(exc.status, str(exc))
         name = body.get("name") if isinstance(body, dict) else None
-        disabled = await asyncio.to_thread(_disabled, arena, name[:40]) if isinstance(name, str) else None
+        name = name if isinstance(name, str) else ""
+        disabled = await asyncio.to_thread(_disabled, arena, name[:40])
         if disabled is not None:
             return _error(403, f"{name[:40]!r} is disabled by staff: {disabled}")
         try:
-            made = await asyncio.to_thread(arena.register_remote, request.path_params["competition"], key,
-                                           name if isinstance(name, str) else "")
+            made = await asyncio.to_thread(arena.register_remote, request.path_params["competition"], key, name)
         except ArenaError as exc:
             return _error(exc.status, str(exc))
         host = arena.config.remote[0] if arena.config.remote is not None else ""
