@@ -44,7 +44,7 @@ from gameroom.core.match import Seat
 from gameroom.remote.connection import Connection
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES
 
-__all__ = ["Hall", "HallError", "Admission", "SIGNUP_SECONDS", "MAX_CONNECTIONS", "SIGNUP_MAX_VALUE_BYTES",
+__all__ = ["Hall", "HallError", "Bearer", "SIGNUP_SECONDS", "MAX_CONNECTIONS", "SIGNUP_MAX_VALUE_BYTES",
            "PORT_SETTING"]
 
 log = logging.getLogger("gameroom.arena")
@@ -65,8 +65,9 @@ class HallError(GameroomError):
 
 
 @dataclass(frozen=True)
-class Admission:
-    """What a token's sign-up leads to: the version that plays (``bot``) or why none may."""
+class Bearer:
+    """The entry whose token a sign-up bears: the version that plays (``bot``), or why none
+    may (``refusal``)."""
 
     entry: str
     competition: str
@@ -194,7 +195,7 @@ class Hall:
     async def _sign_up(self, connection: Connection) -> None:
         message = await connection.read_value(SIGNUP_SECONDS, SIGNUP_SECONDS)
         token = message if isinstance(message, str) else None
-        found = await asyncio.to_thread(self._admit, token, message)
+        found = await asyncio.to_thread(self._bearer, token, message)
         if found is None or found.bot is None:
             reason = "unknown token" if found is None else found.refusal
             log.info("remote sign-up refused", extra={"fields": {"peer": str(connection.peer), "reason": reason}})
@@ -233,7 +234,7 @@ class Hall:
                 self.changed()
                 return
 
-    def _admit(self, token: str | None, message: Any) -> Admission | None:
+    def _bearer(self, token: str | None, message: Any) -> Bearer | None:
         """What a token leads to: its entry's qualifying or playing version, or why the
         entry may not play now; None for a token of no entry."""
         candidates = [token] if token is not None else []
@@ -249,16 +250,16 @@ class Hall:
                 if entry is None:
                     continue
                 if entry.disabled is not None:
-                    return Admission(entry.name, entry.competition, refusal=f"disabled by staff: {entry.disabled}")
+                    return Bearer(entry.name, entry.competition, refusal=f"disabled by staff: {entry.disabled}")
                 version = session.scalar(select(VersionRow).where(VersionRow.entry_id == entry.id,
                                                                   VersionRow.status.in_(("active", "qualifying")))
                                          .order_by(VersionRow.number.desc()))
                 if version is not None:
-                    return Admission(entry.name, entry.competition, version.bot)
+                    return Bearer(entry.name, entry.competition, version.bot)
                 latest = session.scalar(select(VersionRow).where(VersionRow.entry_id == entry.id)
                                         .order_by(VersionRow.number.desc()))
                 what = f"v{latest.number} is {latest.status}" if latest is not None else "it has no version"
-                return Admission(entry.name, entry.competition,
+                return Bearer(entry.name, entry.competition,
                                  refusal=f"no version of {entry.name} is qualifying or playing ({what}); "
                                          "register it again for a new version and token")
         return None
