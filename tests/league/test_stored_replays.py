@@ -1,6 +1,6 @@
 """Stored replays: packed with Zstandard (a long Q game's 27.8 MB of JSON Lines stored in a
 small fraction of what zlib made of it), databases of zlib replays repacked by migration
-0005 on SQLite and PostgreSQL with every replay still verifying, a retention rule that
+0006 on SQLite and PostgreSQL with every replay still verifying, a retention rule that
 lets replays go and keeps every result, replay files put one after the other and packed
 files verified, and the streaming re-run (``verify_lines``) judging replays exactly as
 ``verify`` does.
@@ -150,14 +150,15 @@ def _check_migrated(url: str, records: list[MatchRecord], command_line: bool) ->
     engine.dispose()
 
 
-def test_migration_0005_repacks_the_zlib_replays_of_a_sqlite_database(tmp_path: Path) -> None:
+def test_migration_0006_repacks_the_zlib_replays_of_a_sqlite_database(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     records = short_games(3)
     _zlib_database(url, records)
     before = (tmp_path / "old.db").stat().st_size
     _check_migrated(url, records, command_line=True)
     with sqlite3.connect(tmp_path / "old.db") as connection:
-        assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == ("0006_compressed_records",)
+        head = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert head is not None and head[0] >= "0006"   # migrated at least through the repacking
     assert before > 0
 
 
@@ -174,8 +175,8 @@ def fresh_database(server_url: str, name: str) -> str:
     return base.set(database=name).render_as_string(hide_password=False)
 
 
-def test_migration_0005_on_postgresql(postgres_url: str) -> None:
-    url = fresh_database(postgres_url, "migration_0005")
+def test_migration_0006_on_postgresql(postgres_url: str) -> None:
+    url = fresh_database(postgres_url, "migration_0006")
     records = short_games(3)
     _zlib_database(url, records)
     _check_migrated(url, records, command_line=False)
