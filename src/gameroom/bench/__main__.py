@@ -121,7 +121,9 @@ def main() -> int:
         from gameroom.bench import arena, viewer
 
         arena.run(args.games, game_name=args.played, workers=args.workers, quick=args.quick)
-        viewer.run(None, game_name=args.played, workers=args.workers)
+        # --quick (the smoke test's run) gives the viewer a short season of its own games
+        viewer.run(args.games if args.quick else None, game_name=args.played, workers=args.workers,
+                   runs=1 if args.quick else 3)
         return 0
     if args.game == "viewer":
         from gameroom.bench import viewer
