@@ -141,14 +141,21 @@ def test_the_leaderboard_page_and_a_stored_replay_scrubbed(results_server: WebSe
     page.wait_for_selector("#replay:not(.hidden)")
     assert page.inner_text("#winners") == f"winners: {', '.join(newest['winners'])}"
     assert page.inner_text("#status") == "over"
+    # the first step at once; the count once the rules have re-run the game
+    page.wait_for_selector("#picture[data-step='1'] svg")
+    page.wait_for_function("!document.querySelector('#stepinfo').textContent.includes('so far')")
     steps = int(page.inner_text("#stepinfo").split(" of ")[1])
-    assert page.inner_text("#stepinfo") == f"step {steps} of {steps}" and steps > 2
-    last = page.inner_html("#picture")
-    page.click("#first")
-    assert page.inner_text("#stepinfo") == f"step 1 of {steps}"
+    assert page.inner_text("#stepinfo") == f"step 1 of {steps}" and steps > 2
     first = page.inner_html("#picture")
     screenshot(page, "results-replay-first")
+    page.click("#last")
+    page.wait_for_selector(f"#picture[data-step='{steps}'] svg")
+    assert page.inner_text("#stepinfo") == f"step {steps} of {steps}"
+    last = page.inner_html("#picture")
+    page.click("#first")
+    page.wait_for_selector("#picture[data-step='1'] svg")
     page.fill("#scrub", str(steps - 1))
+    page.wait_for_selector(f"#picture[data-step='{steps}'] svg")
     assert page.inner_text("#stepinfo") == f"step {steps} of {steps}"
     assert page.inner_html("#picture") == last != first
     for ejection in newest["ejected"]:

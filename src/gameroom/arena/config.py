@@ -39,6 +39,9 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                 sockets_per_user [16] (live pages), signups_per_address [20] (an hour),
                 login_failures [10] (wrong passwords for one account from one address
                 before it waits, doubling), failure_window [300], allow_origins [none]
+    [retention] replays_per_bot ["all"]: a number N keeps each bot's N latest ladder and
+                qualification replays (a game's replay goes when none of its bots keeps
+                it); results, ratings and finals are always kept
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
@@ -51,6 +54,9 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                       game and kept in each game's replay,
                       games_per_hour [0: unbounded]: ladder games started an hour, evenly,
                       bot_games_per_hour [0: unbounded]: ladder games one bot may start an hour
+                      freeze_at [none]: a date and time with its offset (TOML's
+                      2025-06-01T18:00:00+02:00, or the same as a string) at which the
+                      running arena freezes the competition by itself (``arena.season``)
     [[languages]]     name, suffixes, build [none], run: argv templates with {main} (the
                       bot's main file), {dir} (its directory), and at run time {port},
                       {game}, {name}. Python, JavaScript (Node) and command are defined
@@ -64,6 +70,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +149,9 @@ class Competition:
     """Ladder games started an hour, spread evenly (0: as fast as the workers go)."""
     bot_games_per_hour: int = 0
     """Ladder games one bot may start an hour (0: no budget)."""
+    freeze_at: datetime | None = None
+    """When the running arena freezes the competition by itself (aware); None: only by
+    hand (``gameroom arena freeze`` / ``final``, the administrator's page)."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +179,8 @@ class ArenaConfig:
     network: tuple[tuple[str, Any], ...] = ()
     """The ``[limits]`` table's figures by ``web.limits.RoomLimits`` field (the defaults are
     the room's)."""
+    replays_per_bot: int | None = None
+    """``[retention] replays_per_bot``: the replays each bot keeps; None: all."""
 
     def competition(self, name: str) -> Competition | None:
         return next((c for c in self.competitions if c.name == name), None)
@@ -178,7 +190,8 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers", "ray_address"}
+       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers", "ray_address",
+       "retention"}
 
 
 class _Where:
@@ -303,12 +316,11 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         key = f"competitions[{at}]"
         if not isinstance(entry, dict):
             raise where.error(key, "must be a table")
-        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds",
-                                     "options", *PACING})
+        known = {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds", "options",
+                 *PACING, *SEASON_KEYS}
+        extra = sorted(set(entry) - known)
         if extra:
-            raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, game, players, seed, "
-                                                   "qualification, builtins, call_seconds, options, "
-                                                   + ", ".join(PACING))
+            raise where.error(f"{key}.{extra[0]}", f"unknown key; the keys are {', '.join(sorted(known))}")
         name = entry.get("name")
         if not isinstance(name, str) or not NAME.match(name):
             raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
@@ -340,10 +352,11 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         options = _game_options(where, entry, f"{key}.options", game, players)
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
                                         None if call_seconds is None else float(call_seconds), options,
-                                        **_pacing(where, entry, f"{key}.")))
+                                        **_pacing(where, entry, f"{key}."), **_season_keys(where, entry, key)))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, ray_address,
                        secret_file, remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
-                       tuple(languages.values()), _network_limits(where, table))
+                       tuple(languages.values()), _network_limits(where, table),
+                       replays_per_bot=_retention(where, table))
 
 
 # -- [limits]: what one client may cost the arena (connections, accounts, shutdown) ---------
@@ -414,9 +427,9 @@ def _uploads(where: _Where, table: dict[str, Any]) -> UploadLimits:
                            for key, high in UPLOAD_KEYS.items()})
 
 
-def _pacing(where: _Where, entry: dict[str, Any], prefix: str) -> dict[str, int]:
+def _pacing(where: _Where, entry: dict[str, Any], prefix: str) -> dict[str, Any]:
     """A competition's ``games_per_hour`` and ``bot_games_per_hour`` (0: no bound)."""
-    found = {}
+    found: dict[str, Any] = {}
     for key in PACING:
         value = entry.get(key, 0)
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 7:
@@ -424,6 +437,16 @@ def _pacing(where: _Where, entry: dict[str, Any], prefix: str) -> dict[str, int]
                                                 f"got {value!r}")
         found[key] = value
     return found
+
+
+def _retention(where: _Where, table: dict[str, Any]) -> int | None:
+    """``[retention] replays_per_bot``: "all" (None) or a number of replays each bot keeps."""
+    value = _table(where, table, "retention", {"replays_per_bot"}).get("replays_per_bot", "all")
+    if value == "all":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 9:
+        raise where.error("retention.replays_per_bot", f'must be "all" or a whole number of replays, got {value!r}')
+    return value
 
 
 def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int
@@ -451,6 +474,34 @@ def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, pla
     except OptionError as exc:
         raise where.error(key, f"{exc} (players = {players})") from None
     return tuple(typed.items())
+
+
+# -- the season's keys of a competition (arena.season, arena.final) -----------------------
+
+SEASON_KEYS = {"freeze_at"}
+
+
+def _season_keys(where: _Where, entry: dict[str, Any], key: str) -> dict[str, Any]:
+    """A competition's season keys: ``freeze_at``, an aware date and time (TOML's offset
+    date-time, or the same written as an ISO 8601 string)."""
+    value = entry.get("freeze_at")
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise where.error(f"{key}.freeze_at", f"must be a date and time such as 2025-06-01T18:00:00+02:00, "
+                                                  f"got {value!r}") from None
+    if not isinstance(value, datetime):
+        kind = "a date without a time" if isinstance(value, date) else \
+            "a time without a date" if isinstance(value, time) else repr(value)
+        raise where.error(f"{key}.freeze_at", f"must be a date and time such as 2025-06-01T18:00:00+02:00, "
+                                              f"got {kind}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise where.error(f"{key}.freeze_at", f"give its offset from UTC (e.g. {value.isoformat()}+00:00 or Z): "
+                                              "the arena's clock may run in another zone")
+    return {"freeze_at": value}
 
 
 def _table(where: _Where, table: dict[str, Any], key: str, keys: set[str]) -> dict[str, Any]:

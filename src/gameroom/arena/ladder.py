@@ -62,8 +62,10 @@ from gameroom.arena.fairness import FairQueue, Pacer
 from gameroom.arena.interpreters import Interpreters, runnable
 from gameroom.arena.matchmaking import meeting, pair
 from gameroom.arena.remote import Hall
+from gameroom.arena.retention import Retention
+from gameroom.arena.season import Season
 from gameroom.arena.standings import league_name, rebuild
-from gameroom.arena.tables import EntryRow, MemberRow, VersionRow, now, set_state, state_of
+from gameroom.arena.tables import EntryRow, MemberRow, VersionRow, keep_stderr, now, set_state, state_of
 from gameroom.arena.uploads import UploadError, build, fill, language_for, read_manifest, unpack
 from gameroom.core.errors import GameroomError
 from gameroom.core.match import Seat
@@ -259,7 +261,11 @@ class Arena:
         self.local = concurrent.futures.ThreadPoolExecutor(config.workers, thread_name_prefix="arena-remote-game")
         self.hall: Hall | None = None
         self.serving = serving
+        self.season = Season(engine, config)   # freezes, frozen tables, the heartbeat (while serving)
         self._load()
+        self.retention = Retention(engine, config.replays_per_bot, self.league_ids)
+        if serving:
+            self.retention.sweep()
         if config.remote is not None and serving:
             from gameroom.games import registry
 
@@ -321,10 +327,16 @@ class Arena:
             met.update(meeting(a, b) for at, a in enumerate(bots) for b in bots[at + 1:])
         return met
 
+    def refresh_playing(self, competition: str) -> None:
+        """Read the competition's playing versions again (staff disabled or enabled a bot)."""
+        self._refresh_playing(competition)
+        self.bump()
+
     def _refresh_playing(self, competition: str) -> None:
         with Session(self.engine) as session:
             rows = session.execute(select(VersionRow.bot, VersionRow.spec).join(EntryRow)
-                                   .where(EntryRow.competition == competition, VersionRow.status == "active")).all()
+                                   .where(EntryRow.competition == competition, VersionRow.status == "active",
+                                          EntryRow.disabled.is_(None))).all()
         playing = {bot: self._runnable(spec) for bot, spec in rows}   # may ask an interpreter: not under the lock
         with self.lock:
             self.playing[competition] = playing
@@ -652,6 +664,7 @@ class Arena:
                 if drain_until is None:
                     drain_until = time.monotonic() + 30.0
                 if not self.running or time.monotonic() > drain_until:
+                    self.season.stopped()
                     return
             elif time.monotonic() - last_state > 1.0:   # a freeze or pause by another process (the CLI)
                 last_state = time.monotonic()
@@ -660,6 +673,7 @@ class Arena:
                     if (state.paused, state.frozen) != (self.paused[competition.name], self.frozen[competition.name]):
                         self.paused[competition.name], self.frozen[competition.name] = state.paused, state.frozen
                         self.bump()
+                self.season.tick(self)
             if not self._stopping.is_set():
                 self._fill()
             if not self.running:
@@ -842,10 +856,13 @@ class Arena:
         bots = {seat["name"]: seat["bot"] for seat in record.config["seats"]}
         for ejection in record.result.ejections:
             self.metrics.ejections[ejection.kind.value] += 1
+        tails = dict(outcome.stderr)
         if running.kind == "qualify":
             assert running.version is not None
-            record_game(self.engine, record, tournament=f"arena:{running.competition}:qualify", bots=bots,
-                        replay=outcome.replay)
+            game_id = record_game(self.engine, record, tournament=f"arena:{running.competition}:qualify", bots=bots,
+                                  replay=outcome.replay)
+            keep_stderr(self.engine, game_id, tails)
+            self.retention.after_game(running.competition, record.seats)
             self.metrics.qualification_games += 1
             bot = running.bots[0]
             failures = [e for e in record.result.ejections if e.name == bot]
@@ -860,9 +877,10 @@ class Arena:
             detail = self._version_detail(running.version)
             if failures:
                 failure = failures[0]
+                tail = f"; stderr: {tails[bot]}" if bot in tails else ""
                 self._finish_version(running.version, "failed", f"{detail}\nqualification failed: ejected on "
                                                                 f"{failure.method} ({failure.kind.value}): "
-                                                                f"{failure.reason}")
+                                                                f"{failure.reason}{tail}")
             elif left - 1 == 0:
                 with self.lock:
                     del self.qualified[running.version]
@@ -877,11 +895,13 @@ class Arena:
                                                                  "index": running.index}})
             return
         try:
-            record_game(self.engine, record, league_id=self.league_ids[running.competition], index=running.index,
-                        bots=bots, ratings=book, replay=outcome.replay)
+            game_id = record_game(self.engine, record, league_id=self.league_ids[running.competition],
+                                  index=running.index, bots=bots, ratings=book, replay=outcome.replay)
         except Exception:
             self.books[running.competition] = self._reload_book(competition)   # the transaction did not happen
             raise
+        keep_stderr(self.engine, game_id, tails)
+        self.retention.after_game(running.competition, record.seats)
         self.metrics.games[running.competition] += 1
         self.stored[running.competition] += 1
         self.metrics.finished_at.append(time.monotonic())

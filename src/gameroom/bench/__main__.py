@@ -40,15 +40,18 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "arena", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
+                        choices=["all", "lobby", "league", "arena", "viewer", "fuzz", "slowloris", "capacity", "rl", "hostile",
+                                 *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games), "
                              "capacity (one referee server holding many remote players), rl (every "
                              "game's learning environment beside PettingZoo's classic ones) or hostile (the "
                              "attacks of issue 17 beside honest games), arena (the arena's ladder with program bots of "
-                             "each language, and its overhead per game)")
+                             "each language, and its overhead per game; then the viewer's figures), viewer (a season's "
+                             "longest stored game watched: its bytes on the wire per stored byte and the time to "
+                             "its first picture)")
     parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
-                        help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
+                        help=f"capacity, slowloris, league, viewer: the game played (default {REFERENCE_GAME})")
     parser.add_argument("--games", type=positive, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
@@ -66,8 +69,8 @@ def main() -> int:
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
     parser.add_argument("--workers", type=positive, default=2,
-                        help="league --acceptance: games played at once; league --backend ray and arena: the local "
-                             "pool's workers and each Ray node's game slots")
+                        help="league --acceptance, arena, viewer: games played at once; league --backend ray and "
+                             "arena: also each Ray node's game slots")
     parser.add_argument("--backend", choices=["local", "ray"], default="local",
                         help="league: ray adds the same league on Ray clusters of 1, 2 and 3 nodes on this machine "
                              "(in a network namespace of their own) beside the local pool, and Ray's cost a game")
@@ -120,9 +123,17 @@ def main() -> int:
     if args.acceptance:
         parser.error("--acceptance belongs to the league benchmark")
     if args.game == "arena":
-        from gameroom.bench import arena
+        from gameroom.bench import arena, viewer
 
         arena.run(args.games, game_name=args.played, workers=args.workers, quick=args.quick)
+        # --quick (the smoke test's run) gives the viewer a short season of its own games
+        viewer.run(args.games if args.quick else None, game_name=args.played, workers=args.workers,
+                   runs=1 if args.quick else 3)
+        return 0
+    if args.game == "viewer":
+        from gameroom.bench import viewer
+
+        viewer.run(args.games, game_name=args.played, workers=args.workers)
         return 0
     if args.game == "league" and args.backend == "ray":
         from gameroom.bench import cluster

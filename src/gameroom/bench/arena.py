@@ -45,7 +45,6 @@ import json
 import os
 import statistics
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +55,7 @@ from gameroom.core.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.games import registry
+from gameroom.league.packing import unpack
 from gameroom.league.schedule import game_seed
 from gameroom.league.table import TableTask
 
@@ -102,7 +102,7 @@ def measure(pool: Pool, workers: int, game_name: str, bots: tuple[dict, ...], ga
     after = groups.seconds() if groups is not None else None
     in_calls = []
     for outcome in outcomes:
-        record = MatchRecord.from_jsonl(zlib.decompress(outcome.replay).decode())
+        record = MatchRecord.from_jsonl(unpack(outcome.replay))
         in_calls.append(sum(e.data.get("latency") or 0.0 for e in record.events if e.kind == "call"))
     row: dict[str, float | None] = {"games/s": games / elapsed, "wall ms": elapsed * workers / games * 1000,
                                     "in calls ms": statistics.fmean(in_calls) * 1000,

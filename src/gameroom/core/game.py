@@ -155,6 +155,13 @@ class GameDescriptor(Generic[State, Action]):
     seat_moves: Callable[[], Moves] | None = None
     check: Check | None = None
     board: Path | None = None
+    drawing: Path | None = None
+    """The spectators' picture drawn in the browser: a JavaScript module beside the game's
+    code exporting ``draw(view, caption, before)``, which returns the SVG text of the
+    picture a spectator gets of a state (``picture(state, None, caption, story.draw)``)
+    from its spectator view (``views.spectator``) and the view of the step before (None at
+    the first). The viewer of stored games then sends views, not pictures (``web.viewer``;
+    ``docs/boards.md``). None: the web room draws each step's picture itself."""
     lobby: Any = None
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the

@@ -9,6 +9,7 @@ through its registry descriptor; nothing here knows a game.
                                     its bots seated; /rooms/{id} joins a room, /rooms/{id}?watch=1 watches
                                     (the page plays over /api/lobby/ws, docs/lobby.md)
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
+    GET  /drawings/{game}.js        the game's picture drawn in the browser from a view (404: it has none)
     GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
                                       "time_limit", "person_limit"}]  (policies: the operator's trained agents,
                                       gameroom web --policy; a seat names one like a strategy)
@@ -40,9 +41,17 @@ the pages say so):
                                             newest first; ``next`` (the last id of the page, or null
                                             at the end) is the ``before`` of the next page
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
-                                            x-replay-verified: yes | no | not-re-dealable (a tournament's
-                                            game: drawn from its recorded snapshots), x-replay-message
+    GET  /api/results/games/{id}/steps      ?from=K&count=N: the viewer's page of steps K+1.. (N at most 64,
+                                            the default; 0: only how far the re-run is, ``web.viewer``): each
+                                            step's caption and spectator view (the first whole, the others as
+                                            deltas), its picture only for a game the browser cannot draw;
+                                            "known", "done", "total", "verified" (yes | no | not-re-dealable |
+                                            not-kept) and "message" once the re-run is over; compressed
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step, each with its
+                                            picture (every step drawn: the viewer asks for steps instead);
+                                            header x-replay-verified: yes | no | not-re-dealable (a
+                                            tournament's game: drawn from its recorded snapshots),
+                                            x-replay-message
     GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
@@ -137,6 +146,11 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     games = registry.games()
     listing = Recent(lobby, LOBBY_KEPT) if lobby is not None else None
     drawing = asyncio.Semaphore(1)   # a stored replay is drawn by re-running its game: one at a time
+    viewer = None
+    if results is not None:
+        from gameroom.web.viewer import Viewer
+
+        viewer = Viewer(results.engine)
 
     async def lobby_page(_: Request) -> Response:
         return FileResponse(STATIC / "lobby.html")
@@ -173,6 +187,12 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             return _error(404, f"no game {request.path_params['game'][:60]!r}")
         found = game.board if game.board is not None and game.board.is_file() else STATIC / "generic-board.js"
         return FileResponse(found, media_type="text/javascript")
+
+    async def drawing_module(request: Request) -> Response:
+        game = games.get(request.path_params["game"])
+        if game is None or game.drawing is None or not game.drawing.is_file():
+            return _error(404, f"no drawing of {request.path_params['game'][:60]!r} in the browser")
+        return FileResponse(game.drawing, media_type="text/javascript")
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
@@ -289,6 +309,32 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             headers["x-replay-message"] = check["message"].encode("ascii", "replace").decode("ascii")[:1000]
         return Response(text, media_type="application/x-ndjson", headers=headers)
 
+    async def stored_steps(request: Request) -> Response:
+        if viewer is None:
+            return _error(404, NO_DATABASE)
+        from gameroom.web.viewer import Busy, encoded, wait_page
+
+        game_id = stored_id(request)
+        from gameroom.web.viewer import PAGE
+
+        text = request.query_params.get("from", "0")
+        if not text.isdigit() or len(text) > 9:
+            return _error(400, f"from: expected a step number (0 or more), got {text[:40]!r}")
+        count_text = request.query_params.get("count", str(PAGE))
+        if not count_text.isdigit() or int(count_text) > PAGE:
+            return _error(400, f"count: expected a number of steps in 0..{PAGE}, got {count_text[:40]!r}")
+        try:
+            steps = None if game_id is None else await asyncio.to_thread(viewer.open, game_id)
+        except Busy as exc:
+            return _error(503, str(exc), {"retry-after": "5"})
+        if steps is None:
+            return _error(404, f"no stored game {request.path_params['id']!r}")
+        page = await wait_page(steps, int(text), int(count_text))
+        body = json.dumps(page, ensure_ascii=False)
+        if not await room.is_staff(request.scope):   # compressed, so made public first (web.public)
+            body = room.scrubber.text(body)
+        return encoded(request, body.encode("utf-8"), "application/json")
+
     async def stored_ratings(request: Request) -> Response:
         if results is None:
             return _error(404, NO_DATABASE)
@@ -307,6 +353,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         Route("/matches/{id}", match_page),
         Route("/rooms/{id}", room_page),
         Route("/boards/{game}.js", board_module),
+        Route("/drawings/{game}.js", drawing_module),
         Route("/api/games", list_games),
         Route("/api/matches", start_match, methods=["POST"]),
         Route("/api/matches", list_matches),
@@ -319,6 +366,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         Route("/api/results", results_overview),
         Route("/api/results/games", stored_games),
         Route("/api/results/games/{id}", stored_game),
+        Route("/api/results/games/{id}/steps", stored_steps),
         Route("/api/results/games/{id}/replay", stored_replay),
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
@@ -340,6 +388,8 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         finally:
             sweeper.cancel()
             book.close()
+            if viewer is not None:
+                viewer.close()
 
     middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
                   Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,

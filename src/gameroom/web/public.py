@@ -10,6 +10,9 @@ operators need the paths. The endpoints themselves already leave out what has no
 meaning (the database URL of ``/api/results``; a downloaded replay's bot commands,
 :func:`public_replay`): this is the net under every answer, so a new endpoint, an error
 message quoting a file or a bot's stderr tail cannot show the server's layout.
+An answer its endpoint compressed (a stored replay, a page of the viewer's steps) passes
+as it is, streamed: no look can read it, so those endpoints make it public before
+compressing it (``room.scrubber``, :func:`public_replay`).
 """
 
 from __future__ import annotations
@@ -137,6 +140,11 @@ class PublicAnswers:
         async def held(message: Message) -> None:
             nonlocal start
             if message["type"] == "http.response.start":
+                if any(name.lower() == b"content-encoding" for name, _ in message.get("headers", [])):
+                    # compressed (a stored replay, a page of steps): no look could read it,
+                    # so its endpoint made it public before compressing; streamed as it is
+                    await send(message)
+                    return
                 start = message
                 return
             if message["type"] != "http.response.body" or start is None:

@@ -36,6 +36,9 @@ __all__ = ["Results", "MAX_PER_PAGE"]
 MAX_PER_PAGE = 100
 CACHED_REPLAYS = 16
 """Replays drawn lately, kept: scrubbing a page asks once, but a game is re-run per ask."""
+CACHED_BYTES = 4 * 1024 * 1024
+"""A replay whose pictures are larger is drawn again when asked again (the viewer asks
+for steps, ``web.viewer``, not for this)."""
 
 
 class Results:
@@ -91,6 +94,8 @@ class Results:
                 return None
             record = MatchRecord.from_jsonl(replay_of(row))
         drawn = draw(record)
+        if sum(len(frame.get("svg") or "") for frame in drawn[0]) > CACHED_BYTES:
+            return drawn   # a long game's pictures (a Q game's reached 276 MB) are not kept
         with self._lock:
             self._drawn[game_id] = drawn
             while len(self._drawn) > CACHED_REPLAYS:
