@@ -255,7 +255,9 @@ class RayCluster:
                 raise ClusterError(f"cannot join the Ray cluster at {self.address}: {said[:400]}") from None
             return
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # a local instance of ours reports to nobody
-        ray.init(num_cpus=workers, resources={RESOURCE: workers}, include_dashboard=False,
+        # "local": a new instance of ours even where ``ray start`` left a cluster's address
+        # in Ray's temporary folder, which a bare ray.init() would join
+        ray.init(address="local", num_cpus=workers, resources={RESOURCE: workers}, include_dashboard=False,
                  _node_ip_address="127.0.0.1", **quiet)
 
     def _first_look(self, need_capacity: bool) -> None:
