@@ -77,7 +77,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=positive_seconds, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack; arena: hostile "
                         "uploads of concatenated bzip2 streams (about 7 KB, built at once) rather than one stream "
-                        "(under 700 bytes, 8 s each to build)")
+                        "(under 700 bytes, 8 s each to build), no Ray rows, a short season for the viewer")
     parser.add_argument("--reference", action="append", default=[], metavar="FILE|KEY=RATE",
                         help="a game: more reference figures, a TOML file shaped like gameroom/bench/"
                              "references.toml, or one work's rate (KEY=RATE, e.g. q-dag-dag=91.3); "
