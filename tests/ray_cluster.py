@@ -174,6 +174,15 @@ so that neither the head nor a node looks for an outside address; ``ray start`` 
 to add a node with it set, so its nodes go without (their address given)."""
 
 
+def _kill_session(leader: int) -> None:
+    """SIGKILL every process of ``leader``'s session (a node started with ``ray start``)."""
+    for pid in _session_members(leader):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _serve(folder: Path, head_slots: int) -> None:
     os.environ[SINGLE_MACHINE] = "0"
     answers = os.fdopen(os.dup(1), "w")   # the answers' own channel: what Ray prints goes to the log
@@ -234,11 +243,7 @@ def _serve(folder: Path, head_slots: int) -> None:
                 node = added.pop(command["kill"])
                 killed = ids.pop(command["kill"])
                 if isinstance(node, subprocess.Popen):
-                    for pid in _session_members(node.pid):
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
+                    _kill_session(node.pid)
                     node.wait(60)
                 else:
                     cluster.remove_node(node, allow_graceful=False)
@@ -252,11 +257,7 @@ def _serve(folder: Path, head_slots: int) -> None:
             say({"error": f"{type(exc).__name__}: {exc}"})
     for node in added.values():
         if isinstance(node, subprocess.Popen):
-            for pid in _session_members(node.pid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            _kill_session(node.pid)
     ray.shutdown()
     cluster.shutdown()
     import shutil

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from gameroom.games import registry
+from tests.arena.running import wait_for
 from tests.league.conftest import EXAMPLES, GAMEROOM, bots_file, gameroom
 from tests.ray_cluster import REPO, ClusterProcess, in_new_namespace, namespace_or_skip
 
@@ -207,9 +208,7 @@ def test_a_league_loses_a_node_and_none_of_its_games(cluster: ClusterProcess, tm
         league = cluster.popen([*GAMEROOM, *common, "--backend", "ray", "--db", f"sqlite:///{ray}"], log,
                                env={"RAY_ADDRESS": cluster.address})
         # its build placed in the doomed node's cache: a game of slowpy has started there
-        _until(lambda: cache.is_dir() and any(cache.iterdir()) or league.poll() is not None, 300,
-               "a game on the node to kill", log)
-        assert league.poll() is None, log.read_text()
+        wait_for("a game on the node to kill", lambda: cache.is_dir() and any(cache.iterdir()), league, log, 300)
         cluster.kill("doomed")
         alive = False
         assert league.wait(300) == 0, log.read_text() + cluster.tail()
@@ -301,16 +300,6 @@ def _upload(client: Any, name: str, filename: str, data: bytes, language: str) -
                        params={"name": name, "filename": filename, "language": language})
 
 
-def _until(check: Callable[[], Any], seconds: float, what: str, log: Path) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.25)
-    raise AssertionError(f"{what} did not happen in {seconds} s:\n{log.read_text()[-3000:]}")
-
-
 def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
     """The arena joins the cluster (``ray_address``); three students' Python and Perl bots
     play on every node, all of them on the node that cannot see the arena's folder (their
@@ -336,12 +325,14 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
         playing = [cluster.ids["head"], cluster.ids["w1"], cluster.ids["hidden"]]
 
         # the node to kill first: any game of a Python bot there thinks until the kill
-        _until(lambda: any(n["node"] == slow and n["in_flight"] for n in season.admin()["nodes"]), 400,
-               "a game on the node to kill", season.log)
+        wait_for("a game on the node to kill",
+                 lambda: any(n["node"] == slow and n["in_flight"] for n in season.admin()["nodes"]),
+                 season.process, season.log, 400)
         cluster.kill("slow")
         alive.discard("slow")
-        again = _until(lambda: [line for line in season.lines() if "played again on another node" in line["event"]],
-                       300, "a game played again", season.log)
+        wait_for("a game played again",
+                 lambda: [line for line in season.lines() if "played again on another node" in line["event"]],
+                 season.process, season.log, 300)
 
         def spread() -> bool:
             with sqlite3.connect(season.db) as connection:
@@ -351,7 +342,8 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
             on = {node: {bot for n, bot in seated if n == node} for node in playing}
             return all(on.values()) and on[cluster.ids["hidden"]] >= bots
 
-        _until(spread, 400, "ladder games on every node, every bot on the hidden one", season.log)
+        wait_for("ladder games on every node, every bot on the hidden one", spread, season.process, season.log,
+                 400)
         again = [line for line in season.lines() if "played again on another node" in line["event"]]
         assert again and all(line["node"] == slow and "was lost" in line["event"] for line in again)
         overview = season.admin()
@@ -364,7 +356,8 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
         assert len(refusals) == 1 and refusals[0]["node"] == cluster.ids["nobwrap"]
         paused = season.call(lambda client: client.post("/api/arena/admin/pause", json={"paused": True}), "boss")
         assert paused.status_code == 200
-        _until(lambda: not season.admin()["running"], 300, "the games in flight ending", season.log)
+        wait_for("the games in flight ending", lambda: not season.admin()["running"], season.process, season.log,
+                 300)
     finally:
         if season is not None:
             season.stop()
