@@ -37,7 +37,7 @@ from gameroom.server.event_views import EventViews
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
 from gameroom.server.admission import connection_cap, file_limit
-from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
+from gameroom.server.lobby_limits import AddressBook, JoinThrottle, Refusals, address_key, username_key
 from gameroom.server.referee_rooms import RefereeGame
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
@@ -379,6 +379,7 @@ class Lobby:
                                      config.max_unlogged_per_address if config.max_connections_per_address else 0)
         self.max_connections = connection_cap(config.max_connections) if config.max_connections else 0
         self.lingering_refusals = 0
+        self.refusals = Refusals()
         self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
@@ -441,10 +442,16 @@ class Lobby:
 
     async def _refuse(self, client: Client, why: str | None = None) -> None:
         """A connection over a quota (its address's connections, unless ``why`` says
-        another): one NACK, then closed."""
-        logger.info(f"{client.peer}: refused: " + (why or f"{self.config.max_connections_per_address} connections "
-                                                          f"from {client.address} already"))
+        another): one NACK, then closed — at once, and without a log line, while its
+        address's burst of refusals lasts (``Refusals``)."""
         client.writer.write(_encode(nack(why or "Too many connections from your address")))
+        unsaid = self.refusals.refused(client.address, time.monotonic())
+        if unsaid is None:
+            client.writer.close()   # the NACK is flushed first
+            return
+        logger.info(f"{client.peer}: refused: " + (why or f"{self.config.max_connections_per_address} connections "
+                                                          f"from {client.address} already")
+                    + (f" ({unsaid} more from {client.address} refused since the last such line)" if unsaid else ""))
         if self.lingering_refusals >= _MAX_LINGERING_REFUSALS:
             client.writer.transport.abort()
             return
