@@ -222,7 +222,7 @@ def test_a_person_plays_nim_in_the_web_room(nim: dict[str, Any], web: str) -> No
         signed = client.post("/api/signup", json={"username": "nim-person", "password": "correct horse battery"})
         assert signed.status_code == 201, signed.text
         started = client.post("/api/matches", json={"game": "nim", "seats": ["human", "random"], "seed": 5,
-                                                    "time_limit": 120}).json()
+                                                    "person_limit": 120}).json()
         token = started["tokens"]["P1"]
         cookie = {"Cookie": f"gameroom_session={client.cookies['gameroom_session']}"}
         prompts = 0

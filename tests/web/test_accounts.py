@@ -145,7 +145,7 @@ def test_a_secret_on_the_command_line_works_and_the_start_says_it_shows() -> Non
 
 def test_a_person_is_sent_to_log_in_and_back_to_the_seat_in_chromium(web_server: WebServer, page: Any) -> None:
     creator = signed_up(web_server.url, "host-of-two")
-    reply = creator.post("/api/matches", json={"game": "q", "seats": ["human", "human"], "time_limit": 300})
+    reply = creator.post("/api/matches", json={"game": "q", "seats": ["human", "human"], "person_limit": 300})
     match_id, token = reply.json()["id"], reply.json()["tokens"]["P2"]
     seat_url = f"{web_server.url}/matches/{match_id}?seat=P2&token={token}"
     page.goto(seat_url)

@@ -57,7 +57,8 @@ def test_a_bot_match_of_every_game_ends_with_winners_and_replays_step_by_step(we
     status, answer = web_server.request("POST", "/api/matches", {"game": name, "seats": seats, "seed": 5})
     assert status == 201 and answer["tokens"] == {}
     summary = web_server.wait_over(answer["id"])
-    assert summary["game"] == name and summary["seats"] == [{"name": f"P{i + 1}", "player": s}
+    assert summary["game"] == name and summary["seats"] == [{"name": f"P{i + 1}", "player": s,
+                                                             "limit": game.limits.call}
                                                             for i, s in enumerate(seats)]
     assert summary["result"]["winners"] and "error" not in summary["result"]
     assert any(m["id"] == answer["id"] for m in web_server.get("/api/matches"))

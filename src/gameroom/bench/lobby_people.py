@@ -245,14 +245,18 @@ def measure_pictures(seconds: float = 5.0, watchers: int = WATCHERS) -> dict[str
         until("ACK")
         while until("CALL").get("oneWay"):
             pass   # the person thinks from now on: the state stays
-        steps_before = server.call(lambda: server.lobby.rooms[room].referee.step)
+        def step() -> int:
+            referee = server.lobby.rooms[room].referee
+            return referee.step if referee is not None else 0
+
+        steps_before = server.call(step)
         GameDescriptor.picture = counted   # type: ignore[method-assign]
         try:
             out, _ = _module("watch", "--port", str(server.port), "--room", str(room), "--watchers", str(watchers),
                              "--seconds", str(seconds)).communicate()
         finally:
             GameDescriptor.picture = original   # type: ignore[method-assign]
-        steps = server.call(lambda: server.lobby.rooms[room].referee.step) - steps_before + 1
+        steps = server.call(step) - steps_before + 1
         watched = json.loads(out)
     finally:
         person.close()

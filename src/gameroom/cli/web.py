@@ -65,6 +65,8 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--policy", action="append", default=[], metavar="GAME:NAME=MODULE:CALLABLE",
                      help="offer a trained policy (observation dict -> action index, gameroom.rl) as the bot NAME "
                           "for GAME's seats; it plays in a process of its own (repeatable; needs the rl extra)")
+    web.add_argument("--person-limit", type=float, default=None, metavar="SECONDS",
+                     help="a person's time for one decision in a match that asks none (default: the game's own)")
     for option, name, kind, text in _LIMITS:
         default = getattr(_DEFAULTS, name)
         web.add_argument(option, type=kind, default=default, metavar="N", help=f"{text} (default {default:g})")
@@ -76,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
     known = {f.name for f in fields(RoomLimits)}
     values = {name: getattr(args, name) for _, name, _, _ in _LIMITS if name in known}
-    limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public)
+    limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public,
+                        person_limit=args.person_limit)
     try:
         return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy, args.secret,
                          args.policy)

@@ -9,9 +9,11 @@ through its registry descriptor; nothing here knows a game.
                                     (the page plays over /api/lobby/ws, docs/lobby.md)
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
     GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
-                                      "time_limit", "person_limit"}]  (policies: the operator's trained agents,
+                                      "time_limit", "person_limit", "least_person_limit",
+                                      "decisions": {wire name: the game's words}}]  (policies: the operator's trained agents,
                                       gameroom web --policy; a seat names one like a strategy)
-    POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
+    POST /api/matches               {"game", "seats", "seed"?, "time_limit"? (the bots' seats), "person_limit"?
+                                     (the people's, at least least_person_limit), "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
     GET  /api/matches/{id}/replay   JSON Lines, one line per state change
@@ -49,6 +51,7 @@ import asyncio
 import contextlib
 import json
 import time
+from dataclasses import replace
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -66,7 +69,7 @@ from gameroom.games import registry
 from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
-from gameroom.web.matches import BadRequest, MatchRequest, WebMatch
+from gameroom.web.matches import BadRequest, MatchRequest, WebMatch, least_person_limit
 from gameroom.web.room import Room
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.lobby_socket import relay_socket
@@ -170,17 +173,23 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
                               "strategies": list(g.strategies), "policies": room.policies.names(g.name),
                               "human": g.playable_by_people,
-                              "time_limit": g.limits.call, "person_limit": g.person_limit}
+                              "time_limit": g.limits.call,
+                              "person_limit": limits.person_limit if limits.person_limit is not None else g.person_limit,
+                              "least_person_limit": least_person_limit(g),
+                              "decisions": {m.wire: g.decision(m.name) for m in g.protocol.methods}}
                              for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:
-            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games, room.policies)
+            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games, room.policies,
+                                                   limits.person_limit)
         except BadBody as exc:
             return _error(exc.status, str(exc))
         except BadRequest as exc:
             return _error(400, str(exc))
-        owner, _ = await room.owner(request)
+        owner, account = await room.owner(request)
+        if account is not None:   # shown on the seat it plays
+            owner = replace(owner, name=account.name)
         if owner.user is None and any(kind == "human" for kind in match_request.seats):
             return _error(401, "log in to play at a person's seat (/login or /signup); bots-only matches "
                                "need no account")

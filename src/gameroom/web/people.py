@@ -76,7 +76,8 @@ class HumanPlayer:
         prompt = Prompt(spec.wire, offered, deadline, spec, args)
         with self.lock:
             self.prompt = prompt
-        self.tell({"type": "prompt", "method": spec.wire, "limit": self.limit, "deadline": deadline,
+        self.tell({"type": "prompt", "method": spec.wire, "asks": self.game.decision(spec.name), "limit": self.limit,
+                   "deadline": deadline,
                    "choices": [{"label": label, "action": action} for label, action in offered]})
         try:
             # the referee stops waiting at its limit; this thread gives up a little later

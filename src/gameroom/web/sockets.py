@@ -179,7 +179,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
     match = found
     seat = websocket.query_params.get("seat")
     if seat is not None:
-        problem = match.admit(seat, websocket.query_params.get("token"), user)
+        problem = match.admit(seat, websocket.query_params.get("token"), user, name)
         if problem is not None:
             room.strikes.add(address)
             await close_socket(websocket, error_frame(problem, True, login=user is None), 1008)

@@ -95,4 +95,5 @@ GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     **package_parts(__name__, narrator=_narrator),
     moves=moves,
     person_limit=PERSON_LIMIT,
+    decision_words={"initial": "place a penguin", "take_turn": "move a penguin"},
 )
