@@ -100,7 +100,10 @@ class RefereeGame:
         except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
             logger.info(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
             self.story = None
-        self._spectators: dict[bool, tuple[int, bytes]] = {}   # pictures? -> (step, GAME_STATE encoded)
+        # GAME_STATE of the latest step, made once: pictures? -> (step, message, encoded) for
+        # spectators, (seat, pictures?) -> (step, message) for seats; a picture is drawn once a step
+        self._spectators: dict[bool, tuple[int, dict[str, Any], bytes]] = {}
+        self._seats: dict[tuple[int, bool], tuple[int, dict[str, Any]]] = {}
         self.runner = greenlet(self._main)
         self.over = False
         self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
@@ -266,6 +269,7 @@ class RefereeGame:
             message["limit"] = limit
         if pending.offered is not None:
             message["moves"] = [{"label": label, "action": action} for label, action in pending.offered]
+            message["asks"] = self.game.decision(spec.name)   # the game's words for what the call asks
         pending.message = message
         if member is not None:   # a held seat is sent it when it comes back
             member.send(message)
@@ -419,33 +423,39 @@ class RefereeGame:
                 self.announced.add(index)
                 self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": ejection.name,
                                             "roomClosed": False, "reason": REASONS.get(ejection.kind, "EJECTED"),
-                                            "message": ejection.reason, "method": ejection.method})
+                                            "message": ejection.reason, "method": ejection.method,
+                                            "asks": self.game.decision(ejection.method)})
             self.lobby.unseat(self.room, index)
 
     def view_message(self, index: int) -> dict[str, Any]:
         """``GAME_STATE`` of the latest state as seat ``index`` may see it (with its
-        picture for a member that asked for ``pictures``)."""
-        name = self.names[index]
-        view = None if self.state is None else self.game.views.seat(self.state, name)
-        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
-                   "state": view}
+        picture for a member that asked for ``pictures``): made once a step for the seat,
+        however often it asks."""
         member = self.room.members[index] if index < len(self.room.members) else None
-        if getattr(member, "pictures", False):
-            message["svg"] = self._picture(name)
-        return message
+        pictures = bool(getattr(member, "pictures", False))
+        made = self._seats.get((index, pictures))
+        if made is None or made[0] != self.step:
+            name = self.names[index]
+            view = None if self.state is None else self.game.views.seat(self.state, name)
+            message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption,
+                       "narration": self.narration, "state": view}
+            if pictures:
+                message["svg"] = self._picture(name)
+            made = self._seats[(index, pictures)] = (self.step, message)
+        return made[1]
 
     def spectator_message(self, pictures: bool = False) -> tuple[dict[str, Any], bytes | None]:
-        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a
-        state, with its picture and without)."""
-        view = None if self.state is None else self.game.views.spectator(self.state)
-        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
-                   "state": view}
-        if pictures:
-            message["svg"] = self._picture(None)
+        """``GAME_STATE`` of the latest state as a spectator may see it: made, drawn and
+        encoded once a step (with its picture and without), shared by every spectator."""
         made = self._spectators.get(pictures)
         if made is None or made[0] != self.step:
-            made = self._spectators[pictures] = (self.step, self.lobby.encode(message))
-        return message, made[1]
+            view = None if self.state is None else self.game.views.spectator(self.state)
+            message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption,
+                       "narration": self.narration, "state": view}
+            if pictures:
+                message["svg"] = self._picture(None)
+            made = self._spectators[pictures] = (self.step, message, self.lobby.encode(message))
+        return made[1], made[2]
 
     def _picture(self, viewer: str | None) -> str | None:
         """The game's picture of the latest state as ``viewer`` (None: a spectator) may see
@@ -453,6 +463,7 @@ class RefereeGame:
         conceal its secrets, or the picture fails (the views go on without it)."""
         if self.state is None:
             return None
+        self.lobby.drawings += 1
         try:
             return self.game.picture(self.state, viewer, self.caption or f"step {self.step}",
                                      self.story.draw if self.story is not None else None)
