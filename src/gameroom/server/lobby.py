@@ -27,13 +27,14 @@ import secrets
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Sequence, TypeGuard
+from typing import Any, Awaitable, Callable, Sequence, TypeGuard
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
 from gameroom.server.event_views import EventViews
+from gameroom.server.lobby_checks import Allowance
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
 from gameroom.server.lobby_identity import MAX_SECRET, Held, Proof, new_secret, valid_credential
@@ -143,6 +144,7 @@ class Client:
             self.address = f"{self.address} relaying {self.peer}"
             self.own_address = None
         self.joins = JoinThrottle(lobby.config.failed_joins_per_minute)
+        self.checks = Allowance()   # answers of CHECKs judged, per second (server.lobby_checks)
 
     def label(self) -> str:
         return self.username or self.peer
@@ -253,7 +255,9 @@ class Client:
                         if self.closing:
                             break
                     try:
-                        self.lobby.handle(self, value)
+                        later = self.lobby.handle(self, value)
+                        if later is not None:   # judged off the loop: its answer before the next request's
+                            await later
                     except Exception as exc:   # a server bug must not leave the client hanging
                         # the one line below is the log's; its traceback is the module logger's
                         logger.debug("internal error on a lobby message", exc_info=True)
@@ -523,24 +527,27 @@ class Lobby:
 
     # -- messages ---------------------------------------------------------------------
 
-    def handle(self, client: Client, message: Any) -> None:
+    def handle(self, client: Client, message: Any) -> Awaitable[None] | None:
+        """Handle one message of ``client`` at once; an awaitable when its answer comes
+        later (a CHECK, judged off the loop): the client's next request waits for it."""
         if self.debug_log is not None:
             self.debug_log(f"<- {client.label()} {json.dumps(message, ensure_ascii=False)}")
         kind = message.get("type") if isinstance(message, dict) else None
         if not isinstance(kind, str) or (kind not in CLIENT_TYPES and kind not in self.server_types):
             client.send(nack("Not a message"))
-            return
+            return None
         if kind not in CLIENT_TYPES:
             client.send(nack("Did not receive a client message"))
             self.lost(client, "EJECTED" if self.config.referee else "CONNECTION_LOST", f"sent {kind}")
-            return
+            return None
         if client.state == CONNECTED and kind != "LOGIN":
             client.send(nack("Login message missing"))
-            return
+            return None
         try:
-            getattr(self, "_" + kind.lower())(client, message)
+            later: Awaitable[None] | None = getattr(self, "_" + kind.lower())(client, message)
+            return later
         except _Refused:
-            pass
+            return None
 
     def _login(self, client: Client, m: dict[str, Any]) -> None:
         """LOGIN (eriantys.md 7.2), and ours: ``spectator``; ``secret`` (true: hand out a
@@ -989,10 +996,9 @@ class Lobby:
         if referee is not None:
             referee.reply(client, m)
 
-    def _check(self, client: Client, m: dict[str, Any]) -> None:
+    def _check(self, client: Client, m: dict[str, Any]) -> Awaitable[None] | None:
         referee = self._referee_of(client)
-        if referee is not None:
-            referee.check(client, m)
+        return referee.check(client, m) if referee is not None else None
 
     def _referee_of(self, client: Client) -> RefereeGame | None:
         """The referee of the room the seat of ``client`` plays by calls (a ``REPLY`` or a
@@ -1036,9 +1042,9 @@ class Lobby:
             room.turn_timer = None
         if current is not None and waiting and isinstance(room.members[current], HouseBot):
             asyncio.get_running_loop().call_soon(self._house_turn, room, room.game)
-        elif restart and waiting and current is not None and self.config.turn_timeout > 0:
+        elif restart and waiting and current is not None and self._turn_limit(room, current):
             room.turn_timer = asyncio.get_running_loop().call_later(
-                self.config.turn_timeout, self._turn_timeout, room, current)
+                self._turn_limit(room, current), self._turn_timeout, room, current)
 
     def _send_views(self, room: Room) -> None:
         """The game as it is now to every seat and spectator that asked for views
@@ -1048,8 +1054,9 @@ class Lobby:
         for member in room.members:
             if isinstance(member, Client) and member.views and member.room is room:
                 message = views.message(room.game, member.seat, member.pictures, member.person)
-                if "moves" in message and self.config.turn_timeout > 0:
-                    message["limit"] = self.config.turn_timeout   # the turn's timer starts now
+                limit = self._turn_limit(room, member.seat)
+                if "moves" in message and limit:
+                    message["limit"] = limit   # the turn's timer starts now
                 member.send(message)
         for watcher in room.watchers:
             if watcher.views:
@@ -1076,25 +1083,51 @@ class Lobby:
             return
         self._apply_event(room, seat, {**event, "type": game.event_type}, None)
 
+    def _turn_limit(self, room: Room, seat: int) -> float:
+        """The seconds seat ``seat`` has for its turn in a room played by events (0: no
+        limit): ``turnTimeoutSeconds``; for a person's seat ``personTimeoutSeconds``, else
+        the game's time for a person (never less than the turn's)."""
+        turn = self.config.turn_timeout
+        member = room.members[seat] if 0 <= seat < len(room.members) else None
+        if not (isinstance(member, Client) and member.person):
+            return turn
+        if self.config.person_timeout is not None:
+            return self.config.person_timeout
+        person = room.hosted.descriptor.person_limit if room.hosted.descriptor is not None else None
+        return turn if person is None else max(turn, person)
+
     def _turn_timeout(self, room: Room, seat: int) -> None:
         room.turn_timer = None
         game = room.hosted.events
         if self.rooms.get(room.id) is not room or game is None or game.current(room.game) != seat:
             return
         member = room.members[seat]
+        why = f"no valid event within {self._turn_limit(room, seat):g} s"
         if self.config.referee:
-            self._eject(room, seat, "TIMEOUT")
+            self._eject(room, seat, "TIMEOUT", why)
+        elif isinstance(member, Client) and member.person:
+            # a person is told, and stays in the lobby; the room closes as for any departure (7.5)
+            member.send({"type": "PLAYER_DISCONNECT", "username": member.username, "roomClosed": True,
+                         "reason": "TIMEOUT", "message": why})
+            logger.info(f"{member.username}: {why}")
+            self._close_room(room, member, "TIMEOUT")
         elif isinstance(member, Client):
-            self.lost(member, "TIMEOUT", f"no valid event within {self.config.turn_timeout:g} s")
+            self.lost(member, "TIMEOUT", why)
 
-    def _eject(self, room: Room, seat: int, reason: str) -> None:
-        """7.7: the seat's team is eliminated, the others are told, its connection closed."""
+    def _eject(self, room: Room, seat: int, reason: str, why: str | None = None) -> None:
+        """7.7: the seat's team is eliminated, the others are told, its connection closed
+        (a person's is not: it is told why, and is back in the lobby)."""
         game = room.hosted.events
         assert game is not None
         member = room.members[seat]
         room.members[seat] = None
         if isinstance(member, HouseBot):
             self._release(member)
+        elif member is not None and member.person:
+            member.room, member.seat, member.person, member.views, member.state = None, -1, False, False, LOBBY
+            member.send({"type": "PLAYER_DISCONNECT", "username": member.username, "roomClosed": False,
+                         "reason": reason, "message": why or f"ejected ({reason})"})
+            logger.info(f"{member.username}: ejected ({reason})")
         elif member is not None:
             member.room, member.seat, member.state = None, -1, LOBBY
             self.lost(member, reason, f"ejected ({reason})")

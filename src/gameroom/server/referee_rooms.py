@@ -32,7 +32,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from greenlet import getcurrent, greenlet
 
@@ -43,6 +43,7 @@ from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID, Method
 from gameroom.core.record import EJECT, STATE, Event, FailureKind
+from gameroom.server.lobby_checks import NOT_OFFERED, CheckFailed, Question, judges
 from gameroom.server.lobby_games import Hosted, HouseBot
 
 __all__ = ["RefereeGame", "REASONS"]
@@ -68,6 +69,7 @@ class Pending:
     args: tuple[Any, ...] = ()
     message: dict[str, Any] | None = None   # the CALL (sent again to a seat that comes back)
     deadline: float | None = None           # the loop's time its limit runs out
+    question: Question | None = None        # what a CHECK of it asks the judges (made at the first)
 
 
 class RefereeGame:
@@ -84,6 +86,8 @@ class RefereeGame:
             self.game.person_moves() if person else None for person in self.people]
         # how a person's composed answer (not offered: a Q turn of several tiles) is judged
         self.checks = [self.game.person_check(moves) if moves is not None else None for moves in self.moves]
+        if any(check is not None for check in self.checks):
+            judges().warm()   # a person's first CHECK need not wait for the judging process to start
         self.calls = itertools.count(1)
         self.cancel = threading.Event()
         self.suspended_on: Any = None      # what the referee waits for: a Pending, a yield
@@ -340,23 +344,42 @@ class RefereeGame:
             self.replied_at = self.lobby.arrived
         self._wake(pending, ("reply", value))
 
-    def check(self, client: Any, message: dict[str, Any]) -> None:
+    def check(self, client: Any, message: dict[str, Any]) -> Awaitable[None] | None:
         """A ``CHECK``: what the game's own rules find wrong with each tentative answer
         (``results``) to the call waiting for the person's seat of ``client``, nothing
-        taken — ``CHECKED`` ``{"call", "problems"}`` (null: legal)."""
+        taken — ``CHECKED`` ``{"call", "problems"}`` (null: legal). Judged off the loop
+        (``server.lobby_checks``), within the client's allowance: the awaitable returned
+        sends the answer (the lobby reads no more of the client's requests meanwhile); a
+        refusal is sent at once (None returned)."""
         pending = self.waiting(client.seat)
         if pending is None or pending.offered is None:
             client.send(_nack("No call is waiting for your reply"))
-            return
+            return None
         results = message.get("results")
         if not isinstance(results, list) or len(results) > MAX_CHECKS:
             client.send(_nack(f"A CHECK carries results: a list of at most {MAX_CHECKS} answers"))
+            return None
+        if pending.question is None:
+            pending.question = Question(self.game.name, pending.spec.name, pending.args,
+                                        [action for _, action in pending.offered], self.checks[client.seat])
+        return self._judged(client, pending, pending.question, results)
+
+    async def _judged(self, client: Any, pending: Pending, question: Question, results: list[Any]) -> None:
+        """``CHECKED`` for ``results``, once the client's allowance lets them be judged."""
+        allowance = client.checks
+        wait = allowance.wait(len(results), self.loop.time())
+        if wait > 0:
+            await asyncio.sleep(wait)
+        allowance.take(len(results), self.loop.time())
+        try:
+            problems = await judges().problems(question, results) if results else []
+        except CheckFailed as exc:
+            client.send(_nack(f"The CHECK could not be judged: {exc}"))
             return
-        check = self.checks[client.seat]
-        problems = [None if any(result == a for _, a in pending.offered)
-                    else f"not one of the {len(pending.offered)} legal moves offered" if check is None
-                    else composed_problem(pending.spec, pending.args, result, check) for result in results]
-        client.send({"type": "CHECKED", "call": pending.call, "problems": problems})
+        offered = len(question.offered)
+        client.send({"type": "CHECKED", "call": pending.call,
+                     "problems": [f"not one of the {offered} legal moves offered" if problem == NOT_OFFERED
+                                  else problem for problem in problems]})
 
     def departed(self, index: int, reason: str, why: str) -> None:
         """The member of seat ``index`` left the room or lost its connection: the room is
