@@ -46,7 +46,8 @@ def test_a_bad_body_is_refused_with_its_reason(web_server: WebServer, body: obje
 def test_unknown_matches_are_404(web_server: WebServer) -> None:
     assert web_server.request("GET", "/api/matches/nope")[0] == 404
     assert web_server.request("GET", "/api/matches/nope/replay")[0] == 404
-    assert web_server.request("GET", "/matches/nope")[0] == 404
+    status, page = web_server.request("GET", "/matches/nope")
+    assert status == 404 and "<html" in page and "no match &#x27;nope&#x27;" in page   # a page for a person, not JSON
 
 
 @pytest.mark.parametrize("name", registry.names())

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import time
 from dataclasses import replace
@@ -60,7 +61,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -88,6 +89,15 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 NO_DATABASE = "no results database: start the web room with gameroom web --db URL"
+
+
+def _gone_page(message: str) -> str:
+    """The page of a match that is not (or no longer) here: what happened, and the way back."""
+    return ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<title>match not here</title><link rel="stylesheet" href="/static/style.css"></head>'
+            f'<body><main><h1>match not here</h1><p id="gone">{html.escape(message)}</p>'
+            '<p><a href="/">back to the lobby</a></p></main></body></html>\n')
 
 
 class Recent:
@@ -155,9 +165,13 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     async def match_page(request: Request) -> Response:
         found = await located(request)
-        if not isinstance(found, WebMatch):
-            return missing(request, found, "/results/games/{}")
-        return FileResponse(STATIC / "match.html")
+        if isinstance(found, WebMatch):
+            return FileResponse(STATIC / "match.html")
+        if isinstance(found, Gone) and found.stored is not None:
+            return missing(request, found, "/results/games/{}")   # its stored game's page
+        # a person's page, not the API's JSON: a match finished and evicted, or none such
+        return HTMLResponse(_gone_page(found.message if isinstance(found, Gone)
+                                       else f"no match {request.path_params['id'][:60]!r}"), status_code=404)
 
     async def room_page(_: Request) -> Response:   # /rooms/new and /rooms/ID: the page reads its own address
         return FileResponse(STATIC / "room.html")
