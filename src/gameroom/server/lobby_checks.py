@@ -118,6 +118,10 @@ def _ready() -> None:
 
 
 _HEADER = struct.Struct(">I")
+_READY = -1   # the number of the judging process's first answer: it is ready
+STARTING_SECONDS = 120.0
+"""The longest the judging process may take to start (a loaded machine's imports) before
+a question waiting for it is refused."""
 
 
 def _read_frame(stream: Any) -> bytes | None:
@@ -138,8 +142,11 @@ def serve() -> None:
     """The judging process (``python -m gameroom.server.lobby_checks``): questions in on
     standard input, ``(number, packed question, answers)``, their problems out on standard
     output, ``(number, True, problems)`` or ``(number, False, why)``, until the input ends."""
+    source, sink = sys.stdin.buffer, os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())   # a game that prints cannot garble the answers
     _ready()
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sink.write(_frame(pickle.dumps((_READY, True, None))))   # the games are loaded: questions are judged now
+    sink.flush()
     while (data := _read_frame(source)) is not None:
         number, packed, answers = pickle.loads(data)
         try:
@@ -161,6 +168,7 @@ class _Worker:
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         env={**os.environ, "PYTHONPATH": path})
         self.pending: dict[int, concurrent.futures.Future[list[str | None]]] = {}
+        self.started: concurrent.futures.Future[None] = concurrent.futures.Future()
         self.numbers = itertools.count()
         self.lock = threading.Lock()
         # the loop only queues a question: a thread writes it (a full pipe would block the loop)
@@ -194,6 +202,9 @@ class _Worker:
         assert self.process.stdout is not None
         while (data := _read_frame(self.process.stdout)) is not None:
             number, ok, value = pickle.loads(data)
+            if number == _READY:
+                self.started.set_result(None)
+                continue
             with self.lock:
                 future = self.pending.pop(number, None)
             if future is not None and not future.done():
@@ -203,9 +214,10 @@ class _Worker:
                     future.set_exception(CheckFailed(f"the check failed: {value}"))
         with self.lock:
             left, self.pending = list(self.pending.values()), {}
-        for future in left:
-            if not future.done():
-                future.set_exception(CheckFailed("the judging process ended"))
+        ended: list[concurrent.futures.Future[Any]] = [*left, self.started]
+        for waiting in ended:
+            if not waiting.done():
+                waiting.set_exception(CheckFailed("the judging process ended"))
 
     def stop(self) -> None:
         """End the process (its answers left are failures)."""
@@ -290,6 +302,8 @@ class Judges:
             else:
                 worker = self._process()
                 future = asyncio.wrap_future(worker.submit(packed, answers))
+                async with asyncio.timeout(STARTING_SECONDS):   # its start is not the question's time
+                    await asyncio.shield(asyncio.wrap_future(worker.started))
             async with asyncio.timeout(CHECK_SECONDS):
                 return await future
         except TimeoutError:
