@@ -128,7 +128,11 @@ def test_a_short_or_missing_secret_is_one_error_line(tmp_path: Path) -> None:
     (tmp_path / "short").write_text("tiny")
     for option, message in ((["--secret-file", str(tmp_path / "short")], "needs at least 16"),
                             (["--secret-file", str(tmp_path / "none")], "cannot read --secret-file"),
-                            (["--secret", "tiny"], "the session secret of --secret is 4 characters")):
+                            (["--secret", "tiny"], "the session secret of --secret is 4 characters"),
+                            (["--lobby", "127.0.0.1:9", "--lobby-secret-file", str(tmp_path / "short")],
+                             "the lobby secret is 4 characters; it needs at least 16 (the lobby's relaySecret)"),
+                            (["--lobby", "127.0.0.1:9", "--lobby-secret-file", str(tmp_path / "none")],
+                             "cannot read --lobby-secret-file")):
         run = subprocess.run([*GAMEROOM, "web", "--port", str(free_port()), *option], capture_output=True, timeout=120)
         err = run.stderr.decode()
         assert run.returncode == 2 and message in err and err.count("\n") == 1, err

@@ -99,18 +99,16 @@ def _lobby_secret(path: Path | None) -> str | None:
     import os
 
     from gameroom.cli.common import UsageError
+    from gameroom.core.textfile import FileProblem, read_text
     from gameroom.server.lobby_identity import MIN_RELAY_SECRET
 
-    if path is not None:
-        try:
-            secret = path.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeError) as exc:
-            raise UsageError(f"cannot read --lobby-secret-file {path}: {getattr(exc, 'strerror', None) or exc}") \
-                from None
-    else:
-        secret = os.environ.get(LOBBY_SECRET_VARIABLE, "").strip()
-        if not secret:
-            return None
+    try:
+        secret = (read_text(path, "--lobby-secret-file") if path is not None
+                  else os.environ.get(LOBBY_SECRET_VARIABLE, "")).strip()
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
+    if path is None and not secret:
+        return None
     if len(secret) < MIN_RELAY_SECRET:
         raise UsageError(f"the lobby secret is {len(secret)} characters; it needs at least {MIN_RELAY_SECRET} "
                          "(the lobby's relaySecret)")
