@@ -222,3 +222,52 @@ def test_the_remote_port_chosen_once_is_kept_and_a_taken_one_is_said(tmp_path: P
         with pytest.raises(HallError, match=f"the port chosen for remote bots before, {taker.getsockname()[1]} .*"
                                             "is in use by another program"):
             Hall(engine, lambda competition: None, lambda: None).listen("127.0.0.1", 0)
+
+
+def test_a_final_whose_process_was_killed_reads_interrupted_and_a_live_one_playing(tmp_path: Path) -> None:
+    """A real process starts a final's row as ``play_final`` does and is killed with
+    SIGKILL mid-final: the next reader marks it interrupted, saying why; a final whose
+    process is alive (this one's) stays playing."""
+    import signal
+    import subprocess
+    import sys
+
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from gameroom.arena.final import settle_interrupted
+    from gameroom.arena.tables import FinalRow
+    from gameroom.league.db import open_database
+
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    engine = open_database(url)
+    start = ("from gameroom.arena.final import _this_process\n"
+             "from gameroom.arena.tables import FinalRow, now\n"
+             "from gameroom.league.atomic import write_transaction\n"
+             "from gameroom.league.db import open_database\n"
+             "import sys\n"
+             "with write_transaction(open_database(sys.argv[1])) as session:\n"
+             "    session.add(FinalRow(competition='q', number=int(sys.argv[2]), format='round-robin',\n"
+             "                         status='playing', result=_this_process(), started_at=now()))\n"
+             "print('playing', flush=True)\n"
+             "sys.stdin.read()\n")
+    killed = subprocess.Popen([sys.executable, "-c", start, url, "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    alive = subprocess.Popen([sys.executable, "-c", start, url, "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert killed.stdout is not None and killed.stdout.readline() == "playing\n"
+        assert alive.stdout is not None and alive.stdout.readline() == "playing\n"
+        assert settle_interrupted(engine, "q") == 0                 # both processes still play
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        assert settle_interrupted(engine, "q") == 1
+        assert settle_interrupted(engine, "q") == 0                 # said once
+        with Session(engine) as session:
+            rows = {row.number: row for row in session.scalars(select(FinalRow))}
+        assert rows[1].status == "interrupted" and f"pid {killed.pid}" in rows[1].result["error"]
+        assert rows[2].status == "playing"
+    finally:
+        for process in (killed, alive):
+            process.kill()
+            process.wait()

@@ -24,17 +24,26 @@ standings page and the command print. Every game is stored under the final's own
 (``arena:{competition}:final:{number}``, the final numbered from 1) with a seed derived
 from the competition's; ratings are untouched; each final is kept in ``arena_finals`` (a
 second final never replaces the first).
+
+A final whose process ends without finishing (a kill -9, a lost machine) would stay
+``playing`` for ever: the row names the process playing it (``result`` holds its host, pid
+and that process's start time while it plays), and whoever reads the finals on that host
+(the pages, the next ``gameroom arena final``) marks a final whose process is gone
+``interrupted``, naming why. A final played from another host stays ``playing`` until a
+reader on its host looks (its process cannot be asked from here).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import socket
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from gameroom.arena.config import Competition
@@ -47,7 +56,7 @@ from gameroom.league.schedule import game_seed
 from gameroom.league.table import TableTask
 
 __all__ = ["FORMATS", "TIEBREAK_ROUNDS", "play_final", "seed_field", "round_robin", "knock_out", "describe",
-           "final_label", "REMOTE_LEFT_OUT"]
+           "final_label", "REMOTE_LEFT_OUT", "settle_interrupted"]
 
 FORMATS = ("round-robin", "knock-out")
 TIEBREAK_ROUNDS = 3
@@ -261,6 +270,7 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
         raise ArenaError(400, "a knock-out final needs a two-player competition; choose round-robin")
     freeze(arena.engine, competition.name, "final")
     arena.frozen[competition.name] = True
+    settle_interrupted(arena.engine, competition.name)
     try:
         table = wait_for_table(arena.engine, competition, wait)
     except SeasonError as exc:
@@ -276,8 +286,8 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
     with write_transaction(arena.engine) as session:
         number = (session.scalar(select(func.max(FinalRow.number))
                                  .where(FinalRow.competition == competition.name)) or 0) + 1
-        row = FinalRow(competition=competition.name, number=number, format=form, status="playing", result=None,
-                       started_at=now())
+        row = FinalRow(competition=competition.name, number=number, format=form, status="playing",
+                       result=_this_process(), started_at=now())
         session.add(row)
     label = final_label(competition.name, number)
     counter = itertools.count()
@@ -318,6 +328,43 @@ def play_final(arena: Arena, competition: Competition, form: str, top: int, game
     result = {**base, **played}
     _finish(arena, competition.name, number, "done", result)
     return result
+
+
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, from ``/proc``), or None when
+    there is no such process: a pid used again by another process is told apart."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+def _this_process() -> dict[str, Any]:
+    return {"host": socket.gethostname(), "pid": os.getpid(), "started": _started(os.getpid())}
+
+
+def settle_interrupted(engine: Engine, competition: str | None = None) -> int:
+    """Mark ``interrupted`` every final still ``playing`` (of ``competition``, or of
+    every one) whose process, on this host, is gone; how many were. Read first: the write
+    transaction is taken only when one is gone (the pages read finals at every change)."""
+    host = socket.gethostname()
+    query = select(FinalRow.id, FinalRow.result).where(FinalRow.status == "playing")
+    if competition is not None:
+        query = query.where(FinalRow.competition == competition)
+    with Session(engine) as session:
+        gone = {final: player for final, player in session.execute(query)
+                if isinstance(player, dict) and player.get("host") == host and isinstance(player.get("pid"), int)
+                and (player.get("started") is None or _started(player["pid"]) != player["started"])}
+    if not gone:
+        return 0
+    with write_transaction(engine) as session:
+        for row in session.scalars(select(FinalRow).where(FinalRow.id.in_(gone), FinalRow.status == "playing")):
+            player = gone[row.id]
+            row.status = "interrupted"
+            row.result = {**player, "error": f"the process playing it (pid {player['pid']}) ended before the "
+                                             "final finished (killed or lost); play the final again"}
+    return len(gone)
 
 
 def _finish(arena: Arena, competition: str, number: int, status: str, result: dict[str, Any]) -> None:

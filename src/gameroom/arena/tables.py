@@ -119,7 +119,7 @@ class FinalRow(Base):
     competition: Mapped[str] = mapped_column(String(32))
     number: Mapped[int] = mapped_column(Integer)
     format: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(16))   # playing, done, failed
+    status: Mapped[str] = mapped_column(String(16))   # playing, done, failed, interrupted (arena.final)
     result: Mapped[Any] = mapped_column(JSON, nullable=True)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 

@@ -31,7 +31,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gameroom.arena.config import Competition
-from gameroom.arena.final import TIEBREAK_ROUNDS
+from gameroom.arena.final import TIEBREAK_ROUNDS, settle_interrupted
 from gameroom.arena.ladder import Arena
 from gameroom.arena.standings import table_rows
 from gameroom.arena.tables import EntryRow, FinalRow, StderrRow, VersionRow, state_of
@@ -224,12 +224,22 @@ def rules_of(arena: Arena, competition: Competition) -> dict[str, Any]:
 
 
 def finals_of(arena: Arena, competition: str) -> list[dict[str, Any]]:
-    """Every final of the competition, the latest first."""
+    """Every final of the competition, the latest first (one whose process is gone marked
+    interrupted first: ``arena.final``)."""
+    settle_interrupted(arena.engine, competition)
     with Session(arena.engine) as session:
         rows = session.scalars(select(FinalRow).where(FinalRow.competition == competition)
                                .order_by(FinalRow.number.desc())).all()
     return [{"number": row.number, "format": row.format, "status": row.status, "started": row.started_at.isoformat(),
-             "result": row.result} for row in rows]
+             "result": _shown(row.result)} for row in rows]
+
+
+def _shown(result: Any) -> Any:
+    """A final's result without the process that played it (host, pid: not for the pages)."""
+    if not isinstance(result, dict):
+        return result
+    shown = {key: value for key, value in result.items() if key not in ("host", "pid", "started")}
+    return shown or None
 
 
 _SNAPSHOTS: "weakref.WeakKeyDictionary[Arena, tuple[int, dict[str, Any]]]" = weakref.WeakKeyDictionary()
