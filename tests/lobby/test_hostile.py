@@ -214,6 +214,21 @@ def test_usernames_are_one_user_whatever_their_case(lobby_factory) -> None:
     lobby.connect().login("Alice")   # released: the name is free again, in any case
 
 
+def test_a_log_in_with_a_bad_secret_or_a_credential_the_lobby_cannot_check_is_refused(lobby_factory) -> None:
+    lobby = lobby_factory({})
+    for fields, refusal in (({"secret": 7}, "Invalid secret: true, or the secret handed out at an earlier log-in"),
+                            ({"secret": ""}, "Invalid secret: true, or the secret handed out at an earlier log-in"),
+                            ({"account": "0" * 64}, "Invalid account credential: this lobby shares no secret with a "
+                                                    "web room (relaySecret)")):
+        client = lobby.connect()
+        client.send({"type": "LOGIN", "username": "Erin", **fields})
+        assert client.recv() == {"type": "NACK", "errorMessage": refusal}, fields
+    client = lobby.connect()
+    client.send({"type": "LOGIN", "username": "Erin", "secret": True})
+    given = client.recv()
+    assert given["type"] == "ACK" and isinstance(given["secret"], str), given
+
+
 def test_a_reserved_name_is_taken_back_only_as_it_was_written(lobby_factory) -> None:
     lobby = lobby_factory({"resilience": True, "seed": 3})
     first, second = lobby.connect(), lobby.connect()
