@@ -1,6 +1,7 @@
 """The lobby benchmark runs end to end with tiny numbers (the lobby on a thread, bots in
 real client processes over loopback): rooms of Eriantys played by events and of Q played
-by calls, every room finished; its figures are printed, never asserted."""
+by calls, every room finished, then what people cost (checks flooded, pictures watched);
+its figures are printed, never asserted."""
 
 import re
 import subprocess
@@ -8,7 +9,8 @@ import sys
 
 
 def test_the_lobby_benchmark_plays_every_room_of_both_kinds():
-    done = subprocess.run([sys.executable, "-m", "gameroom.bench", "lobby", "--rooms", "2", "--call-rooms", "2"],
+    done = subprocess.run([sys.executable, "-m", "gameroom.bench", "lobby", "--rooms", "2", "--call-rooms", "2",
+                           "--people-seconds", "0.5"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -16,3 +18,6 @@ def test_the_lobby_benchmark_plays_every_room_of_both_kinds():
     assert re.match(r"\s+2 rooms:\s+2 finished, \s*\d+ events in", lines[1]), lines[1]
     assert re.match(r"\s+2 rooms:\s+2 finished in .* games/s, .* calls/s; reply -> call p50 .* held p50", lines[3]), (
         lines[3])
+    assert lines[4].startswith("lobby: another client's round trips") and "quiet p50" in lines[5], lines[4:6]
+    assert lines[6].startswith("lobby: 64 spectators") and re.search(r"pictures drawn \d+ for \d+ step", lines[7]), (
+        lines[6:8])

@@ -208,7 +208,7 @@ def test_a_person_plays_nim_in_the_web_room(nim: dict[str, Any], web: str) -> No
         signed = client.post("/api/signup", json={"username": "nim-person", "password": "correct horse battery"})
         assert signed.status_code == 201, signed.text
         started = client.post("/api/matches", json={"game": "nim", "seats": ["human", "random"], "seed": 5,
-                                                    "time_limit": 120}).json()
+                                                    "person_limit": 120}).json()
         token = started["tokens"]["P1"]
         cookie = {"Cookie": f"gameroom_session={client.cookies['gameroom_session']}"}
         prompts = 0
@@ -259,6 +259,44 @@ def test_lobby_rooms_of_nim_with_bots_and_a_person(nim: dict[str, Any]) -> None:
     assert seen["end"]["type"] == "END_GAME" and seen["end"]["misbehaved"] == [], seen["end"]
     assert seen["states"][0]["state"]["pile"] == 9 and json.loads(out)["winners"] == seen["end"]["winners"]
     assert "nim game" in log and "starts: Cy, bot0_0" in log
+
+
+def test_nim_keeps_the_contract_with_a_person_who_times_out_leaves_or_comes_back(nim: dict[str, Any]) -> None:
+    """The contract of every game with a person (``tests.lobby.test_people_contract``,
+    ``tests.web.test_people_contract``), for the plug-in: in the web room (a person's
+    limit of 1 s) and in the lobby."""
+    httpx = pytest.importorskip("httpx")
+    from tests.lobby import test_people_contract as lobby_contract
+    from tests.lobby.rooms import LobbyProcess
+    from tests.web import test_people_contract as web_contract
+
+    port = free_port()
+    web = subprocess.Popen([nim["python"], "-m", "gameroom", "web", "--port", str(port), "--person-limit", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=nim["env"])
+    command = [nim["python"], "-m", "gameroom"]
+    hasty = LobbyProcess(nim["folder"], {"personTimeoutSeconds": 1, "callTimeoutSeconds": 60}, command=command,
+                         env=nim["env"])
+    patient = LobbyProcess(nim["folder"], {"personTimeoutSeconds": 600, "callTimeoutSeconds": 60,
+                                           "reconnectGraceSeconds": 600}, command=command, env=nim["env"])
+    try:
+        assert web.stdout is not None and "serving on" in web.stdout.readline()
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, timeout=60) as session:
+            assert session.post("/api/signup", json={"username": "nim-contract", "password": "correct horse "
+                                                     "battery"}).status_code == 201
+            web_contract.person_times_out(url, session, "nim", ["random"], 1.0)
+            web_contract.person_leaves_and_comes_back(url, session, "nim", ["random"], 60.0)
+        hasty.connect().close()
+        patient.connect().close()
+        lobby_contract.person_times_out(hasty, "nim", "tnim")
+        lobby_contract.person_leaves(patient, "nim", "lnim")
+        lobby_contract.person_comes_back(patient, "nim", "bnim")
+    finally:
+        web.kill()
+        web.communicate()
+        logs = [hasty.stop(), patient.stop()]
+    for log in logs:
+        lobby_contract.nothing_failed(log)
 
 
 def test_the_benchmark(nim: dict[str, Any]) -> None:

@@ -156,6 +156,21 @@ def test_codecs_views_and_picture_of_a_dealt_state(game: GameDescriptor) -> None
         json.dumps(game.views.seat(state, name))
 
 
+def test_the_view_of_a_seat_no_longer_in_the_game_tells_no_secret(game: GameDescriptor) -> None:
+    """An ejected seat's person goes on watching: its view of a state it is not in (Q and
+    Bazaar remove an ejected player) must not fail (Q's was a StopIteration that stopped
+    the web match) and shows no player's secret."""
+    import random
+
+    names = [f"P{i + 1}" for i in range(game.min_players)]
+    state = game.deal(3, names)
+    gone = game.views.seat(state, "Gone")
+    json.dumps(gone)
+    if game.views.vary_secret is not None:
+        for name in names:
+            assert game.views.seat(game.views.vary_secret(state, name, random.Random(5)), "Gone") == gone, name
+
+
 def test_misbehaving_players_are_ejected_not_fatal(game: GameDescriptor) -> None:
     """Every named misbehaving player, alone among built-ins, ends in a finished game."""
     for kind, make in game.misbehaviours.items():

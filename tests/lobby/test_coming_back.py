@@ -8,6 +8,7 @@ goes on. A real lobby subprocess, real TCP clients."""
 from __future__ import annotations
 
 import random
+import socket
 import threading
 import time
 from pathlib import Path
@@ -114,5 +115,59 @@ def test_a_held_seat_whose_call_runs_out_is_ejected_for_its_time(tmp_path: Path)
         gone = [m for m in bob.until("PLAYER_DISCONNECT") if m["type"] == "PLAYER_DISCONNECT"][-1]
         assert gone["username"] == "ann" and gone["reason"] == "TIMEOUT", gone
         assert "time limit of 1 s" in gone["message"], gone
+    finally:
+        lobby.stop()
+
+
+def _log_in_from(lobby: LobbyProcess, name: str, address: str, **fields: Any) -> tuple[RoomClient, Any]:
+    client = RoomClient(socket.create_connection(("127.0.0.1", lobby.port), timeout=120, source_address=(address, 0)))
+    client.name = name
+    client.send({"type": "LOGIN", "username": name, **fields})
+    return client, client.recv()
+
+
+def test_a_held_seat_goes_back_to_its_own_address_or_secret_never_to_a_name_alone(tmp_path: Path) -> None:
+    """The finding: another client, from another address, logged in under a person's name
+    within the grace and got its hand and its call. A client of the specs (it presents
+    nothing) gets its seat back from its own address only; one that asked for a secret,
+    with the secret only, from anywhere."""
+    lobby = LobbyProcess(tmp_path, {"personTimeoutSeconds": 600, "reconnectGraceSeconds": 600})
+    taken = {"type": "NACK", "errorMessage": "Username was already taken"}
+    try:
+        plain = lobby.connect("plain")   # the specs' log-in
+        _room(plain, 2, 1)
+        call = _first_call(plain)
+        plain.close()
+        for _ in range(1200):
+            stranger, refused = _log_in_from(lobby, "plain", "127.0.0.2")
+            assert refused == taken, refused
+            stranger.close()
+            back, answer = _log_in_from(lobby, "plain", "127.0.0.1")
+            if answer == {"type": "ACK"}:
+                break
+            assert answer == taken, answer
+            back.close()
+            time.sleep(0.05)
+        assert back.recv()["type"] == "GAME_STATE" and back.recv()["call"] == call["call"]
+
+        keen, given = _log_in_from(lobby, "keen", "127.0.0.1", secret=True)
+        assert given["type"] == "ACK" and len(given["secret"]) >= 32, given
+        _room(keen, 2, 1)
+        call = _first_call(keen)
+        keen.close()
+        for _ in range(1200):
+            for address in ("127.0.0.1", "127.0.0.2"):   # its own host, a name alone or a wrong secret: no
+                for fields in ({}, {"secret": "x" * 32}):
+                    stranger, refused = _log_in_from(lobby, "keen", address, **fields)
+                    assert refused == taken, (address, fields, refused)
+                    stranger.close()
+            back, answer = _log_in_from(lobby, "keen", "127.0.0.3", secret=given["secret"])
+            if answer["type"] == "ACK":
+                break
+            assert answer == taken, answer
+            back.close()
+            time.sleep(0.05)
+        assert answer == given   # the same secret, for the next time
+        assert back.recv()["type"] == "GAME_STATE" and back.recv()["call"] == call["call"]
     finally:
         lobby.stop()

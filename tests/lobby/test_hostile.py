@@ -166,6 +166,40 @@ def test_one_host_cannot_take_every_room_or_connection(lobby_factory) -> None:
         raise AssertionError("the closed connection's place was never freed")
 
 
+def test_a_crowd_turned_away_is_closed_at_once_and_said_in_one_line(lobby_factory) -> None:
+    """A host reconnecting as fast as it is refused: the first refusal says why (logged,
+    its NACK read); the rest of the burst is closed at once without a line each — each
+    still a NACK or a closed connection, never a seat — and an honest user logs in."""
+    lobby = lobby_factory({"maxConnectionsPerAddress": 4})
+    held = [lobby.connect(ATTACKER) for _ in range(4)]
+    for k, holder in enumerate(held):
+        holder.login(f"held{k}")
+    crowd = [lobby.connect(ATTACKER) for _ in range(60)]
+    for k, one in enumerate(crowd):
+        one.send({"type": "LOGIN", "username": f"crowd{k}"})
+    answers = [one.recv() for one in crowd]
+    assert all(answer in (None, {"type": "NACK", "errorMessage": "Too many connections from your address"})
+               for answer in answers), answers
+    assert answers[0] is not None            # the first of the burst lingers: its NACK is read
+    assert all(one.recv() is None for one in crowd)
+    honest = lobby.connect("127.0.0.1")
+    honest.login("honest")
+    log = lobby.stop()
+    refused = [line for line in log.splitlines() if ": refused: " in line]
+    assert len(refused) == 1 and "connections from 127.0.0.2 already" in refused[0], refused
+
+
+def test_refusals_are_told_apart_as_the_first_of_a_burst_or_the_rest() -> None:
+    from gameroom.server.lobby_limits import Refusals
+
+    refusals = Refusals(quiet=10.0)
+    assert refusals.refused("a", 100.0) == 0             # the first: said, nothing before it
+    assert [refusals.refused("a", 100.0 + k) for k in range(1, 4)] == [None] * 3
+    assert refusals.refused("b", 101.0) == 0             # another address is its own burst
+    assert refusals.refused("a", 110.5) == 3             # the burst is over: said with its count
+    assert refusals.refused("a", 111.0) is None
+
+
 def test_usernames_are_one_user_whatever_their_case(lobby_factory) -> None:
     lobby = lobby_factory({})
     alice = lobby.connect()
@@ -178,6 +212,21 @@ def test_usernames_are_one_user_whatever_their_case(lobby_factory) -> None:
     alice.send({"type": "LOGOUT"})
     assert alice.recv() == {"type": "ACK"}
     lobby.connect().login("Alice")   # released: the name is free again, in any case
+
+
+def test_a_log_in_with_a_bad_secret_or_a_credential_the_lobby_cannot_check_is_refused(lobby_factory) -> None:
+    lobby = lobby_factory({})
+    for fields, refusal in (({"secret": 7}, "Invalid secret: true, or the secret handed out at an earlier log-in"),
+                            ({"secret": ""}, "Invalid secret: true, or the secret handed out at an earlier log-in"),
+                            ({"account": "0" * 64}, "Invalid account credential: this lobby shares no secret with a "
+                                                    "web room (relaySecret)")):
+        client = lobby.connect()
+        client.send({"type": "LOGIN", "username": "Erin", **fields})
+        assert client.recv() == {"type": "NACK", "errorMessage": refusal}, fields
+    client = lobby.connect()
+    client.send({"type": "LOGIN", "username": "Erin", "secret": True})
+    given = client.recv()
+    assert given["type"] == "ACK" and isinstance(given["secret"], str), given
 
 
 def test_a_reserved_name_is_taken_back_only_as_it_was_written(lobby_factory) -> None:

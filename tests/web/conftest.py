@@ -171,25 +171,31 @@ def stored_league(where: Path, url: str, game: str, bots: str, games: int) -> No
     assert run.returncode == 0, run.stderr.decode()
 
 
+LOBBY_SECRET = "a secret the web room shares with its lobby"
+
+
 @pytest.fixture(scope="module")
 def lobby(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A real ``gameroom lobby`` (rooms of every game) that counts each of the web room's
-    people on its own (``relayAddresses``), with generous limits for programs and for an
-    Eriantys turn: the machine is shared and may be loaded. A test module's
-    ``LOBBY_CONFIG`` adds to its configuration."""
+    people on its own (``relayAddresses``) and shares a secret with the web room
+    (``relaySecret``: its people log in with their accounts' credentials), with generous
+    limits for programs and people and for an Eriantys turn: the machine is shared and may
+    be loaded. A test module's ``LOBBY_CONFIG`` adds to its configuration."""
     from tests.lobby.rooms import LobbyProcess
 
-    config = {"relayAddresses": ["127.0.0.1"], "callTimeoutSeconds": 60, "turnTimeoutSeconds": 600,
-              **getattr(request.module, "LOBBY_CONFIG", {})}
+    config = {"relayAddresses": ["127.0.0.1"], "relaySecret": LOBBY_SECRET, "callTimeoutSeconds": 60,
+              "personTimeoutSeconds": 600, "turnTimeoutSeconds": 600, **getattr(request.module, "LOBBY_CONFIG", {})}
     server = LobbyProcess(tmp_path_factory.mktemp("weblobby"), config)
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="module")
-def web(lobby: Any) -> Iterator[WebServer]:
-    """``gameroom web --lobby`` relaying to :func:`lobby`."""
-    with running_web("--lobby", f"127.0.0.1:{lobby.port}") as server:
+def web(lobby: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    """``gameroom web --lobby`` relaying to :func:`lobby`, with the secret they share."""
+    secret = tmp_path_factory.mktemp("lobbysecret") / "secret"
+    secret.write_text(LOBBY_SECRET)
+    with running_web("--lobby", f"127.0.0.1:{lobby.port}", "--lobby-secret-file", str(secret)) as server:
         yield server
 
 

@@ -181,7 +181,11 @@ def test_a_short_or_missing_secret_is_one_error_line(tmp_path: Path) -> None:
     (tmp_path / "short").write_text("tiny")
     for option, message in ((["--secret-file", str(tmp_path / "short")], "needs at least 16"),
                             (["--secret-file", str(tmp_path / "none")], "cannot read --secret-file"),
-                            (["--secret", "tiny"], "the session secret of --secret is 4 characters")):
+                            (["--secret", "tiny"], "the session secret of --secret is 4 characters"),
+                            (["--lobby", "127.0.0.1:9", "--lobby-secret-file", str(tmp_path / "short")],
+                             "the lobby secret is 4 characters; it needs at least 16 (the lobby's relaySecret)"),
+                            (["--lobby", "127.0.0.1:9", "--lobby-secret-file", str(tmp_path / "none")],
+                             "cannot read --lobby-secret-file")):
         run = subprocess.run([*GAMEROOM, "web", "--port", str(free_port()), *option], capture_output=True, timeout=120)
         err = run.stderr.decode()
         assert run.returncode == 2 and message in err and err.count("\n") == 1, err
@@ -198,7 +202,7 @@ def test_a_secret_on_the_command_line_works_and_the_start_says_it_shows() -> Non
 
 def test_a_person_is_sent_to_log_in_and_back_to_the_seat_in_chromium(web_server: WebServer, page: Any) -> None:
     creator = signed_up(web_server.url, "host-of-two")
-    reply = creator.post("/api/matches", json={"game": "q", "seats": ["human", "human"], "time_limit": 300})
+    reply = creator.post("/api/matches", json={"game": "q", "seats": ["human", "human"], "person_limit": 300})
     match_id, token = reply.json()["id"], reply.json()["tokens"]["P2"]
     seat_url = f"{web_server.url}/matches/{match_id}?seat=P2&token={token}"
     page.goto(seat_url)

@@ -46,7 +46,8 @@ def test_a_bad_body_is_refused_with_its_reason(web_server: WebServer, body: obje
 def test_unknown_matches_are_404(web_server: WebServer) -> None:
     assert web_server.request("GET", "/api/matches/nope")[0] == 404
     assert web_server.request("GET", "/api/matches/nope/replay")[0] == 404
-    assert web_server.request("GET", "/matches/nope")[0] == 404
+    status, page = web_server.request("GET", "/matches/nope")
+    assert status == 404 and "<html" in page and "no match &#x27;nope&#x27;" in page   # a page for a person, not JSON
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -57,7 +58,8 @@ def test_a_bot_match_of_every_game_ends_with_winners_and_replays_step_by_step(we
     status, answer = web_server.request("POST", "/api/matches", {"game": name, "seats": seats, "seed": 5})
     assert status == 201 and answer["tokens"] == {}
     summary = web_server.wait_over(answer["id"])
-    assert summary["game"] == name and summary["seats"] == [{"name": f"P{i + 1}", "player": s}
+    assert summary["game"] == name and summary["seats"] == [{"name": f"P{i + 1}", "player": s,
+                                                             "limit": game.limits.call}
                                                             for i, s in enumerate(seats)]
     assert summary["result"]["winners"] and "error" not in summary["result"]
     assert any(m["id"] == answer["id"] for m in web_server.get("/api/matches"))

@@ -48,7 +48,7 @@ def start(page: Any, game: str, seats: list[str], seed: int = 3) -> dict[str, An
         const r = await fetch('/api/matches', {method: 'POST', headers: {'content-type': 'application/json'},
                                                body: JSON.stringify(body)});
         return {status: r.status, body: await r.json()};
-    }""", {"game": game, "seats": seats, "seed": seed, "time_limit": LIMIT})
+    }""", {"game": game, "seats": seats, "seed": seed, "person_limit": LIMIT})
     assert reply["status"] == 201, reply
     return reply["body"]
 

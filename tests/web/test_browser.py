@@ -27,7 +27,7 @@ def test_the_lobby_lists_every_game(web_server: WebServer, page: Any) -> None:
     screenshot(page, "lobby")
 
 
-def start_from_lobby(page: Any, url: str, game: str, seats: list[str], time_limit: float | None = None,
+def start_from_lobby(page: Any, url: str, game: str, seats: list[str], person_limit: float | None = None,
                      pace: float = 0.05) -> None:
     page.goto(url + "/")
     page.wait_for_selector(f"#games tr[data-game='{game}']")
@@ -38,8 +38,8 @@ def start_from_lobby(page: Any, url: str, game: str, seats: list[str], time_limi
         page.select_option(f"#seats select[data-seat='{i}']", kind)
     page.fill("#seed", "4")
     page.fill("#pace", str(pace))
-    if time_limit is not None:
-        page.fill("#limit", str(time_limit))
+    if person_limit is not None:   # a person's time for one decision (the bots keep the game's limit)
+        page.fill("#person-limit", str(person_limit))
     page.click("#go")
     page.wait_for_url(re.compile(r"/matches/"))
 
@@ -104,7 +104,7 @@ def test_a_person_plays_a_whole_game_by_clicking(web_server: WebServer, page: An
                                                  illegal: str) -> None:
     game = registry.game(name)
     sign_up(page, web_server.url, f"player-{name}")
-    start_from_lobby(page, web_server.url, name, ["human", *[bot] * (game.min_players - 1)], time_limit=300, pace=0)
+    start_from_lobby(page, web_server.url, name, ["human", *[bot] * (game.min_players - 1)], person_limit=300, pace=0)
     assert "seat=P1" in page.url
     play_by_clicking(page, name, illegal)
     match_id = page.url.split("?")[0].rstrip("/").split("/")[-1]

@@ -61,6 +61,9 @@ def test_a_thousand_matches_keep_the_memory_bounded_and_finished_ones_are_freed(
         # the evicted ones say so; the newest are still here with their replays
         reply = client.get(f"/api/matches/{ids[0]}")
         assert reply.status_code == 404 and "finished and was evicted" in reply.json()["error"]
+        page = client.get(f"/matches/{ids[0]}")   # a person's page says so too, as a page (it was raw JSON)
+        assert page.status_code == 404 and page.headers["content-type"].startswith("text/html"), page.headers
+        assert "finished and was evicted" in page.text and 'name="viewport"' in page.text
         assert client.get(f"/api/matches/{ids[-1]}/replay").text.count("\n") > 1
         # the sweep hands the evicted matches' memory back to the system
         after = wait_for(lambda: (rss := rss_mb(server.process.pid)) < start + 100 and rss, "memory given back")

@@ -168,6 +168,47 @@ def test_a_browser_that_drops_comes_back_to_its_seat_and_one_that_leaves_gives_i
     partner.close()
 
 
+def test_a_web_accounts_name_and_held_seat_are_the_accounts_alone(lobby: LobbyProcess, web: WebServer) -> None:
+    """The finding: a raw client that logged in as ``wdave`` first locked the web account
+    ``wdave`` out of the lobby, and anyone typing a person's name took its held seat. The
+    relay logs in with the account's credential: a raw namesake is let go, the name is the
+    account's from then on, and its held seat goes back only to the account."""
+    squatter = lobby.connect("wdave")   # a raw client takes the name first (not playing)
+    session = signed_up(web.url, "wdave")
+    browser = Browser(web, session)
+    assert browser.recv() == {"type": "ACK"}   # the account's credential wins the name
+    assert squatter.recv() is None   # the namesake without it is let go
+    again = lobby.connect()
+    assert again.request({"type": "LOGIN", "username": "WDave"}, "ACK") == {
+        "type": "NACK", "errorMessage": "Username was already taken"}   # the account's, even once it is gone
+    forged = lobby.connect()
+    assert forged.request({"type": "LOGIN", "username": "wdave2", "account": "0" * 64}, "ACK") == {
+        "type": "NACK", "errorMessage": "Invalid account credential"}
+    room = browser.request({"type": "CREATE_ROOM", "game": "q", "numberOfPlayers": 2, "isPrivate": True,
+                            "person": True}, "ROOM_ID")["id"]
+    assert browser.request({"type": "ADD_BOT", "strategy": "dag"}, "ACK") == {"type": "ACK"}
+    call = browser.until("CALL")[-1]
+    while call.get("oneWay"):
+        call = browser.until("CALL")[-1]
+    browser.close()   # the seat is held for the account
+    for _ in range(1200):
+        thief = lobby.connect()   # the relay's own address, a name alone: never the seat
+        answer = thief.request({"type": "LOGIN", "username": "wdave"}, "ACK")
+        assert answer == {"type": "NACK", "errorMessage": "Username was already taken"}, answer
+        thief.close()
+        browser = Browser(web, session)
+        if browser.recv() == {"type": "ACK"}:
+            break
+        browser.close()
+        time.sleep(0.05)
+    assert browser.recv()["type"] == "GAME_STATE"
+    back = browser.recv()
+    assert back["type"] == "CALL" and back["call"] == call["call"] and back["asks"], back
+    assert browser.request({"type": "LEAVE_ROOM"}, "ACK") == {"type": "ACK"} and room
+    for client in (browser, again, forged):
+        client.close()
+
+
 def fatal(url: str) -> tuple[dict[str, Any], Any]:
     with sync_client.connect(url, open_timeout=60) as client:
         frame = json.loads(client.recv(timeout=60))

@@ -54,7 +54,7 @@ def play_person(server: WebServer, session: Any, match_id: str, token: str) -> d
 def test_a_person_plays_a_whole_match_against_a_policy(web_server: WebServer) -> None:
     session = signed_up(web_server.url, "policy-person")
     reply = session.post("/api/matches", json={"game": "fish", "seats": ["human", "trained"], "seed": 4,
-                                               "time_limit": 300})
+                                               "time_limit": 300, "person_limit": 300})
     assert reply.status_code == 201, reply.text
     match_id, token = reply.json()["id"], reply.json()["tokens"]["P1"]
     end = play_person(web_server, session, match_id, token)
@@ -126,7 +126,7 @@ def test_a_person_picks_the_policy_in_the_lobby_and_plays_it_in_the_browser(web_
     assert "trained (trained)" in page.inner_text("#games tr[data-game='fish']")
     page.select_option("#game", "fish")
     assert "trained" in page.locator("#seats select[data-seat='1'] option").all_inner_texts()
-    start_from_lobby(page, web_server.url, "fish", ["human", "trained"], time_limit=300, pace=0)
+    start_from_lobby(page, web_server.url, "fish", ["human", "trained"], person_limit=300, pace=0)
     play_by_clicking(page, "fish-policy", None)
     match_id = page.url.split("?")[0].rstrip("/").split("/")[-1]
     summary = web_server.get(f"/api/matches/{match_id}")

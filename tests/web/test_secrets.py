@@ -100,7 +100,7 @@ def test_a_person_and_a_spectator_see_only_what_the_game_allows(room: tuple[Matc
     names = [f"P{i + 1}" for i in range(q.min_players)]
     states = Expected(q, ["P1", None], names, 11)
     seats = ["human", *[next(iter(q.strategies))] * (q.min_players - 1)]
-    request = MatchRequest.from_json({"game": name, "seats": seats, "seed": 11, "time_limit": 120},
+    request = MatchRequest.from_json({"game": name, "seats": seats, "seed": 11, "person_limit": 120},
                                      registry.games())
     account = signed_up(f"http://127.0.0.1:{port}", f"secret-keeper-{name}")
     match = book.start(request, Owner("127.0.0.1", f"secret-keeper-{name}"), observers=[states])
@@ -162,7 +162,7 @@ def test_a_person_plays_a_whole_game_of_every_game_people_can_play(room: tuple[M
     game = registry.game(name)
     seats = ["human", *[next(iter(game.strategies))] * (game.min_players - 1)]
     account = signed_up(f"http://127.0.0.1:{port}", f"whole-{name}")
-    match = book.start(MatchRequest.from_json({"game": name, "seats": seats, "seed": 6, "time_limit": 120},
+    match = book.start(MatchRequest.from_json({"game": name, "seats": seats, "seed": 6, "person_limit": 120},
                                               registry.games()), Owner("127.0.0.1", f"whole-{name}"))
     prompts = 0
     with sync_client.connect(f"ws://127.0.0.1:{port}/api/matches/{match.id}/ws?seat=P1&token={match.tokens['P1']}",

@@ -25,7 +25,7 @@ sync_client = pytest.importorskip("websockets.sync.client")
 exceptions = pytest.importorskip("websockets.exceptions")
 uvicorn = pytest.importorskip("uvicorn")
 
-PERSON = {"game": "q", "seats": ["human", "dag"], "seed": 3, "time_limit": 300}
+PERSON = {"game": "q", "seats": ["human", "dag"], "seed": 3, "person_limit": 300}
 
 
 @pytest.fixture(scope="module")

@@ -58,28 +58,44 @@ def test_every_frame_tells_its_event(name: str) -> None:
     assert "game over" in last and all(w in last for w in match.result["winners"]), last
 
 
-def test_a_person_gets_the_games_time_for_a_person_by_default() -> None:
+def test_limits_are_per_seat_and_a_person_never_gets_a_bots_limit() -> None:
+    """The finding: the form gave a person Fish's 0.6 s (the bots' limit of one call) and
+    the person was ejected at setup. Now a bot's seat has the bots' limit, a person's seat
+    the game's time for a person (or the one asked, never less than the least a person
+    may have), whatever ``time_limit`` says."""
     # every match with a person waits for its page: room for them all in the quotas
     with running_web("--matches-per-user", "50", "--matches-per-address", "50") as server:
         person = signed_up(server.url, "time-for-a-person")
         try:
+            listed = {g["name"]: g for g in server.get("/api/games")}
             for name in registry.names():
                 game = registry.game(name)
                 if not game.playable_by_people:
                     continue
                 bots = [next(iter(game.strategies))] * (game.min_players - 1)
 
-                def limit_of(body: dict[str, Any], name: str = name) -> float | None:
+                def limits_of(body: dict[str, Any], name: str = name) -> dict[str, Any]:
                     reply = person.post("/api/matches", json={"game": name, **body})
                     assert reply.status_code == 201, reply.text
-                    return server.get(f"/api/matches/{reply.json()['id']}")["time_limit"]
+                    summary = server.get(f"/api/matches/{reply.json()['id']}")
+                    return {"time_limit": summary["time_limit"], "person_limit": summary["person_limit"],
+                            "seats": [seat["limit"] for seat in summary["seats"]]}
 
-                assert limit_of({"seats": [HUMAN, *bots]}) == game.person_limit and game.person_limit >= 30, name
-                assert game.person_limit != game.limits.call
-                # a limit asked for is kept; a match of bots keeps the bots' limit
-                assert limit_of({"seats": [HUMAN, *bots], "time_limit": 7}) == 7
-                assert limit_of({"seats": [*bots, bots[0]]}) == game.limits.call
-            listed = {g["name"]: g for g in server.get("/api/games")}
+                assert game.person_limit is not None and game.person_limit >= 30 > (game.limits.call or 0), name
+                bot, least = game.limits.call, listed[name]["least_person_limit"]
+                assert limits_of({"seats": [HUMAN, *bots]}) == {
+                    "time_limit": bot, "person_limit": game.person_limit, "seats": [game.person_limit] + [bot] * len(bots)}
+                # a time limit asked for is the bots'; a person's asked for is kept
+                assert limits_of({"seats": [HUMAN, *bots], "time_limit": 0.6})["seats"][0] == game.person_limit
+                assert limits_of({"seats": [HUMAN, *bots], "person_limit": 45, "time_limit": 7})["seats"] == [
+                    45] + [7] * len(bots)
+                assert limits_of({"seats": [*bots, bots[0]]})["person_limit"] is None
+                # a person cannot be given less than the least a person may have (never a bot's limit)
+                assert least >= max(10, bot or 0)
+                refused = person.post("/api/matches", json={"game": name, "seats": [HUMAN, *bots],
+                                                            "person_limit": min(bot or 0.6, least / 2)})
+                assert refused.status_code == 400 and "person_limit: a person's seat needs seconds in " \
+                    f"[{least:g}, 3600]" in refused.json()["error"], refused.text
             assert all(entry["person_limit"] == registry.game(n).person_limit for n, entry in listed.items())
         finally:
             person.close()

@@ -62,6 +62,9 @@ def main() -> int:
     parser.add_argument("--rooms", default="50,200,500", help="lobby: rooms at once, comma-separated")
     parser.add_argument("--call-rooms", default="20,50,100",
                         help="lobby: rooms of Q (played by calls) at once, comma-separated")
+    parser.add_argument("--people-seconds", type=positive_seconds, default=5.0,
+                        help="lobby: seconds of each measurement of what people cost (checks flooded, pictures "
+                             "watched; default 5)")
     parser.add_argument("--messages", type=positive, default=100_000, help="fuzz: bad messages to send (default 100000)")
     parser.add_argument("--connections", type=positive, default=500,
                         help="slowloris: silent, trickling and non-reading connections (default 500)")
@@ -106,7 +109,7 @@ def main() -> int:
         from gameroom.bench import lobby
 
         lobby.run(sizes=tuple(int(r) for r in args.rooms.split(",")),
-                  call_sizes=tuple(int(r) for r in args.call_rooms.split(",")))
+                  call_sizes=tuple(int(r) for r in args.call_rooms.split(",")), people_seconds=args.people_seconds)
         return 0
     if args.game == "hostile":
         _hostile(args.quick)

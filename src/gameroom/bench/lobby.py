@@ -23,6 +23,7 @@ import time
 from typing import Any, Callable
 
 from gameroom.core.game import GameDescriptor
+from gameroom.bench import lobby_people
 from gameroom.games import registry
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.xscenario import LobbyThread
@@ -80,7 +81,8 @@ def _sweep(game: GameDescriptor, sizes: tuple[int, ...], line: Callable[[dict[st
         print(line(measure(rooms, game=game)), flush=True)
 
 
-def run(_games: int = 0, sizes: tuple[int, ...] = (50, 200, 500), call_sizes: tuple[int, ...] = (20, 50, 100)) -> None:
+def run(_games: int = 0, sizes: tuple[int, ...] = (50, 200, 500), call_sizes: tuple[int, ...] = (20, 50, 100),
+        people_seconds: float = 5.0) -> None:
     events_game = next(g for g in registry.games().values() if g.lobby is not None)
     print(f"lobby: {events_game.name} rooms at once (2 players), bots in {PROCESSES} processes; "
           "event arrival -> ACK queued")
@@ -96,3 +98,4 @@ def run(_games: int = 0, sizes: tuple[int, ...] = (50, 200, 500), call_sizes: tu
         f"{m['games_per_second']:6.2f} games/s, {m['calls_per_second']:6.0f} calls/s; reply -> call p50 "
         f"{m['p50_ms']:.3f} ms, p99 {m['p99_ms']:.3f} ms; held p50 {m['slice_p50_ms']:.3f} ms, "
         f"p99 {m['slice_p99_ms']:.3f} ms, longest {m['slice_max_ms']:.1f} ms"))
+    lobby_people.run(people_seconds)

@@ -13,6 +13,7 @@ from gameroom.web.limits import RoomLimits
 __all__ = ["add_arguments", "run"]
 
 _DEFAULTS = RoomLimits()
+LOBBY_SECRET_VARIABLE = "GAMEROOM_LOBBY_SECRET"
 
 # option, field, type, help (the default is appended)
 _LIMITS: list[tuple[str, str, Callable[[str], object], str]] = [
@@ -57,6 +58,10 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--lobby", default=None, metavar="HOST:PORT",
                      help="a lobby server (gameroom lobby) whose rooms of every game the lobby page lists and "
                           "browsers play in (docs/lobby.md)")
+    web.add_argument("--lobby-secret-file", type=Path, default=None, metavar="FILE",
+                     help=f"file holding the secret shared with the lobby server (its relaySecret; or set "
+                          f"{LOBBY_SECRET_VARIABLE}): people log in to the lobby with their accounts' credentials, "
+                          "and their names and held seats are theirs alone")
     web.add_argument("--db", default=None, metavar="URL",
                      help="a results database (gameroom league --db) whose games and leaderboards to show; it "
                           "also keeps the accounts and every finished match")
@@ -75,6 +80,8 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--policy", action="append", default=[], metavar="GAME:NAME=MODULE:CALLABLE",
                      help="offer a trained policy (observation dict -> action index, gameroom.rl) as the bot NAME "
                           "for GAME's seats; it plays in a process of its own (repeatable; needs the rl extra)")
+    web.add_argument("--person-limit", type=float, default=None, metavar="SECONDS",
+                     help="a person's time for one decision in a match that asks none (default: the game's own)")
     for option, name, kind, text in _LIMITS:
         default = getattr(_DEFAULTS, name)
         web.add_argument(option, type=kind, default=default, metavar="N", help=f"{text} (default {default:g})")
@@ -86,9 +93,33 @@ def run(args: argparse.Namespace) -> int:
 
     known = {f.name for f in fields(RoomLimits)}
     values = {name: getattr(args, name) for _, name, _, _ in _LIMITS if name in known}
-    limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public)
+    limits = RoomLimits(**values, allow_origins=tuple(args.allow_origin), public=args.public,
+                        person_limit=args.person_limit)
     try:
+        lobby_secret = _lobby_secret(args.lobby_secret_file)
         return serve_web(args.host, args.port, args.lobby, args.db, limits, args.secret_file, args.proxy, args.secret,
-                         args.policy)
+                         args.policy, lobby_secret=lobby_secret)
     except ServeError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _lobby_secret(path: Path | None) -> str | None:
+    """The secret shared with the lobby server: ``--lobby-secret-file``'s, else the
+    environment's, else none (people then log in to the lobby by name alone)."""
+    import os
+
+    from gameroom.cli.common import UsageError
+    from gameroom.core.textfile import FileProblem, read_text
+    from gameroom.server.lobby_identity import MIN_RELAY_SECRET
+
+    try:
+        secret = (read_text(path, "--lobby-secret-file") if path is not None
+                  else os.environ.get(LOBBY_SECRET_VARIABLE, "")).strip()
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
+    if path is None and not secret:
+        return None
+    if len(secret) < MIN_RELAY_SECRET:
+        raise UsageError(f"the lobby secret is {len(secret)} characters; it needs at least {MIN_RELAY_SECRET} "
+                         "(the lobby's relaySecret)")
+    return secret

@@ -15,7 +15,7 @@ finds it there. Game-agnostic: imports only ``core``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
 
@@ -79,6 +79,9 @@ class SeatViews:
 
     ``seat(state, name)`` is everything the player called ``name`` may know (its own
     secrets, the public part of the others'); ``spectator(state)`` the public part only.
+    ``seat`` of a name that is not (or no longer) a player of ``state`` — a seat the
+    referee ejected and removed — must not fail and shows no seat's secret (what a
+    spectator sees): a person who timed out goes on watching the game.
     ``vary_secret(state, name, rng)`` is a state that differs from ``state`` only in what
     is secret to ``name`` (Q: the tiles of its hand; Bazaar: its wallet): no other seat's
     view, no spectator's view and no message to another seat may change with it — what
@@ -186,6 +189,10 @@ class GameDescriptor(Generic[State, Action]):
     """A seat's or a spectator's view (what ``views`` returns, as JSON) as lines of text
     for a person at a terminal (``gameroom connect``); None: the terminal shows the view's
     JSON."""
+    decision_words: Mapping[str, str] = field(default_factory=dict)
+    """What each decision asks a person, in the game's words (the protocol's method name
+    -> words: Q's ``take_turn`` -> "place tiles, replace the hand or pass"), shown to people
+    instead of the wire's names (``take-turn``); :meth:`decision` falls back on the method."""
     simultaneous: bool = False
     """The game is played in simultaneous rounds: its referee asks every decision of
     every live seat at once, sealed, with ``core.match.Match.decide_all`` (under one
@@ -211,6 +218,17 @@ class GameDescriptor(Generic[State, Action]):
     def person_moves(self) -> Moves | None:
         """The legal answers for one person's seat: ``seat_moves()`` or ``moves``."""
         return self.seat_moves() if self.seat_moves is not None else self.moves
+
+    def decision(self, method: str) -> str:
+        """What the call ``method`` (the protocol's name, or its wire name) asks a person,
+        in the game's words (``decision_words``), else the method's name as words."""
+        words = self.decision_words.get(method)
+        if words is not None:
+            return words
+        spec = self.protocol.by_name.get(method) or self.protocol.by_wire.get(method)
+        if spec is not None and spec.name in self.decision_words:
+            return self.decision_words[spec.name]
+        return (spec.wire if spec is not None else method).replace("-", " ").replace("_", " ")
 
     def person_check(self, moves: Moves | None) -> Check | None:
         """How a person's composed answers are judged at the seat whose offers come from

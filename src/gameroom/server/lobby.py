@@ -27,17 +27,19 @@ import secrets
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Sequence, TypeGuard
+from typing import Any, Awaitable, Callable, Sequence, TypeGuard
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
+from gameroom.server.admission import connection_cap, file_limit
 from gameroom.server.event_views import EventViews
+from gameroom.server.lobby_checks import Allowance
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
-from gameroom.server.admission import connection_cap, file_limit
-from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
+from gameroom.server.lobby_identity import MAX_SECRET, Held, Proof, new_secret, valid_credential
+from gameroom.server.lobby_limits import AddressBook, JoinThrottle, Refusals, address_key, username_key
 from gameroom.server.referee_rooms import RefereeGame
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
@@ -124,6 +126,8 @@ class Client:
         self.pictures = False         # its views (and a spectator's states) carry the game's picture
         self.spectator = False        # logged in to watch only (LOGIN's spectator): never seated
         self.name_key: str | None = None
+        self.account = False          # logged in with a web room account's credential (LOGIN's account)
+        self.secret: str | None = None   # the reconnect secret handed out at its log-in (LOGIN's secret)
         self.outbox: list[bytes] = []
         self.outbox_bytes = 0
         self.wake = asyncio.Event()
@@ -137,9 +141,12 @@ class Client:
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = address_key(peer)
+        self.own_address: str | None = self.address   # what proves a spec client's held seat (None: relayed)
         if self.address in lobby.config.relay_addresses:   # a relay's connection is its own user's
             self.address = f"{self.address} relaying {self.peer}"
+            self.own_address = None
         self.joins = JoinThrottle(lobby.config.failed_joins_per_minute)
+        self.checks = Allowance()   # answers of CHECKs judged, per second (server.lobby_checks)
 
     def label(self) -> str:
         return self.username or self.peer
@@ -250,7 +257,9 @@ class Client:
                         if self.closing:
                             break
                     try:
-                        self.lobby.handle(self, value)
+                        later = self.lobby.handle(self, value)
+                        if later is not None:   # judged off the loop: its answer before the next request's
+                            await later
                     except Exception as exc:   # a server bug must not leave the client hanging
                         # the one line below is the log's; its traceback is the module logger's
                         logger.debug("internal error on a lobby message", exc_info=True)
@@ -301,6 +310,7 @@ class Room:
         self.snapshot: tuple[Any, dict[str, Any], bytes] | None = None
         self.listing: bytes | None = None
         self.views: EventViews | None = None   # a game played by events that a client asked views of
+        self.start: dict[str, Any] | None = None   # START_GAME as the room got it (a late spectator is told)
 
     @property
     def started(self) -> bool:
@@ -363,9 +373,10 @@ class Lobby:
         self.debug_log = debug_log
         self.clients: set[Client] = set()
         self.names: dict[str, Client | HouseBot] = {}   # username_key -> its connection (or house bot)
-        # resilience, and a held seat of a room played by calls: username_key -> (room,
-        # seat, grace timer, the name as it logged in, the seat's person/views/pictures)
-        self.reserved: dict[str, tuple[Room, int, asyncio.TimerHandle, str, tuple[bool, bool, bool]]] = {}
+        # resilience, and a held seat of a room played by calls: username_key -> the hold
+        # (server.lobby_identity: its room, seat, grace timer, name, settings and proof)
+        self.reserved: dict[str, Held] = {}
+        self.accounts: set[str] = set()   # username keys of the web room's accounts (logged in with a credential)
         self.rooms: dict[int, Room] = {}
         self.room_ids = list(config.room_ids)
         # Without a seed, room ids come from the system's generator: ids of private rooms must
@@ -379,11 +390,13 @@ class Lobby:
                                      config.max_unlogged_per_address if config.max_connections_per_address else 0)
         self.max_connections = connection_cap(config.max_connections) if config.max_connections else 0
         self.lingering_refusals = 0
+        self.refusals = Refusals()
         self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
         self.events = 0                 # game events handled, for benchmarks
         self.calls = 0                  # CALLs sent by the referees of rooms played by calls, likewise
+        self.drawings = 0               # pictures the referees of rooms played by calls drew, likewise
         self.slices: list[float] | None = None   # processor seconds each referee held the loop, when measured
         self.arrived = 0.0              # when the bytes being handled arrived
         self.latencies: list[float] | None = None   # event arrival -> reply queued, when measured
@@ -441,10 +454,16 @@ class Lobby:
 
     async def _refuse(self, client: Client, why: str | None = None) -> None:
         """A connection over a quota (its address's connections, unless ``why`` says
-        another): one NACK, then closed."""
-        logger.info(f"{client.peer}: refused: " + (why or f"{self.config.max_connections_per_address} connections "
-                                                          f"from {client.address} already"))
+        another): one NACK, then closed — at once, and without a log line, while its
+        address's burst of refusals lasts (``Refusals``)."""
         client.writer.write(_encode(nack(why or "Too many connections from your address")))
+        unsaid = self.refusals.refused(client.address, time.monotonic())
+        if unsaid is None:
+            client.writer.close()   # the NACK is flushed first
+            return
+        logger.info(f"{client.peer}: refused: " + (why or f"{self.config.max_connections_per_address} connections "
+                                                          f"from {client.address} already")
+                    + (f" ({unsaid} more from {client.address} refused since the last such line)" if unsaid else ""))
         if self.lingering_refusals >= _MAX_LINGERING_REFUSALS:
             client.writer.transport.abort()
             return
@@ -531,29 +550,38 @@ class Lobby:
 
     # -- messages ---------------------------------------------------------------------
 
-    def handle(self, client: Client, message: Any) -> None:
+    def handle(self, client: Client, message: Any) -> Awaitable[None] | None:
+        """Handle one message of ``client`` at once; an awaitable when its answer comes
+        later (a CHECK, judged off the loop): the client's next request waits for it."""
         if self.debug_log is not None:
             self.debug_log(f"<- {client.label()} {json.dumps(message, ensure_ascii=False)}")
         kind = message.get("type") if isinstance(message, dict) else None
         if not isinstance(kind, str) or (kind not in CLIENT_TYPES and kind not in self.server_types):
             client.send(nack("Not a message"))
-            return
+            return None
         if kind not in CLIENT_TYPES:
             client.send(nack("Did not receive a client message"))
             self.lost(client, "EJECTED" if self.config.referee else "CONNECTION_LOST", f"sent {kind}")
-            return
+            return None
         if client.state == CONNECTED and kind != "LOGIN":
             client.send(nack("Login message missing"))
-            return
+            return None
+        later: Awaitable[None] | None = None
         try:
-            getattr(self, "_" + kind.lower())(client, message)
+            later = getattr(self, "_" + kind.lower())(client, message)
         except _Refused:
             pass
         if client.unlogged and client.state not in (CONNECTED, CLOSED):   # logged in: no longer unfinished
             client.unlogged = False
             self.addresses.logged_in(client.address)
+        return later
 
     def _login(self, client: Client, m: dict[str, Any]) -> None:
+        """LOGIN (eriantys.md 7.2), and ours: ``spectator``; ``secret`` (true: hand out a
+        reconnect secret in the ACK; a string: the one handed out, to take back a held
+        seat from anywhere); ``account`` (a web room account's credential). A held seat
+        goes back only to a log-in that proves it is the connection that left
+        (``server.lobby_identity``); a name alone is taken."""
         if client.state != CONNECTED:
             client.send(nack("Already logged in!"))
             return
@@ -565,21 +593,73 @@ class Lobby:
         if not isinstance(spectator, bool):
             client.send(nack("Invalid spectator: true or false"))
             return
+        secret = m.get("secret")
+        if secret is not None and secret is not True and not (isinstance(secret, str) and 0 < len(secret) <= MAX_SECRET):
+            client.send(nack("Invalid secret: true, or the secret handed out at an earlier log-in"))
+            return
+        credential = m.get("account")
+        if credential is not None:
+            if self.config.relay_secret is None:
+                client.send(nack("Invalid account credential: this lobby shares no secret with a web room "
+                                 "(relaySecret)"))
+                return
+            if not valid_credential(self.config.relay_secret, name, credential):
+                logger.info(f"{client.peer}: an invalid account credential for {name!r}")
+                client.send(nack("Invalid account credential"))
+                return
+        account = credential is not None
         key = self.name_key(name)
         held = self.reserved.get(key)
-        if held is not None and held[3] == name:
-            if held[0].referee is not None:
+        if held is not None and held.name == name and held.proof.admits(
+                account, secret if isinstance(secret, str) else None, client.own_address):
+            client.account = account
+            client.secret = secret if isinstance(secret, str) else (new_secret() if secret is True else None)
+            if held.room.referee is not None:
                 self._return_to_seat(client, key)
             else:
                 self._reconnect(client, key)
             return
-        if key in self.names or held is not None:
+        holder = self.names.get(key)
+        if account and (isinstance(holder, Client) and not holder.account
+                        or held is not None and not held.proof.account):
+            self.accounts.add(key)   # the account's name from now on: a namesake without it is let go
+            if isinstance(holder, Client):
+                self._let_namesake_go(holder)
+                holder = self.names.get(key)
+        if holder is not None or held is not None or key in self.accounts and not account:
             client.send(nack("Username was already taken"))
             return
+        if account:
+            self.accounts.add(key)
         client.username, client.name_key, client.spectator = name, key, spectator
+        client.account = account
+        client.secret = new_secret() if secret is not None else None
         client.state = LOBBY
         self.names[key] = client
-        client.send(ACK)
+        self._ack_login(client)
+
+    @staticmethod
+    def _ack_login(client: Client) -> None:
+        """The ACK of a log-in: with the reconnect secret when the client asked for one."""
+        client.send(ACK if client.secret is None else {"type": "ACK", "secret": client.secret})
+
+    def _let_namesake_go(self, holder: Client) -> None:
+        """A connection that took a web room account's name without its credential loses
+        it: at once when it plays no game (its room, if any, is left as a lost connection
+        leaves it), else when its game is over (``_back_in_lobby``)."""
+        room = holder.room
+        if room is not None and room.started and holder.seat >= 0:
+            return
+        logger.info(f"{holder.username}: the name is a web room account's; the connection without its "
+                    "credential is closed")
+        self.lost(holder, "CONNECTION_LOST", "its name is a web room account's")
+
+    def _back_in_lobby(self, member: Any) -> None:
+        """``member`` is back in the lobby (its game is over or it left it): a namesake of a
+        web room account is let go now."""
+        if isinstance(member, Client) and not member.account and member.name_key in self.accounts \
+                and self.names.get(member.name_key or "") is member:
+            self._let_namesake_go(member)
 
     def name_key(self, name: str) -> str:
         """Names with one key are one user (case-insensitive unless configured otherwise)."""
@@ -774,6 +854,8 @@ class Lobby:
             client.send({"type": "ADD_PLAYER", "username": name, "position": seat, **fields(seat, room.players)})
         room.watchers.append(client)
         client.room, client.seat, client.state = room, -1, IN_ROOM
+        if room.start is not None:   # a game under way: the spectator is told it started, as the room was
+            client.send(room.start)
         if room.referee is not None and room.referee.state is not None:
             client.send(*room.referee.spectator_message(client.pictures))
         elif room.game is not None:
@@ -832,8 +914,9 @@ class Lobby:
             logger.info(f"room {room.id}: {hosted.name} game {self.games_started - 1} (seed {seed}) starts: "
                      f"{', '.join(room.usernames)}")
             room.referee = RefereeGame(self, room, hosted, seed)
-            room.broadcast([{"type": "START_GAME", **hosted.listed_options(room.options),
-                             "numberOfPlayers": room.players, "players": list(room.usernames), "game": hosted.name}])
+            room.start = {"type": "START_GAME", **hosted.listed_options(room.options),
+                          "numberOfPlayers": room.players, "players": list(room.usernames), "game": hosted.name}
+            room.broadcast([room.start])
             asyncio.get_running_loop().call_soon(room.referee.begin)   # after the newcomer's ACK
             return True
         hooks = self.config.test_hooks if hosted is self.default else None
@@ -846,6 +929,7 @@ class Lobby:
         logger.info(f"room {room.id}: game {self.games_started - 1} (seed {seed}) starts: {', '.join(room.usernames)}")
         if any(isinstance(m, Client) and m.views for m in [*room.members, *room.watchers]):
             room.views = EventViews(hosted, list(room.usernames))
+        room.start = next((m for m in setup if m.get("type") == "START_GAME"), None)
         room.broadcast(setup)
         self._after_change(room)
         return True
@@ -939,10 +1023,9 @@ class Lobby:
         if referee is not None:
             referee.reply(client, m)
 
-    def _check(self, client: Client, m: dict[str, Any]) -> None:
+    def _check(self, client: Client, m: dict[str, Any]) -> Awaitable[None] | None:
         referee = self._referee_of(client)
-        if referee is not None:
-            referee.check(client, m)
+        return referee.check(client, m) if referee is not None else None
 
     def _referee_of(self, client: Client) -> RefereeGame | None:
         """The referee of the room the seat of ``client`` plays by calls (a ``REPLY`` or a
@@ -986,9 +1069,9 @@ class Lobby:
             room.turn_timer = None
         if current is not None and waiting and isinstance(room.members[current], HouseBot):
             asyncio.get_running_loop().call_soon(self._house_turn, room, room.game)
-        elif restart and waiting and current is not None and self.config.turn_timeout > 0:
+        elif restart and waiting and current is not None and self._turn_limit(room, current):
             room.turn_timer = asyncio.get_running_loop().call_later(
-                self.config.turn_timeout, self._turn_timeout, room, current)
+                self._turn_limit(room, current), self._turn_timeout, room, current)
 
     def _send_views(self, room: Room) -> None:
         """The game as it is now to every seat and spectator that asked for views
@@ -998,8 +1081,9 @@ class Lobby:
         for member in room.members:
             if isinstance(member, Client) and member.views and member.room is room:
                 message = views.message(room.game, member.seat, member.pictures, member.person)
-                if "moves" in message and self.config.turn_timeout > 0:
-                    message["limit"] = self.config.turn_timeout   # the turn's timer starts now
+                limit = self._turn_limit(room, member.seat)
+                if "moves" in message and limit:
+                    message["limit"] = limit   # the turn's timer starts now
                 member.send(message)
         for watcher in room.watchers:
             if watcher.views:
@@ -1026,25 +1110,51 @@ class Lobby:
             return
         self._apply_event(room, seat, {**event, "type": game.event_type}, None)
 
+    def _turn_limit(self, room: Room, seat: int) -> float:
+        """The seconds seat ``seat`` has for its turn in a room played by events (0: no
+        limit): ``turnTimeoutSeconds``; for a person's seat ``personTimeoutSeconds``, else
+        the game's time for a person (never less than the turn's)."""
+        turn = self.config.turn_timeout
+        member = room.members[seat] if 0 <= seat < len(room.members) else None
+        if not (isinstance(member, Client) and member.person):
+            return turn
+        if self.config.person_timeout is not None:
+            return self.config.person_timeout
+        person = room.hosted.descriptor.person_limit if room.hosted.descriptor is not None else None
+        return turn if person is None else max(turn, person)
+
     def _turn_timeout(self, room: Room, seat: int) -> None:
         room.turn_timer = None
         game = room.hosted.events
         if self.rooms.get(room.id) is not room or game is None or game.current(room.game) != seat:
             return
         member = room.members[seat]
+        why = f"no valid event within {self._turn_limit(room, seat):g} s"
         if self.config.referee:
-            self._eject(room, seat, "TIMEOUT")
+            self._eject(room, seat, "TIMEOUT", why)
+        elif isinstance(member, Client) and member.person:
+            # a person is told, and stays in the lobby; the room closes as for any departure (7.5)
+            member.send({"type": "PLAYER_DISCONNECT", "username": member.username, "roomClosed": True,
+                         "reason": "TIMEOUT", "message": why})
+            logger.info(f"{member.username}: {why}")
+            self._close_room(room, member, "TIMEOUT")
         elif isinstance(member, Client):
-            self.lost(member, "TIMEOUT", f"no valid event within {self.config.turn_timeout:g} s")
+            self.lost(member, "TIMEOUT", why)
 
-    def _eject(self, room: Room, seat: int, reason: str) -> None:
-        """7.7: the seat's team is eliminated, the others are told, its connection closed."""
+    def _eject(self, room: Room, seat: int, reason: str, why: str | None = None) -> None:
+        """7.7: the seat's team is eliminated, the others are told, its connection closed
+        (a person's is not: it is told why, and is back in the lobby)."""
         game = room.hosted.events
         assert game is not None
         member = room.members[seat]
         room.members[seat] = None
         if isinstance(member, HouseBot):
             self._release(member)
+        elif member is not None and member.person:
+            member.room, member.seat, member.person, member.views, member.state = None, -1, False, False, LOBBY
+            member.send({"type": "PLAYER_DISCONNECT", "username": member.username, "roomClosed": False,
+                         "reason": reason, "message": why or f"ejected ({reason})"})
+            logger.info(f"{member.username}: ejected ({reason})")
         elif member is not None:
             member.room, member.seat, member.state = None, -1, LOBBY
             self.lost(member, reason, f"ejected ({reason})")
@@ -1093,11 +1203,12 @@ class Lobby:
             room.broadcast([{"type": "PLAYER_DISCONNECT", "username": client.username, "roomClosed": False,
                              "reason": reason}])
         self._close_if_abandoned(room, client.username or "", reason)
+        self._back_in_lobby(client)
 
     def _close_if_abandoned(self, room: Room, username: str, reason: str) -> None:
         if self.rooms.get(room.id) is room and not any(isinstance(m, Client) and m.room is room
                                                        for m in room.members) and not any(
-                held[0] is room for held in self.reserved.values()):   # a held seat may come back
+                held.room is room for held in self.reserved.values()):   # a held seat may come back
             if room.watchers:
                 if room.referee is not None:
                     return   # the spectators watch the bots play on
@@ -1128,6 +1239,7 @@ class Lobby:
         if self.rooms.pop(room.id, None) is room:
             self.addresses.room_closed(room.address, time.monotonic())
         self._listings.clear()
+        back = []
         for member in [*room.members, *room.watchers]:
             if isinstance(member, HouseBot):
                 self._release(member)
@@ -1135,12 +1247,15 @@ class Lobby:
                 member.room, member.seat, member.person, member.views = None, -1, False, False
                 if member.state == IN_ROOM:
                     member.state = LOBBY
-        for key, (reserved_room, _seat, timer, _name, _settings) in list(self.reserved.items()):
-            if reserved_room is room:
-                timer.cancel()
+                back.append(member)
+        for key, held in list(self.reserved.items()):
+            if held.room is room:
+                held.timer.cancel()
                 del self.reserved[key]
         room.members = []
         room.watchers = []
+        for member in back:
+            self._back_in_lobby(member)
 
     def _release(self, bot: HouseBot) -> None:
         """A house bot leaves: its name is free again."""
@@ -1173,6 +1288,7 @@ class Lobby:
             member.room, member.seat, member.person, member.views = None, -1, False, False
             if member.state == IN_ROOM:
                 member.state = LOBBY
+            self._back_in_lobby(member)
         # not from inside the referee: the room's end stops it
         asyncio.get_running_loop().call_soon(self._close_if_abandoned, room, member.username or "", "EJECTED")
 
@@ -1186,12 +1302,18 @@ class Lobby:
 
     # -- resilience mode (7.6) --------------------------------------------------------
 
+    def _hold(self, room: Room, client: Client, seat: int) -> None:
+        """Hold ``seat`` of ``client``'s lost connection for the reconnect grace, with what
+        must be proved to take it back (``server.lobby_identity.Proof``)."""
+        key = client.name_key or ""
+        timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
+        self.reserved[key] = Held(room, seat, timer, client.username or "",
+                                  (client.person, client.views, client.pictures),
+                                  Proof(client.account, client.secret, client.own_address))
+
     def _disconnect(self, room: Room, client: Client, seat: int) -> None:
         room.members[seat] = None
-        loop = asyncio.get_running_loop()
-        name, key = client.username or "", client.name_key or ""
-        self.reserved[key] = (room, seat, loop.call_later(self.config.reconnect_grace, self._grace_over, key), name,
-                              (client.person, client.views, client.pictures))
+        self._hold(room, client, seat)
         room.game, broadcasts = _events(room).disconnect(room.game, seat, self.config.solo_timeout)
         room.broadcast(broadcasts)
         self._suspension(room)
@@ -1211,7 +1333,8 @@ class Lobby:
         held = self.reserved.pop(key, None)
         if held is None:
             return
-        room, seat, _timer, name, _settings = held
+        room: Room = held.room
+        seat, name = held.seat, held.name
         if room.referee is not None and self.rooms.get(room.id) is room:   # a held seat of a room played by calls
             logger.info(f"room {room.id}: {name} did not come back within {self.config.reconnect_grace:g} s")
             room.referee.departed(seat, "CONNECTION_LOST",
@@ -1233,7 +1356,7 @@ class Lobby:
     def _reconnect(self, client: Client, key: str) -> None:
         room, seat = self._take_back(client, key)
         room.game, broadcasts = _events(room).reconnect(room.game, seat)
-        client.send(ACK)
+        self._ack_login(client)
         client.send(*self._game_state(room))
         room.broadcast(broadcasts)
         room.members[seat] = client
@@ -1243,8 +1366,9 @@ class Lobby:
     def _take_back(self, client: Client, key: str) -> tuple[Room, int]:
         """The reserved seat of ``key`` is the reconnected ``client``'s again, with the
         seat's settings (``person``, ``views``, ``pictures``) it had."""
-        room, seat, timer, name, (person, views, pictures) = self.reserved.pop(key)
-        timer.cancel()
+        held = self.reserved.pop(key)
+        held.timer.cancel()
+        room, seat, name, (person, views, pictures) = held.room, held.seat, held.name, held.settings
         client.username, client.name_key, client.state = name, key, IN_ROOM
         self.names[key] = client
         client.room, client.seat = room, seat
@@ -1258,13 +1382,11 @@ class Lobby:
         held for the reconnect grace (a call waiting for it goes on waiting within its own
         limit); the others are told nothing unless it is ejected."""
         assert room.referee is not None
-        name, key = client.username or "", client.name_key or ""
-        settings = (client.person, client.views, client.pictures)
+        name = client.username or ""
+        self._hold(room, client, seat)
         client.room, client.seat, client.person, client.views = None, -1, False, False
         room.members[seat] = None
         room.referee.hold(seat)
-        timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
-        self.reserved[key] = (room, seat, timer, name, settings)
         logger.info(f"room {room.id}: {name}'s seat is held for {self.config.reconnect_grace:g} s")
 
     def _return_to_seat(self, client: Client, key: str) -> None:
@@ -1273,14 +1395,14 @@ class Lobby:
         room, seat = self._take_back(client, key)
         assert room.referee is not None
         room.members[seat] = client
-        client.send(ACK)
+        self._ack_login(client)
         room.referee.returned(seat, client)
 
     def _drop_hold(self, room: Room, seat: int) -> None:
         """The seat is out of the game: a hold on it ends (its name is free again)."""
-        for key, (held_room, held_seat, timer, _name, _settings) in list(self.reserved.items()):
-            if held_room is room and held_seat == seat:
-                timer.cancel()
+        for key, held in list(self.reserved.items()):
+            if held.room is room and held.seat == seat:
+                held.timer.cancel()
                 del self.reserved[key]
 
     # -- shutting down -----------------------------------------------------------------

@@ -17,9 +17,12 @@ policy: the spec's lobby policy has no login time-out, so silent connections sta
 good); ``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are
 one user); ``relayAddresses``, the addresses of relays (the web room) whose every
 connection is its own user's, so each counts on its own against the quotas per address;
-and, for rooms played by calls (docs/lobby.md), ``callTimeoutSeconds`` and
-``personTimeoutSeconds``, which replace the game's limit of one call to a program's seat
-and to a person's seat (absent: the game's; 0: no limit).
+``relaySecret``, the secret the lobby shares with the web room (at least 16 characters):
+the web room logs its people in with their account's credential made from it, and a
+name an account logged in with is the account's (``server.lobby_identity``); and
+``callTimeoutSeconds`` and ``personTimeoutSeconds``, which replace the game's limit of one
+call to a program's seat and of one decision of a person's seat (absent: the game's; 0: no
+limit).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from gameroom.core.wire import WireError, describe, expect_bool, expect_int, expect_list, expect_str
+from gameroom.server.lobby_identity import MIN_RELAY_SECRET
 from gameroom.server.lobby_limits import address_key
 
 __all__ = ["LobbyConfig", "decode_lobby_config", "with_overrides", "DEFAULT_PORT"]
@@ -67,6 +71,7 @@ class LobbyConfig:
     max_spectators_per_room: int = 64
     case_sensitive_usernames: bool = False
     relay_addresses: frozenset[str] = frozenset()   # quota keys (lobby_limits.address_key)
+    relay_secret: str | None = field(default=None, repr=False)   # shared with the web room: its accounts' credentials
     call_timeout: float | None = None     # None: the game's limit of one call
     person_timeout: float | None = None   # None: the game's person limit
     test_hooks: Any = None        # the game's decoded hooks, or None
@@ -127,7 +132,7 @@ def decode_lobby_config(value: Any, decode_hooks: Any = None) -> LobbyConfig:
     game's ``testHooks`` (their ``roomIds`` belong to the lobby)."""
     if not isinstance(value, dict):
         raise WireError(f"expected an object, got {describe(value)}", "$")
-    known = set(_KEYS) | {"policy", "seed", "testHooks", "relayAddresses"}
+    known = set(_KEYS) | {"policy", "seed", "testHooks", "relayAddresses", "relaySecret"}
     unknown = sorted(set(value) - known)
     if unknown:
         raise WireError(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})", "$")
@@ -144,6 +149,13 @@ def decode_lobby_config(value: Any, decode_hooks: Any = None) -> LobbyConfig:
     if relays is not None:
         settings["relay_addresses"] = frozenset(_relay(address, f"$.relayAddresses[{k}]")
                                                 for k, address in enumerate(expect_list(relays, "$.relayAddresses")))
+    secret = value.get("relaySecret")
+    if secret is not None:
+        text = expect_str(secret, "$.relaySecret")
+        if len(text) < MIN_RELAY_SECRET:
+            raise WireError(f"expected a secret of at least {MIN_RELAY_SECRET} characters, got {len(text)}",
+                            "$.relaySecret")
+        settings["relay_secret"] = text
     seed = value.get("seed")
     settings["seed"] = None if seed is None else expect_int(seed, "$.seed")
     hooks = value.get("testHooks")

@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AddressBook", "AddressUse", "JoinThrottle", "address_key", "username_key"]
+__all__ = ["AddressBook", "AddressUse", "JoinThrottle", "Refusals", "address_key", "username_key"]
 
 
 def address_key(peer: Any) -> str:
@@ -154,3 +154,31 @@ class AddressBook:
     @staticmethod
     def _idle(use: AddressUse, now: float) -> bool:
         return use.connections <= 0 and use.rooms <= 0 and (use.joins is None or use.joins.idle(now))
+
+
+class Refusals:
+    """Connections refused per address, told apart as the first of a burst or the rest.
+
+    The first refusal of an address (none in the last ``quiet`` seconds) is logged and
+    lingers, so an honest client over its quota reads the NACK that says why; the rest of
+    a burst — a crowd reconnecting as fast as it is turned away — is closed at once and
+    counted, the count said in the next line logged for that address. A crowd of
+    thousands then costs the loop a write and a close each, not a log line and a lingering
+    task each (the lobby's honest clients waited behind those)."""
+
+    def __init__(self, quiet: float = 10.0) -> None:
+        self.quiet = quiet
+        self.last: dict[str, tuple[float, int]] = {}   # address -> (first of its burst, refused since)
+
+    def refused(self, key: str, now: float) -> int | None:
+        """Count a refusal of ``key``: None while its burst lasts (close it at once, say
+        nothing), else how many were refused without a word since the last line (log
+        and linger)."""
+        first, since = self.last.get(key, (float("-inf"), 0))
+        if now - first < self.quiet:
+            self.last[key] = (first, since + 1)
+            return None
+        self.last[key] = (now, 0)
+        if len(self.last) > 4096:   # bounded: forget the addresses whose bursts are over
+            self.last = {k: v for k, v in self.last.items() if now - v[0] < self.quiet}
+        return since

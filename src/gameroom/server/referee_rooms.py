@@ -32,7 +32,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from greenlet import getcurrent, greenlet
 
@@ -43,6 +43,7 @@ from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID, Method
 from gameroom.core.record import EJECT, STATE, Event, FailureKind
+from gameroom.server.lobby_checks import NOT_OFFERED, CheckFailed, Question, judges
 from gameroom.server.lobby_games import Hosted, HouseBot
 
 __all__ = ["RefereeGame", "REASONS"]
@@ -68,6 +69,7 @@ class Pending:
     args: tuple[Any, ...] = ()
     message: dict[str, Any] | None = None   # the CALL (sent again to a seat that comes back)
     deadline: float | None = None           # the loop's time its limit runs out
+    question: Question | None = None        # what a CHECK of it asks the judges (made at the first)
 
 
 class RefereeGame:
@@ -84,6 +86,8 @@ class RefereeGame:
             self.game.person_moves() if person else None for person in self.people]
         # how a person's composed answer (not offered: a Q turn of several tiles) is judged
         self.checks = [self.game.person_check(moves) if moves is not None else None for moves in self.moves]
+        if any(check is not None for check in self.checks):
+            judges().warm()   # a person's first CHECK need not wait for the judging process to start
         self.calls = itertools.count(1)
         self.cancel = threading.Event()
         self.suspended_on: Any = None      # what the referee waits for: a Pending, a yield
@@ -100,7 +104,10 @@ class RefereeGame:
         except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
             logger.info(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
             self.story = None
-        self._spectators: dict[bool, tuple[int, bytes]] = {}   # pictures? -> (step, GAME_STATE encoded)
+        # GAME_STATE of the latest step, made once: pictures? -> (step, message, encoded) for
+        # spectators, (seat, pictures?) -> (step, message) for seats; a picture is drawn once a step
+        self._spectators: dict[bool, tuple[int, dict[str, Any], bytes]] = {}
+        self._seats: dict[tuple[int, bool], tuple[int, dict[str, Any]]] = {}
         self.runner = greenlet(self._main)
         self.over = False
         self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
@@ -266,6 +273,7 @@ class RefereeGame:
             message["limit"] = limit
         if pending.offered is not None:
             message["moves"] = [{"label": label, "action": action} for label, action in pending.offered]
+            message["asks"] = self.game.decision(spec.name)   # the game's words for what the call asks
         pending.message = message
         if member is not None:   # a held seat is sent it when it comes back
             member.send(message)
@@ -336,23 +344,42 @@ class RefereeGame:
             self.replied_at = self.lobby.arrived
         self._wake(pending, ("reply", value))
 
-    def check(self, client: Any, message: dict[str, Any]) -> None:
+    def check(self, client: Any, message: dict[str, Any]) -> Awaitable[None] | None:
         """A ``CHECK``: what the game's own rules find wrong with each tentative answer
         (``results``) to the call waiting for the person's seat of ``client``, nothing
-        taken — ``CHECKED`` ``{"call", "problems"}`` (null: legal)."""
+        taken — ``CHECKED`` ``{"call", "problems"}`` (null: legal). Judged off the loop
+        (``server.lobby_checks``), within the client's allowance: the awaitable returned
+        sends the answer (the lobby reads no more of the client's requests meanwhile); a
+        refusal is sent at once (None returned)."""
         pending = self.waiting(client.seat)
         if pending is None or pending.offered is None:
             client.send(_nack("No call is waiting for your reply"))
-            return
+            return None
         results = message.get("results")
         if not isinstance(results, list) or len(results) > MAX_CHECKS:
             client.send(_nack(f"A CHECK carries results: a list of at most {MAX_CHECKS} answers"))
+            return None
+        if pending.question is None:
+            pending.question = Question(self.game.name, pending.spec.name, pending.args,
+                                        [action for _, action in pending.offered], self.checks[client.seat])
+        return self._judged(client, pending, pending.question, results)
+
+    async def _judged(self, client: Any, pending: Pending, question: Question, results: list[Any]) -> None:
+        """``CHECKED`` for ``results``, once the client's allowance lets them be judged."""
+        allowance = client.checks
+        wait = allowance.wait(len(results), self.loop.time())
+        if wait > 0:
+            await asyncio.sleep(wait)
+        allowance.take(len(results), self.loop.time())
+        try:
+            problems = await judges().problems(question, results) if results else []
+        except CheckFailed as exc:
+            client.send(_nack(f"The CHECK could not be judged: {exc}"))
             return
-        check = self.checks[client.seat]
-        problems = [None if any(result == a for _, a in pending.offered)
-                    else f"not one of the {len(pending.offered)} legal moves offered" if check is None
-                    else composed_problem(pending.spec, pending.args, result, check) for result in results]
-        client.send({"type": "CHECKED", "call": pending.call, "problems": problems})
+        offered = len(question.offered)
+        client.send({"type": "CHECKED", "call": pending.call,
+                     "problems": [f"not one of the {offered} legal moves offered" if problem == NOT_OFFERED
+                                  else problem for problem in problems]})
 
     def departed(self, index: int, reason: str, why: str) -> None:
         """The member of seat ``index`` left the room or lost its connection: the room is
@@ -419,33 +446,39 @@ class RefereeGame:
                 self.announced.add(index)
                 self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": ejection.name,
                                             "roomClosed": False, "reason": REASONS.get(ejection.kind, "EJECTED"),
-                                            "message": ejection.reason, "method": ejection.method})
+                                            "message": ejection.reason, "method": ejection.method,
+                                            "asks": self.game.decision(ejection.method)})
             self.lobby.unseat(self.room, index)
 
     def view_message(self, index: int) -> dict[str, Any]:
         """``GAME_STATE`` of the latest state as seat ``index`` may see it (with its
-        picture for a member that asked for ``pictures``)."""
-        name = self.names[index]
-        view = None if self.state is None else self.game.views.seat(self.state, name)
-        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
-                   "state": view}
+        picture for a member that asked for ``pictures``): made once a step for the seat,
+        however often it asks."""
         member = self.room.members[index] if index < len(self.room.members) else None
-        if getattr(member, "pictures", False):
-            message["svg"] = self._picture(name)
-        return message
+        pictures = bool(getattr(member, "pictures", False))
+        made = self._seats.get((index, pictures))
+        if made is None or made[0] != self.step:
+            name = self.names[index]
+            view = None if self.state is None else self.game.views.seat(self.state, name)
+            message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption,
+                       "narration": self.narration, "state": view}
+            if pictures:
+                message["svg"] = self._picture(name)
+            made = self._seats[(index, pictures)] = (self.step, message)
+        return made[1]
 
     def spectator_message(self, pictures: bool = False) -> tuple[dict[str, Any], bytes | None]:
-        """``GAME_STATE`` of the latest state as a spectator may see it (encoded once a
-        state, with its picture and without)."""
-        view = None if self.state is None else self.game.views.spectator(self.state)
-        message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption, "narration": self.narration,
-                   "state": view}
-        if pictures:
-            message["svg"] = self._picture(None)
+        """``GAME_STATE`` of the latest state as a spectator may see it: made, drawn and
+        encoded once a step (with its picture and without), shared by every spectator."""
         made = self._spectators.get(pictures)
         if made is None or made[0] != self.step:
-            made = self._spectators[pictures] = (self.step, self.lobby.encode(message))
-        return message, made[1]
+            view = None if self.state is None else self.game.views.spectator(self.state)
+            message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption,
+                       "narration": self.narration, "state": view}
+            if pictures:
+                message["svg"] = self._picture(None)
+            made = self._spectators[pictures] = (self.step, message, self.lobby.encode(message))
+        return made[1], made[2]
 
     def _picture(self, viewer: str | None) -> str | None:
         """The game's picture of the latest state as ``viewer`` (None: a spectator) may see
@@ -453,6 +486,7 @@ class RefereeGame:
         conceal its secrets, or the picture fails (the views go on without it)."""
         if self.state is None:
             return None
+        self.lobby.drawings += 1
         try:
             return self.game.picture(self.state, viewer, self.caption or f"step {self.step}",
                                      self.story.draw if self.story is not None else None)

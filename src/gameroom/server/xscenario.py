@@ -22,7 +22,7 @@ import logging
 import socket
 import threading
 import time
-from typing import Any
+from typing import Any, Sequence
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
@@ -43,10 +43,10 @@ _REPLIES = {"LOGIN": ("ACK",), "LOGOUT": ("ACK",), "GET_PUBLIC_ROOMS": ("PUBLIC_
 
 
 class LobbyThread:
-    """A lobby of ``game`` (a descriptor, or a bare ``LobbyGame``) on its own thread and
+    """A lobby of ``game`` (a descriptor, several, or a bare ``LobbyGame``) on its own thread and
     event loop (for harnesses, tests and benchmarks)."""
 
-    def __init__(self, game: GameDescriptor | LobbyGame, config: LobbyConfig) -> None:
+    def __init__(self, game: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig) -> None:
         self.loop = (aio.loop_factory() or asyncio.new_event_loop)()
         self.lobby = Lobby(game, config)
         started = threading.Event()

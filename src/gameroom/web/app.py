@@ -11,9 +11,11 @@ through its registry descriptor; nothing here knows a game.
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
     GET  /drawings/{game}.js        the game's picture drawn in the browser from a view (404: it has none)
     GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
-                                      "time_limit", "person_limit"}]  (policies: the operator's trained agents,
+                                      "time_limit", "person_limit", "least_person_limit",
+                                      "decisions": {wire name: the game's words}}]  (policies: the operator's trained agents,
                                       gameroom web --policy; a seat names one like a strategy)
-    POST /api/matches               {"game", "seats", "seed"?, "time_limit"?, "pace"?} -> {"id", "tokens"}
+    POST /api/matches               {"game", "seats", "seed"?, "time_limit"? (the bots' seats), "person_limit"?
+                                     (the people's, at least least_person_limit), "pace"?} -> {"id", "tokens"}
     GET  /api/matches               [summary, ...]
     GET  /api/matches/{id}          {"id", "game", "status", "seats", "result", ...}
     GET  /api/matches/{id}/replay   JSON Lines, one line per state change
@@ -59,8 +61,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import time
+from dataclasses import replace
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -69,7 +73,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -78,7 +82,7 @@ from gameroom.games import registry
 from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
-from gameroom.web.matches import BadRequest, MatchRequest, WebMatch
+from gameroom.web.matches import BadRequest, MatchRequest, WebMatch, least_person_limit
 from gameroom.web.public import PublicAnswers
 from gameroom.web.room import Room
 from gameroom.web.lobby import LobbyRooms
@@ -98,6 +102,15 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 NO_DATABASE = "no results database: start the web room with gameroom web --db URL"
+
+
+def _gone_page(message: str) -> str:
+    """The page of a match that is not (or no longer) here: what happened, and the way back."""
+    return ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<title>match not here</title><link rel="stylesheet" href="/static/style.css"></head>'
+            f'<body><main><h1>match not here</h1><p id="gone">{html.escape(message)}</p>'
+            '<p><a href="/">back to the lobby</a></p></main></body></html>\n')
 
 
 class Recent:
@@ -170,9 +183,13 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     async def match_page(request: Request) -> Response:
         found = await located(request)
-        if not isinstance(found, WebMatch):
-            return missing(request, found, "/results/games/{}")
-        return FileResponse(STATIC / "match.html")
+        if isinstance(found, WebMatch):
+            return FileResponse(STATIC / "match.html")
+        if isinstance(found, Gone) and found.stored is not None:
+            return missing(request, found, "/results/games/{}")   # its stored game's page
+        # a person's page, not the API's JSON: a match finished and evicted, or none such
+        return HTMLResponse(_gone_page(found.message if isinstance(found, Gone)
+                                       else f"no match {request.path_params['id'][:60]!r}"), status_code=404)
 
     async def favicon(_: Request) -> Response:   # every page's icon (browsers ask for it unasked)
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
@@ -198,17 +215,23 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
                               "strategies": list(g.strategies), "policies": room.policies.names(g.name),
                               "human": g.playable_by_people,
-                              "time_limit": g.limits.call, "person_limit": g.person_limit}
+                              "time_limit": g.limits.call,
+                              "person_limit": limits.person_limit if limits.person_limit is not None else g.person_limit,
+                              "least_person_limit": least_person_limit(g),
+                              "decisions": {m.wire: g.decision(m.name) for m in g.protocol.methods}}
                              for g in games.values()])
 
     async def start_match(request: Request) -> Response:
         try:
-            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games, room.policies)
+            match_request = MatchRequest.from_json(await read_json(request, limits.max_body), games, room.policies,
+                                                   limits.person_limit)
         except BadBody as exc:
             return _error(exc.status, str(exc))
         except BadRequest as exc:
             return _error(400, str(exc))
-        owner, _ = await room.owner(request)
+        owner, account = await room.owner(request)
+        if account is not None:   # shown on the seat it plays
+            owner = replace(owner, name=account.name)
         if owner.user is None and any(kind == "human" for kind in match_request.seats):
             return _error(401, "log in to play at a person's seat (/login or /signup); bots-only matches "
                                "need no account")

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from gameroom.core.record import Event
 from gameroom.games import registry
+from gameroom.server.lobby_checks import UsersChecks
 from gameroom.web.limits import RoomLimits
 from gameroom.web.matches import MatchRequest, Owner, WebMatch
 from gameroom.web.memory import return_freed_memory
@@ -75,6 +76,7 @@ class MatchBook:
         self.turns = turns if turns is not None else Turnstile()
         self.clock = clock
         self.matches: dict[str, WebMatch] = {}
+        self.checks = UsersChecks()   # each account's bounds on checks, across its matches
         self.first = archive.first_number() if archive is not None else 1
         self._names = registry.names()
         self._games = bytearray()   # the game of every match number from `first` (index + 1)
@@ -110,7 +112,7 @@ class MatchBook:
             names = [f"P{i + 1}" for i in range(len(request.seats))]
             stored = self.archive.observers(number, request, names, owner) if self.archive is not None else []
             match = WebMatch(match_id, request, [*observers, *stored], owner=owner, turns=self.turns,
-                             clock=self.clock)
+                             clock=self.clock, checks=self.checks)
             self.matches[match_id] = match
         if not match.humans:
             match.start()

@@ -20,7 +20,8 @@ class RoomLimits:
     user, and the address every request comes from). Finished matches stay in memory
     ``finished_grace`` seconds and at most ``keep_finished`` at once (then the owner with
     the most kept loses its oldest first); a match whose people do not all sit down within
-    ``join_within`` seconds is cancelled."""
+    ``join_within`` seconds is cancelled. ``person_limit`` is a person's time for one
+    decision in a match that asks none (None: the game's ``person_limit``)."""
 
     max_live: int = 32
     matches_per_user: int = 4
@@ -46,6 +47,7 @@ class RoomLimits:
     signups_per_address: int = 20
     login_failures: int = 10
     failure_window: float = 300.0
+    person_limit: float | None = None
     configured_in: str = ""
     """Where these figures are set, as refusals name them: "" for ``gameroom web``'s options
     (``--signups-per-address``), else a file's table (the arena's ``arena.toml [limits]``)."""
@@ -85,6 +87,8 @@ class RoomLimits:
         for name in ("finished_grace", "join_within", "failure_window"):
             if not 0 <= getattr(self, name) <= 30 * 24 * 3600:
                 raise ValueError(f"{name.replace('_', '-')} must be seconds in 0..2592000, got {getattr(self, name)}")
+        if self.person_limit is not None and not 0 < self.person_limit <= 3600:
+            raise ValueError(f"{self.key('person_limit')} must be seconds in (0, 3600], got {self.person_limit}")
         for name in ("max_body", "max_message"):
             if not 1024 <= getattr(self, name) <= 64 * 1024 * 1024:
                 raise ValueError(f"{name.replace('_', '-')} must be bytes in 1024..67108864, got {getattr(self, name)}")

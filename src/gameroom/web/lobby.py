@@ -27,8 +27,9 @@ class LobbyRooms:
     (or says why it cannot), for the web room's ``/api/lobby``; ``web.lobby_socket``
     connects browsers to it."""
 
-    def __init__(self, host: str, port: int, timeout: float = 5.0) -> None:
+    def __init__(self, host: str, port: int, timeout: float = 5.0, secret: str | None = None) -> None:
         self.host, self.port, self.timeout = host, port, timeout
+        self.secret = secret   # shared with the lobby (its relaySecret): people log in with their accounts' credentials
 
     @property
     def server(self) -> str:

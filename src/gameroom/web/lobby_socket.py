@@ -10,9 +10,14 @@ terminals and bots, under the lobby's own rules and bounds.
 * The first frame is the relay's own ``{"type": "RELAY", "username", "guest",
   "server"}``; the second is the lobby's answer to the ``LOGIN`` the relay sent.
 * A person logged in to the web room is logged in to the lobby under the account's
-  name. Anyone else is a *guest*: logged in under a name ``guest`` and digits, as a
-  spectator (``LOGIN``'s ``spectator``: the lobby lets it list and watch rooms, never
-  take a seat) — as a match's spectators need no account, and its people do.
+  name, with the account's credential (``LOGIN``'s ``account``: an HMAC of the name under
+  the secret the web room shares with the lobby, ``--lobby-secret-file`` and the lobby's
+  ``relaySecret``): the lobby then keeps the name for the account (no client of its own
+  can take it first) and gives a held seat back only to the account
+  (``server.lobby_identity``). Anyone else is a *guest*: logged in under a name
+  ``guest`` and digits, as a spectator (``LOGIN``'s ``spectator``: the lobby lets it list
+  and watch rooms, never take a seat) — as a match's spectators need no account, and its
+  people do.
 * The browser cannot log in again under another name: its ``LOGIN`` is sent as the
   relay's own again (the lobby answers ``NACK Already logged in!``). A frame that is
   not one JSON object (binary, not JSON, nested too deep) is sent as ``{}`` (``NACK Not
@@ -40,6 +45,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError, ValueTooDeep, check_depth, encode
+from gameroom.server.lobby_identity import account_credential
 from gameroom.web.accounts import Account
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.room import Room
@@ -79,6 +85,8 @@ async def _relay(websocket: WebSocket, room: Room, lobby: LobbyRooms, address: s
                                              f"{exc or type(exc).__name__}"), 1011)
         return
     login: dict[str, Any] = {"type": "LOGIN", "username": name, **({"spectator": True} if guest else {})}
+    if not guest and lobby.secret is not None:
+        login["account"] = account_credential(lobby.secret, name)
     writer.write(encode(login))
     outbox: asyncio.Queue[str] = asyncio.Queue()
     unsent = [0]   # bytes in the outbox

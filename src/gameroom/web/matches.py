@@ -11,8 +11,13 @@ seat (:mod:`gameroom.web.people`) is taken with the seat's token by a logged-in 
 and from then on belongs to that account alone. A match computes only while it holds a
 turn of the room's :class:`~gameroom.web.turns.Turnstile`, given back at every event.
 
-A person's time for one decision, unless the request says otherwise, is the game's
-``person_limit`` (a person's, not the bots' per-call limit).
+Limits are per seat: a bot's seat has the bots' limit of one call (``time_limit``, the
+game's own by default), a person's seat the time of one decision for a person
+(``person_limit``: the request's, else the room's configured one, else the game's): a
+request cannot give a person less than :data:`MIN_PERSON_LIMIT` seconds, so never a
+bot's fraction of a second. A person whose seat is ejected (its time ran out) is told so
+in a message of its own, the others by one event line, and goes on watching as a
+spectator: nothing of the game asks an ejected seat's view again.
 
 The match is told as ``gameroom play`` tells it (``core.narration.Story`` with the game's
 narrator): each state frame carries its picture's caption (who did what) and the
@@ -34,19 +39,20 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from gameroom.core.calls import Caller
 from gameroom.core.context import MatchContext
-from gameroom.core.game import GameDescriptor
+from gameroom.core.game import PERSON_LIMIT, GameDescriptor
 from gameroom.core.match import MatchCancelled, Seat, guarded_seat
 from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID
 from gameroom.core.record import EJECT, END, Event
 from gameroom.remote.jsonstream import encode
+from gameroom.server.lobby_checks import UsersChecks
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
 
 if TYPE_CHECKING:
     from gameroom.web.policies import WebPolicies
 
-__all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener"]
+__all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener", "MIN_PERSON_LIMIT"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +60,11 @@ HUMAN = "human"
 """The seat name in a request that a person takes."""
 
 MAX_PACE = 5.0
+MAX_LIMIT = 3600.0
+MIN_PERSON_LIMIT = 10.0
+"""The least time a request may give a person for one decision: a person reads the board
+and clicks; a bot's per-call limit (Fish: 0.6 s) ejected them at setup. The operator's
+configured limit (``gameroom web --person-limit``) is not held to it."""
 Audience = str | None   # None: the spectators; a seat name: the person at that seat
 Listener = Callable[[str, str], None]
 """Receives each frame of its audience as it happens: its JSON text and its type."""
@@ -75,9 +86,11 @@ class BadRequest(ValueError):
 @dataclass(frozen=True)
 class MatchRequest:
     """A checked request for a match: the game, its seats (strategy names, the names of
-    the operator's policies, or ``human``), the seed, the time limit of one call and the
-    pause after every state (to watch bots); ``policies`` makes the seats of the policies
-    (``web.policies.WebPolicies``: only those the operator configured can be named)."""
+    the operator's policies, or ``human``), the seed, the bots' time limit of one call
+    (``time_limit``), a person's time for one decision (``person_limit``, None without
+    people) and the pause after every state (to watch bots); ``policies`` makes the seats
+    of the policies (``web.policies.WebPolicies``: only those the operator configured can
+    be named)."""
 
     game: GameDescriptor
     seats: tuple[str, ...]
@@ -85,15 +98,19 @@ class MatchRequest:
     time_limit: float | None
     pace: float = 0.0
     policies: "WebPolicies | None" = field(default=None, compare=False)
+    person_limit: float | None = None
 
     @classmethod
     def from_json(cls, body: Any, games: dict[str, GameDescriptor],
-                  policies: "WebPolicies | None" = None) -> "MatchRequest":
+                  policies: "WebPolicies | None" = None, person_limit: float | None = None) -> "MatchRequest":
+        """The request of a JSON body; ``person_limit`` is the room's configured time of a
+        person's decision (None: the game's)."""
         if not isinstance(body, dict):
             raise BadRequest("the body must be a JSON object with game, seats and seed")
-        unknown = sorted(set(body) - {"game", "seats", "seed", "time_limit", "pace"})
+        known = ("game", "seats", "seed", "time_limit", "person_limit", "pace")
+        unknown = sorted(set(body) - set(known))
         if unknown:
-            raise BadRequest(f"unknown field {_shown(unknown[0])}; the fields are game, seats, seed, time_limit, pace")
+            raise BadRequest(f"unknown field {_shown(unknown[0])}; the fields are {', '.join(known)}")
         name = body.get("game")
         if not isinstance(name, str) or name not in games:
             raise BadRequest(f"game: {_shown(name)} is not a game; choose from {', '.join(games)}")
@@ -116,23 +133,49 @@ class MatchRequest:
         seed = body.get("seed", random.randrange(1 << 31))
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 63:
             raise BadRequest(f"seed: expected a natural number, got {_shown(seed)}")
-        # a person's seat gets the game's time for a person, never the bots' per-call limit
-        limit = body.get("time_limit", game.person_limit if HUMAN in seats else game.limits.call)
-        if limit is not None and (not isinstance(limit, (int, float)) or isinstance(limit, bool)
-                                  or not 0 < limit <= 3600):
-            raise BadRequest(f"time_limit: expected seconds in (0, 3600], got {_shown(limit)}")
-        if limit is None and HUMAN in seats:   # a person who walked away would hold the match for ever
-            raise BadRequest("time_limit: a match with people needs a limit in seconds (0, 3600]")
+        limit = body.get("time_limit", game.limits.call)   # the bots' seats only
+        if limit is not None and not _seconds(limit, 0, MAX_LIMIT):
+            raise BadRequest(f"time_limit: expected seconds in (0, {MAX_LIMIT:g}] (the bots' limit of one call), "
+                             f"got {_shown(limit)}")
+        person = _person_limit(game, body.get("person_limit"), person_limit) if HUMAN in seats else None
         pace = body.get("pace", 0)
         if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= MAX_PACE:
             raise BadRequest(f"pace: expected seconds in [0, {MAX_PACE:g}], got {_shown(pace)}")
         return cls(game, tuple(seats), seed, None if limit is None else float(limit), float(pace),
-                   policies if any(seat in offered for seat in seats) else None)
+                   policies if any(seat in offered for seat in seats) else None, person)
+
+    def limit_of(self, index: int) -> float | None:
+        """The time limit of the seat at ``index``: a person's decision, or a bot's call."""
+        return self.person_limit if self.seats[index] == HUMAN else self.time_limit
 
     def policy_seats(self) -> list[int]:
         """The indices of the seats a policy plays."""
         offered = set(self.policies.names(self.game.name)) if self.policies is not None else set()
         return [i for i, kind in enumerate(self.seats) if kind in offered and kind not in self.game.strategies]
+
+
+def _seconds(value: Any, low: float, high: float) -> bool:
+    """Whether ``value`` is a JSON number of seconds in (``low``, ``high``]."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and low < value <= high
+
+
+def least_person_limit(game: GameDescriptor) -> float:
+    """The least time a request may give a person of ``game`` for one decision."""
+    return max(MIN_PERSON_LIMIT, game.limits.call or 0.0)
+
+
+def _person_limit(game: GameDescriptor, asked: Any, configured: float | None) -> float:
+    """A person's time for one decision: the request's (``asked``, never less than
+    :func:`least_person_limit`), else the room's ``configured`` one, else the game's."""
+    if asked is None:
+        chosen = configured if configured is not None else game.person_limit
+        return float(chosen if chosen is not None else PERSON_LIMIT)
+    least = least_person_limit(game)
+    if not _seconds(asked, 0, MAX_LIMIT) or asked < least:
+        bots = f"; {game.limits.call:g} s is the bots' limit of one call" if game.limits.call else ""
+        raise BadRequest(f"person_limit: a person's seat needs seconds in [{least:g}, {MAX_LIMIT:g}] for one "
+                         f"decision{bots}; got {_shown(asked)}")
+    return float(asked)
 
 
 def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int, caption: str,
@@ -147,10 +190,12 @@ def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int,
 @dataclass(frozen=True)
 class Owner:
     """Who started a match: the address its request came from and, when logged in, the
-    account's key. Quotas count both; turns are shared by the account, else the address."""
+    account's key (and its name, shown on its seat). Quotas count both; turns are shared
+    by the account, else the address."""
 
     address: str | None = None
     user: str | None = None
+    name: str | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -167,8 +212,9 @@ class WebMatch:
 
     def __init__(self, match_id: str, request: MatchRequest, observers: Iterable[Callable[[Event], Any]] = (),
                  owner: Owner = Owner(), turns: Turnstile | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, checks: UsersChecks | None = None) -> None:
         self.id = match_id
+        self.checks = checks if checks is not None else UsersChecks()   # each account's bounds on checks
         self.request = request
         self.game = request.game
         self.owner = owner
@@ -184,8 +230,13 @@ class WebMatch:
         # the account (key) each person's seat belongs to: the creator's when it is the only
         # one, else whoever first opens it with its token while logged in
         self.holders: dict[str, str | None] = {name: None for name in self.tokens}
+        self.accounts: dict[str, str] = {}   # seat -> the name of the account it belongs to, shown on it
         if owner.user is not None and len(self.tokens) == 1:
-            self.holders[next(iter(self.tokens))] = owner.user
+            only = next(iter(self.tokens))
+            self.holders[only] = owner.user
+            if owner.name is not None:
+                self.accounts[only] = owner.name
+        self.out: set[str] = set()   # people's seats the referee ejected: they watch as spectators
         self.joined: set[str] = set()
         self.lock = threading.RLock()
         self.history: dict[Audience, list[str]] = {None: [], **{name: [] for name in self.tokens}}
@@ -208,15 +259,18 @@ class WebMatch:
                                request.seed, self.names)
         for name, kind, bot in zip(self.names, request.seats, bots):
             if kind == HUMAN:
-                human = HumanPlayer(name, self.game, request.time_limit,
+                human = HumanPlayer(name, self.game, request.person_limit,
                                     functools.partial(self._publish, only=name))
                 self.humans[name] = human
                 seat = guarded_seat(name, human)
-                seat.caller = self._off_turn(seat.caller)
+                seat.caller = self._off_turn(seat.caller, request.person_limit)
             else:
                 seat = bot
             seat.caller = announcing(seat.caller, name, decisions, self._announce)
             self.seats.append(seat)
+        for name, user in self.holders.items():
+            if user is not None:
+                self.humans[name].checks = self.checks.of(user)
         self._decisions = decisions
 
     @property
@@ -227,16 +281,22 @@ class WebMatch:
     # -- the summary the API shows --------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:
+        """What the API and a socket's ``hello`` show of the match: each seat with its
+        player (a strategy, a policy or ``human``), its limit, and the name of the account
+        playing a person's seat (``account``, once known); ``turn`` the seat to play."""
+        seats = [{"name": n, "player": k, "limit": self.request.limit_of(i),
+                  **({"account": self.accounts[n]} if n in self.accounts else {})}
+                 for i, (n, k) in enumerate(zip(self.names, self.request.seats))]
         return {"id": self.id, "game": self.game.name, "status": self.status, "seed": self.request.seed,
-                "seats": [{"name": n, "player": k} for n, k in zip(self.names, self.request.seats)],
-                "time_limit": self.request.time_limit, "steps": self.steps, "turn": self.turn,
-                "result": self.result}
+                "seats": seats, "time_limit": self.request.time_limit, "person_limit": self.request.person_limit,
+                "steps": self.steps, "turn": self.turn, "result": self.result}
 
     # -- seats and audiences --------------------------------------------------------------
 
-    def admit(self, seat: str, token: str | None, user: str | None) -> str | None:
-        """Why the account ``user`` (its key; None: not logged in) may not take ``seat``
-        with ``token``; None when it may (the seat is then that account's for good)."""
+    def admit(self, seat: str, token: str | None, user: str | None, name: str | None = None) -> str | None:
+        """Why the account ``user`` (its key; None: not logged in; ``name``: its name)
+        may not take ``seat`` with ``token``; None when it may (the seat is then that
+        account's for good, shown under its name)."""
         if seat not in self.names:
             return f"no seat {_shown(seat)} in match {self.id}; its seats are {', '.join(self.names)}"
         if seat not in self.tokens:
@@ -254,8 +314,11 @@ class WebMatch:
             holder = self.holders[seat]
             if holder is None:
                 self.holders[seat] = user
+                self.humans[seat].checks = self.checks.of(user)   # the account's, across its seats
             elif holder != user:
                 return f"seat {seat} belongs to another account: the person who took it plays there"
+            if name is not None:
+                self.accounts.setdefault(seat, name)
         return None
 
     def subscribe(self, audience: Audience, listener: Listener) -> tuple[list[str], bool]:
@@ -397,24 +460,32 @@ class WebMatch:
             self.story.last = None
             self.finished = self.clock()
 
-    def _off_turn(self, caller: Caller) -> Caller:
-        """A person's seat's caller: the match gives its turn back while the person thinks."""
+    def _off_turn(self, caller: Caller, person_limit: float | None) -> Caller:
+        """A person's seat's caller: every call has the person's limit (whatever the
+        referee gives the bots), and the match gives its turn back while the person thinks."""
         owner = self.owner.key
 
         def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
             self.turns.give(owner)
             try:
-                return caller(method, args, limit)
+                return caller(method, args, person_limit)
             finally:
                 self.turns.take(owner)
 
         return call
 
+    def who(self, seat: str) -> str:
+        """A seat as people read it: the account playing it and the seat (``ann (P1)``),
+        else the seat's name."""
+        account = self.accounts.get(seat)
+        return f"{account} ({seat})" if account is not None else seat
+
     def _announce(self, seat: str, method: str) -> None:
         self.turn = seat
         # a person's clock is shown to everyone; a bot's limit is too short to be worth a clock
-        limit = self.request.time_limit if seat in self.humans else None
-        self._publish({"type": "turn", "seat": seat, "method": self.wires.get(method, method), "limit": limit,
+        limit = self.request.person_limit if seat in self.humans else None
+        self._publish({"type": "turn", "seat": seat, "who": self.who(seat), "method": self.wires.get(method, method),
+                       "asks": self.game.decision(method), "limit": limit,
                        "deadline": None if limit is None else time.time() + limit})
 
     def _observe(self, event: Event) -> None:
@@ -431,12 +502,7 @@ class WebMatch:
                 finally:
                     self.turns.take(self.owner.key)
         elif event.kind == EJECT:
-            data = event.data
-            self._publish({"type": "event", "text": f"{data['seat']} was ejected on {data['method']}: {data['reason']}",
-                           "ejected": data["seat"], "narration": told.lines})
-            human = self.humans.get(data["seat"])
-            if human is not None:
-                self._publish({"type": "prompt", "choices": [], "method": None}, only=data["seat"])
+            self._tell_ejection(event.data, told.lines)
         elif event.kind == END:
             winners = event.data["result"]["winners"]
             self._publish({"type": "event", "text": f"game over: {', '.join(winners) or 'no winner'}",
@@ -444,19 +510,38 @@ class WebMatch:
         elif told.lines:
             self._publish({"type": "event", "text": "\n".join(told.lines), "narration": told.lines})
 
+    def _tell_ejection(self, data: dict[str, Any], lines: Sequence[str]) -> None:
+        """A seat is out: one event line to everyone (its ``text``; ``narration`` the
+        narrator's own lines, as ``gameroom play`` prints them), and a person's seat its
+        own message, in the game's words; from now on that person watches as a spectator."""
+        seat, reason, wire = data["seat"], data["reason"], data["method"]
+        asks = self.game.decision(wire)
+        self._publish({"type": "event", "text": f"{self.who(seat)} is out of the game: {reason} ({asks})",
+                       "ejected": seat, "reason": reason, "method": wire, "asks": asks, "narration": list(lines)})
+        if seat in self.humans:
+            self.out.add(seat)
+            self._publish({"type": "prompt", "choices": [], "method": None, "out": True,
+                           "message": f"You are out of the game: {reason} ({asks}). The game goes on without "
+                                      "you; you can watch it to its end."}, only=seat)
+
     def _publish_state(self, state: Any, caption: str, lines: Sequence[str]) -> None:
-        """One state to every audience: the spectators' frame and each person's own."""
+        """One state to every audience: the spectators' frame and each person's own (a
+        person whose seat is out gets the spectators')."""
         self.steps += 1
         frame = {**state_frame(self.game, state, None, self.steps, caption, self.story, lines), "turn": self.turn}
         mine = {name: {**state_frame(self.game, state, name, self.steps, caption, self.story, lines),
                        "turn": self.turn}
-                for name in self.humans}
+                for name in self.humans if name not in self.out}
         self._publish(frame, per_seat=mine)
 
     def _tell_ending(self, result: Any) -> None:
-        """The narrator's closing lines, and the last picture naming the winners."""
-        ending = self.story.end(result)
-        if ending.caption is not None:
-            self._publish_state(ending.state, ending.caption, ending.lines)
-        elif ending.lines:
-            self._publish({"type": "event", "text": "\n".join(ending.lines), "narration": ending.lines})
+        """The narrator's closing lines, and the last picture naming the winners; a
+        narrator's or a picture's failure costs them only, never the result."""
+        try:
+            ending = self.story.end(result)
+            if ending.caption is not None:
+                self._publish_state(ending.state, ending.caption, ending.lines)
+            elif ending.lines:
+                self._publish({"type": "event", "text": "\n".join(ending.lines), "narration": ending.lines})
+        except Exception:   # noqa: BLE001 - the result stands; the ending's telling is lost, logged
+            logger.warning("web match %s: telling its end failed", self.id, exc_info=True)

@@ -8,11 +8,15 @@ takes when it is one of the offered answers or, composed on the board (a Q turn 
 several tiles, an Evolution turn of several cards), when the game's own legality check
 (``person_check``) finds nothing wrong with it. :meth:`HumanPlayer.check` judges
 tentative answers the same way without taking them: the board asks it which targets are
-legal before the person confirms.
+legal before the person confirms. The web room asks :meth:`HumanPlayer.judged`, which
+judges them off the event loop within the seat's bounds (``server.lobby_checks``: one
+question at a time, an allowance of answers per second, of the seat's account across all its
+seats), as the lobby judges ``CHECK``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import threading
@@ -24,6 +28,7 @@ from gameroom.core.calls import Caller
 from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.game import GameDescriptor
 from gameroom.core.protocol import VOID, Method
+from gameroom.server.lobby_checks import NOT_OFFERED, CheckFailed, Question, UserChecks, judges
 
 __all__ = ["HumanPlayer", "Prompt", "announcing", "Frame", "MAX_CHECKS"]
 
@@ -40,6 +45,7 @@ class Prompt:
     spec: Method | None = None
     args: tuple[Any, ...] = ()
     answers: "queue.SimpleQueue[Any]" = field(default_factory=queue.SimpleQueue)
+    question: Question | None = None   # what a check of it asks the judges (made at the first)
 
 
 class HumanPlayer:
@@ -58,6 +64,11 @@ class HumanPlayer:
         self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
         self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
         self._check = game.person_check(self._moves)
+        # answers judged per second and one question at a time (server.lobby_checks): the
+        # seat's own until its account sits down, then the account's, shared by its seats
+        self.checks = UserChecks()
+        if self._check is not None:
+            judges().warm()   # the person's first check need not wait for the judging process
 
     def name(self) -> str:
         return self._name
@@ -76,7 +87,8 @@ class HumanPlayer:
         prompt = Prompt(spec.wire, offered, deadline, spec, args)
         with self.lock:
             self.prompt = prompt
-        self.tell({"type": "prompt", "method": spec.wire, "limit": self.limit, "deadline": deadline,
+        self.tell({"type": "prompt", "method": spec.wire, "asks": self.game.decision(spec.name), "limit": self.limit,
+                   "deadline": deadline,
                    "choices": [{"label": label, "action": action} for label, action in offered]})
         try:
             # the referee stops waiting at its limit; this thread gives up a little later
@@ -128,15 +140,56 @@ class HumanPlayer:
 
     def check(self, actions: Any) -> list[str | None] | str:
         """What is wrong with each tentative answer of ``actions`` (a list) to the current
-        prompt (None: legal), without taking any; a string when the question itself is bad."""
+        prompt (None: legal), without taking any; a string when the question itself is bad.
+        Judged here, in the caller's thread (:meth:`judged` judges off the loop)."""
+        prompt, refusal = self._checkable(actions)
+        if prompt is None:
+            return refusal
+        return [None if any(action == legal for _, legal in prompt.choices) else self._judge(prompt, action)
+                for action in actions]
+
+    def _checkable(self, actions: Any) -> tuple[Prompt | None, str]:
+        """The prompt ``actions`` may be checked against, else why not."""
         with self.lock:
             prompt = self.prompt
         if prompt is None:
-            return "it is not your turn"
+            return None, "it is not your turn"
         if not isinstance(actions, list) or len(actions) > MAX_CHECKS:
-            return f"a check is a list of at most {MAX_CHECKS} actions"
-        return [None if any(action == legal for _, legal in prompt.choices) else self._judge(prompt, action)
-                for action in actions]
+            return None, f"a check is a list of at most {MAX_CHECKS} actions"
+        return prompt, ""
+
+    async def judged(self, actions: Any) -> list[str | None] | str:
+        """:meth:`check`'s answer, judged off the event loop: one question of this seat's
+        account at a time, once its allowance of answers per second lets it."""
+        prompt, refusal = self._checkable(actions)
+        if prompt is None:
+            return refusal
+        if not actions:
+            return []
+        loop = asyncio.get_running_loop()
+        checks = self.checks
+        async with checks.lock:
+            wait = checks.allowance.wait(len(actions), loop.time())
+            if wait > 0:
+                await asyncio.sleep(wait)
+            checks.allowance.take(len(actions), loop.time())
+            if prompt.question is None:
+                assert prompt.spec is not None
+                prompt.question = Question(self.game.name, prompt.spec.name, prompt.args,
+                                           [legal for _, legal in prompt.choices], self._check)
+            try:
+                problems = await judges().problems(prompt.question, actions)
+            except CheckFailed as exc:
+                return str(exc)
+        return [None if problem is None else self._worded(prompt, action, problem)
+                for action, problem in zip(actions, problems)]
+
+    def _worded(self, prompt: Prompt, action: Any, problem: str) -> str:
+        """A judged problem in the words :meth:`_judge` gives it."""
+        if problem == NOT_OFFERED:
+            return (f"illegal action {_short(action)}: it is not one of the "
+                    f"{len(prompt.choices)} legal actions offered")
+        return f"illegal action {_short(action)}: {problem}"
 
 
 def _short(value: Any, limit: int = 120) -> str:

@@ -47,7 +47,7 @@ MIN_SECRET = 16
 
 def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = None,
               limits: RoomLimits = RoomLimits(), secret_file: Path | None = None, proxy: str | None = None,
-              secret: str | None = None, policies: list[str] | None = None) -> int:
+              secret: str | None = None, policies: list[str] | None = None, lobby_secret: str | None = None) -> int:
     """Serve the lobby and match pages until interrupted; ``lobby`` (``HOST:PORT``) names
     a lobby server whose rooms of every game the lobby page lists and browsers play in, ``db`` the URL of a results
     database whose games and leaderboards the results pages show (and which keeps the
@@ -77,7 +77,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
         lobby_host, colon, lobby_port = lobby.rpartition(":")
         if not colon or not lobby_host or not lobby_port.isdigit() or not 1 <= int(lobby_port) <= 65535:
             raise ServeError(f"--lobby must be HOST:PORT, got {lobby!r}")
-        rooms = LobbyRooms(lobby_host, int(lobby_port))
+        rooms = LobbyRooms(lobby_host, int(lobby_port), secret=lobby_secret)
     secret, secret_note = session_secret(secret_file, secret)
     offered = _policies(policies or [])
     results = None if db is None else _results(db)

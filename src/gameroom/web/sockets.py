@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 from typing import Any, Awaitable, Callable
@@ -57,10 +58,12 @@ def error_frame(message: str, fatal: bool, **more: Any) -> str:
     return _frame("error", message, fatal=fatal, **more)
 
 
-def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str] | None:
+def answer(match: WebMatch, seat: str | None,
+           message: dict[str, Any]) -> tuple[str, str] | None | Awaitable[tuple[str, str]]:
     """What to send back for one message from the client — the frame's text and type
     (``error``: the message was bad, ``refused``: a move the game does not take) — or
-    None: a move taken."""
+    None: a move taken; an awaitable of it for a check (judged off the loop, within the
+    seat's bounds: ``web.people.HumanPlayer.judged``)."""
     if message.get("bytes") is not None:
         return error_frame(f"binary frames are not read here: send text, {MOVES}", False), "error"
     text = message.get("text") or ""
@@ -85,9 +88,10 @@ def answer(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[
     return None if refusal is None else (_frame("refused", refusal), "refused")
 
 
-def _checked(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str]:
+def _checked(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tuple[str, str] | Awaitable[tuple[str, str]]:
     """The answer to ``{"check": [action, ...], "ask": n}``: what the game finds wrong with
-    each tentative action (None: legal), as a ``checked`` frame carrying ``ask`` back."""
+    each tentative action (None: legal), as a ``checked`` frame carrying ``ask`` back
+    (judged off the loop: an awaitable of it)."""
     ask = message.get("ask")
     if ask is not None and (not isinstance(ask, int) or isinstance(ask, bool)):
         return error_frame("ask: expected a whole number that the checked frame carries back", False), "error"
@@ -95,7 +99,11 @@ def _checked(match: WebMatch, seat: str | None, message: dict[str, Any]) -> tupl
         return error_frame("spectators cannot move: open the match with your seat's link to play", False), "error"
     if not match.live:
         return _frame("refused", "the match is over"), "refused"
-    problems = match.humans[seat].check(message["check"])
+    return _judged(match.humans[seat].judged(message["check"]), ask)
+
+
+async def _judged(judging: Awaitable[list[str | None] | str], ask: Any) -> tuple[str, str]:
+    problems = await judging
     if isinstance(problems, str):
         return json.dumps({"type": "checked", "ask": ask, "problems": None, "message": problems}), "checked"
     return json.dumps({"type": "checked", "ask": ask, "problems": problems}), "checked"
@@ -224,7 +232,7 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
     match = found
     seat = websocket.query_params.get("seat")
     if seat is not None:
-        problem = match.admit(seat, websocket.query_params.get("token"), user)
+        problem = match.admit(seat, websocket.query_params.get("token"), user, name)
         if problem is not None:
             room.strikes.add(address)
             await close_socket(websocket, error_frame(problem, True, login=user is None), 1008)
@@ -280,6 +288,8 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
             if received["type"] == "websocket.disconnect":
                 break
             reply = answer(match, seat, dict(received))
+            if inspect.isawaitable(reply):   # a check: judged off the loop, the client's next message waits
+                reply = await reply
             if reply is not None:
                 deliver(*reply)
                 if reply[1] == "error":   # a bad message: the address waits a little more

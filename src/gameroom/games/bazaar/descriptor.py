@@ -34,8 +34,11 @@ def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -
 
 
 def seat_view(state: GameState, name: str) -> Any:
-    """The TurnState the player called ``name`` would get as the active player."""
-    at = next(i for i, p in enumerate(state.players) if p.name == name)
+    """The TurnState the player called ``name`` would get as the active player; a seat no
+    longer in the game (ejected) sees what a spectator sees."""
+    at = next((i for i, p in enumerate(state.players) if p.name == name), None)
+    if at is None:
+        return spectator_view(state)
     others = state.players[at + 1:] + state.players[:at]
     turn = TurnState(state.bank, state.visibles, state.players[at], tuple(p.score for p in others))
     return codec.encode_turn_state(turn)
@@ -120,4 +123,5 @@ GAME: GameDescriptor[GameState, Any] = GameDescriptor(   # an action: a first ac
     **package_parts(__name__),
     seat_moves=_person_moves,
     person_limit=PERSON_LIMIT,
+    decision_words={"request_pebble_or_trades": "take a pebble or trade pebbles", "request_cards": "buy cards"},
 )

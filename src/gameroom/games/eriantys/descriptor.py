@@ -103,4 +103,5 @@ GAME: GameDescriptor[GameState, dict[str, Any]] = GameDescriptor(   # an action:
     moves=moves,
     lobby=LOBBY,
     person_limit=PERSON_LIMIT,
+    decision_words={"act": "play a move"},
 )

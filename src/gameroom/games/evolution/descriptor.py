@@ -142,4 +142,6 @@ GAME: GameDescriptor[Table, Action4] = GameDescriptor(
     **package_parts(__name__, render=_render),
     seat_moves=_person_moves,
     person_limit=PERSON_LIMIT,
+    decision_words={"start": "take the turn's cards", "choose": "play cards: food, species, traits",
+                    "feed_next": "feed a species"},
 )

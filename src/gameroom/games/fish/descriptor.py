@@ -95,5 +95,6 @@ GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     **package_parts(__name__, narrator=_narrator),
     moves=moves,
     person_limit=PERSON_LIMIT,
+    decision_words={"initial": "place a penguin", "take_turn": "move a penguin"},
     text_view=called_on_use("gameroom.games.fish.text", "text_view"),   # the board at a terminal
 )

@@ -170,6 +170,7 @@ export function play(ui) {
         target(cellTarget(r, c), `place ${tileName(t)} at row ${r}, column ${c}`, async () => {
           placed.push({ index: selected, tile: t, row: r, column: c });
           selected = null;
+          ui.clear();   // no target while the rules are asked (a second click placed a tile of no index)
           ui.say("asking where the next tile may go…");
           await ask();
           refresh();

@@ -35,9 +35,12 @@ def play(seed: int, seats: Sequence[Seat], context: MatchContext = NO_CONTEXT) -
     return run_game(seats, deal(seed, [seat.name for seat in seats]), context, rules=QRules(), own_state=True)
 
 
-def _public_for(state: RefereeState, name: str) -> PublicState:
-    """What the player called ``name`` may know: the JPub it would get as the active player."""
-    at = next(i for i, r in enumerate(state.players) if r.name == name)
+def _public_for(state: RefereeState, name: str) -> PublicState | None:
+    """What the player called ``name`` may know: the JPub it would get as the active
+    player; None when ``name`` is no longer in the game (ejected)."""
+    at = next((i for i, r in enumerate(state.players) if r.name == name), None)
+    if at is None:
+        return None
     me = state.players[at]
     others = state.players[at + 1:] + state.players[:at]
     return PublicState(state.qmap, me.name, me.score, tuple(me.hand), tuple(r.score for r in others),
@@ -45,7 +48,9 @@ def _public_for(state: RefereeState, name: str) -> PublicState:
 
 
 def seat_view(state: RefereeState, name: str) -> Any:
-    return codec.encode_pub(_public_for(state, name))
+    """The seat's JPub; a seat no longer in the game (ejected) sees what a spectator sees."""
+    public = _public_for(state, name)
+    return spectator_view(state) if public is None else codec.encode_pub(public)
 
 
 def spectator_view(state: RefereeState) -> Any:
@@ -158,4 +163,5 @@ GAME: GameDescriptor[RefereeState, Action] = GameDescriptor(
     moves=moves,
     check=check,
     person_limit=PERSON_LIMIT,
+    decision_words={"take_turn": "place tiles, replace the hand or pass"},
 )

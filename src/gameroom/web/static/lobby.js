@@ -28,16 +28,18 @@ function drawSeats() {
     const kinds = [...game.strategies, ...(game.policies || []), ...(game.human ? ["human"] : [])];
     for (const kind of kinds) select.append(el("option", kind, { value: kind }));
     select.value = kinds.includes(kept[i]) ? kept[i] : game.strategies[i % game.strategies.length];
-    select.addEventListener("change", () => {   // people need more time than bots
-      if (select.value === "human" && Number($("limit").value) < 60) $("limit").value = 60;
-    });
     row.append(select);
     $("seats").append(row);
   }
 }
 
+// Limits are per seat: the bots' limit of one call, a person's time for one decision (the
+// game's, never less than the room allows a person: a bot's limit would eject them).
 function chooseGame() {
-  $("limit").value = current().time_limit ?? "";
+  const game = current();
+  $("limit").value = game.time_limit ?? "";
+  $("person-limit").value = game.person_limit ?? "";
+  $("person-limit").min = Math.min(game.least_person_limit ?? 10, game.person_limit ?? 10);
   drawSeats();
 }
 
@@ -65,6 +67,10 @@ async function start(event) {
     pace: Number($("pace").value),
   };
   if ($("limit").value !== "") body.time_limit = Number($("limit").value);
+  const personLimit = $("person-limit").value;   // sent when changed: the room's own otherwise
+  if (body.seats.includes("human") && personLimit !== "" && Number(personLimit) !== current().person_limit) {
+    body.person_limit = Number(personLimit);
+  }
   const reply = await fetch("/api/matches", { method: "POST", body: JSON.stringify(body),
                                               headers: { "content-type": "application/json" } });
   const answer = await reply.json();

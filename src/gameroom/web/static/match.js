@@ -30,6 +30,7 @@ let over = false;
 let fatal = false;
 let asks = 0;
 const waiting = new Map(); // check requests waiting for their "checked" frame
+const toldOut = new Set(); // seats whose ejection the events already tell (once each)
 
 function el(tag, text) { const n = document.createElement(tag); n.textContent = text; return n; }
 
@@ -115,7 +116,10 @@ function sendMove(value) {
 function prompt(frame) {
   endPrompt();
   counted("prompts");   // tells tests (and people) a new prompt came
-  if (!frame.choices.length) return;
+  if (!frame.choices.length) {   // no decision: the prompt is gone (the room's message says why, if it says)
+    if (frame.message) $("turn").textContent = frame.message;
+    return;
+  }
   pending = frame;
   offer(frame.choices, (index) => sendMove({ choice: index }));
   startClock(frame.limit, frame.deadline);
@@ -168,7 +172,7 @@ function finish(result) {
   $("winners").textContent = result.error ? `stopped: ${result.error}`
     : `winners: ${result.winners.join(", ") || "none"}`;
   drawScores($("scores"), result.scores, who);
-  for (const e of result.ejected) logEvent(`ejected: ${e.seat} (${e.reason})`);
+  for (const e of result.ejected) if (!toldOut.has(e.seat)) logEvent(`ejected: ${e.seat} (${e.reason})`);
   startReplay();
 }
 
@@ -356,8 +360,12 @@ function connect() {
         $("refused").textContent = `refused: ${frame.message}`;
         break;
       case "event":
-        if (frame.narration && frame.narration.length) logNarration(frame.narration); else logEvent(frame.text);
-        if (frame.ejected) logEvent(frame.text);
+        if (frame.ejected) {   // one line says who is out and why; the narrator's own lines follow
+          toldOut.add(frame.ejected);
+          logEvent(frame.text);
+          logNarration(frame.narration);
+        } else if (frame.narration && frame.narration.length) logNarration(frame.narration);
+        else logEvent(frame.text);
         break;
       case "end": status("over"); finish(frame.result); break;
       case "error":

@@ -244,7 +244,11 @@ async function onStart(m) {
   $("title").textContent = `${game.name} room ${roomId}`;
   document.body.dataset.game = game.name;
   await loadBoard(game.name);
-  logLine(`the game starts: ${seats.join(", ")}`);
+  // a spectator's START_GAME before its WATCH_ROOM's ACK: the lobby tells one who comes
+  // mid-game that the game started (its state follows), as the room was told
+  const late = watching && expecting[0] === "WATCH_ROOM";
+  if (late) $("turn").textContent = "watching a game under way";
+  logLine(late ? `a game under way: ${seats.join(", ")}` : `the game starts: ${seats.join(", ")}`);
   hold();
   if (latest) show(latest);
   if (prompt) ask(prompt);
