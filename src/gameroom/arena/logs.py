@@ -33,7 +33,7 @@ def setup(level: int = logging.INFO) -> None:
     (its warning when bubblewrap is missing)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines())
-    for name in ("gameroom.arena", "uvicorn.error", "gameroom.core.sandbox"):
+    for name in ("gameroom.arena", "uvicorn.error", "gameroom.sandbox.policy"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level)
