@@ -1,9 +1,9 @@
 """The layer rules of docs/CONVENTIONS.md, checked on the source: every import (at the top
 of a module, inside a function or under ``TYPE_CHECKING``) read with ``ast``.
 
-* No import runs up a layer: core < games < remote < server < league, rl < web < arena <
-  cli < bench (a layer imports its own and the lower ones; of league and rl, side by side,
-  only league imports rl).
+* No import runs up a layer: core < games, sandbox < remote < server < league, rl < web <
+  arena < cli < bench (a layer imports its own and the lower ones; games and sandbox, side
+  by side, never import each other; of league and rl, side by side, only league imports rl).
 * No module outside ``gameroom/games/`` imports a specific game (only the registry), and
   no game imports another game.
 * No import circles between modules.
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src"
 PACKAGE = SOURCE / "gameroom"
 
-LAYERS = {"core": 0, "games": 1, "remote": 2, "server": 3, "league": 4, "rl": 4, "web": 5, "arena": 6, "cli": 7,
-          "bench": 8}
+LAYERS = {"core": 0, "games": 1, "sandbox": 1, "remote": 2, "server": 3, "league": 4, "rl": 4, "web": 5, "arena": 6,
+          "cli": 7, "bench": 8}
 """Each package's level; ``gameroom/__main__.py`` runs the command line (cli's level)."""
 TOP = {"gameroom": -1, "gameroom.__main__": LAYERS["cli"]}
 SIDEWAYS = {("league", "rl")}

@@ -27,7 +27,7 @@ from gameroom.arena.ladder import Arena, ArenaError, Running
 from gameroom.arena.matchmaking import meeting, pair
 from gameroom.arena.tables import EntryRow, VersionRow
 from gameroom.arena.uploads import build
-from gameroom.core.sandbox import SandboxPolicy, resolve_policy
+from gameroom.sandbox.policy import SandboxPolicy, resolve_policy
 from gameroom.league.db import open_database
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
@@ -206,7 +206,7 @@ def test_interpreters_behind_a_shim_and_a_missing_one(tmp_path: Path) -> None:
     found = Interpreters(shim_path).locate("python3")
     assert found.startswith(str(tmp_path / "home")) or found == str(Path(sys.executable).resolve())
     if sandbox.mode == "bwrap":   # the shim alone, as the sandbox got it before: its home is not there
-        from gameroom.core.confine import Confined
+        from gameroom.sandbox.confine import Confined
 
         alone = Confined([str(shims / "python3"), "-c", "pass"], sandbox, config.limits, {})
         alone.wait(60)

@@ -9,7 +9,7 @@ import pytest
 from gameroom.core.context import MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.calls import CallFailed, ThreadedCaller, direct_caller
-from gameroom.core.isolation import IsolatedCaller
+from gameroom.sandbox.isolation import IsolatedCaller
 from gameroom.core.match import FAILED, Match, guarded_seat, trusted_seat
 from gameroom.core.misbehaviour import hang
 from gameroom.core.protocol import Method, WireProtocol, VOID

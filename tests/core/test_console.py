@@ -55,7 +55,7 @@ def test_a_quiet_command_leaves_its_lines_off(stderr: _Stderr) -> None:
 
 
 def test_warnings_speak_in_the_commands_voice_with_their_traceback(stderr: _Stderr) -> None:
-    logger = logging.getLogger("gameroom.core.sandbox")
+    logger = logging.getLogger("gameroom.sandbox.policy")
     logger.warning("bubblewrap (bwrap) is not installed")
     try:
         raise RuntimeError("observer bug")

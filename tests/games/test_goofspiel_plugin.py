@@ -49,7 +49,7 @@ def test_the_editable_package_is_found_through_an_import_hook(goofspiel: dict[st
 
 
 def test_a_league_of_python_and_policy_bots_in_the_sandbox(goofspiel: dict[str, Any]) -> None:
-    probe = run(goofspiel, "-c", "from gameroom.core.bwrap import probe; print(probe() or '')")
+    probe = run(goofspiel, "-c", "from gameroom.sandbox.bwrap import probe; print(probe() or '')")
     if probe.stdout.strip():
         pytest.skip(f"no bubblewrap sandbox here: {probe.stdout.strip()}")
     folder = goofspiel["folder"]

@@ -86,7 +86,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterProcess
     """A head (one game slot) and two worker nodes (one each): ``w1``, and ``hidden``, whose
     processes see the module's ``arena`` folder as an empty tmpfs."""
     _needs_ray_and_sandbox()
-    from gameroom.core.bwrap import probe
+    from gameroom.sandbox.bwrap import probe
 
     problem = probe()
     if problem is not None:

@@ -32,7 +32,7 @@ def _rows(db: Path, sql: str) -> list[tuple]:
 
 
 def _bubblewrap_problem() -> str | None:
-    from gameroom.core.bwrap import probe
+    from gameroom.sandbox.bwrap import probe
 
     return probe()
 
@@ -116,7 +116,7 @@ def test_hostile_programs_in_bubblewrap(tmp_path: Path) -> None:
 def test_hostile_programs_without_bubblewrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """GAMEROOM_SANDBOX=rlimits forces the fallback: group kill and sweep, limits, a
     temporary directory removed afterwards; the network is not isolated there."""
-    from gameroom.core.sweep import fallback_bounds_processes
+    from gameroom.sandbox.sweep import fallback_bounds_processes
 
     monkeypatch.setenv("GAMEROOM_SANDBOX", "rlimits")
     # the host's /tmp stays clean; a fork bomb only where the fallback bounds processes

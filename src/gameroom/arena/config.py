@@ -76,7 +76,7 @@ from typing import Any
 
 from gameroom.core.errors import ConfigurationError
 from gameroom.core.options import OptionError, table_options
-from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
+from gameroom.sandbox.policy import ResourceLimits, SandboxPolicy
 from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["ArenaConfig", "ArenaConfigError", "Competition", "Language", "UploadLimits", "read_config",

@@ -3,7 +3,7 @@
 A language's ``build`` and ``run`` argv begin with a program looked up on the arena's
 PATH (``python3``, ``node``, ``perl``), unless they begin with ``{main}`` (a command bot:
 the program is the bot's own file). The sandbox binds a program's installation read-only
-(``X`` for ``X/bin/prog``, as named and as resolved through links: ``core.bwrap``). A
+(``X`` for ``X/bin/prog``, as named and as resolved through links: ``sandbox.bwrap``). A
 PATH entry may be a *shim*, though: pyenv's ``python3`` is a shell script that runs
 ``pyenv exec``, which needs ``PYENV_ROOT`` and pyenv's own files, none of which the sandbox
 shows, so every Python bot failed its build with status 127.

@@ -69,7 +69,7 @@ from gameroom.arena.tables import EntryRow, MemberRow, VersionRow, keep_stderr, 
 from gameroom.arena.uploads import UploadError, build, fill, language_for, read_manifest, unpack
 from gameroom.core.errors import GameroomError
 from gameroom.core.match import Seat
-from gameroom.core.sandbox import SandboxPolicy, resolve_policy
+from gameroom.sandbox.policy import SandboxPolicy, resolve_policy
 from gameroom.league.atomic import write_transaction
 from gameroom.league.db import BotRow, GameRow, LeagueRow, SeatRow, record_game
 from gameroom.league.programs import failed_caller

@@ -34,7 +34,7 @@ def setup(level: int = logging.INFO) -> None:
     again)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines())
-    for name in ("gameroom.arena", "uvicorn.error", "gameroom.core.sandbox", "gameroom.league.cluster"):
+    for name in ("gameroom.arena", "uvicorn.error", "gameroom.sandbox.policy", "gameroom.league.cluster"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level)

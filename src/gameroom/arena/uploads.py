@@ -14,7 +14,7 @@ are written, not as the archive declares them: a bomb stops at the bound). Files
 written world-readable (0644; the main file of a ``command`` bot 0755) and nothing else.
 A refused upload leaves nothing behind: :func:`unpack` removes the directory it made.
 
-The build runs the language's ``build`` argv in the sandbox (``core.confine``: no
+The build runs the language's ``build`` argv in the sandbox (``sandbox.confine``: no
 network, the bot's resource limits, its directory readable, nothing of the host writable)
 within ``uploads.build_seconds``, its program the interpreter's real executable
 (``arena.interpreters``). The build log is the command (``{main}`` filled, relative to
@@ -35,7 +35,7 @@ from gameroom.arena.archives import NAME_MAX, ArchiveError, Budget, Reader, arch
 from gameroom.arena.config import Language, UploadLimits
 from gameroom.arena.interpreters import Interpreters, MissingInterpreter
 from gameroom.core.errors import GameroomError
-from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
+from gameroom.sandbox.policy import ResourceLimits, SandboxPolicy
 
 __all__ = ["UploadError", "unpack", "read_manifest", "build", "MANIFEST", "fill", "BUILD_LOG_BYTES"]
 
@@ -204,7 +204,7 @@ def build(language: Language, main: Path, directory: Path, limits: ResourceLimit
         os.chmod(main, 0o755)
     if not language.build:
         return True, f"{language.name}: no build step"
-    from gameroom.core.confine import Confined
+    from gameroom.sandbox.confine import Confined
 
     shown = "$ " + shlex.join(fill(language.build, main.relative_to(directory), "."))
     try:

@@ -160,7 +160,7 @@ def main() -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from gameroom.bench.seats import GameNotPlayed
-    from gameroom.core.sandbox import SandboxUnavailable
+    from gameroom.sandbox.policy import SandboxUnavailable
 
     for name, game in games.items():
         if args.game in ("all", name):

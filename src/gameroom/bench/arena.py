@@ -9,7 +9,7 @@ arena's). Printed per row, a game's mean:
 * ``games/s`` and ``wall ms`` (the batch's wall time x workers / games);
 * ``in calls ms``: the time in the bots' calls, send to reply (the replays' latencies);
 * the CPU of each part, each counted in a CPU-accounting cgroup of its own
-  (``core.cpuacct``), none inferred by a subtraction:
+  (``sandbox.cpuacct``), none inferred by a subtraction:
 
   - ``bot starts ms``: the bots' own starts, every process of their sandboxes from the
     moment bubblewrap lets them go (namespaces and mounts made) until the bot has signed
@@ -50,10 +50,10 @@ from typing import Any
 
 from gameroom.arena.interpreters import Interpreters
 from gameroom.arena.ladder import Pool
-from gameroom.core import confine
-from gameroom.core.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
+from gameroom.sandbox import confine
+from gameroom.sandbox.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
 from gameroom.core.record import MatchRecord
-from gameroom.core.sandbox import SandboxPolicy, resolve_policy
+from gameroom.sandbox.policy import SandboxPolicy, resolve_policy
 from gameroom.games import registry
 from gameroom.league.packing import unpack
 from gameroom.league.schedule import game_seed

@@ -82,7 +82,7 @@ def hollow_game(task: TableTask) -> TableOutcome:
 
 
 def _tasks(kind: str, game: str, games: int, start: int = 0) -> list[TableTask]:
-    from gameroom.core.sandbox import SandboxPolicy, resolve_policy
+    from gameroom.sandbox.policy import SandboxPolicy, resolve_policy
     from gameroom.games import registry
     from gameroom.league.schedule import game_seed
 
@@ -199,7 +199,7 @@ def _inside(kind: str, game: str, games: int, slots: int) -> None:
     from gameroom.league.cluster import RESOURCE
     from gameroom.league.runner import LocalBackend, RayBackend
 
-    from gameroom.core.cpuacct import CpuAccountingUnavailable, make_group
+    from gameroom.sandbox.cpuacct import CpuAccountingUnavailable, make_group
 
     try:   # everything this process starts from now on, Ray's processes included, counted here
         group = make_group(f"gameroom-bench-cluster-{os.getpid()}")

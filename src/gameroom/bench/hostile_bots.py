@@ -179,7 +179,7 @@ def run_attacks(quick: bool = False) -> list[dict[str, Any]]:
 
 def run(quick: bool = False) -> None:
     """Print each attack's figures."""
-    from gameroom.core.bwrap import probe
+    from gameroom.sandbox.bwrap import probe
 
     problem = probe()
     print(f"hostile bots: sandbox {'bubblewrap' if problem is None else 'fallback (' + problem + ')'}", flush=True)

@@ -70,7 +70,7 @@ def _program_game(game_name: str, mode: str, games: int) -> tuple[float, float, 
     import statistics
     import sys
 
-    from gameroom.core.sandbox import SandboxPolicy
+    from gameroom.sandbox.policy import SandboxPolicy
     from gameroom.league.table import TableTask, record_table
 
     policy = SandboxPolicy(mode=mode)
@@ -94,7 +94,7 @@ def _program_game(game_name: str, mode: str, games: int) -> tuple[float, float, 
 
 
 def run(games: int | None, *, game_name: str) -> None:
-    from gameroom.core.bwrap import probe
+    from gameroom.sandbox.bwrap import probe
 
     problem = probe()
     for mode in (["bwrap"] if problem is None else []) + ["rlimits"]:

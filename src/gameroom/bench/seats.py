@@ -31,7 +31,7 @@ from gameroom.core.calls import GuardedCaller, direct_caller
 from gameroom.core.context import MatchContext
 from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
-from gameroom.core.match import Seat, guarded_seat, isolated_seat
+from gameroom.core.match import Seat, guarded_seat
 from gameroom.core.record import MatchResult
 from gameroom.core.workload import Lineup
 
@@ -112,7 +112,7 @@ def _cpu() -> float:
 
 
 def _sandbox() -> Any:
-    from gameroom.core.sandbox import SandboxPolicy, resolve_policy
+    from gameroom.sandbox.policy import SandboxPolicy, resolve_policy
 
     return resolve_policy(SandboxPolicy())
 
@@ -124,6 +124,8 @@ def _seats(game: GameDescriptor, lineup: Lineup, kind: str, seed: int) -> list[S
     if kind == "guarded":
         return [guarded_seat(name, game.strategies[strategy](name, seed + i))
                 for i, (name, strategy) in enumerate(zip(names, lineup.strategies))]
+    from gameroom.sandbox.isolation import isolated_seat
+
     sandbox = _sandbox()
     return [isolated_seat(name, functools.partial(builtin_player, game.name, strategy, name, seed + i),
                           sandbox=sandbox)
@@ -203,7 +205,7 @@ def call_costs(calls: int = 20_000) -> dict[str, float]:
     of a raw pipe round trip of the bytes an isolated call sends."""
     import pickle
 
-    from gameroom.core.isolation import IsolatedCaller
+    from gameroom.sandbox.isolation import IsolatedCaller
 
     argument = 12345
     figures: dict[str, float] = {}

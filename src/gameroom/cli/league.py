@@ -71,7 +71,7 @@ def league(args: argparse.Namespace) -> int:
     """``gameroom league``: 0 when every game was played and every program bot played;
     1, after the leaderboard, when a program bot never started (each one named, with how
     its program ended); 2 with one error line when the league could not be run."""
-    from gameroom.core.sandbox import SandboxUnavailable, resolve_policy
+    from gameroom.sandbox.policy import SandboxUnavailable, resolve_policy
     from gameroom.league.bots import BotError, read_bots_file
     from gameroom.league.ratings import print_leaderboard
     from gameroom.league.runner import BotsNeverStarted, LeagueError, LeaguePlan, backend, run_league

@@ -17,7 +17,7 @@ Three kinds of caller, chosen by how far the player is trusted:
   way a call that overran is reported as a time-out and whatever it returned discarded;
   a worker whose call never returns is abandoned and never used again, so a late answer
   cannot disturb the game.
-* :class:`gameroom.core.isolation.IsolatedCaller` — untrusted code: the player lives in a
+* :class:`gameroom.sandbox.isolation.IsolatedCaller` — untrusted code: the player lives in a
   child process that is killed when a call overruns, so even a CPU-bound infinite loop
   costs nothing after its time-out.
 

@@ -37,7 +37,7 @@ from gameroom.core.protocol import Codec, Method, WireProtocol
 from gameroom.core.record import CALL, EJECT, END, STATE, Ejection, Event, FailureKind, MatchResult
 
 __all__ = ["FAILED", "Seat", "Match", "MatchCancelled", "trusted_seat", "guarded_seat",
-           "isolated_seat", "observe_every_match", "local_seat", "Legal", "ranking_by_score"]
+           "observe_every_match", "local_seat", "Legal", "ranking_by_score"]
 
 logger = logging.getLogger(__name__)
 
@@ -84,19 +84,6 @@ def trusted_seat(name: str, player: Any) -> Seat:
 def guarded_seat(name: str, player: Any) -> Seat:
     """A seat for a local player that may misbehave: calls on a worker thread, timed."""
     return Seat(name, ThreadedCaller(player), trusted=False, player=player)
-
-
-def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None, sandbox: Any = None,
-                  read: Sequence[str] = ()) -> Seat:
-    """A seat for untrusted code (any bot that is not a built-in): the player is made by
-    ``factory`` (picklable) in a child process with resource limits
-    (``core.sandbox.ResourceLimits``, the defaults when None), killed when a call fails;
-    ``sandbox``: a resolved ``core.sandbox.SandboxPolicy`` to start it in (else a
-    process group of its own), where it may also read ``read``."""
-    from gameroom.core.isolation import IsolatedCaller, ResourceLimits
-
-    return Seat(name, IsolatedCaller(factory, limits=limits if limits is not None else ResourceLimits(),
-                                     sandbox=sandbox, read=read), trusted=False)
 
 
 def local_seat(name: str, player: Any, trusted: bool) -> Seat:

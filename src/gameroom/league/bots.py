@@ -7,7 +7,7 @@ A bot is one of four kinds (a TOML table ``[[bots]]`` with ``name`` and one of t
 * ``python = "module:Class"`` — a factory on the path called as ``Class(name, seed)``, the
   same signature as the descriptor's player factories; it is not trusted, so it runs in a
   process of its own, in the league's sandbox, with the bot's resource limits
-  (``core.isolation``), killed at its time limit or when a call fails;
+  (``sandbox.isolation``), killed at its time limit or when a call fails;
 * ``command = ["prog", "arg", ...]`` — a program in any language that connects to a local
   port and speaks the game's TCP protocol, like any remote client (``league.programs``);
 * ``policy = "module:callable"`` — a trained agent: a callable from an observation dict to
@@ -18,7 +18,7 @@ A bot is one of four kinds (a TOML table ``[[bots]]`` with ``name`` and one of t
 ``python``, ``policy`` and ``command`` bots take resource limits (``cpu_seconds``,
 ``memory_mb``, ``processes``, ``file_mb``) and run in the sandbox the file's optional
 ``[sandbox]`` table describes (``mode``, ``network``, ``read``, ``tmp_mb``, ``nice``:
-``core.sandbox.SandboxPolicy``). None of their code runs in the league's process: a
+``sandbox.policy.SandboxPolicy``). None of their code runs in the league's process: a
 ``python`` or ``policy`` entry is checked by loading it in a sandboxed child.
 
 Game-agnostic: everything about a game comes from its descriptor.
@@ -36,8 +36,8 @@ from typing import Any, Sequence
 
 from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
-from gameroom.core.match import Seat, guarded_seat, isolated_seat, trusted_seat
-from gameroom.core.sandbox import MODES, ResourceLimits, SandboxPolicy
+from gameroom.core.match import Seat, guarded_seat, trusted_seat
+from gameroom.sandbox.policy import MODES, ResourceLimits, SandboxPolicy
 from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory",
@@ -86,7 +86,7 @@ class Bot:
         if self.kind in ("python", "policy"):
             check_loadable(self.value, self.name, ResourceLimits.of(self.limits), sandbox, self.kind)
         if self.kind == "command" and sandbox is not None and sandbox.mode == "bwrap" and os.geteuid() == 0:
-            from gameroom.core.bwrap import unreachable
+            from gameroom.sandbox.bwrap import unreachable
 
             problem = unreachable(self.value, os.getcwd(), (*sandbox.read, *self.read))
             if problem is not None:   # said once, before the first game: every start would fail with it
@@ -100,9 +100,11 @@ class Bot:
             if self.value in game.strategies:
                 return trusted_seat(seat_name, game.strategies[self.value](seat_name, seed))
             return guarded_seat(seat_name, game.misbehaviours[self.value](seat_name, seed))
+        from gameroom.sandbox.isolation import isolated_seat   # only where a seat is isolated
+
         if self.kind == "python":
             # Not a built-in, so not trusted: its own sandboxed process, resource-limited,
-            # killed when a call fails (core.isolation); the factory is loaded there, not here.
+            # killed when a call fails (sandbox.isolation); the factory is loaded there, not here.
             return isolated_seat(seat_name, functools.partial(make_python_bot, self.value, self.name, seat_name, seed),
                                  ResourceLimits.of(self.limits), sandbox, module_paths(self.value))
         if self.kind == "policy":
@@ -115,8 +117,8 @@ class Bot:
 
 def module_paths(target: str) -> tuple[str, ...]:
     """Where the module of a ``python`` or ``policy`` bot (``module:attribute``) is found,
-    for its sandbox (``core.bwrap.import_paths``: found, never imported, here)."""
-    from gameroom.core.bwrap import import_paths
+    for its sandbox (``sandbox.bwrap.import_paths``: found, never imported, here)."""
+    from gameroom.sandbox.bwrap import import_paths
 
     return tuple(import_paths([target.partition(":")[0]]))
 
@@ -148,7 +150,7 @@ def check_loadable(target: str, bot: str, limits: ResourceLimits, sandbox: Sandb
     with the bot's limits (in ``sandbox`` when given); the error says what went wrong
     (``cannot import``, ``has no``, ``is not callable``, or how the child ended: a module
     that calls ``sys.exit`` as it is imported ends only its child)."""
-    from gameroom.core.isolation import IsolatedCaller
+    from gameroom.sandbox.isolation import IsolatedCaller
 
     module_name, sep, attribute = target.partition(":")
     if not sep or not module_name or not attribute:
@@ -221,7 +223,7 @@ def parse_bots(table: Any, source: str = "bots file") -> list[Bot]:
         if "read" in entry and (kind != "command" or not isinstance(read, list)
                                 or not all(isinstance(path, str) and path.startswith("/") for path in read)):
             raise BotError(f"{where} ({name}): read is a list of absolute paths, for a command bot only")
-        # Resource limits of a python or command bot (core.sandbox.ResourceLimits).
+        # Resource limits of a python or command bot (sandbox.policy.ResourceLimits).
         limits = {key: entry[key] for key in LIMITS if key in entry}
         for key, number in limits.items():
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:

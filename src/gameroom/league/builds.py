@@ -67,7 +67,7 @@ class Build:
 
 
 def _installed() -> tuple[str, ...]:
-    from gameroom.core.bwrap import MERGED, SYSTEM
+    from gameroom.sandbox.bwrap import MERGED, SYSTEM
 
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     return (*SYSTEM, *MERGED, *sorted(prefixes))

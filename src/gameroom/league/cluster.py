@@ -102,7 +102,7 @@ def code_digest() -> str:
 
 @functools.lru_cache(maxsize=1)
 def _sandbox_problem() -> str | None:
-    from gameroom.core.bwrap import probe
+    from gameroom.sandbox.bwrap import probe
 
     return probe()
 

@@ -2,13 +2,13 @@
 
 For each program seat a :class:`~gameroom.server.signup.Signup` (the server's own
 sign-up: greeting, name limits) waits for the program, which is started in its sandbox
-(``core.confine``, by the league's ``core.sandbox.SandboxPolicy``), signs up like any
+(``sandbox.confine``, by the league's ``sandbox.policy.SandboxPolicy``), signs up like any
 remote client and is seated through the server's proxy (``remote.proxy_player``), so a
 program bot is held to exactly the wire remote clients are.
 
 The game connection: with bubblewrap and no network, the program's sandbox has a network
 namespace of its own, in which the launcher listens on ``127.0.0.1:{port}``
-(:data:`~gameroom.core.confine.SANDBOX_PORT`) and hands the listening socket to the
+(:data:`~gameroom.sandbox.confine.SANDBOX_PORT`) and hands the listening socket to the
 league, which accepts the program's connection on it: nothing else is reachable from
 the sandbox, and no byte of a call is relayed. Otherwise the sign-up listens on a free
 port of the host's 127.0.0.1.
@@ -32,13 +32,13 @@ import threading
 from typing import Any, Callable, Sequence
 
 from gameroom.core.calls import CallFailed
-from gameroom.core.confine import SANDBOX_PORT, Confined
+from gameroom.sandbox.confine import SANDBOX_PORT, Confined
 from gameroom.core.game import GameDescriptor
 from gameroom.core.hosting import PeriodPolicy, SignupRules
 from gameroom.core.match import Seat
 from gameroom.core.record import FailureKind
-from gameroom.core.sandbox import ResourceLimits as ProgramLimits
-from gameroom.core.sandbox import SandboxPolicy
+from gameroom.sandbox.policy import ResourceLimits as ProgramLimits
+from gameroom.sandbox.policy import SandboxPolicy
 
 __all__ = ["ProgramLimits", "ProgramSeats", "seat_programs", "kill_all_programs", "failed_caller", "START_SECONDS"]
 
@@ -170,7 +170,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
     default policy, decided here, when None), let each sign up and make its seat. A
     program that cannot start or sign up gets a seat whose first call fails with the
     reason, so the game goes on and ejects it."""
-    from gameroom.core.sandbox import resolve_policy
+    from gameroom.sandbox.policy import resolve_policy
 
     from gameroom.remote.proxy_player import remote_seat
     from gameroom.server.signup import Signup

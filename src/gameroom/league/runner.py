@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.record import MatchRecord
-from gameroom.core.sandbox import SandboxPolicy, SandboxUnavailable, resolve_policy
+from gameroom.sandbox.policy import SandboxPolicy, SandboxUnavailable, resolve_policy
 from gameroom.league.bots import Bot
 from gameroom.league.db import BotRow, GameRow, LeagueRow, ResultRow, record_game
 from gameroom.league.packing import unpack

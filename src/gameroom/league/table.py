@@ -13,10 +13,10 @@ from typing import Any, Sequence
 from gameroom.core.calls import ThreadedCaller
 from gameroom.core.chain import head_of
 from gameroom.core.context import MatchContext
-from gameroom.core.isolation import IsolatedCaller
+from gameroom.sandbox.isolation import IsolatedCaller
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
-from gameroom.core.sandbox import SandboxPolicy, resolve_policy
+from gameroom.sandbox.policy import SandboxPolicy, resolve_policy
 from gameroom.league.bots import Bot, bots_from_specs
 from gameroom.league.programs import ProgramLimits, ProgramSeats, seat_programs
 from gameroom.league.replay import ReplayRecorder

@@ -8,7 +8,7 @@ address (it does so while setting up, which the league does not wait for: until 
 the bind is retried), and comes back: the
 socket stays in the bot's namespace, so the bot connects to its own 127.0.0.1 and the
 league accepts on the socket, with nothing relayed. Entering a network namespace needs
-CAP_SYS_ADMIN, i.e. root (``core.confine`` uses the launcher's hand-over otherwise).
+CAP_SYS_ADMIN, i.e. root (``sandbox.confine`` uses the launcher's hand-over otherwise).
 """
 
 from __future__ import annotations

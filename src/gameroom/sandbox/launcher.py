@@ -3,7 +3,7 @@ inside, set its limits, become the bot.
 
 Run as a script, never imported by gameroom (``python -I -S launcher.py SPEC -- ARGV...``,
 standard library only, so it starts in about 12 ms and needs nothing but the interpreter
-and this file inside the sandbox). Root does without it (``core.confine``: the league
+and this file inside the sandbox). Root does without it (``sandbox.confine``: the league
 makes the socket in the bot's namespace itself and ``setpriv`` changes the user), as it
 cannot enter another namespace otherwise. ``SPEC`` is a JSON object:
 

@@ -1,5 +1,5 @@
 """Local bots that attack their host: spin, eat memory, fork. Importable by the isolated
-child process (``core.isolation``), which builds them from a picklable factory."""
+child process (``sandbox.isolation``), which builds them from a picklable factory."""
 
 from __future__ import annotations
 

@@ -10,14 +10,13 @@ import pytest
 
 from gameroom.core.calls import CallFailed
 from gameroom.core.context import MatchContext
-from gameroom.core.isolation import IsolatedCaller
+from gameroom.sandbox.isolation import IsolatedCaller, isolated_seat
 from gameroom.core.limits import Limits
-from gameroom.core.match import isolated_seat
 from gameroom.core.record import FailureKind
-from gameroom.core.sandbox import ResourceLimits
+from gameroom.sandbox.policy import ResourceLimits
 from gameroom.games import registry
 from gameroom.bench.processes import in_group
-from tests.core.hostile_bots import HostileBot
+from tests.sandbox.hostile_bots import HostileBot
 
 
 def gone(pid: int) -> bool:

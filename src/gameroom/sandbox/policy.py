@@ -1,10 +1,10 @@
 """What a sandbox for code we do not trust is made of: its limits, its policy, its exits.
 
 Untrusted bots run in processes of their own: a program bot (``league.programs``) and, in
-a league, a Python bot's player (``core.isolation``). Both are started by
-``core.confine.Confined`` under a :class:`SandboxPolicy`:
+a league, a Python bot's player (``sandbox.isolation``). Both are started by
+``sandbox.confine.Confined`` under a :class:`SandboxPolicy`:
 
-* ``bwrap`` — Debian's bubblewrap (``core.bwrap``): a PID namespace of its own (nothing it
+* ``bwrap`` — Debian's bubblewrap (``sandbox.bwrap``): a PID namespace of its own (nothing it
   forks outlives it, however it double-forks or calls ``setsid``), no network but its game
   connection, a read-only view of the system with a private size-bounded ``/tmp``, and an
   unprivileged user of its own when gameroom runs as root;
@@ -60,7 +60,7 @@ class ResourceLimits:
         return cls(**{key: int(value) for key, value in limits.items()})
 
     def rlimits(self, processes: int) -> dict[str, int]:
-        """The launcher's form (``core.launcher``): resource name -> limit."""
+        """The launcher's form (``sandbox.launcher``): resource name -> limit."""
         return {"cpu": self.cpu_seconds, "as": self.memory_mb * 1024 * 1024, "nproc": processes,
                 "fsize": self.file_mb * 1024 * 1024, "core": 0}
 
@@ -113,7 +113,7 @@ def resolve_policy(policy: SandboxPolicy) -> SandboxPolicy:
     if wanted == "rlimits":
         decided = replace(policy, mode="rlimits")
     else:
-        from gameroom.core.bwrap import probe
+        from gameroom.sandbox.bwrap import probe
 
         problem = probe()
         if problem is None:

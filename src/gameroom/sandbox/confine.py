@@ -1,18 +1,18 @@
 """One untrusted process in its sandbox: started by the policy, its stderr tail kept, killed whole.
 
-:class:`Confined` starts ``argv`` in the sandbox of a resolved ``core.sandbox``
+:class:`Confined` starts ``argv`` in the sandbox of a resolved ``sandbox.policy``
 policy, three ways:
 
-* bubblewrap as root (the usual case): bubblewrap (``core.bwrap``) keeps only
+* bubblewrap as root (the usual case): bubblewrap (``sandbox.bwrap``) keeps only
   CAP_SETUID/CAP_SETGID, and ``setpriv`` (util-linux) drops to the bot's own user and
   group before the bot runs. Bubblewrap reports its first process and waits
   (``--info-fd``, ``--block-fd``) while the league sets that process's limits and
   priority and, for the game port, makes the listening socket inside the bot's network
-  namespace (``core.netns``); then it lets it go on;
-* bubblewrap as another user: the launcher (``core.launcher``, a Python script) listens
+  namespace (``sandbox.netns``); then it lets it go on;
+* bubblewrap as another user: the launcher (``sandbox.launcher``, a Python script) listens
   inside and hands the socket over, then becomes the bot;
 * the fallback: the program itself, in a session of its own, as root in a pids cgroup of
-  its own (``core.sweep``), in a user namespace of its own where allowed, with a
+  its own (``sandbox.sweep``), in a user namespace of its own where allowed, with a
   temporary directory removed afterwards.
 
 Resource limits and the lower priority are set before any of the bot's code runs: as
@@ -30,7 +30,7 @@ ends everything the bot started:
   every process of its pids cgroup, and to any process still carrying the bot's tag in
   its environment, repeated until none is left; then its temporary directory goes.
 
-For a benchmark, :func:`account` names two CPU-accounting groups (``core.cpuacct``): a
+For a benchmark, :func:`account` names two CPU-accounting groups (``sandbox.cpuacct``): a
 root-started bubblewrapped sandbox joins the first when bubblewrap lets it go (its
 namespaces and mounts are made by then and stay the platform's), and
 :meth:`Confined.signed_up` moves it to the second, so a bot's start (its own user, its
@@ -62,10 +62,10 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from gameroom.core import bwrap
-from gameroom.core.cpuacct import CpuGroup, descendants, move
-from gameroom.core.sandbox import ResourceLimits, SandboxPolicy, describe_exit, user_processes
-from gameroom.core.sweep import TAG, cgroup_members, kill_all, pids_cgroup, related, remove_cgroup
+from gameroom.sandbox import bwrap
+from gameroom.sandbox.cpuacct import CpuGroup, descendants, move
+from gameroom.sandbox.policy import ResourceLimits, SandboxPolicy, describe_exit, user_processes
+from gameroom.sandbox.sweep import TAG, cgroup_members, kill_all, pids_cgroup, related, remove_cgroup
 
 __all__ = ["Confined", "STDERR_TAIL_BYTES", "SANDBOX_PORT", "UID_BASE", "account"]
 
@@ -442,7 +442,7 @@ class Confined:
                 pid = self._first
                 if pid is None or self._port is None:
                     return None
-                from gameroom.core.netns import listen_inside
+                from gameroom.sandbox.netns import listen_inside
 
                 try:
                     return _netns_thread().submit(listen_inside, pid, self._port).result()

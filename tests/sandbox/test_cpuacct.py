@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from gameroom.core.cpuacct import CpuAccountingUnavailable, descendants, hierarchy, make_group, move
+from gameroom.sandbox.cpuacct import CpuAccountingUnavailable, descendants, hierarchy, make_group, move
 
 SPIN = "import os, sys\nx = 0\nfor i in range(3_000_000): x += i\nif len(sys.argv) < 2: os.system(sys.executable + ' -c pass')\n"
 
@@ -50,6 +50,6 @@ def test_a_moved_process_leaves_what_it_spent_where_it_spent_it(group):
 
 
 def test_without_a_hierarchy_it_says_why(monkeypatch):
-    monkeypatch.setattr("gameroom.core.cpuacct.hierarchy", lambda: "neither is mounted")
+    monkeypatch.setattr("gameroom.sandbox.cpuacct.hierarchy", lambda: "neither is mounted")
     with pytest.raises(CpuAccountingUnavailable, match="neither is mounted"):
         make_group("gameroom-test-none")

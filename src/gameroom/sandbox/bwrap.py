@@ -25,7 +25,7 @@ and what is bound below it (a virtual environment under a pytest or home folder 
 working directory is the league's, made in the sandbox (empty but for what is bound).
 
 As root, bubblewrap runs privileged without a user namespace and keeps only
-CAP_SETUID/CAP_SETGID for the launcher (``core.launcher``), which drops to the bot's own
+CAP_SETUID/CAP_SETGID for the launcher (``sandbox.launcher``), which drops to the bot's own
 unprivileged user and group before anything else runs; otherwise bubblewrap makes a user
 namespace and the bot keeps the caller's user.
 """
@@ -265,7 +265,7 @@ def probe() -> str | None:
     argv = command(python_paths(), "/tmp", 1024 * 1024, False, root)
     python = os.path.realpath(sys.executable)
     setpriv = shutil.which("setpriv") if root else None
-    if setpriv is not None:   # as core.confine starts a bot: a user of its own, then the program
+    if setpriv is not None:   # as sandbox.confine starts a bot: a user of its own, then the program
         first = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--"]
     else:
         first = [python, "-I", "-S", launcher_path(), '{"uid": 65534}' if root else "{}", "--"]

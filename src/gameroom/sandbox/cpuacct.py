@@ -11,7 +11,7 @@ mount, :func:`make_group` makes one; elsewhere it says why it cannot.
 
 Moving a process between groups keeps what it has spent where it spent it (the kernel
 charges CPU to the group the process is in when it runs), which is how a bot's start and
-its play are told apart (``core.confine``: a sandbox's processes join a "start" group when
+its play are told apart (``sandbox.confine``: a sandbox's processes join a "start" group when
 bubblewrap lets them go and move to a "play" group once the bot has signed up).
 """
 

@@ -1,4 +1,4 @@
-"""The sandbox of untrusted code (``core.confine``, ``core.bwrap``, ``core.launcher``)
+"""The sandbox of untrusted code (``sandbox.confine``, ``sandbox.bwrap``, ``sandbox.launcher``)
 with real processes: in bubblewrap and in the fallback, nothing a bot forks outlives it
 (a double fork with ``setsid`` included), its process, file-size and temporary-space
 limits hold (as root too), it runs as a user of its own under root and reaches no
@@ -18,19 +18,18 @@ from pathlib import Path
 import pytest
 
 from gameroom.core.context import MatchContext
-from gameroom.core.confine import UID_BASE, Confined
-from gameroom.core.sweep import fallback_bounds_processes
-from gameroom.core.isolation import IsolatedCaller
+from gameroom.sandbox.confine import UID_BASE, Confined
+from gameroom.sandbox.sweep import fallback_bounds_processes
+from gameroom.sandbox.isolation import IsolatedCaller, isolated_seat
 from gameroom.core.limits import Limits
-from gameroom.core.match import isolated_seat
-from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
+from gameroom.sandbox.policy import ResourceLimits, SandboxPolicy
 from gameroom.games import registry
 from gameroom.bench.processes import marked
-from tests.core.hostile_bots import HostileBot
+from tests.sandbox.hostile_bots import HostileBot
 
 
 def _bubblewrap() -> SandboxPolicy:
-    from gameroom.core.bwrap import probe
+    from gameroom.sandbox.bwrap import probe
 
     problem = probe()
     if problem is not None:

@@ -1,5 +1,5 @@
 """Finding and ending what an untrusted bot started, where no PID namespace holds it (the
-sandbox's fallback without bubblewrap, ``core.confine``).
+sandbox's fallback without bubblewrap, ``sandbox.confine``).
 
 * :func:`related`: every process below the bot (by the kernel's lists of children) and
   every process carrying the bot's tag in its environment (a double fork with ``setsid``
@@ -21,7 +21,7 @@ import os
 import signal
 from typing import Sequence
 
-from gameroom.core.cpuacct import cgroup_mounts
+from gameroom.sandbox.cpuacct import cgroup_mounts
 
 __all__ = ["TAG", "related", "pids_cgroup", "cgroup_members", "remove_cgroup",
            "fallback_bounds_processes", "kill_all"]

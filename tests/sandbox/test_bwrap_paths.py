@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gameroom.core import bwrap
+from gameroom.sandbox import bwrap
 
 
 class _Hook:

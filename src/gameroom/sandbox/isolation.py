@@ -7,11 +7,11 @@ each call crosses a pipe, and a call that overruns its limit gets the process ki
 Two ways to make that process:
 
 * without a sandbox policy, a ``multiprocessing`` spawn child that leads a process group
-  of its own and sets its resource limits (``core.sandbox.ResourceLimits``: CPU seconds,
+  of its own and sets its resource limits (``sandbox.policy.ResourceLimits``: CPU seconds,
   memory, processes, file size) *before* it unpickles the player's factory; killing the
   group kills whatever the player forked (unless it left the group);
 * with a policy (a league's Python bots), the child is started like a program bot
-  (``core.confine``): inside bubblewrap it has its own PID namespace (nothing it forks
+  (``sandbox.confine``): inside bubblewrap it has its own PID namespace (nothing it forks
   outlives it, ``setsid`` or not), no network at all, a read-only view of the files
   Python imports from and a private ``/tmp``, and its own user when gameroom runs as
   root; the fallback is the process group, limits and sweep. The factory crosses the
@@ -34,14 +34,17 @@ import socket
 import struct
 import sys
 import traceback
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from gameroom.core.calls import CallFailed, on_threads
 from gameroom.core.record import FailureKind
-from gameroom.core.sandbox import (ResourceLimits, SandboxPolicy, apply_limits, describe_exit, kill_group,
+from gameroom.sandbox.policy import (ResourceLimits, SandboxPolicy, apply_limits, describe_exit, kill_group,
                                    user_processes)
 
-__all__ = ["IsolatedCaller", "ResourceLimits", "serve_sandboxed"]
+if TYPE_CHECKING:
+    from gameroom.core.match import Seat
+
+__all__ = ["IsolatedCaller", "ResourceLimits", "serve_sandboxed", "isolated_seat"]
 
 
 def _serve(conn: multiprocessing.connection.Connection, make: Callable[[], Any]) -> None:
@@ -120,18 +123,18 @@ class _Spawned:
 
 
 class _Sandboxed:
-    """The player's process started in a sandbox (``core.confine``)."""
+    """The player's process started in a sandbox (``sandbox.confine``)."""
 
     def __init__(self, factory: Callable[[], Any], limits: ResourceLimits, policy: SandboxPolicy,
                  read: Sequence[str] = ()) -> None:
-        from gameroom.core.bwrap import python_paths
-        from gameroom.core.confine import Confined
+        from gameroom.sandbox.bwrap import python_paths
+        from gameroom.sandbox.confine import Confined
 
         ours, theirs = socket.socketpair()
         self.conn = multiprocessing.connection.Connection(ours.detach())
         path = os.pathsep.join(os.path.abspath(p) for p in sys.path if p)
         try:
-            self.confined = Confined([sys.executable, "-c", "from gameroom.core.isolation import serve_sandboxed; "
+            self.confined = Confined([sys.executable, "-c", "from gameroom.sandbox.isolation import serve_sandboxed; "
                                       "serve_sandboxed()", str(theirs.fileno())], policy, limits,
                                      {"PYTHONPATH": path}, keep=[theirs.fileno()], read=[*python_paths(), *read])
         finally:
@@ -203,8 +206,8 @@ class IsolatedCaller:
     what it started when a call fails). ``factory`` must be picklable (a class or a
     module-level function, or a ``functools.partial`` of one); ``limits=None`` sets no
     resource limits (and, with a ``sandbox``, the defaults); ``sandbox``: a resolved
-    policy (``core.sandbox.resolve_policy``) to start the child in; ``read``: more host
-    paths it may read there (the player's own module, ``core.bwrap.import_paths``)."""
+    policy (``sandbox.policy.resolve_policy``) to start the child in; ``read``: more host
+    paths it may read there (the player's own module, ``sandbox.bwrap.import_paths``)."""
 
     together = staticmethod(on_threads)   # a simultaneous round waits for such seats side by side
 
@@ -287,3 +290,16 @@ class IsolatedCaller:
             if self._child is not None:
                 self._child.stop(2)
             self._kill("closed")
+
+
+def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None, sandbox: Any = None,
+                  read: Sequence[str] = ()) -> Seat:
+    """A seat for untrusted code (any bot that is not a built-in): the player is made by
+    ``factory`` (picklable) in a child process with resource limits
+    (``sandbox.policy.ResourceLimits``, the defaults when None), killed when a call fails;
+    ``sandbox``: a resolved ``sandbox.policy.SandboxPolicy`` to start it in (else a
+    process group of its own), where it may also read ``read``."""
+    from gameroom.core.match import Seat   # here: the player's own process never needs the match
+
+    return Seat(name, IsolatedCaller(factory, limits=limits if limits is not None else ResourceLimits(),
+                                     sandbox=sandbox, read=read), trusted=False)
