@@ -841,7 +841,7 @@ class Arena:
                      for at, strategy in enumerate((competition.builtins * competition.players)
                                                    [number % len(competition.builtins):]
                                                    [:competition.players - 1])]
-        seats = [version.spec, *opponents]
+        seats = [self._runnable(version.spec), *opponents]   # its interpreter resolved, as the ladder's
         turn = number % len(seats)
         seats = seats[turn:] + seats[:turn]
         seed = game_seed(competition.seed ^ 0x51A1, version_id * 1000 + number)
