@@ -17,7 +17,7 @@
 export const NARROW = 700;     // px: a window narrower than this is a phone's
 const MAX_ZOOM = 12;           // never more than this over the fitted picture
 const MARGIN = 1.06;           // a target is made this much bigger than the least allowed
-export const READABLE = 12;    // px: the smallest text shown, and what a zoom for reading reaches
+const READABLE = 12;           // px: the smallest text shown, and what a zoom for reading reaches
 
 const state = {
   zoom: 1,        // the scale over the fitted picture (1: the whole board)
@@ -94,7 +94,7 @@ function apply(zoom) {
 
 // The size (px) a text of the picture is drawn at: its font size in the picture's units
 // times the scale from them to the screen (0 when it is not drawn: a hidden layout's).
-export function textSize(node) {
+function textSize(node) {
   const ctm = node.getScreenCTM && node.getScreenCTM();
   if (!ctm || !node.getClientRects().length) return 0;
   return parseFloat(getComputedStyle(node).fontSize) * Math.sqrt(Math.abs(ctm.a * ctm.d - ctm.b * ctm.c));
