@@ -233,3 +233,47 @@ def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+READABLE = 12
+"""The least size (px) of any text a person sees: the pages' and the pictures' alike."""
+
+TEXT_SIZES = """() => {
+    // every text a person sees now: the picture's (its font size times the scale of its
+    // units to the screen) and the page's (its computed font size); not what is hidden
+    // (display, visibility, a closed <details>, the pictures' "fine" text)
+    const shown = (node) => {
+        if (!node.getClientRects().length) return false;
+        if (getComputedStyle(node).visibility === 'hidden') return false;
+        return !node.closest('details:not([open]) > :not(summary)');
+    };
+    const seen = [];
+    for (const text of document.querySelectorAll('svg text')) {
+        if (!text.textContent.trim() || !shown(text)) continue;
+        const m = text.getScreenCTM();
+        seen.push({text: text.textContent.trim().slice(0, 40), where: 'svg',
+                   px: parseFloat(getComputedStyle(text).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c))});
+    }
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        if (!node.textContent.trim() || !parent || parent.closest('svg') || !shown(parent)) continue;
+        seen.push({text: node.textContent.trim().slice(0, 40), where: parent.tagName + (parent.id ? '#' + parent.id : ''),
+                   px: parseFloat(getComputedStyle(parent).fontSize)});
+    }
+    for (const field of document.querySelectorAll('input:not([type=range]):not([type=hidden]), select, textarea')) {
+        if (shown(field)) seen.push({text: field.value || field.placeholder || '', where: field.tagName + '#' + field.id,
+                                     px: parseFloat(getComputedStyle(field).fontSize)});
+    }
+    const svg = seen.filter((s) => s.where === 'svg'), html = seen.filter((s) => s.where !== 'svg');
+    const least = (list) => list.reduce((a, b) => (a && a.px <= b.px ? a : b), null);
+    return {svg: least(svg), html: least(html), count: seen.length, under: seen.filter((s) => s.px < 11.99).slice(0, 6)};
+}"""
+
+
+def texts_readable(page: Any, where: str) -> dict[str, Any]:
+    """Every text the page shows now (its own and its picture's) is READABLE px at least;
+    the smallest of each kind (``svg``, ``html``: ``{text, where, px}`` or None)."""
+    seen: dict[str, Any] = page.evaluate(TEXT_SIZES)
+    assert seen["count"] and not seen["under"], (where, seen)
+    return seen

@@ -3,7 +3,10 @@ game, a person signed up in the browser plays against bots by clicking the highl
 targets of the game's board (``/boards/{game}.js``) and its confirm buttons, never the list
 of legal actions nor the JSON box, at a laptop's and a phone's size; the board must fit
 the window (no horizontal overflow), and a screenshot of the person's page mid-game is
-saved at each size to ``artifacts/screenshots``. Two people in two browser contexts and a
+saved at each size to ``artifacts/screenshots``. Every text a person sees is 12 px at
+least, mid-move, at the end on the whole board and zoomed in to read; the text of the
+targets, and the whole picture at a step made with buttons alone, is readable while a
+person decides (the pictures' smaller text is hidden until zoomed: zoom.js). Two people in two browser contexts and a
 bot share a match of Q and one of Eriantys, each by the link of their own seat."""
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any, Iterator
 import pytest
 
 from gameroom.games import registry
-from tests.web.conftest import WebServer, screenshot, sign_up
+from tests.web.conftest import WebServer, screenshot, sign_up, texts_readable
 
 SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
 BOTS = {"q": "dag", "fish": "maximin", "bazaar": "purchase-points", "evolution": "silly", "eriantys": "greedy"}
@@ -82,8 +85,13 @@ MEASURE = """async () => {
             .map((n) => { const r = n.getBoundingClientRect();
                           return {what: n.getAttribute('aria-label') || n.textContent, size: Math.min(r.width, r.height)}; });
         const controls = document.querySelector('#controls').getBoundingClientRect();
+        // what a person decides by stays readable: the targets' own text, and the whole
+        // picture when the step is made with buttons alone (zoom.js's "fine" text is hidden)
+        const buttonsOnly = !document.querySelector('#picture .target, #picture .far');
+        const hidden = [...document.querySelectorAll(buttonsOnly ? '#picture text.fine' : '#picture .target text.fine')]
+            .map((t) => t.textContent.trim().slice(0, 30));
         return {smallest: hit.reduce((a, b) => (a && a.size <= b.size ? a : b), null),
-                controls: controls.bottom + window.scrollY, window: window.innerHeight};
+                controls: controls.bottom + window.scrollY, window: window.innerHeight, hidden};
     };
     // once the board settled (its zoom, the controls' height): the same twice, two frames apart
     let seen = null;
@@ -99,12 +107,13 @@ MEASURE = """async () => {
 
 def targets_big_enough(page: Any, size: str) -> None:
     """Every target of the board a person may click now (the picture's highlighted shapes,
-    the board's buttons) is at least LEAST px across, and the controls under the board are
-    in the window without scrolling the page."""
+    the board's buttons) is at least LEAST px across, the controls under the board are in
+    the window without scrolling the page, and no text a person decides by is hidden."""
     seen = page.evaluate(MEASURE)
     smallest = seen["smallest"]
     assert smallest is None or smallest["size"] >= LEAST[size] - 0.5, (size, smallest)
     assert seen["controls"] <= seen["window"], (size, seen)
+    assert not seen["hidden"], (size, "text too small to read while deciding", seen["hidden"])
 
 
 def click_move(page: Any) -> None:
@@ -138,6 +147,7 @@ def play_on_the_board(page: Any, name: str, shot: str | None = None, max_steps: 
             page.wait_for_selector("#picture svg")
             assert "s left of" in page.inner_text("#clock")   # the person's clock is shown
             fits(page)
+            texts_readable(page, f"{name} mid-move")
             screenshot(page, shot)
             shot = None
         if size is not None:
@@ -165,6 +175,14 @@ def test_a_person_plays_a_whole_game_on_the_board(web_server: WebServer, person:
     summary = web_server.get(f"/api/matches/{match['id']}")
     assert summary["status"] == "over" and not summary["result"]["ejected"], summary["result"]
     assert person.inner_text("#winners") == f"winners: {', '.join(summary['result']['winners']) or 'none'}"
+    fits(person)
+    texts_readable(person, f"{name}: the whole board at the end")
+    person.click("#zoom")   # zoomed in to read: every text of the picture shown, none too small
+    person.wait_for_function("() => document.querySelector('#board').classList.contains('zoomed')")
+    assert person.locator("#picture svg text.fine").count() == 0
+    texts_readable(person, f"{name}: zoomed in at the end")
+    person.click("#zoom")
+    person.wait_for_function("() => !document.querySelector('#board').classList.contains('zoomed')")
     fits(person)
 
 

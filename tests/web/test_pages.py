@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.lobby.rooms import LobbyProcess, play_person
-from tests.web.conftest import WebServer, screenshot
+from tests.web.conftest import WebServer, screenshot, sign_up, texts_readable
 from tests.web.test_boards import page_of
 
 PAGES = ["/", "/signup", "/login", "/results", "/results/ratings/q", "/rooms/new?game=q&players=2"]
@@ -39,6 +39,30 @@ def test_every_page_has_a_viewport_and_the_room_its_icon(web_server: WebServer) 
         assert '<link rel="icon" href="/favicon.ico"' in text, path
     status, kind, text = raw(web_server.url + "/favicon.ico")
     assert status == 200 and kind.startswith("image/svg+xml") and text.startswith("<svg"), (status, kind)
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_every_text_of_the_pages_around_the_boards_is_12_px_at_least(web_server: WebServer, browser: Any,
+                                                                      size: str) -> None:
+    """The lobby, sign-up, log-in, results and ratings pages, a room's, and a finished
+    bots' match with its replay, logged in (the header's account) and not."""
+    status, match = web_server.request("POST", "/api/matches", {"game": "fish", "seats": ["greedy", "greedy"]})
+    assert status == 201, match
+    web_server.wait_over(match["id"])
+    context, page, errors = page_of(browser, size)
+    try:
+        for signed in (False, True):
+            if signed:
+                sign_up(page, web_server.url, f"reader-{size}")
+            for path in [*PAGES, f"/matches/{match['id']}"]:
+                page.goto(web_server.url + path)
+                page.wait_for_load_state("networkidle")
+                if path.startswith("/matches/"):
+                    page.wait_for_selector("#replay:not(.hidden)")
+                texts_readable(page, f"{path} ({size})")
+    finally:
+        context.close()
+    assert not errors, errors
 
 
 def console_errors(page: Any) -> list[str]:
@@ -83,12 +107,8 @@ def test_an_evolution_match_watched_to_its_end_on_a_phone(web_server: WebServer,
         screenshot(page, "evolution-over-phone")
         page.click("#first")
         assert page.inner_text("#stepinfo").startswith("step 1 of")
-        # the page's own text is 12 px at least (the picture's is its render code's)
-        small = page.evaluate("""() => [...document.querySelectorAll('body *:not(svg):not(svg *)')]
-            .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && e.getClientRects().length)
-            .map((e) => [e.tagName + '#' + e.id, parseFloat(getComputedStyle(e).fontSize)])
-            .filter(([, size]) => size < 12)""")
-        assert not small, small
+        # every text of the replay's page is 12 px at least, its picture's too
+        texts_readable(page, "a replay on a phone")
     finally:
         context.close()
     assert not errors and not console, (errors, console)

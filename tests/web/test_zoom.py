@@ -2,13 +2,15 @@
 "Targets a finger can hit"): Eriantys's assistant cards are a few pixels wide on the
 fitted picture, so the board zooms in on them by itself (every target a thumb's 44 px);
 "whole board" shows everything, the cards then only marked (not clickable); a tap on their
-region zooms in again, and the card tapped next is played."""
+region zooms in again, and the card tapped next is played. The picture's text too small
+to read at a zoom is hidden there, and shown again as the board grows (a zoom, a wider
+window): every text seen is 12 px at least."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tests.web.conftest import WebServer, sign_up
+from tests.web.conftest import WebServer, sign_up, texts_readable
 from tests.web.test_boards import page_of, seat_link, start
 
 SIZES = """() => ({
@@ -18,6 +20,13 @@ SIZES = """() => ({
         const r = n.getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2,
                                                       size: Math.min(r.width, r.height)}; }),
     zoomed: document.querySelector('#board').classList.contains('zoomed'),
+})"""
+
+MARKED = """() => [...document.querySelectorAll('#picture svg text')].every((t) => {
+    // hidden ("fine") exactly when drawn under 12 px at the board's present size
+    const m = t.getScreenCTM(), drawn = t.getClientRects().length && m
+        ? parseFloat(getComputedStyle(t).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)) : 0;
+    return t.classList.contains('fine') === (drawn > 0 && drawn < 11.99);
 })"""
 
 
@@ -37,6 +46,13 @@ def test_the_board_zooms_to_the_pieces_being_chosen_and_a_tap_zooms_into_a_regio
         assert not seen["zoomed"] and seen["far"] and all(f["size"] < 44 for f in seen["far"]), seen
         assert all(size >= 44 for size in seen["targets"]), seen
         assert page.locator("#picture .far[role='button']").count() == 0
+        assert page.locator("#picture svg text.fine").count()   # the whole board: its small text hidden
+        texts_readable(page, "the whole board on a phone")
+        for width, height in [(1280, 800), (390, 844)]:   # a resized window: the text is measured again
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function(MARKED)
+            texts_readable(page, f"the whole board at {width}x{height}")
+        seen = page.evaluate(SIZES)
         card = seen["far"][0]
         page.mouse.click(card["x"], card["y"])   # a tap on their region
         page.wait_for_function("() => document.querySelector('#board').classList.contains('zoomed')")

@@ -4,7 +4,7 @@
 // the story added to the log, kept scrolled to the newest.
 
 import { clearTargets } from "/static/board.js";
-import { NARROW, zoomLevel } from "/static/zoom.js";
+import { NARROW, markFine, zoomLevel } from "/static/zoom.js";
 
 // A picture with data-narrow-viewbox has a layout for narrow screens: that viewBox, and each
 // shape with data-narrow moved by its transform (or hidden: "hide"). Applied or undone as
@@ -52,6 +52,7 @@ export function fit(board, picture) {
   svg.setAttribute("height", String(Math.floor(h * scale)));
   board.classList.toggle("zoomed", zoom > 1.01);
   board.style.height = zoom > 1.01 ? `${Math.min(tall, Math.floor(h * scale))}px` : "";
+  markFine(picture);   // the text too small at this size is hidden, the rest shown
 }
 
 // The hint and the buttons under the board, and clearing the board's targets: the part of

@@ -7,11 +7,17 @@
 // marked ("far": not clickable, pointer events pass through) and a tap on the board zooms
 // into the region tapped. Focusing a far target with the keyboard zooms to it too.
 // The shapes stay the same nodes throughout: zooming only scales the <svg>.
+// Text of the picture that would be drawn under READABLE px at the current zoom is not
+// shown ("fine": hidden, recomputed after every fit, zoom and resize); it appears when the
+// person zooms in (the zoom button and a tap zoom to READABLE). What a person needs to
+// decide a move stays readable: the text of the targets (an island's towers, a card's
+// trait) is part of them, so the board zooms until it is readable as it does until they
+// are big enough; a step made with buttons alone (confirm, "buy nothing") zooms to read.
 
 export const NARROW = 700;     // px: a window narrower than this is a phone's
 const MAX_ZOOM = 12;           // never more than this over the fitted picture
 const MARGIN = 1.06;           // a target is made this much bigger than the least allowed
-const READABLE = 12;           // px: the smallest text a zoom for reading shows
+const READABLE = 12;           // px: the smallest text shown, and what a zoom for reading reaches
 
 const state = {
   zoom: 1,        // the scale over the fitted picture (1: the whole board)
@@ -86,12 +92,35 @@ function apply(zoom) {
   if (state.refit) state.refit();
 }
 
-// The zoom that makes the picture's smallest text readable (1: it is already).
-function readingZoom() {
-  const sizes = [...state.picture.querySelectorAll("svg text")].map((t) => t.getBoundingClientRect().height)
-    .filter((h) => h > 0);
+// The size (px) a text of the picture is drawn at: its font size in the picture's units
+// times the scale from them to the screen (0 when it is not drawn: a hidden layout's).
+function textSize(node) {
+  const ctm = node.getScreenCTM && node.getScreenCTM();
+  if (!ctm || !node.getClientRects().length) return 0;
+  return parseFloat(getComputedStyle(node).fontSize) * Math.sqrt(Math.abs(ctm.a * ctm.d - ctm.b * ctm.c));
+}
+
+// Hide the picture's text too small to read at the current zoom, show the rest.
+export function markFine(picture = state.picture) {
+  if (!picture) return;
+  for (const node of picture.querySelectorAll("svg text")) {
+    const drawn = textSize(node);
+    node.classList.toggle("fine", drawn > 0 && drawn < READABLE - 0.01);
+  }
+}
+
+// The zoom that makes the smallest of these texts readable (1: it is already); by default
+// the whole picture's.
+function readingZoom(texts = state.picture.querySelectorAll("svg text")) {
+  const sizes = [...texts].map(textSize).filter((size) => size > 0);
   if (!sizes.length) return 1;
-  return Math.max(1, READABLE * 1.15 / (Math.min(...sizes) / state.zoom));
+  return Math.max(1, READABLE * 1.02 / (Math.min(...sizes) / state.zoom));
+}
+
+// A move is being made with the board's buttons alone (no target on the picture): the
+// person reads the board to decide, so it is zoomed for reading rather than shown whole.
+function buttonsOnly() {
+  return Boolean(document.querySelector("#controls:not(.hidden) #buttons button"));
 }
 
 // How much a tap at (x, y) zooms: enough for the far target nearest to it, else (no move
@@ -155,12 +184,16 @@ export function settle() {
   if (!state.picture || !state.picture.querySelector("svg")) return;
   const nodes = [...state.picture.querySelectorAll(".target, .far")];
   const need = least();
-  if (!nodes.length) {
-    if (state.manual === null && state.zoom !== 1) apply(1);
+  if (!nodes.length) {   // watching (the whole board), or a step of a move made with buttons (read)
+    const wanted = state.manual !== null ? state.manual : (!state.whole && buttonsOnly() ? readingZoom() : 1);
+    if (Math.abs(wanted - state.zoom) > 0.01) apply(wanted);
+    markFine();
     return;
   }
   const base = nodes.map((n) => size(n) / state.zoom);   // each target's size on the fitted picture
-  const needed = Math.min(MAX_ZOOM, Math.max(1, need * MARGIN / Math.min(...base)));
+  // big enough to hit, and the targets' own text (an island's towers, a card's trait) readable
+  const labels = nodes.flatMap((n) => [...n.querySelectorAll("text")]);
+  const needed = Math.min(MAX_ZOOM, Math.max(1, need * MARGIN / Math.min(...base), readingZoom(labels)));
   const wanted = state.whole ? 1 : (state.manual !== null ? state.manual : needed);
   const changed = Math.abs(wanted - state.zoom) > 0.01;
   if (changed) apply(wanted);
@@ -169,6 +202,7 @@ export function settle() {
   if (state.zoom > 1.01 && targets.length && ((changed && state.manual === null) || !targets.some(visible))) {
     show(targets);
   }
+  markFine();
 }
 
 // Scroll the zoomed board to the targets: all of them if they fit in its box, else the
