@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+# Test modules import this one as ``driver`` (tests/ is on sys.path) and as ``tests.driver``.
+# Two module objects would mean two pools and two port walks from the same starting port:
+# a port handed to one test's server before it bound could be handed to another's. One
+# object under both names.
+sys.modules.setdefault("tests.driver" if __name__ == "driver" else "driver", sys.modules[__name__])
+
 GAMEROOM = [sys.executable, "-m", "gameroom"]
 # The budgets are for the whole run: under pytest-xdist every worker process imports this
 # module and starts its own pools, so each takes its share. Without that, `-n 2` doubled
@@ -31,9 +39,12 @@ def _share(variable: str, default: int) -> int:
     return max(2, int(os.environ.get(variable, str(default))) // _WORKERS)
 
 
-_POOL = ThreadPoolExecutor(max_workers=_share("GAMEROOM_TEST_CONCURRENCY", 24))
+# The harness runs are CPU-bound: more of them at once than a few per core finishes no
+# sooner, and only adds load to the machine on which the other tests' servers and clients
+# must answer within their time limits (24 at once made a load of 24 on two cores).
+_POOL = ThreadPoolExecutor(max_workers=_share("GAMEROOM_TEST_CONCURRENCY", 4 * len(os.sched_getaffinity(0))))
 # Cases that mostly wait (sign-up windows, time-outs) get their own workers, so they do not
-# hold back the CPU-bound harness runs queued behind them.
+# queue behind the CPU-bound harness runs.
 _WAIT_POOL = ThreadPoolExecutor(max_workers=_share("GAMEROOM_TEST_WAITING", 64))
 # One process start at a time per test process. subprocess starts children with vfork():
 # the child borrows the calling thread's stack and the parent's memory until it execs,
@@ -132,24 +143,84 @@ def free_port() -> int:
         raise RuntimeError("no free port left in this test process's range")
 
 
+def listening(port: int) -> bool:
+    """Whether a socket listens on TCP ``port`` of this machine (``/proc/net/tcp``, state
+    0A): a server is seen ready without a connection, which it would take for a sign-up."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as rows:
+                next(rows, None)
+                for row in rows:
+                    fields = row.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_listening(process: subprocess.Popen, port: int, seconds: float = 300) -> bool:
+    """Wait until ``process`` listens on ``port`` (however long a loaded machine takes to
+    start it, up to ``seconds``); False when it ended first or never listened."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        if listening(port):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# The system call numbers of read(2), by machine: a process blocked in read on descriptor
+# 0 is waiting for its standard input (``/proc/PID/syscall``).
+_READ = {"x86_64": 0, "aarch64": 63, "riscv64": 63, "ppc64le": 3, "s390x": 3}
+
+
+def wait_reading_stdin(process: subprocess.Popen, seconds: float = 300) -> None:
+    """Wait until ``process`` is blocked reading its standard input, i.e. it has loaded
+    everything it loads before it reads its input (up to ``seconds``; at once on a
+    machine whose ``/proc/PID/syscall`` this does not know)."""
+    number = _READ.get(os.uname().machine)
+    deadline = time.monotonic() + seconds
+    while number is not None and time.monotonic() < deadline and process.poll() is None:
+        try:
+            with open(f"/proc/{process.pid}/syscall") as syscall:
+                fields = syscall.read().split()
+        except OSError:
+            return
+        if fields and fields[0] == "running":
+            fields = []
+        if len(fields) > 1 and int(fields[0]) == number and int(fields[1], 16) == 0:
+            return
+        time.sleep(0.02)
+
+
 def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
                            client_flags: Sequence[str] = (), server_timeout: float = 200) -> Run:
     """Start ``gameroom serve GAME`` then ``gameroom clients GAME`` on one free port; the
-    server's output once it exits; the clients are killed afterwards."""
+    server's output once it exits; the clients are killed afterwards.
+
+    A sign-up period starts when the server listens, and the clients must sign up inside
+    it at the spec's pace (2 s apart): the time a loaded machine takes to start a process
+    (15 s and more was seen) must not count. So the clients process starts first and is
+    left waiting for its input, the server then starts, and the clients get their input
+    (and connect) once the server listens."""
     port = free_port()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        server = spawn(["serve", game, "--port", str(port)], stdin=subprocess.PIPE, stdout=out, stderr=err)
-        server.stdin.write(server_input)
-        server.stdin.close()
         clients = spawn(["clients", game, "--port", str(port), *client_flags],
                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        clients.stdin.write(client_input)
-        clients.stdin.close()
         try:
-            server.wait(timeout=server_timeout)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            wait_reading_stdin(clients)
+            server = spawn(["serve", game, "--port", str(port)], stdin=subprocess.PIPE, stdout=out, stderr=err)
+            server.stdin.write(server_input)
+            server.stdin.close()
+            wait_listening(server, port)
+            clients.stdin.write(client_input)
+            clients.stdin.close()
+            try:
+                server.wait(timeout=server_timeout)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
         finally:
             clients.kill()
             clients.wait()
@@ -158,9 +229,75 @@ def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
         return Run(out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), server.returncode)
 
 
+class Server:
+    """``gameroom serve GAME ARGS`` on a free port, in a session of its own, its standard
+    error read line by line as it comes (``lines``): a test waits for what the server says
+    (``wait_for``) instead of a fixed time."""
+
+    def __init__(self, game: str, stdin: bytes = b"", *flags: str) -> None:
+        self.port = free_port()
+        self.process = spawn(["serve", game, "--port", str(self.port), *flags], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.process.stdin.write(stdin)
+        self.process.stdin.close()
+        self.process.stdin = None
+        self.lines: list[str] = []
+        self._said = threading.Condition()
+        self._ended = False
+        # the reader alone reads standard error (communicate() reads standard output only)
+        stderr, self.process.stderr = self.process.stderr, None
+        self._reader = threading.Thread(target=self._read, args=(stderr,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stderr) -> None:
+        for raw in stderr:
+            with self._said:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+                self._said.notify_all()
+        with self._said:
+            self._ended = True
+            self._said.notify_all()
+
+    def wait_for(self, pattern: str, timeout: float = 300) -> str:
+        """The first line matching ``pattern`` (a regular expression), once the server said
+        it; fails when the server ends (or ``timeout`` passes) without saying it."""
+        found: list[str] = []
+
+        def said() -> bool:
+            found[:] = [line for line in self.lines if re.search(pattern, line)][:1]
+            return bool(found) or self._ended
+
+        with self._said:
+            self._said.wait_for(said, timeout)
+        if not found:
+            raise AssertionError(f"the server never logged {pattern!r}: {self.lines[-10:]}")
+        return found[0]
+
+    def finish(self, timeout: float = 300) -> tuple[str, str]:
+        """Its standard output and error once it ends by itself (killed after ``timeout``)."""
+        try:
+            out, _ = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            out, _ = self.process.communicate()
+        self._reader.join(30)
+        return out.decode("utf-8", "replace"), "\n".join(self.lines)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(30)
+        self._reader.join(30)
+
+
 def submit(key: tuple, fn, *args, waits: bool = False) -> Future:
     """Run ``fn(*args)`` on the shared pool once per key; ``waits`` for a case that spends
-    its time waiting rather than computing."""
+    its time waiting rather than computing (a server, a client, a time-out), which must
+    not queue behind the harness runs of the other pool.
+
+    A test that submits its siblings' cases too (``selected_params``) marks its module
+    ``pytest.mark.xdist_group``: every pytest-xdist worker collects every test, so without
+    the group each worker would start every case."""
     with _LOCK:
         if key not in _CACHE:
             _CACHE[key] = (_WAIT_POOL if waits else _POOL).submit(fn, *args)
@@ -186,6 +323,39 @@ def selected_params(request, function: str, *names: str) -> list[tuple]:
             if item.path == request.node.path:
                 out.append(tuple(item.callspec.params.get(n) for n in names))
     return out
+
+
+def wait_catching_sigint(process: subprocess.Popen, seconds: float = 120.0) -> None:
+    """Wait until the process's interpreter has put its SIGINT handler in place (the
+    kernel's caught-signals mask), however long a busy machine takes to start it: an
+    interrupt before that kills the process outright instead of testing the command."""
+    bit = 1 << (signal.SIGINT - 1)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with open(f"/proc/{process.pid}/status") as status:
+                caught = next(int(line.split()[1], 16) for line in status if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            caught = 0
+        if caught & bit:
+            return
+        time.sleep(0.02)
+
+
+def wait_loaded(process: subprocess.Popen, library: str, seconds: float = 120.0) -> None:
+    """Wait until ``process`` has mapped a shared library whose path holds ``library``
+    (``/proc/PID/maps``): it is then past the interpreter's own start (an interrupt during
+    ``site`` is Python's fatal error, not the program's) and inside the program's imports."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with open(f"/proc/{process.pid}/maps") as maps:
+                if any(library in line for line in maps):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.01)
+    raise AssertionError(f"the process never loaded {library!r}")
 
 
 def assert_usage_error(run: Run, message: str) -> None:

@@ -26,6 +26,10 @@ from conftest import fixture_cases, fixtures_root, game_fixtures, read_json_valu
 from driver import run_gameroom, run_server_and_clients, selected_params, submit, submit_all
 from tests.games.bazaar.compare import COMPARE
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 HARNESSES = ["xeq", "xturn", "xstrategy", "xrules", "xgames", "xgames-blogic", "xgames-resources"]
 HARNESS_CASES = [pytest.param(h, *case.values, id=f"{h}/{case.id}", marks=case.marks)
                  for h in HARNESSES for case in fixture_cases("bazaar", h)]

@@ -39,6 +39,10 @@ from gameroom.games.bazaar.rules import WANT_PEBBLE
 from gameroom.games.bazaar.state import GameState, scratch_state
 from gameroom.games.bazaar.strategies import Policy
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 NAMES = ["A", "B", "C", "D", "E", "F"]
 ODD = "B"   # the misbehaving peer
 SEED = 11

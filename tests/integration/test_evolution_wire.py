@@ -23,6 +23,10 @@ from peer import Peer
 from gameroom.games.evolution.players import SillyFailed, silly_choice, silly_feeding
 from gameroom.games.evolution.codec import decode_boards, decode_cards, decode_lob, encode_feeding_choice
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 FAST = {"server": {"extra_player_wait_s": 1, "signup_first_byte_s": 1, "signup_complete_s": 1}}
 
 

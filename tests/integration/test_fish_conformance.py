@@ -21,6 +21,10 @@ from driver import run_gameroom, run_server_and_clients, selected_params, submit
 
 from gameroom.games.fish.actors import decode_scenarios
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 HARNESSES = ["xboard", "xstate", "xtree", "xstrategy", "xref"]
 HARNESS_CASES = [pytest.param(h, *case.values, id=f"{h}/{case.id}", marks=case.marks)
                  for h in HARNESSES for case in fixture_cases("fish", h)]
@@ -57,11 +61,12 @@ def _scenario_job(kind: str, scenario: Any) -> tuple:
 
 
 def _start_everything(request: pytest.FixtureRequest) -> None:
-    """Submit every selected case of this module: the slow scenarios first."""
+    """Submit every selected case of this module: the scenarios (which mostly wait) on
+    the pool for waiting cases, the harness runs on the other."""
+    submit_all({("fish-scenario", kind, scenario.name): _scenario_job(kind, scenario)
+                for kind, scenario in selected_params(request, "test_remote_scenario", "kind", "scenario")
+                if scenario is not None}, waits=True)
     jobs: dict[tuple, tuple] = {}
-    for kind, scenario in selected_params(request, "test_remote_scenario", "kind", "scenario"):
-        if scenario is not None:
-            jobs[("fish-scenario", kind, scenario.name)] = _scenario_job(kind, scenario)
     for harness, path in selected_params(request, "test_harness_fixture", "harness", "path"):
         if path is not None:
             jobs[("fish-harness", str(path))] = (run_gameroom, ["harness", "fish", harness], path.read_bytes())
@@ -72,7 +77,7 @@ def _start_everything(request: pytest.FixtureRequest) -> None:
 def test_remote_scenario(kind: str, scenario: Any, request: pytest.FixtureRequest) -> None:
     game_fixtures("fish")
     _start_everything(request)
-    run = submit(("fish-scenario", kind, scenario.name), *_scenario_job(kind, scenario)).result()
+    run = submit(("fish-scenario", kind, scenario.name), *_scenario_job(kind, scenario), waits=True).result()
     values = read_json_values(run.stdout)
     assert values, f"no result printed; stderr:\n{run.stderr[-3000:]}"
     assert tuple(values[0]) in scenario.expected, run.stderr[-3000:]

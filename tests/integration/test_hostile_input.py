@@ -22,6 +22,10 @@ from conftest import read_json_values
 from driver import free_port, spawn, submit
 from gameroom.bench.processes import status_kb
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 DEEP = b"[" * 100_000 + b"\n"
 REASON = "nests deeper than 64 levels"
 

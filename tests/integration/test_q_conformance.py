@@ -11,6 +11,10 @@ import pytest
 from conftest import fixture_cases, fixtures_root, game_fixtures, read_json_values
 from driver import run_gameroom, run_server_and_clients, selected_params, submit, submit_all
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 HARNESSES = ["xmap", "xlegal", "xscore", "xstrategy", "xgames", "xgames-with-observer", "xbaddies"]
 HARNESS_CASES = [pytest.param(h, *case.values, id=f"{h}/{case.id}", marks=case.marks)
                  for h in HARNESSES for case in fixture_cases("q", h)]
@@ -58,7 +62,8 @@ def _integration_job(folder: str, stem: Path) -> tuple:
 def test_server_and_clients(folder: str, stem: Path, request: pytest.FixtureRequest) -> None:
     game_fixtures("q")
     submit_all({("q-int", str(s)): _integration_job(f, s)
-                for f, s in selected_params(request, "test_server_and_clients", "folder", "stem") if s is not None})
-    run = submit(("q-int", str(stem)), *_integration_job(folder, stem)).result()
+                for f, s in selected_params(request, "test_server_and_clients", "folder", "stem") if s is not None},
+               waits=True)
+    run = submit(("q-int", str(stem)), *_integration_job(folder, stem), waits=True).result()
     expected = read_json_values(Path(f"{stem}-out.json").read_text())
     assert read_json_values(run.stdout) == expected, run.stderr[-3000:]

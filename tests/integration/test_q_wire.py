@@ -22,6 +22,10 @@ from peer import Peer
 from gameroom.games.q import codec
 from gameroom.games.q.strategies import STRATEGIES, iterate
 
+# Every case of this module is started at once by its first test (driver.submit_all): one
+# pytest-xdist worker runs the whole module, else each worker would run every case.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 RED_STAR = {"color": "red", "shape": "star"}
 HAND_A = [{"color": "red", "shape": "circle"}, {"color": "blue", "shape": "star"}]
 HAND_B = [{"color": "green", "shape": "star"}, {"color": "red", "shape": "square"}]
@@ -120,8 +124,8 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_server_survives_client(case: str, request: pytest.FixtureRequest) -> None:
     for other in CASES:
-        submit(("q-wire", other), play_against, CASES[other][0])
-    result, err = submit(("q-wire", case), play_against, CASES[case][0]).result()
+        submit(("q-wire", other), play_against, CASES[other][0], waits=True)
+    result, err = submit(("q-wire", case), play_against, CASES[case][0], waits=True).result()
     _misbehave, expected, reason = CASES[case]
     if case == "well-behaved":
         assert result[0][1] == [] and len(result) == 1

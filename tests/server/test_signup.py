@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import replace
 from typing import Any, Sequence
@@ -14,7 +15,9 @@ from gameroom.core.hosting import ClientSpec, ServerPlan, SignupRules, name_rule
 from gameroom.core.match import Match, Seat
 from gameroom.server.clients import run_clients
 from gameroom.server.host import host_game
+from gameroom.server.signup import Signup
 
+from tests.conftest import logged_lines
 from tests.remote.test_proxies import PROTOCOL, Doubler
 
 RULES = SignupRules(min_players=2, max_players=3, periods=2, period_seconds=1.0,
@@ -169,3 +172,40 @@ def test_deep_nesting_as_a_name_is_refused_and_sign_up_goes_on(caplog: pytest.Lo
     assert asyncio.run(main()) == [["c"], []]
     lines = [record.getMessage() for record in caplog.records if record.name == "gameroom.server.signup"]
     assert any("improper sign-up" in line and "nests deeper than 64 levels" in line for line in lines), lines
+
+
+def _default_plan(game_name: str) -> ServerPlan:
+    from gameroom.games import registry
+
+    hosting = registry.game(game_name).hosting.server
+    assert hosting is not None
+    return hosting.plan(None, {**{o.name.replace("-", "_"): o.default for o in hosting.options}, "seed": 1})
+
+
+@pytest.mark.parametrize("game, name, rule", [
+    ("fish", "node-bot1", "1 to 12 ASCII letters"),
+    ("q", "node-bot1", "1 to 20 ASCII letters or digits"),
+    ("bazaar", "ouch ouch", "1 to 20 ASCII letters or digits"),
+    ("evolution", 17, "a JSON string"),
+])
+def test_a_refused_name_is_logged_with_the_games_rule(game: str, name: Any, rule: str,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """The specs send no reply to a name, so the server's line is where a refused client
+    learns why: the name and what a name of this game is."""
+    caplog.set_level(logging.INFO, logger="gameroom.server")
+    plan = _default_plan(game)
+
+    async def main() -> None:
+        signup = Signup(plan.rules, plan.protocol.greeting)
+        await signup.listen("127.0.0.1", 0)
+        reader, writer = await asyncio.open_connection("127.0.0.1", signup.port)
+        writer.write(json.dumps(name).encode() + b"\n")
+        assert await asyncio.wait_for(reader.read(), 60) == b""   # refused: the server closed it
+        writer.close()
+        signup.close_all()
+        signup.stop_listening()
+
+    asyncio.run(main())
+    lines = [line for line in logged_lines(caplog, "gameroom.server.signup") if "improper sign-up" in line]
+    assert len(lines) == 1 and lines[0].endswith(f"invalid name {json.dumps(name)}: a name is {rule} "
+                                                  f"({game}.md 7.{2 if game in ('q', 'bazaar') else 1})"), lines

@@ -27,11 +27,11 @@ import re
 import socket
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import zlib
+from gameroom.bench.processes import python_module
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
@@ -60,7 +60,7 @@ class Started:
     def __init__(self, args: list[str], stdin: bytes = b"") -> None:
         self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         self.started = time.perf_counter()
-        self.process = subprocess.Popen([sys.executable, "-m", "gameroom", *args], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen(python_module("gameroom", *args), stdin=subprocess.PIPE,
                                         stdout=self._out, stderr=self._err)
         assert self.process.stdin is not None
         self.process.stdin.write(stdin)
