@@ -20,7 +20,7 @@ import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 # Test modules import this one as ``driver`` (tests/ is on sys.path) and as ``tests.driver``.
 # Two module objects would mean two pools and two port walks from the same starting port:
@@ -29,6 +29,7 @@ from typing import Sequence
 sys.modules.setdefault("tests.driver" if __name__ == "driver" else "driver", sys.modules[__name__])
 
 GAMEROOM = [sys.executable, "-m", "gameroom"]
+T = TypeVar("T")
 # The budgets are for the whole run: under pytest-xdist every worker process imports this
 # module and starts its own pools, so each takes its share. Without that, `-n 2` doubled
 # the threads that start processes and the processes alive at once (up to ~350 Pythons).
@@ -194,28 +195,75 @@ def wait_reading_stdin(process: subprocess.Popen, seconds: float = 300) -> None:
         time.sleep(0.02)
 
 
-def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
-                           client_flags: Sequence[str] = (), server_timeout: float = 200) -> Run:
-    """Start ``gameroom serve GAME`` then ``gameroom clients GAME`` on one free port; the
-    server's output once it exits; the clients are killed afterwards.
+# What a server says when the machine, not the program under test, decided a run: a call
+# that outlived its time limit, or a sign-up period that closed before every client came.
+DISTURBED = re.compile(r"dropped out on .*within the time limit|for \d+ player records|too few players signed up")
+
+
+def until_undisturbed(run: Callable[[], T], expected: Callable[[T], bool], tries: int = 3,
+                      log: Callable[[T], str] = lambda outcome: outcome.stderr) -> T:
+    """``run()``, run again (``tries`` runs in all) while its outcome is not ``expected``
+    and its server's log (``log(outcome)``) shows the machine disturbed it (:data:`DISTURBED`).
+
+    For runs whose limits are the spec's own and cannot be made generous (a conformance
+    fixture's 4 s per call, 20 s sign-up windows): on a loaded machine an honest client
+    may miss one. A program that is wrong is wrong on every run and still fails; a run
+    that is right is never repeated."""
+    for _ in range(tries - 1):
+        outcome = run()
+        if expected(outcome) or not DISTURBED.search(log(outcome)):
+            return outcome
+    return run()
+
+
+class WaitingClients:
+    """``gameroom clients GAME`` started ahead of its server and left waiting for its input
+    (loaded: blocked reading standard input); :meth:`go` hands it the input once the server
+    listens.
 
     A sign-up period starts when the server listens, and the clients must sign up inside
     it at the spec's pace (2 s apart): the time a loaded machine takes to start a process
-    (15 s and more was seen) must not count. So the clients process starts first and is
-    left waiting for its input, the server then starts, and the clients get their input
-    (and connect) once the server listens."""
+    (15 s and more was seen) must not count against it."""
+
+    def __init__(self, game: str, port: int, *flags: str, **options) -> None:
+        self.port = port
+        self.process = spawn(["clients", game, "--port", str(port), *flags], stdin=subprocess.PIPE, **options)
+        wait_reading_stdin(self.process)
+
+    def go(self, server: subprocess.Popen, stdin: bytes = b"") -> subprocess.Popen:
+        """Once ``server`` listens on the port (or has ended), the input; the process."""
+        wait_listening(server, self.port)
+        try:
+            self.process.stdin.write(stdin)
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass   # it ended already: its status and output say why
+        self.process.stdin = None   # written and closed: communicate() must not flush it
+        return self.process
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
+                           client_flags: Sequence[str] = (), server_timeout: float = 200,
+                           expected: Callable[[Run], bool] | None = None) -> Run:
+    """Start ``gameroom clients GAME`` (waiting for its input) and ``gameroom serve GAME``
+    on one free port, the clients' input once the server listens (:class:`WaitingClients`);
+    the server's output once it exits; the clients are killed afterwards. With
+    ``expected``, a run the machine disturbed is run again (:func:`until_undisturbed`)."""
+    if expected is not None:
+        return until_undisturbed(lambda: run_server_and_clients(game, server_input, client_input, client_flags,
+                                                                server_timeout), expected)
     port = free_port()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        clients = spawn(["clients", game, "--port", str(port), *client_flags],
-                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        clients = WaitingClients(game, port, *client_flags, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_reading_stdin(clients)
             server = spawn(["serve", game, "--port", str(port)], stdin=subprocess.PIPE, stdout=out, stderr=err)
             server.stdin.write(server_input)
             server.stdin.close()
-            wait_listening(server, port)
-            clients.stdin.write(client_input)
-            clients.stdin.close()
+            clients.go(server, client_input)
             try:
                 server.wait(timeout=server_timeout)
             except subprocess.TimeoutExpired:
@@ -223,7 +271,6 @@ def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
                 server.wait()
         finally:
             clients.kill()
-            clients.wait()
         out.seek(0)
         err.seek(0)
         return Run(out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), server.returncode)
@@ -295,9 +342,10 @@ def submit(key: tuple, fn, *args, waits: bool = False) -> Future:
     its time waiting rather than computing (a server, a client, a time-out), which must
     not queue behind the harness runs of the other pool.
 
-    A test that submits its siblings' cases too (``selected_params``) marks its module
-    ``pytest.mark.xdist_group``: every pytest-xdist worker collects every test, so without
-    the group each worker would start every case."""
+    A test may submit its siblings' cases too (``selected_params``): the suite runs with
+    ``--dist loadfile`` (pyproject.toml), so one pytest-xdist worker runs the whole module;
+    every worker collects every test, and under plain ``load`` each worker started every
+    case."""
     with _LOCK:
         if key not in _CACHE:
             _CACHE[key] = (_WAIT_POOL if waits else _POOL).submit(fn, *args)

@@ -133,7 +133,6 @@ def _clients_of_nobody(game: str) -> tuple[int, int, str, str]:
 CLIENTS_OF_EVERY_GAME = {**CLIENTS, "eriantys": lambda port: (b"", ())}
 
 
-@pytest.mark.xdist_group("clients-of-nobody")   # one worker starts every game's case (driver.submit)
 @pytest.mark.parametrize("game", sorted(CLIENTS_OF_EVERY_GAME))
 def test_clients_that_reach_no_server_say_so_in_one_line(game: str) -> None:
     """One failure, one line (not one more per client) and status 1; nothing on standard

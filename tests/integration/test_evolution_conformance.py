@@ -12,10 +12,6 @@ import pytest
 from conftest import fixture_cases, game_fixtures, read_json_values
 from driver import run_gameroom, selected_params, submit, submit_all
 
-# Every case of this module is started at once by its first test (driver.submit_all): one
-# pytest-xdist worker runs the whole module, else each worker would run every case.
-pytestmark = pytest.mark.xdist_group(__name__)
-
 JSON_HARNESSES = ["xattack", "xfeed", "xsilly", "xstep", "xstep4", "xgame"]
 CASES = ([pytest.param(h, *case.values, id=f"{h}/{case.id}", marks=case.marks)
           for h in JSON_HARNESSES for case in fixture_cases("evolution", h)]

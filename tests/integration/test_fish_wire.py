@@ -30,10 +30,6 @@ from gameroom.games.fish.protocol import decode_call
 from gameroom.games.fish.strategies import GreedyStrategy
 from gameroom.games.fish.codec import decode_state, encode_move, encode_position
 
-# Every case of this module is started at once by its first test (driver.submit_all): one
-# pytest-xdist worker runs the whole module, else each worker would run every case.
-pytestmark = pytest.mark.xdist_group(__name__)
-
 GREEDY = GreedyStrategy()
 # Every call's limit: a well-behaved peer (a thread of this loaded test process) must never
 # miss it, and only the cases that test a time-out wait it out (at the same time as each

@@ -5,15 +5,12 @@ clients`` talking TCP on 127.0.0.1 (q.md 10)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from conftest import fixture_cases, fixtures_root, game_fixtures, read_json_values
-from driver import run_gameroom, run_server_and_clients, selected_params, submit, submit_all
-
-# Every case of this module is started at once by its first test (driver.submit_all): one
-# pytest-xdist worker runs the whole module, else each worker would run every case.
-pytestmark = pytest.mark.xdist_group(__name__)
+from driver import Run, run_gameroom, run_server_and_clients, selected_params, submit, submit_all
 
 HARNESSES = ["xmap", "xlegal", "xscore", "xstrategy", "xgames", "xgames-with-observer", "xbaddies"]
 HARNESS_CASES = [pytest.param(h, *case.values, id=f"{h}/{case.id}", marks=case.marks)
@@ -51,11 +48,17 @@ INTEGRATION_CASES = [pytest.param(folder, *c.values, id=c.id, marks=c.marks)
                      for folder in ("Tests", "Bonus") for c in _integration_cases(folder)]
 
 
+def _printed_expected(stem: Path) -> Callable[[Run], bool]:
+    """Whether a run printed the fixture's output (a run the machine disturbed otherwise is
+    run again: the fixture's windows and 6 s per turn are kept, driver.until_undisturbed)."""
+    return lambda run: read_json_values(run.stdout) == read_json_values(Path(f"{stem}-out.json").read_text())
+
+
 def _integration_job(folder: str, stem: Path) -> tuple:
     server = Path(f"{stem}-server-config.json").read_bytes()
     clients = Path(f"{stem}-client-config.json").read_bytes()
     flags = ["--bonus"] if folder == "Bonus" else []
-    return (run_server_and_clients, "q", server, clients, flags)
+    return (run_server_and_clients, "q", server, clients, flags, 200, _printed_expected(stem))
 
 
 @pytest.mark.parametrize("folder, stem", INTEGRATION_CASES)
