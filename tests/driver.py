@@ -281,8 +281,8 @@ class Server:
     error read line by line as it comes (``lines``): a test waits for what the server says
     (``wait_for``) instead of a fixed time."""
 
-    def __init__(self, game: str, stdin: bytes = b"", *flags: str) -> None:
-        self.port = free_port()
+    def __init__(self, game: str, stdin: bytes = b"", *flags: str, port: int | None = None) -> None:
+        self.port = free_port() if port is None else port
         self.process = spawn(["serve", game, "--port", str(self.port), *flags], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.process.stdin.write(stdin)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from driver import GAMEROOM, Server, free_port, spawn, submit, wait_catching_sigint, wait_listening
+from driver import GAMEROOM, Server, WaitingClients, free_port, spawn, submit, wait_catching_sigint, wait_listening
 
 
 def example(game: str, name: str) -> bytes:
@@ -49,11 +49,25 @@ def q_clients(port: int, players: list[list]) -> bytes:
 
 def q_server_of_four() -> bytes:
     """The shipped Q configuration with a fourth player record: four sign-ups fill the table
-    and start the game at once."""
+    and start the game at once. A turn may take a minute: a player that loops holds the
+    game that long, which a test interrupts meanwhile."""
     config = json.loads(example("q", "server.json"))
     players = config["ref-spec"]["state0"]["players"]
     players.append({**players[-1], "name": "Di"})
+    config["ref-spec"]["per-turn"] = 60
     return json.dumps(config).encode()
+
+
+def q_game_of_four_held_by_bo() -> tuple[Server, subprocess.Popen]:
+    """A Q server of four and its clients (loaded before it listens, driver.WaitingClients,
+    so all four sign up within the shipped 20 s period): Bo loops in his first turn."""
+    port = free_port()
+    waiting = WaitingClients("q", port, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = Server("q", q_server_of_four(), port=port)
+    running = waiting.go(server.process, q_clients(port, [["Ada", "dag"], ["Bo", "dag", "take-turn", 1],
+                                                           ["Cy", "dag"], ["Di", "dag"]]))
+    server.wait_for(r"signed up Di \(4\)")
+    return server, running
 
 
 # What each game's clients are started with: stdin and flags.
@@ -90,13 +104,11 @@ def test_clients_fail_when_the_server_dies_before_the_game(game: str) -> None:
 
 def test_q_clients_fail_when_the_server_dies_during_the_game() -> None:
     """The fourth player fills the table and starts the game; Bo loops in take-turn (the
-    server waits its 6 s): the server is killed meanwhile."""
-    server = Server("q", q_server_of_four())
-    running = clients("q", server.port, q_clients(server.port, [["Ada", "dag"], ["Bo", "dag", "take-turn", 1],
-                                                               ["Cy", "dag"], ["Di", "dag"]]))
+    server waits its minute): the server is killed meanwhile, once every player has had
+    its set-up call (5 s of a minute)."""
+    server, running = q_game_of_four_held_by_bo()
     try:
-        server.wait_for(r"signed up Di \(4\)")
-        time.sleep(2.0)
+        time.sleep(5.0)
         server.kill()
         out, err = running.communicate(timeout=120)
     finally:
@@ -177,11 +189,8 @@ def test_ctrl_c_in_a_waiting_server() -> None:
 
 
 def test_ctrl_c_in_clients_and_in_a_server_during_a_game() -> None:
-    server = Server("q", q_server_of_four())
-    running = clients("q", server.port, q_clients(server.port, [["Ada", "dag"], ["Bo", "dag", "take-turn", 1],
-                                                               ["Cy", "dag"], ["Di", "dag"]]))
-    server.wait_for(r"signed up Di \(4\)")
-    time.sleep(1.0)
+    server, running = q_game_of_four_held_by_bo()
+    time.sleep(1.0)   # into the game (which Bo holds for a minute)
     os.killpg(server.process.pid, signal.SIGINT)
     server.finish(60)
     assert server.process.returncode == 130, server.lines
