@@ -94,15 +94,16 @@ class MatchBook:
             live = [m for m in self.matches.values() if m.live]
             if len(live) >= limits.max_live:
                 raise Refused(503, f"the room is full: {len(live)} matches are waiting or running, the most it "
-                                   "holds (gameroom web --max-live); try again when one has ended")
+                                   f"holds ({limits.key('max_live')}); try again when one has ended")
             if owner.user is not None and sum(m.owner.user == owner.user for m in live) >= limits.matches_per_user:
                 raise Refused(429, f"you have {limits.matches_per_user} matches waiting or running, the most one "
-                                   "account may (--matches-per-user); start another when one has ended")
+                                   f"account may ({limits.key('matches_per_user')}); start another when one has "
+                                   "ended")
             if owner.address is not None and \
                     sum(m.owner.address == owner.address for m in live) >= limits.matches_per_address:
                 raise Refused(429, f"{limits.matches_per_address} matches started from your address are waiting "
-                                   "or running, the most one address may (--matches-per-address); start another "
-                                   "when one has ended")
+                                   f"or running, the most one address may ({limits.key('matches_per_address')}); "
+                                   "start another when one has ended")
             number = self.first + len(self._games)
             self._games.append(self._names.index(request.game.name) + 1)
             match_id = f"{number}-{request.game.name}"

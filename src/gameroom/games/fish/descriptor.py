@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.layout import package_parts
+from gameroom.core.layout import called_on_use, package_parts
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
@@ -95,4 +95,5 @@ GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     **package_parts(__name__, narrator=_narrator),
     moves=moves,
     person_limit=PERSON_LIMIT,
+    text_view=called_on_use("gameroom.games.fish.text", "text_view"),   # the board at a terminal
 )
