@@ -6,9 +6,10 @@ The participants sign up, join with invite codes and upload a Python bot (which 
 ``setup`` in some games, deterministically from the tiles it is dealt), a Node bot and a
 command bot (the Perl example); the ladder plays 100 games of Q (the crashing bot, at about
 one of six of its games, crashes in many) while the standings page updates live; the
-crashing bot's page shows the call and the stderr tail of an ejection; a replay opens in the viewer and every stored game verifies. Then the arena is SIGKILLed
-mid-game and restarted: exactly the games written before are kept, the ladder goes on,
-and ``gameroom arena recompute`` finds the standings equal to the games.
+crashing bot's page shows the call and the stderr tail of an ejection; a replay opens in
+the viewer and every stored game verifies. Then the arena is SIGKILLed mid-game and
+restarted: exactly the games written before are kept, the ladder goes on, and
+``gameroom arena recompute`` finds the standings equal to the games.
 """
 
 from __future__ import annotations
