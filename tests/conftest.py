@@ -167,3 +167,66 @@ def _sigint_left_as_found() -> Iterator[None]:
     yield
     after = _sigint_problems()
     assert not after, f"this test left SIGINT {' and '.join(after)} in the test process"
+
+
+
+# -- How pytest-xdist shares the suite out (pyproject.toml: --dist loadfile,
+# --no-loadscope-reorder) ---------------------------------------------------------------
+# One worker runs a whole module (tests/driver.py's submit_all starts a module's cases at
+# once), except the modules below, whose long tests are independent: each test is a unit
+# of its own. (pytest-xdist's --dist loadgroup would say this with marks, but it renames
+# items through an attribute pytest 9.2 no longer reads: every test became its own unit.)
+# The units are handed out in the order of the items, and the modules that take longest go
+# first, so the two workers end together instead of one running a long module alone at the
+# end (tests/web/test_limits.py and tests/test_driver.py, last in the collection, kept one
+# worker busy for minutes after the other ended). The list is of measured durations
+# (`pytest -n 2 --durations=80`); a module not named keeps its place after them.
+SPLIT_BY_TEST = ("tests/docs/test_examples.py",)
+LONGEST_FIRST = (
+    "tests/arena/test_end_to_end.py",
+    "tests/web/test_limits.py",
+    "tests/bench/test_hostile_signup_smoke.py",
+    "tests/integration/test_q_conformance.py",
+    "tests/league/test_league.py",
+    "tests/arena/test_season.py",
+    "tests/cli/test_exit_statuses.py",
+    "tests/arena/test_season_browser.py",
+    "tests/docs/test_examples.py",
+    "tests/rl/test_example.py",
+    "tests/web/test_boards.py",
+    "tests/server/test_slowloris.py",
+    "tests/arena/test_hostile.py",
+    "tests/rl/test_secrecy.py",
+    "tests/integration/test_bazaar_conformance.py",
+    "tests/bench/test_arena_smoke.py",
+    "tests/integration/test_fish_conformance.py",
+    "tests/integration/test_hostile_input.py",
+    "tests/test_driver.py",
+    "tests/web/test_room_reload.py",
+    "tests/lobby/test_hostile.py",
+    "tests/league/test_session_replays.py",
+    "tests/arena/test_retention.py",
+)
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {module: at for at, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_module(item.nodeid), len(rank)))   # stable: the rest keep their order
+
+
+@pytest.hookimpl(optionalhook=True)   # a pytest-xdist hook: without -n it is never called
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesInOrder(LoadScopeScheduling):
+        """--dist loadfile's units (a module each), but a test each in SPLIT_BY_TEST."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            module = _module(nodeid)
+            return nodeid if module in SPLIT_BY_TEST else module
+
+    return ModulesInOrder(config, log)

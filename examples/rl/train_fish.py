@@ -30,13 +30,26 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
-from gameroom import rl
+def interrupted() -> int:
+    """Ctrl-C: one line and the shell's status for an interrupt (130), not a traceback."""
+    print("train_fish: interrupted", file=sys.stderr, flush=True)
+    return 130
+
+
+try:
+    import numpy as np
+
+    from gameroom import rl
+except KeyboardInterrupt:   # Ctrl-C while they load (seconds on a busy machine)
+    if __name__ != "__main__":
+        raise
+    sys.exit(interrupted())
 
 ROWS, COLUMNS = 4, 5
 OPTIONS = {"rows": ROWS, "columns": COLUMNS}
@@ -178,4 +191,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(interrupted())

@@ -19,61 +19,17 @@ import select
 import signal
 import socket
 import subprocess
-import threading
 import time
 from importlib.resources import files
 from pathlib import Path
 
 import pytest
 
-from driver import GAMEROOM, free_port, spawn
+from driver import GAMEROOM, Server, WaitingClients, free_port, spawn, submit, wait_catching_sigint, wait_listening
 
 
 def example(game: str, name: str) -> bytes:
     return (files(f"gameroom.games.{game}") / "configs" / name).read_bytes()
-
-
-def wait_listening(port: int) -> None:
-    for _ in range(1200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=5).close()
-            return
-        except ConnectionRefusedError:
-            time.sleep(0.05)
-    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
-
-
-class Server:
-    """``gameroom serve GAME`` with its standard error collected line by line."""
-
-    def __init__(self, game: str, stdin: bytes = b"", *flags: str) -> None:
-        self.port = free_port()
-        self.process = spawn(["serve", game, "--port", str(self.port), *flags], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        self.process.stdin.write(stdin)
-        self.process.stdin.close()
-        self.process.stdin = None
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        for raw in self.process.stderr:
-            self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
-
-    def wait_for(self, pattern: str, timeout: float = 120) -> None:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if any(re.search(pattern, line) for line in self.lines):
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"the server never logged {pattern!r}: {self.lines[-10:]}")
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(30)
 
 
 def clients(game: str, port: int, stdin: bytes, *flags: str) -> subprocess.Popen:
@@ -93,11 +49,25 @@ def q_clients(port: int, players: list[list]) -> bytes:
 
 def q_server_of_four() -> bytes:
     """The shipped Q configuration with a fourth player record: four sign-ups fill the table
-    and start the game at once."""
+    and start the game at once. A turn may take a minute: a player that loops holds the
+    game that long, which a test interrupts meanwhile."""
     config = json.loads(example("q", "server.json"))
     players = config["ref-spec"]["state0"]["players"]
     players.append({**players[-1], "name": "Di"})
+    config["ref-spec"]["per-turn"] = 60
     return json.dumps(config).encode()
+
+
+def q_game_of_four_held_by_bo() -> tuple[Server, subprocess.Popen]:
+    """A Q server of four and its clients (loaded before it listens, driver.WaitingClients,
+    so all four sign up within the shipped 20 s period): Bo loops in his first turn."""
+    port = free_port()
+    waiting = WaitingClients("q", port, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = Server("q", q_server_of_four(), port=port)
+    running = waiting.go(server.process, q_clients(port, [["Ada", "dag"], ["Bo", "dag", "take-turn", 1],
+                                                           ["Cy", "dag"], ["Di", "dag"]]))
+    server.wait_for(r"signed up Di \(4\)")
+    return server, running
 
 
 # What each game's clients are started with: stdin and flags.
@@ -134,13 +104,11 @@ def test_clients_fail_when_the_server_dies_before_the_game(game: str) -> None:
 
 def test_q_clients_fail_when_the_server_dies_during_the_game() -> None:
     """The fourth player fills the table and starts the game; Bo loops in take-turn (the
-    server waits its 6 s): the server is killed meanwhile."""
-    server = Server("q", q_server_of_four())
-    running = clients("q", server.port, q_clients(server.port, [["Ada", "dag"], ["Bo", "dag", "take-turn", 1],
-                                                               ["Cy", "dag"], ["Di", "dag"]]))
+    server waits its minute): the server is killed meanwhile, once every player has had
+    its set-up call (5 s of a minute)."""
+    server, running = q_game_of_four_held_by_bo()
     try:
-        server.wait_for(r"signed up Di \(4\)")
-        time.sleep(2.0)
+        time.sleep(5.0)
         server.kill()
         out, err = running.communicate(timeout=120)
     finally:
@@ -163,24 +131,35 @@ def test_evolution_clients_exit_0_after_a_whole_game() -> None:
     assert running.returncode == 0 and out.decode().strip() == "(good bye)", err.decode()
 
 
+def _clients_of_nobody(game: str) -> tuple[int, int, str, str]:
+    """``gameroom clients GAME`` aimed at a port where nothing listens (free_port hands
+    out ports nobody holds), to its end: the port, the status and what it wrote."""
+    port = free_port()
+    stdin, flags = CLIENTS_OF_EVERY_GAME[game](port)
+    running = clients(game, port, stdin, *flags)
+    out, err = running.communicate(timeout=300)
+    return port, running.returncode, out.decode(), err.decode()
+
+
+# Every game's clients, Eriantys's through the lobby.
+CLIENTS_OF_EVERY_GAME = {**CLIENTS, "eriantys": lambda port: (b"", ())}
+
+
+@pytest.mark.parametrize("game", sorted(CLIENTS_OF_EVERY_GAME))
+def test_clients_that_reach_no_server_say_so_in_one_line(game: str) -> None:
+    """One failure, one line (not one more per client) and status 1; nothing on standard
+    output, since no client played. The clients retry for seconds (the specs' ten tries a
+    second apart), so every game's case starts at once and each test waits for its own."""
+    for other in CLIENTS_OF_EVERY_GAME:
+        submit(("clients-of-nobody", other), _clients_of_nobody, other, waits=True)
+    port, status, out, err = submit(("clients-of-nobody", game), _clients_of_nobody, game, waits=True).result()
+    lines = err.strip().splitlines()
+    assert status == 1 and out == "", err
+    assert len(lines) == 1 and lines[0].startswith("gameroom: error: "), err
+    assert f"127.0.0.1:{port}" in lines[0], err
+
+
 # -- Ctrl-C ----------------------------------------------------------------------------
-
-def _wait_catching_sigint(process: subprocess.Popen, seconds: float = 120.0) -> None:
-    """Wait until the interpreter has put its SIGINT handler in place (the kernel's
-    caught-signals mask), however long a busy machine takes to start it: an interrupt
-    before that kills the process outright instead of testing the command."""
-    bit = 1 << (signal.SIGINT - 1)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with open(f"/proc/{process.pid}/status") as status:
-                caught = next(int(line.split()[1], 16) for line in status if line.startswith("SigCgt:"))
-        except (OSError, StopIteration):
-            caught = 0
-        if caught & bit:
-            return
-        time.sleep(0.02)
-
 
 def interrupt(args: list[str], stdin: bytes = b"", ready: float = 3.0) -> tuple[int, str]:
     process = spawn(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -188,7 +167,7 @@ def interrupt(args: list[str], stdin: bytes = b"", ready: float = 3.0) -> tuple[
     process.stdin.write(stdin)
     process.stdin.close()
     process.stdin = None
-    _wait_catching_sigint(process)
+    wait_catching_sigint(process)
     time.sleep(ready)   # then into its work (the command's own import is covered by gameroom.__main__)
     assert process.poll() is None, process.communicate()
     os.killpg(process.pid, signal.SIGINT)
@@ -210,14 +189,10 @@ def test_ctrl_c_in_a_waiting_server() -> None:
 
 
 def test_ctrl_c_in_clients_and_in_a_server_during_a_game() -> None:
-    server = Server("q", q_server_of_four())
-    running = clients("q", server.port, q_clients(server.port, [["Ada", "dag"], ["Bo", "dag", "take-turn", 1],
-                                                               ["Cy", "dag"], ["Di", "dag"]]))
-    server.wait_for(r"signed up Di \(4\)")
-    time.sleep(1.0)
+    server, running = q_game_of_four_held_by_bo()
+    time.sleep(1.0)   # into the game (which Bo holds for a minute)
     os.killpg(server.process.pid, signal.SIGINT)
-    server.process.wait(60)
-    server._reader.join(10)
+    server.finish(60)
     assert server.process.returncode == 130, server.lines
     said = [line for line in server.lines if line.strip()]
     assert said[-1] == "gameroom: interrupted" and not any("Traceback" in line for line in said), server.lines
@@ -243,7 +218,7 @@ def test_ctrl_c_in_connect_at_its_prompt() -> None:
     """A real pseudo-terminal: Ctrl-C typed at the prompt (prompt_toolkit raises it inside
     an asyncio task, which asyncio used to log with a 30-line traceback on the way out)."""
     lobby = Server("eriantys")
-    wait_listening(lobby.port)
+    assert wait_listening(lobby.process, lobby.port)
     pid, fd = pty.fork()
     if pid == 0:   # the child: the real command on the terminal
         os.execv(GAMEROOM[0], [*GAMEROOM, "connect", "eriantys", "--port", str(lobby.port), "--name", "zed"])
@@ -300,7 +275,7 @@ def test_every_server_binds_the_default_its_help_names(game: str) -> None:
     assert default is not None and default.group(1) == "127.0.0.1", help_text
     server = Server(game, example(game, "server.json"))
     try:
-        wait_listening(server.port)
+        assert wait_listening(server.process, server.port)
         address = other_address()
         if address is not None:     # a machine with only loopback cannot show the difference
             with pytest.raises(OSError):

@@ -29,8 +29,9 @@ REPO = Path(__file__).resolve().parents[2]   # tests.rl.policies is imported fro
 
 FIRST_LEGAL = "tests.rl.policies:first_legal"
 AGAINST_THE_MASK = "tests.rl.policies:against_the_mask"
-# one 2-player Fish game on a 4 x 5 board: the policies' encoding options must say so
-FISH_SERVER = {"min-players": 2, "max-players": 2, "rows": 4, "cols": 5, "fish": 2, "server-wait": 30,
+# one 2-player Fish game on a 4 x 5 board: the policies' encoding options must say so; the two
+# start it whenever the policies' process has loaded (periods enough for a loaded machine)
+FISH_SERVER = {"min-players": 2, "max-players": 2, "rows": 4, "cols": 5, "fish": 2, "server-wait": 30, "server-tries": 100,
                "time-per-turn": 30, "ready-time": 30, "start-timeout": 30, "house-players": 0}
 FISH_OPTIONS = json.dumps({"players": 2, "rows": 4, "columns": 5})
 

@@ -21,13 +21,12 @@ import random
 import socket
 import subprocess
 import threading
-import time
 from typing import Any, Callable
 
 import pytest
 
 from conftest import read_json_values
-from driver import free_port, run_server_and_clients, spawn, submit, submit_all
+from driver import free_port, run_server_and_clients, spawn, submit, submit_all, until_undisturbed
 from peer import Peer
 
 from gameroom.core.match import trusted_seat
@@ -98,13 +97,11 @@ def play_against(misbehave: Callable[[Peer, str, Any], bool] | None) -> tuple[An
     server.stdin.write(server_input(game()))
     server.stdin.close()
     server.stdin = None  # written and closed: communicate() must not flush it
-    peers = []
-    for name in NAMES:   # one after another: sign-up order is connection order
-        peers.append(Player.sign_up(name, port))
-        time.sleep(0.05)
-    for peer in peers:
-        threading.Thread(target=peer.serve, args=(misbehave if peer.name == ODD else None,), daemon=True).start()
-    out, err = server.communicate(timeout=120)
+    for name in NAMES:   # one after another (each connected before the next): sign-up order
+        peer = Player.sign_up(name, port)
+        # serving at once: the sixth sign-up starts the game, and a call waits 4 s at most
+        threading.Thread(target=peer.serve, args=(misbehave if name == ODD else None,), daemon=True).start()
+    out, err = server.communicate(timeout=300)
     return read_json_values(out.decode()), err.decode()
 
 
@@ -187,8 +184,12 @@ CASES: dict[str, tuple[str, Any, str, str | None]] = {
 
 
 def _peer_job(name: str) -> tuple:
-    call, data, _effect, _reason = CASES[name]
-    return (play_against, None if call == "none" else on(call, data))
+    """The case, run again if an honest peer missed the server's 4 s per call (bazaar.md
+    fixes it; driver.until_undisturbed): a loaded machine, not the server, decided that run."""
+    call, data, effect, _reason = CASES[name]
+    expected = local_result(call, effect)
+    return (until_undisturbed, lambda: play_against(None if call == "none" else on(call, data)),
+            lambda outcome: outcome[0] == [expected], 3, lambda outcome: outcome[1])
 
 
 def start_all() -> None:
@@ -274,7 +275,8 @@ BONUS_CASES: dict[str, Callable[[], Any]] = {  # the local equivalent of each br
 def _bonus_job(odd: str) -> tuple:
     names = [odd, "goodie0", "goodie1", "goodie2", "goodie3", "goodie4"]
     actors = [[n, "purchase-size"] for n in names]
-    return (run_server_and_clients, "bazaar", server_input(bonus_game(names)), clients_input(actors, []), ["--bonus"])
+    return (run_server_and_clients, "bazaar", server_input(bonus_game(names)), clients_input(actors, []), ["--bonus"],
+            200, lambda run: read_json_values(run.stdout) == [expected_bonus(odd, BONUS_CASES[odd]())])
 
 
 @pytest.mark.parametrize("odd", list(BONUS_CASES))
@@ -287,20 +289,25 @@ def test_broken_json_clients(odd: str) -> None:
 SPECIAL_NAMES = ["goodie0", "goodie1", "AAsendnameloop"]
 
 
+def special_result() -> Any:
+    """The local game of the special clients' run: AAsendnameloop fails its set-up."""
+    seats = [trusted_seat(n, make_player(ActorSpec(n, Policy.PURCHASE_SIZE, Method.SETUP)) if n == "AAsendnameloop"
+                          else ReferencePlayer(n, Policy.PURCHASE_SIZE)) for n in SPECIAL_NAMES]
+    return run_game(seats, bonus_game(SPECIAL_NAMES)).to_json()
+
+
 def _special_job() -> tuple:
     actors = [["goodie0", "purchase-size"], ["ouch ouch", "purchase-size"], ["goodie1", "purchase-size"]]
     return (run_server_and_clients, "bazaar", server_input(bonus_game(SPECIAL_NAMES)),
-            clients_input(actors, ["AAdivergeBeforeSending", "AAsendnameloop"]), ["--bonus"])
+            clients_input(actors, ["AAdivergeBeforeSending", "AAsendnameloop"]), ["--bonus"], 200,
+            lambda run: read_json_values(run.stdout) == [special_result()])
 
 
 def test_special_clients_and_invalid_names() -> None:
     """A silent client is rejected after its name limit, invalid names are rejected, a
     client that signs up and never answers fails its set-up; the rest play."""
-    names = SPECIAL_NAMES
     run = result_of(("bazaar-special",))
-    seats = [trusted_seat(n, make_player(ActorSpec(n, Policy.PURCHASE_SIZE, Method.SETUP)) if n == "AAsendnameloop"
-                          else ReferencePlayer(n, Policy.PURCHASE_SIZE)) for n in names]
-    assert read_json_values(run.stdout) == [run_game(seats, bonus_game(names)).to_json()], run.stderr[-2000:]
+    assert read_json_values(run.stdout) == [special_result()], run.stderr[-2000:]
     assert 'invalid name "ouch ouch"' in run.stderr and "nothing arrived" in run.stderr
 
 

@@ -10,13 +10,12 @@ import json
 import socket
 import subprocess
 import threading
-import time
 from typing import Any, Callable
 
 import pytest
 
 from conftest import read_json_values
-from driver import free_port, spawn, submit
+from driver import Server, free_port, spawn, submit
 from peer import Peer
 
 from gameroom.games.q import codec
@@ -27,25 +26,30 @@ HAND_A = [{"color": "red", "shape": "circle"}, {"color": "blue", "shape": "star"
 HAND_B = [{"color": "green", "shape": "star"}, {"color": "red", "shape": "square"}]
 
 
-def server_config(per_turn: int = 2) -> dict[str, Any]:
+# Every call's limit: the well-behaved player (a thread of this loaded test process) never
+# misses it; only the cases that test a time-out wait it out, at the same time as each other.
+PER_TURN = 10
+
+
+def server_config(per_turn: int = PER_TURN) -> dict[str, Any]:
+    """Two players of a tiny game. A and B sign up in the first of many short periods (a
+    period ends the sign-up once two are in), however late a loaded machine lets them come."""
     state = {"map": [[0, [0, RED_STAR]]],
              "players": [{"name": "A", "score": 0, "tile*": HAND_A}, {"name": "B", "score": 0, "tile*": HAND_B}],
              "tile*": [{"color": "yellow", "shape": "clover"}] * 10}
-    return {"port": 45678, "server-tries": 1, "server-wait": 3, "wait-for-signup": 2, "quiet": False,
+    return {"port": 45678, "server-tries": 9, "server-wait": 3, "wait-for-signup": 9, "quiet": False,
             "ref-spec": {"state0": state, "quiet": False, "config-s": {"qbo": 6, "fbo": 6},
                          "per-turn": per_turn, "observe": False}}
 
 
 def reference_style_player(name: str, misbehave: Callable[[Peer, Any], bool] | None = None,
-                           port: int = 0, signed_up: threading.Event | None = None) -> threading.Thread:
+                           port: int = 0) -> threading.Thread:
     """A dag player written against the wire format only; ``misbehave(peer, call)`` may take
     over a take-turn call (returning True when it did)."""
 
     def run() -> None:
         peer = Peer.connect(port)
         peer.send(name)
-        if signed_up is not None:
-            signed_up.set()
         while (call := peer.recv()) is not None:
             method, args = call
             if method == "take-turn":
@@ -65,19 +69,12 @@ def reference_style_player(name: str, misbehave: Callable[[Peer, Any], bool] | N
 
 
 def play_against(misbehave: Callable[[Peer, Any], bool] | None) -> tuple[Any, str]:
-    port = free_port()
-    server = spawn(["serve", "q", "--port", str(port)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    server.stdin.write(json.dumps(server_config()).encode())
-    server.stdin.close()
-    server.stdin = None  # written and closed: communicate() must not flush it
-    a_signed_up = threading.Event()
-    reference_style_player("A", port=port, signed_up=a_signed_up)
-    a_signed_up.wait(30)   # sign-up order is connection order: A first
-    time.sleep(0.2)
-    reference_style_player("B", misbehave, port=port)
-    out, err = server.communicate(timeout=60)
-    return read_json_values(out.decode()), err.decode()
+    server = Server("q", json.dumps(server_config()).encode())
+    reference_style_player("A", port=server.port)
+    server.wait_for(r"signed up A \(1\)")   # sign-up order: A first
+    reference_style_player("B", misbehave, port=server.port)
+    out, err = server.finish(timeout=300)
+    return read_json_values(out), err
 
 
 def _send_raw(data: bytes) -> Callable[[Peer, Any], bool]:
@@ -120,8 +117,8 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_server_survives_client(case: str, request: pytest.FixtureRequest) -> None:
     for other in CASES:
-        submit(("q-wire", other), play_against, CASES[other][0])
-    result, err = submit(("q-wire", case), play_against, CASES[case][0]).result()
+        submit(("q-wire", other), play_against, CASES[other][0], waits=True)
+    result, err = submit(("q-wire", case), play_against, CASES[case][0], waits=True).result()
     _misbehave, expected, reason = CASES[case]
     if case == "well-behaved":
         assert result[0][1] == [] and len(result) == 1

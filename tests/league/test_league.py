@@ -126,7 +126,7 @@ def test_killed_league_resumes_to_exactly_n_games(tmp_path: Path) -> None:
                 continue
     league.send_signal(signal.SIGKILL)
     league.wait()
-    deadline = time.monotonic() + 30    # its pool workers notice and exit
+    deadline = time.monotonic() + 120   # its pool workers notice and exit (however busy the machine)
     while _children_of(league.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _children_of(league.pid) == []

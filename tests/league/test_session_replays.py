@@ -9,12 +9,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.driver import free_port
+from tests.driver import free_port, wait_listening
 from tests.league.conftest import EXAMPLES, GAMEROOM, gameroom
 
 
@@ -26,32 +25,6 @@ def _altered(replay: Path, method: str, reply: object, out: Path) -> None:
     out.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
-def _wait_listening(port: int, server: subprocess.Popen[str], seconds: float = 300) -> None:
-    """Until the server accepts connections on ``port`` (the example clients do not retry a
-    refused connection, and a loaded machine may start the server late)."""
-    # Read from the kernel's table rather than by connecting: a probe connection would
-    # be a sign-up attempt to the server under test.
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and server.poll() is None:
-        if _listening(port):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"the server on port {port} never listened")
-
-
-def _listening(port: int) -> bool:
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            local, state = row.split()[1], row.split()[3]
-            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port:
-                return True
-    return False
-
-
 def _serve(game: str, clients: list[list[str]], replay: Path, stdin: str = "") -> str:
     port = free_port()
     errors = tempfile.TemporaryFile(mode="w+")   # a file, not a pipe: read once it has ended
@@ -59,7 +32,8 @@ def _serve(game: str, clients: list[list[str]], replay: Path, stdin: str = "") -
                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors, text=True)
     server.stdin.write(stdin)
     server.stdin.close()
-    _wait_listening(port, server)
+    # the example clients do not retry a refused connection: only once the server listens
+    assert wait_listening(server, port), "the server never listened"
     env = {**os.environ, "GAMEROOM_GAME": game}
     started = [subprocess.Popen([arg.replace("{port}", str(port)) for arg in argv], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for argv in clients]
@@ -121,15 +95,18 @@ def test_fish_served_tournament_replays_verify(tmp_path: Path) -> None:
     """``serve fish --replay``: the server's knock-out tournament between remote clients."""
     replay = tmp_path / "served-cup.jsonl"
     port = free_port()
-    config = json.dumps({"min-players": 5, "max-players": 5, "server-tries": 1})
+    # The five start the tournament whenever they come (many periods); limits nobody misses
+    # on a loaded machine (a client dropped out would fail the clients command).
+    config = json.dumps({"min-players": 5, "max-players": 5, "server-tries": 100, "time-per-turn": 60,
+                         "ready-time": 60, "start-timeout": 60})
     server = subprocess.Popen([*GAMEROOM, "serve", "fish", "--port", str(port), "--replay", str(replay)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     server.stdin.write(config)
     server.stdin.close()
-    time.sleep(1.5)
+    assert wait_listening(server, port), server.stderr.read()
     clients = gameroom("clients", "fish", "--port", str(port), "--count", "5", "--hiccup", "0")
     assert clients.returncode == 0, clients.stderr
-    server.wait(120)
+    server.wait(300)
     assert server.returncode == 0, server.stderr.read()
     verify = gameroom("replay", "verify", str(replay))
     assert verify.returncode == 0 and "replays verified" in verify.stdout, verify.stderr

@@ -4,11 +4,14 @@ are the same at every run)."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.driver import wait_catching_sigint, wait_loaded
 from tests.rl.cases import need_extra
 
 need_extra()
@@ -23,3 +26,25 @@ def test_the_example_trains_a_better_policy() -> None:
     before, after = (float(x) for x in re.findall(r"wins ([0-9.]+)% of", run.stdout))
     assert "trained on 3,000 games" in run.stdout
     assert after > before + 10, run.stdout
+
+
+def test_ctrl_c_is_one_line_and_status_130() -> None:
+    """Ctrl-C (to the process group, as a terminal sends it) while the script loads numpy
+    and the environments, and while it trains: one line and status 130, no traceback."""
+    for moment in ("loading", "training"):
+        script = subprocess.Popen([sys.executable, "-u", str(EXAMPLE), "--seconds", "600", "--evaluation", "2"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            wait_catching_sigint(script)
+            if moment == "loading":
+                wait_loaded(script, "_multiarray_umath")   # numpy's core, early in its import
+            else:
+                assert script.stdout.readline().startswith(b"before training:")
+            os.killpg(script.pid, signal.SIGINT)
+            _out, err = script.communicate(timeout=120)
+        finally:
+            if script.poll() is None:
+                os.killpg(script.pid, signal.SIGKILL)
+                script.wait()
+        assert script.returncode == 130, (moment, err.decode())
+        assert err.decode().splitlines() == ["train_fish: interrupted"], (moment, err.decode())

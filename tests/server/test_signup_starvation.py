@@ -23,10 +23,10 @@ from typing import Any
 from gameroom.core.hosting import SignupRules, name_rule
 from gameroom.server.clients import run_clients
 from gameroom.server.signup import MAX_PENDING, PENDING_PER_ADDRESS
-from tests.server.test_signup import PLAN, player, start_server
+from tests.server.test_signup import PLAN, player, playing, start_server
 
 from conftest import read_json_values
-from driver import free_port, spawn
+from driver import WaitingClients, free_port, spawn, until_undisturbed
 
 
 def example(game: str, name: str) -> bytes:
@@ -45,24 +45,37 @@ def silent_connections(port: int, count: int) -> list[socket.socket]:
     return held
 
 
-def test_twenty_silent_connections_do_not_stop_a_q_game_with_the_shipped_configuration() -> None:
+def _twenty_silent_then_a_q_game() -> tuple[subprocess.Popen, bytes, bytes, subprocess.Popen, bytes, bytes]:
     port = free_port()
+    clients = WaitingClients("q", port, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     server = spawn(["serve", "q", "--port", str(port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                    stderr=subprocess.PIPE)
     server.stdin.write(example("q", "server.json"))
     server.stdin.close()
     server.stdin = None
     held = silent_connections(port, 20)
-    clients = spawn(["clients", "q", "--port", str(port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE)
     try:
-        clients_out, clients_err = clients.communicate(example("q", "clients.json"), timeout=150)
-        out, err = server.communicate(timeout=150)
+        clients_out, clients_err = clients.go(server, example("q", "clients.json")).communicate(timeout=300)
+        out, err = server.communicate(timeout=300)
     finally:
         for connection in held:
             connection.close()
         server.kill()
         clients.kill()
+    return server, out, err, clients.process, clients_out, clients_err
+
+
+def _a_game_was_played(run: tuple[subprocess.Popen, bytes, bytes, subprocess.Popen, bytes, bytes]) -> bool:
+    server, out, _err, clients, _clients_out, _clients_err = run
+    result = read_json_values(out.decode())
+    return server.returncode == 0 and len(result) == 1 and bool(result[0][0]) and clients.returncode == 0
+
+
+def test_twenty_silent_connections_do_not_stop_a_q_game_with_the_shipped_configuration() -> None:
+    """The shipped configuration's 20 s periods and 6 s per turn are kept: a run in which a
+    loaded machine made an honest client miss them is run again (driver.until_undisturbed)."""
+    server, out, err, clients, clients_out, clients_err = until_undisturbed(
+        _twenty_silent_then_a_q_game, _a_game_was_played, 3, lambda run: run[2].decode())
     result = read_json_values(out.decode())
     assert server.returncode == 0, err.decode()
     assert len(result) == 1 and result[0][0], (result, err.decode())    # a game was played and won
@@ -84,16 +97,19 @@ def test_a_server_that_played_no_game_says_so_and_exits_1() -> None:
     assert err.decode().strip().splitlines() == ["gameroom: no game was played: too few players signed up (0 < 2)"]
 
 
-def serve_beside(attack: Any, specs: list[Any], rules: SignupRules | None = None) -> tuple[Any, list[Any]]:
-    """Host the toy game of ``test_signup`` (with ``rules``); ``attack(port)`` makes its
-    connections first, then ``specs`` play. The result and the clients' sessions."""
+def serve_beside(attack: Any, specs: list[Any], rules: SignupRules | None = None,
+                 play: Any = None) -> tuple[Any, list[Any]]:
+    """Host the toy game of ``test_signup`` (with ``rules``, and ``play`` when given);
+    ``attack(port)`` makes its connections first, then ``specs`` play. The result and the
+    clients' sessions."""
     plan = PLAN if rules is None else replace(PLAN, rules=rules)
+    plan = plan if play is None else replace(plan, play=play)
 
     async def main() -> tuple[Any, list[Any]]:
         port, server = await start_server(plan)
         held = await attack(port)
         sessions = await run_clients(specs, "127.0.0.1", port)
-        result = await asyncio.wait_for(server, 60)
+        result = await asyncio.wait_for(server, 120)
         for writer in held:
             writer.close()
         return result, sessions
@@ -121,9 +137,10 @@ def silent(count: int) -> Any:
 
 
 # A waiting period long enough that, without the fix, it would end on the silent
-# connections alone: they were read one after the other, 0.5 s each.
-SLOW_PERIOD = SignupRules(min_players=2, max_players=3, periods=1, period_seconds=8.0,
-                          name_first_byte=0.5, name_complete=0.5, valid_name=name_rule(r"[a-zA-Z0-9]+", 20))
+# connections alone: they were read one after the other, 2 s each (a name deadline an
+# honest client, which sends its name at once, meets on a loaded machine).
+SLOW_PERIOD = SignupRules(min_players=2, max_players=3, periods=1, period_seconds=20.0,
+                          name_first_byte=2.0, name_complete=2.0, valid_name=name_rule(r"[a-zA-Z0-9]+", 20))
 
 
 def test_silent_connections_cost_one_name_deadline_not_one_each() -> None:
@@ -169,8 +186,9 @@ def test_players_are_taken_in_acceptance_order_not_name_order() -> None:
         first.write(b'"first"\n')
         return [first, second]
 
-    rules = replace(SLOW_PERIOD, max_players=3, name_first_byte=2.0, period_seconds=3.0)
-    result, sessions = serve_beside(attack, [player("third")], rules)
+    rules = replace(SLOW_PERIOD, max_players=3, name_first_byte=2.0)
+    # "first" and "second" never answer: a short call limit, which "third" (in this process) meets
+    result, sessions = serve_beside(attack, [player("third")], rules, play=playing(2.0))
     # "first" and "second" never answer: they are ejected; "third" sat last
     assert result[0] == ["third"] and result[1] == ["first", "second"]
     assert sessions[0].got_result

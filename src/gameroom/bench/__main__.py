@@ -1,5 +1,10 @@
 """Command line of the benchmarks: every registered game by name (its generic figures and
-the workloads its descriptor declares), and the server, league and lobby benchmarks."""
+the workloads its descriptor declares), and the server, league and lobby benchmarks.
+
+Ctrl-C anywhere (while the benchmarks load, measure or print) ends the command with one
+line and status 130, as it ends ``gameroom``: the modules are imported inside
+:func:`run`'s handling, not at the top.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,7 @@ import argparse
 import importlib
 import sys
 
-from gameroom.bench import generic
-from gameroom.cli.common import at_least, positive_seconds
-from gameroom.games import registry
+PROGRAM = "python -m gameroom.bench"
 
 REFERENCE_GAME = "q"
 """The game the server benchmarks (capacity, slowloris, league) play unless ``--game``
@@ -33,12 +36,14 @@ def _hostile(quick: bool) -> None:
                 print("; ".join(f"{key} {value}" for key, value in row.items()), flush=True)
 
 
-positive = at_least(1)   # a count of games, players, messages...: 0 or less is refused at once
-
-
 def main() -> int:
+    from gameroom.bench import generic
+    from gameroom.cli.common import at_least, positive_seconds
+    from gameroom.games import registry
+
+    positive = at_least(1)   # a count of games, players, messages...: 0 or less is refused at once
     games = registry.games()
-    parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
+    parser = argparse.ArgumentParser(prog=PROGRAM, description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
                         choices=["all", "lobby", "league", "arena", "viewer", "fuzz", "slowloris", "capacity", "rl", "hostile",
                                  *games],
@@ -172,4 +177,15 @@ def main() -> int:
     return 0
 
 
-raise SystemExit(main())
+def run() -> int:
+    """The benchmarks; Ctrl-C is one line and status 130."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        from gameroom.cli.common import interrupted
+
+        return interrupted(PROGRAM)
+
+
+if __name__ == "__main__":
+    sys.exit(run())

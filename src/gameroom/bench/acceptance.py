@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from gameroom.games import registry
+from gameroom.bench.processes import python_module
 
 DEFAULT_GAMES = 200
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "bots"
@@ -39,7 +40,7 @@ def bots_file(game: str) -> str:
 
 
 def _gameroom(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gameroom", *args], capture_output=True, text=True)
+    return subprocess.run(python_module("gameroom", *args), capture_output=True, text=True)
 
 
 def _rows(db: Path, sql: str) -> list[tuple]:

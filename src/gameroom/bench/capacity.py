@@ -35,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+from gameroom.bench.processes import python_module
 from array import array
 from typing import Any, Sequence
 
@@ -125,7 +126,7 @@ def floor_ms(game_name: str, rounds: int = 3) -> float:
     pairs = record_messages(game_name)
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    peer = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "echo", game_name, str(port)])
+    peer = subprocess.Popen(python_module("gameroom.bench.capacity", "echo", game_name, str(port)))
     try:
         listener.settimeout(30)
         sock, _ = listener.accept()
@@ -306,15 +307,16 @@ async def _clients(game_name: str, ports: Sequence[int]) -> None:
 def measure(game_name: str, players: int, games: int, seed: int = 0, referees: str = "hub") -> dict[str, Any]:
     """Run a server of ``players`` clients (``players/4`` tables, ``games`` at once), its
     referees greenlets on the hub or threads (``referees``)."""
-    server: subprocess.Popen[str] = subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "server", game_name, str(players),
-                               str(games), str(seed), referees], stdout=subprocess.PIPE, text=True)
+    server: subprocess.Popen[str] = subprocess.Popen(
+        python_module("gameroom.bench.capacity", "server", game_name, str(players), str(games), str(seed), referees),
+        stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     clients: list[subprocess.Popen[bytes]] = []
     try:
         ports = json.loads(server.stdout.readline() or "null")["ports"]
         shares = [ports[k::CLIENT_PROCESSES] for k in range(CLIENT_PROCESSES)]
-        clients = [subprocess.Popen([sys.executable, "-m", "gameroom.bench.capacity", "clients", game_name,
-                                     ",".join(map(str, share))], stdout=subprocess.DEVNULL)
+        clients = [subprocess.Popen(python_module("gameroom.bench.capacity", "clients", game_name, ",".join(map(str, share))),
+                                    stdout=subprocess.DEVNULL)
                    for share in shares if share]
         figures = json.loads(server.stdout.readline() or "null")
         if figures is None:

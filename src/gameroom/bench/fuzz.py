@@ -31,7 +31,6 @@ import json
 import logging
 import random
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -43,6 +42,7 @@ from gameroom.remote.connection import Connection
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, MAX_DEPTH, encode
 from gameroom.remote.proxy_referee import serve_referee
 from gameroom.server.signup import SIGNUP_MAX_VALUE_BYTES
+from gameroom.bench.processes import python_module
 
 __all__ = ["GameCase", "RoundReport", "run_round", "served_games", "reply_methods", "bad_reply",
            "bad_signup", "start_arena", "run"]
@@ -137,8 +137,8 @@ def bad_signup(game_name: str, value_bytes: bytes) -> bool:
 async def start_arena(game_name: str, games: int, seed: int, period: float) -> tuple[Any, list[int]]:
     """Start an arena server process (``gameroom.server.many``); it and its ports."""
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gameroom.server.many", game_name, "--games", str(games), "--seed", str(seed),
-        "--period", str(period), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, limit=2**24)
+        *python_module("gameroom.server.many", game_name, "--games", str(games), "--seed", str(seed),
+                       "--period", str(period)), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, limit=2**24)
     assert server.stdout is not None and server.stderr is not None
     errors = asyncio.ensure_future(server.stderr.read())   # read while it runs: a full pipe would block it
     server.errors = errors   # type: ignore[attr-defined]

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gameroom.bench.processes import marked
+from gameroom.bench.processes import marked, python_module
 
 __all__ = ["run_attacks", "run", "ATTACKS"]
 
@@ -54,9 +54,9 @@ def _bots_file(entries: list[dict[str, Any]], sandbox: str = "") -> str:
 def _league(folder: Path, bots: str, games: int, *extra: str) -> subprocess.Popen[bytes]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bots.toml").write_text(bots, encoding="utf-8")
-    return subprocess.Popen([sys.executable, "-m", "gameroom", "league", "q", "--bots", str(folder / "bots.toml"),
-                             "--games", str(games), "--db", f"sqlite:///{folder / 'league.db'}", "--workers", "2",
-                             "--quiet", *extra], cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(python_module("gameroom", "league", "q", "--bots", str(folder / "bots.toml"),
+                                          "--games", str(games), "--db", f"sqlite:///{folder / 'league.db'}",
+                                          "--workers", "2", "--quiet", *extra), cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _honest(folder: Path, games: int) -> float:

@@ -32,7 +32,6 @@ import select
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -41,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gameroom.bench.processes import status_kb
+from gameroom.bench.processes import python_module, status_kb
 from gameroom.games import registry
 
 __all__ = ["main", "run_attacks"]
@@ -64,8 +63,8 @@ class _Server:
             self.port = probe.getsockname()[1]
         self.log_path = workdir / f"lobby-{self.port}.log"
         self.log_file = self.log_path.open("wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "gameroom", "serve", _lobby_game().name, "--port",
-                                      str(self.port)], stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(python_module("gameroom", "serve", _lobby_game().name, "--port", str(self.port)),
+                                     stdout=subprocess.DEVNULL,
                                      stderr=self.log_file, cwd=workdir)
         for _ in range(600):
             try:
@@ -123,8 +122,8 @@ def _honest_seconds(port: int, repeats: int) -> float:
     """The median wall time of ``repeats`` honest runs, each in a process of its own."""
     times = []
     for _ in range(repeats):
-        run = subprocess.run([sys.executable, "-m", "gameroom.bench.hostile_lobby", "--honest", str(port),
-                              str(HONEST_ROOMS)], capture_output=True, text=True, timeout=900, check=False)
+        run = subprocess.run(python_module("gameroom.bench.hostile_lobby", "--honest", str(port), str(HONEST_ROOMS)),
+                             capture_output=True, text=True, timeout=900, check=False)
         if run.returncode != 0:
             raise RuntimeError(f"the honest games failed: {run.stderr.strip()[-500:]}")
         times.append(float(run.stdout.split()[-1]))

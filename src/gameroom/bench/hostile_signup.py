@@ -27,7 +27,6 @@ import re
 import socket
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -37,6 +36,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from gameroom.bench.processes import python_module
 from gameroom.league.packing import pack, unpack
 
 __all__ = ["DATABASE_FORGERIES", "REPLAY_FORGERIES", "main", "run", "run_attacks"]
@@ -61,7 +61,7 @@ class Started:
     def __init__(self, args: list[str], stdin: bytes = b"") -> None:
         self._out, self._err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         self.started = time.perf_counter()
-        self.process = subprocess.Popen([sys.executable, "-m", "gameroom", *args], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen(python_module("gameroom", *args), stdin=subprocess.PIPE,
                                         stdout=self._out, stderr=self._err)
         assert self.process.stdin is not None
         self.process.stdin.write(stdin)

@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from gameroom.bench.processes import status_kb
+from gameroom.bench.processes import python_module, status_kb
 
 __all__ = ["ATTACKS", "run", "run_attacks"]
 
@@ -200,7 +200,7 @@ class Room:
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
                 port = probe.getsockname()[1]
-            self.process = subprocess.Popen([sys.executable, "-m", "gameroom", "web", "--port", str(port)],
+            self.process = subprocess.Popen(python_module("gameroom", "web", "--port", str(port)),
                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             line = self.process.stdout.readline().decode() if self.process.stdout else ""
             if "serving on" in line:

@@ -18,7 +18,6 @@ time: p50, p99, the longest) — the time every other room waited for it. Figure
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from typing import Any, Callable
 
@@ -27,6 +26,7 @@ from gameroom.bench import lobby_people
 from gameroom.games import registry
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.xscenario import LobbyThread
+from gameroom.bench.processes import python_module
 
 __all__ = ["run", "measure"]
 
@@ -53,9 +53,9 @@ def measure(rooms: int, seed: int = 1, game: GameDescriptor | None = None) -> di
     shares = [rooms // PROCESSES + (1 if k < rooms % PROCESSES else 0) for k in range(PROCESSES)]
     extra = ["--lobby", "--players", "2"] if by_calls else []
     start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-m", "gameroom", "clients", game.name, *extra, "--port",
-                               str(server.port), "--rooms", str(share), "--prefix", f"b{k}r", "--seed", str(k),
-                               "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs = [subprocess.Popen(python_module("gameroom", "clients", game.name, *extra, "--port", str(server.port),
+                                            "--rooms", str(share), "--prefix", f"b{k}r", "--seed", str(k), "--quiet"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for k, share in enumerate(shares) if share]
     finished = 0
     for proc in procs:

@@ -1,10 +1,25 @@
 """The live processes of this machine, read from ``/proc``: what the hostile benchmarks and
 the sandbox, isolation, league and server tests look at to see that nothing a bot or a
-league started outlives it, and how much memory a server holds."""
+league started outlives it, and how much memory a server holds; and the command line of a
+benchmark's own Python children (:func:`python_module`)."""
 
 from __future__ import annotations
 
 import os
+import sys
+
+# A terminal's Ctrl-C goes to the whole foreground process group: the benchmark says its one
+# line (``python -m gameroom.bench: interrupted``), and a child must end at once without a
+# word. SIGINT's default action is set before anything is imported, so a child interrupted
+# while it loads ends as silently as one interrupted while it works.
+_QUIET_ON_CTRL_C = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                    "sys.argv = sys.argv[1:]; runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)")
+
+
+def python_module(module: str, *args: str) -> list[str]:
+    """The command line of ``python -m MODULE ARGS`` for a child of a benchmark: it runs
+    the same, and Ctrl-C ends it silently (the benchmark reports the interrupt)."""
+    return [sys.executable, "-c", _QUIET_ON_CTRL_C, module, *args]
 
 
 def live(read: str = "cmdline") -> dict[int, bytes]:

@@ -23,6 +23,7 @@ from gameroom.bench.seats import GameNotPlayed, check_played
 from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat
+from gameroom.bench.processes import python_module
 
 __all__ = ["run", "table_size"]
 
@@ -70,8 +71,7 @@ def run(game: GameDescriptor, games: int = 5) -> str:
         probe.close()
         server = asyncio.get_running_loop().create_task(host_game(plan, port))
         await asyncio.sleep(0.05)
-        clients = await asyncio.create_subprocess_exec(sys.executable, "-m", "gameroom.bench.remote", game.name,
-                                                       str(port))
+        clients = await asyncio.create_subprocess_exec(*python_module("gameroom.bench.remote", game.name, str(port)))
         await server
         await clients.wait()
 

@@ -176,7 +176,8 @@ def _on_a_thread(fn: Callable[[], Any]) -> Any:
     return box[0]
 
 
-_ECHO = "import os\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    os.write(1, b)\n"
+# SIGINT at its default: a Ctrl-C of the benchmark ends the echo silently (processes.python_module)
+_ECHO = "import os, signal\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    os.write(1, b)\n"
 
 
 def _pipe_round_trip(calls: int, size: int) -> tuple[float, float]:

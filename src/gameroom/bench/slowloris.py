@@ -96,13 +96,16 @@ async def _attacker(kind: str, port: int, name: str, stop: asyncio.Event, connec
         writer.close()
 
 
-async def run_mix(game_name: str, games: int = 20, attackers: int = 500, seed: int = 0) -> MixReport:
-    """Normal games beside ``attackers`` slow and silent connections (see the module)."""
+async def run_mix(game_name: str, games: int = 20, attackers: int = 500, seed: int = 0,
+                  period: float = PERIOD) -> MixReport:
+    """Normal games beside ``attackers`` slow and silent connections (see the module);
+    ``period``: every game's waiting period, within which the attackers connect and then
+    the normal games' clients sign up."""
     from gameroom.games import registry
 
     report = MixReport(games, attackers)
     crowded = -(-attackers // PER_CROWDED_GAME) if attackers else 0
-    server, ports = await start_arena(game_name, games + crowded, seed, PERIOD)
+    server, ports = await start_arena(game_name, games + crowded, seed, period)
     output = asyncio.ensure_future(_rest_of_output(server))
     normal, crowd = ports[:games], ports[games:]
     stop = asyncio.Event()

@@ -194,6 +194,10 @@ def serve(game: GameDescriptor, args: argparse.Namespace, plan_hook: PlanHook | 
             return 0 if hosted.played else 1
 
 
+def _client_label(spec: ClientSpec) -> str:
+    return spec.name if isinstance(spec.name, str) else json.dumps(spec.name)[:40]
+
+
 def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: bool,
                      done: str = "all done") -> int:
     """Run the clients to their end and print ``done`` (the spec's last line); 0 only when
@@ -206,17 +210,19 @@ def run_client_specs(specs: Sequence[ClientSpec], host: str, port: int, quiet: b
 
     console.show_lines("gameroom.server.clients", shown=not quiet)
     sessions = aio.run(run_clients(specs, host, port))
-    missed = [s.ended for s in sessions if s.ended.startswith(CANNOT_CONNECT)]
+    missed = [(spec, s.ended) for spec, s in zip(specs, sessions) if s.ended.startswith(CANNOT_CONNECT)]
     if sessions and len(missed) == len(sessions):
-        fail(f"no client could reach a server at {host}:{port} ({missed[0]})", status=1)
+        fail(f"no client could reach a server at {host}:{port} ({missed[0][1]})", status=1)
     if missed:
-        stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port}")
+        spec, why = missed[0]
+        stderr_log(f"gameroom: {len(missed)} of {len(sessions)} clients could not reach the server at {host}:{port} "
+                   f"({_client_label(spec)}: {why})")
     fair = [(spec, session) for spec, session in zip(specs, sessions) if spec.wants_result]
     unfinished = [(spec, session) for spec, session in fair if not session.got_result]
     print(done, flush=True)   # the spec's line once every client is done, whatever they got
     if unfinished:
         spec, session = unfinished[0]
-        name = spec.name if isinstance(spec.name, str) else json.dumps(spec.name)[:40]
+        name = _client_label(spec)
         before = "" if any(s.calls for _spec, s in fair) else "; the server ended before any game started"
         fail(f"{len(unfinished)} of {len(fair)} clients got no result from the server at {host}:{port} "
              f"({name}: {session.ended or 'no session'}, after {len(session.calls)} calls){before}", status=1)

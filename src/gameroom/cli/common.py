@@ -1,19 +1,23 @@
 """Plumbing every command shares: reading JSON from stdin, printing JSON, exiting with one
-clear error line, counts checked as arguments, the end of a local game's account."""
+clear error line or one line for Ctrl-C, counts checked as arguments, the end of a local
+game's account."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from typing import Any, Callable, NoReturn
 
-from gameroom.core.console import log_line
+from gameroom.core.console import last_line, log_line
 from gameroom.core.errors import UsageError
 from gameroom.core.wire import PlainText
 
-__all__ = ["UsageError", "at_least", "positive_seconds", "read_stdin_values", "parse_json_values", "fail", "print_json", "print_value",
-           "stderr_log", "print_outcome"]
+__all__ = ["UsageError", "INTERRUPTED", "at_least", "positive_seconds", "read_stdin_values", "parse_json_values", "fail",
+           "interrupted", "print_json", "print_value", "stderr_log", "print_outcome"]
+
+INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
 
 
 def at_least(minimum: int) -> Callable[[str], int]:
@@ -45,6 +49,23 @@ def positive_seconds(text: str) -> float:
 def fail(message: str, status: int = 2) -> NoReturn:
     print(f"gameroom: error: {message}", file=sys.stderr)
     raise SystemExit(status)
+
+
+def interrupted(program: str = "gameroom") -> int:
+    """Ctrl-C ends a command with one line, ``PROGRAM: interrupted``, and status 130 (never
+    a traceback); the status to return."""
+    # A task that an interrupt ended (a terminal prompt's) is logged by asyncio with its
+    # traceback when it is collected on the way out ("Task exception was never retrieved"):
+    # the one line below says everything.
+    logging.getLogger("asyncio").disabled = True
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass   # a closed or broken pipe: the line on stderr still says what happened
+    # One write, and the last: a thread still running (a referee whose connections the
+    # interrupt closed) logs nothing after it.
+    last_line(f"{program}: interrupted")
+    return INTERRUPTED
 
 
 def stderr_log(text: str) -> None:

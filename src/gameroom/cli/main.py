@@ -16,9 +16,8 @@ from gameroom.cli import league as league_commands
 from gameroom.cli import policies
 from gameroom.cli import web as web_commands
 from gameroom.cli.arguments import add_options
-from gameroom.cli.common import UsageError, fail, stderr_log
+from gameroom.cli.common import UsageError, fail, interrupted, stderr_log
 from gameroom.core import console
-from gameroom.core.console import last_line
 from gameroom.core.game import GameDescriptor
 from gameroom.games import registry
 
@@ -162,31 +161,13 @@ def _add_referee_server_arguments(srv: argparse.ArgumentParser, cli: argparse.Ar
     policies.add_client_arguments(cli)
 
 
-INTERRUPTED = 130   # the shell's status for a program ended by SIGINT (128 + 2)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``gameroom`` command; Ctrl-C anywhere (parsing, imports, a game, a database)
     ends it with one line and status 130, never a traceback."""
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        return _interrupted()
-
-
-def _interrupted() -> int:
-    # A task that an interrupt ended (a terminal prompt's) is logged by asyncio with its
-    # traceback when it is collected on the way out ("Task exception was never retrieved"):
-    # the one line below says everything.
-    logging.getLogger("asyncio").disabled = True
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass   # a closed or broken pipe: the line on stderr still says what happened
-    # One write, and the last: a thread still running (a referee whose connections the
-    # interrupt closed) logs nothing after it.
-    last_line("gameroom: interrupted")
-    return INTERRUPTED
+        return interrupted()
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
@@ -234,7 +215,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        return _interrupted()
+        return interrupted()
     except BrokenPipeError:
         _say("gameroom: error: the output was closed before the command finished (broken pipe)")
         return 1

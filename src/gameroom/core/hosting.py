@@ -126,7 +126,8 @@ class SignupRules:
 
     ``policy`` decides when sign-up ends; without one, ``periods`` waiting periods of
     ``period_seconds`` (:class:`PeriodPolicy`). ``newest_first`` seats the last player to
-    sign up first (Evolution)."""
+    sign up first (Evolution). ``name_rule`` says what ``valid_name`` takes (e.g. "1 to 12
+    ASCII letters"), for the line that refuses a name."""
 
     min_players: int
     max_players: int
@@ -138,6 +139,7 @@ class SignupRules:
     backlog: int = 30
     policy: SignupPolicy | None = None
     newest_first: bool = False
+    name_rule: str = ""
 
     @property
     def signup_policy(self) -> SignupPolicy:

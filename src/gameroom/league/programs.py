@@ -182,6 +182,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
     rules = SignupRules(min_players=1, max_players=1, periods=1, period_seconds=START_SECONDS,
                         name_first_byte=START_SECONDS, name_complete=game.limits.signup_complete or 5.0,
                         valid_name=lambda name: isinstance(name, str) and 1 <= len(name) <= 64, backlog=2,
+                        name_rule="a string of 1 to 64 characters",
                         policy=PeriodPolicy(1, START_SECONDS))
     own_network = policy.mode == "bwrap" and not policy.network
 

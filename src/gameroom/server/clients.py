@@ -8,8 +8,8 @@ that never speak or never answer.
 
 Whatever goes wrong in one client ends that client only, with its reason in the log. When
 a client cannot reach the server, the ones after it try once instead of retrying for
-seconds each: the command then fails with one clear line instead of waiting long and
-reporting success.
+seconds each, and the reason is left in its session: the command then says it in one
+line for all of them instead of waiting long and reporting success.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ async def run_client(spec: ClientSpec, host: str, port: int, hold: float = 1000.
         connection: Connection = await open_connection(
             host, port, spec.connect_retries if retries is None else retries, spec.retry_wait)
     except OSError as exc:
-        logger.info(f"{label}: cannot connect to {host}:{port}: {exc}")
+        # the command says it once for all its clients (one line, not one per client)
+        logger.debug("%s: cannot connect to %s:%s: %s", label, host, port, exc)
         return Session(ended=f"{CANNOT_CONNECT}: {exc}")
     finally:
         if connected is not None:

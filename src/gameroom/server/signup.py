@@ -184,10 +184,10 @@ class Signup:
             try:
                 name = self.greeting.name_of(message)
             except ValueError:
-                self._fail(attempt, f"invalid name {preview(message)}")
+                self._fail(attempt, self._invalid(preview(message)))
                 return
             if not rules.valid_name(name):
-                self._fail(attempt, f"invalid name {preview(name)}")
+                self._fail(attempt, self._invalid(preview(name)))
                 return
             attempt.name = name
             if not attempt.done.done():
@@ -197,6 +197,12 @@ class Signup:
         except Exception as exc:   # whatever one connection does, sign-up goes on
             logger.debug("improper sign-up from %s", attempt.connection.peer, exc_info=True)
             self._fail(attempt, f"{type(exc).__name__}: {preview(str(exc))}")
+
+    def _invalid(self, shown: str) -> str:
+        """Why a name is refused: the name and, when the rules say it, what a name is (the
+        specs send no reply to a name, so this line is where the refusal is explained)."""
+        rule = self.rules.name_rule
+        return f"invalid name {shown}" + (f": a name is {rule}" if rule else "")
 
     async def _take(self, attempt: _Attempt) -> bool:
         """Wait for the attempt (at most its own name deadline) and take it as a player

@@ -43,7 +43,8 @@ def signup_rules(server: ServerConfig = ServerConfig()) -> SignupRules:
     return SignupRules(min_players=config.MIN_PLAYERS, max_players=config.MAX_PLAYERS,
                        periods=server.server_tries, period_seconds=server.server_wait,
                        name_first_byte=server.wait_for_signup, name_complete=server.wait_for_signup,
-                       valid_name=valid_name, backlog=config.LISTEN_BACKLOG)
+                       valid_name=valid_name, backlog=config.LISTEN_BACKLOG,
+                       name_rule="1 to 20 ASCII letters or digits (bazaar.md 7.2)")
 
 
 def server_plan(spec: ServerInput, server: ServerConfig = ServerConfig(), *, seed: int = 0,

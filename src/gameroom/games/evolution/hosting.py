@@ -55,7 +55,7 @@ def signup_rules(config: Config) -> SignupRules:
     server = config.server
     return SignupRules(min_players=server.min_players, max_players=server.max_players, periods=0,
                        period_seconds=0.0, name_first_byte=server.signup_first_byte_s,
-                       name_complete=server.signup_complete_s, valid_name=lambda name: isinstance(name, str),
+                       name_complete=server.signup_complete_s, valid_name=lambda name: isinstance(name, str), name_rule="a JSON string (evolution.md 7.1)",
                        backlog=server.backlog,
                        policy=QuorumPolicy(server.extra_player_wait_s, server.count_failed_late_signups),
                        newest_first=True)

@@ -63,7 +63,7 @@ def signup_rules(config: ServerConfig) -> SignupRules:
     return SignupRules(min_players=config.min_players, max_players=config.max_players,
                        periods=config.server_tries, period_seconds=config.server_wait,
                        name_first_byte=config.name_timeout, name_complete=config.name_timeout,
-                       valid_name=name_rule(r"[A-Za-z]+", 12))
+                       valid_name=name_rule(r"[A-Za-z]+", 12), name_rule="1 to 12 ASCII letters (fish.md 7.1)")
 
 
 def house_seats(config: ServerConfig) -> list[Seat]:

@@ -51,7 +51,8 @@ def server_plan(config: ServerConfig, deal_seed: int | None = None) -> ServerPla
     ``play`` does (the shuffled set, its first tile on the map, six tiles each)."""
     rules = SignupRules(min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, periods=config.server_tries,
                         period_seconds=config.server_wait, name_first_byte=config.wait_for_signup,
-                        name_complete=config.wait_for_signup, valid_name=codec.valid_name)
+                        name_complete=config.wait_for_signup, valid_name=codec.valid_name,
+                        name_rule="1 to 20 ASCII letters or digits (q.md 7.2)")
     if config.ref_spec is not None and config.ref_spec.observe:
         # q.md 8.2: the flag cannot switch an observer on; it only earns this warning.
         logger.info('ref-spec "observe": true cannot attach an observer (q.md 8.2); observers are attached by '
