@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -42,14 +43,20 @@ def interrupted() -> int:
     return 130
 
 
-try:
-    import numpy as np
+# Ctrl-C while numpy and the environments load (seconds on a busy machine) is held until
+# they are loaded: an interrupt inside numpy's import breaks it ("PyCapsule_Import could
+# not import module") and numpy reports that, not the interrupt.
+_held: list[int] = []
+_before = signal.signal(signal.SIGINT, lambda number, frame: _held.append(number)) \
+    if __name__ == "__main__" else None
+import numpy as np  # noqa: E402
 
-    from gameroom import rl
-except KeyboardInterrupt:   # Ctrl-C while they load (seconds on a busy machine)
-    if __name__ != "__main__":
-        raise
-    sys.exit(interrupted())
+from gameroom import rl  # noqa: E402
+
+if _before is not None:
+    signal.signal(signal.SIGINT, _before)
+    if _held:
+        sys.exit(interrupted())
 
 ROWS, COLUMNS = 4, 5
 OPTIONS = {"rows": ROWS, "columns": COLUMNS}
