@@ -47,6 +47,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser, port_type: Any) -> None
     parser.add_argument("-d", "--debug", action="store_true", default=None,
                         help="append every message sent and received to the log file (logFile, Server.txt)")
     parser.add_argument("--seed", type=int, default=None, help="base seed of the games and room ids")
+    parser.add_argument("--state", metavar="FILE", default=None,
+                        help="journal every room and game to FILE (SQLite) or a database URL (postgresql://...), and "
+                             "resume them from it on start (default: the configuration's state, else kept in memory)")
     parser.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
 
 
@@ -84,7 +87,7 @@ def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namesp
 
     games = [game] if isinstance(game, GameDescriptor) else list(game)
     config = with_overrides(load_config(games[0], args.config), port=args.port, host=args.host, debug=args.debug,
-                            seed=args.seed)
+                            seed=args.seed, state=args.state)
     console.show_lines("gameroom.server", shown=not args.quiet)
     debug_log: Callable[[str], None] | None = None
     if config.debug:
