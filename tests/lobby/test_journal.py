@@ -92,3 +92,142 @@ def test_games_killed_at_random_steps_end_as_the_uninterrupted_games(tmp_path: P
     for key, record in expected.items():
         assert got[key] == record, (key, got[key], record)
     assert all(count >= KILL_POINTS for count in kills.values()), kills
+
+
+# -- one room, stopped in the middle in every way -------------------------------------------
+
+SINGLE = "fish"   # a game of a dozen decisions or so for the person
+
+
+def _one_room(lobby: Restartable) -> Person:
+    person = Person(lobby, "pf", seed=5)
+    entry = _entries(person)[SINGLE]
+    person.seat(SINGLE, min(entry["numberOfPlayers"]), entry["bots"][0])
+    person.play()
+    return person
+
+
+def _until(person: Person, decisions: int) -> None:
+    deadline = time.monotonic() + 120
+    while person.decisions < decisions:
+        assert person.error is None, person.error
+        assert person.end is None, "the game ended before the test stopped the lobby"
+        assert time.monotonic() < deadline, "the person was not asked"
+        time.sleep(0.005)
+    # (what came before the call it answered was committed before the call was sent)
+
+
+def _finish(person: Person) -> dict[str, Any]:
+    assert person.thread is not None
+    person.thread.join(timeout=300)
+    assert person.error is None, person.error
+    return person.record()
+
+
+@pytest.fixture(scope="module")
+def calm_one(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The room's record played without a stop."""
+    lobby = Restartable(tmp_path_factory.mktemp("calm"), CONFIG)
+    try:
+        return _finish(_one_room(lobby))
+    finally:
+        lobby.stop()
+
+
+def _rows(path: str, sql: str) -> list[Any]:
+    with sqlite3.connect(path) as db:
+        return db.execute(sql).fetchall()
+
+
+def test_a_torn_write_is_not_read_back_and_the_game_resumes_from_the_last_whole_step(
+        tmp_path: Path, calm_one: dict[str, Any]) -> None:
+    """The lobby is killed; the tail of SQLite's write-ahead log is cut in the middle of a
+    frame (a write torn by a crash): the last transaction is not read back, the game
+    resumes from the step before and ends as the uninterrupted game."""
+    lobby = Restartable(tmp_path, {**CONFIG, "seed": 7})
+    person = _one_room(lobby)
+    _until(person, 3)
+    lobby.kill()
+    wal = Path(lobby.state + "-wal")
+    assert wal.stat().st_size > 4096, "the journal's last batches are in the write-ahead log"
+    with wal.open("r+b") as handle:
+        handle.truncate(wal.stat().st_size - 1000)   # mid-frame: its transaction is incomplete
+    lobby.start()
+    assert _finish(person) == calm_one
+    log = lobby.stop()
+    assert "cannot be resumed" not in log and "Traceback" not in log, log
+    assert _rows(lobby.state, "SELECT COUNT(*) FROM journal_entries") == [(0,)]   # a finished game leaves
+    assert _rows(lobby.state, "SELECT COUNT(*) FROM journal_rooms") == [(0,)]
+
+
+def test_a_damaged_entry_is_found_said_in_one_warning_and_the_game_resumes_before_it(
+        tmp_path: Path, calm_one: dict[str, Any]) -> None:
+    lobby = Restartable(tmp_path, CONFIG)
+    person = _one_room(lobby)
+    _until(person, 3)
+    lobby.kill()
+    with sqlite3.connect(lobby.state) as db:
+        (room, seq), = db.execute("SELECT room, seq FROM journal_entries WHERE kind = 'answer' "
+                                  "ORDER BY seq LIMIT 1 OFFSET 1").fetchall()
+        db.execute("UPDATE journal_entries SET body = replace(body, '\"s\":0', '\"s\":1') WHERE room = ? AND seq = ?",
+                   (room, seq))
+    lobby.start()
+    assert _finish(person) == calm_one
+    warnings = [line for line in lobby.log().splitlines() if "warning" in line]
+    assert warnings == [f"gameroom: warning: the journal {lobby.state}: room {room}: entry {seq} is damaged or "
+                        f"missing; the game resumes from its last whole step ({seq})"], warnings
+    lobby.stop()
+
+
+def test_sigterm_stops_cleanly_and_nothing_is_replayed_twice(tmp_path: Path, calm_one: dict[str, Any]) -> None:
+    lobby = Restartable(tmp_path, CONFIG)
+    person = _one_room(lobby)
+    _until(person, 3)
+    assert lobby.terminate() == 0
+    assert "lobby stopping (SIGTERM): 1 room(s) kept in the journal" in lobby.log()
+    assert dict(_rows(lobby.state, "SELECT key, value FROM journal_meta"))["clean"] == "1"
+    before = _rows(lobby.state, "SELECT seq, kind, body FROM journal_entries ORDER BY seq")
+    lobby.start()
+    assert _finish(person) == calm_one
+    log = lobby.stop()
+    second = log.split("resumed 1 room(s)", 1)[1]
+    assert "game over" in second and second.count("game over") == 1, second
+    assert before, "the steps before the stop were journaled"
+    assert _rows(lobby.state, "SELECT COUNT(*) FROM journal_entries") == [(0,)]
+
+
+def test_a_journal_of_another_format_or_an_unknown_version_is_refused_in_one_line(tmp_path: Path) -> None:
+    lobby = Restartable(tmp_path, CONFIG)
+    lobby.stop()
+    with sqlite3.connect(lobby.state) as db:
+        db.execute("UPDATE journal_meta SET value = '0' WHERE key = 'format'")
+    run = run_gameroom(["lobby", "--port", str(lobby.port), "--config", str(lobby.config_path), "--state",
+                        lobby.state], b"", timeout=120)
+    assert run.returncode == 2, run
+    assert run.stderr.strip().splitlines()[-1] == (
+        f"gameroom: error: the journal {lobby.state} is of format 0, this gameroom reads format 1: its games cannot "
+        "be resumed; move it aside to start afresh")
+    with sqlite3.connect(lobby.state) as db:
+        db.execute("UPDATE journal_meta SET value = '1' WHERE key = 'format'")
+        db.execute("UPDATE journal_version SET version_num = 'j9999'")
+    run = run_gameroom(["lobby", "--port", str(lobby.port), "--config", str(lobby.config_path), "--state",
+                        lobby.state], b"", timeout=120)
+    assert run.returncode == 2, run
+    assert run.stderr.strip().splitlines()[-1] == (
+        f"gameroom: error: the journal {lobby.state} is of version j9999, which this gameroom does not know (its "
+        "newest is j0001): a newer gameroom wrote it; run that one, or move the journal aside to start afresh")
+
+
+def test_a_journal_shares_a_results_database_each_with_its_own_migrations(tmp_path: Path) -> None:
+    """The web room's --db: the journal's tables and version beside the results', both
+    migrated to their newest revisions, neither touching the other's."""
+    from gameroom.league.db import open_database
+    from gameroom.server.journal_store import JournalStore
+
+    path = tmp_path / "results.db"
+    open_database(f"sqlite:///{path}").dispose()
+    JournalStore(str(path)).close()
+    open_database(f"sqlite:///{path}").dispose()   # the results' history is still its own
+    tables = {name for (name,) in _rows(str(path), "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"journal_meta", "journal_rooms", "journal_entries", "journal_version", "games", "alembic_version"} <= tables
+    assert _rows(str(path), "SELECT version_num FROM journal_version") == [("j0001",)]

@@ -83,6 +83,7 @@ def lobby_games(every: dict[str, GameDescriptor], chosen: Sequence[str] | None) 
 
 def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namespace) -> int:
     """Serve a lobby of one game or several (the first is the default) until interrupted."""
+    from gameroom.server.journal_store import JournalError
     from gameroom.server.lobby import serve_lobby
 
     games = [game] if isinstance(game, GameDescriptor) else list(game)
@@ -104,6 +105,8 @@ def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namesp
         aio.run(serve_lobby(games[0] if len(games) == 1 else games, config, debug_log))
     except OSError as exc:
         raise UsageError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+    except JournalError as exc:   # a journal that cannot be opened, or of another version
+        raise UsageError(str(exc)) from None
     except ValueError as exc:   # a game whose room options the lobby cannot carry
         raise UsageError(str(exc)) from None
     return 0

@@ -84,8 +84,8 @@ class SeatRecord:
 @dataclass(frozen=True)
 class RoomRecord:
     """A journaled room: its game, size, options (as its listing shows them), privacy,
-    creator's address, seats, and once its game started the seed and ``START_GAME``; the
-    messages that ended it, once it is over and waits for a held seat to collect them."""
+    creator's address, seats, and once its game started the seed and ``START_GAME``; once
+    it is over, the messages that ended it for each held seat (by seat) not yet collected."""
 
     id: int
     game: str
@@ -96,7 +96,7 @@ class RoomRecord:
     seats: list[SeatRecord]
     seed: int | None = None
     start: dict[str, Any] | None = None
-    ended: list[dict[str, Any]] | None = None
+    ended: dict[str, list[dict[str, Any]]] | None = None
 
     def row(self) -> dict[str, Any]:
         return {"game": self.game, "players": self.players, "options": self.options, "private": self.private,
@@ -176,6 +176,14 @@ class Journal:
         self.gone.add(room)
         self.seqs.pop(room, None)
         self.entries = [entry for entry in self.entries if entry[0] != room]
+
+    def ended(self, room: int) -> None:
+        """The room's game is over (its end is kept in its row): its steps leave."""
+        if not self.open:
+            return
+        self.entries = [entry for entry in self.entries if entry[0] != room]
+        if self.seqs.pop(room, None) is not None:
+            self.cut.append((room, 0))
 
     def note(self, key: str, value: Any) -> None:
         if self.open:

@@ -35,10 +35,12 @@ logger = logging.getLogger(__name__)
 def room_row(lobby: Any, room: Any) -> dict[str, Any] | None:
     """The journal's row of ``room`` (None: the room is gone and nothing of it is kept)."""
     seats: list[SeatRecord] = []
+    ended = None
     if room.ended is not None:   # over: kept for the held seats that have not collected the end
-        waiting = {held.seat for held, _end in lobby.collect.values() if held.room is room}
+        waiting = {held.seat: end for held, end in lobby.collect.values() if held.room is room}
         if not waiting:
             return None
+        ended = {str(seat): end for seat, end in waiting.items()}
         for index, name in enumerate(room.usernames):
             held = next((h for h, _end in lobby.collect.values() if h.room is room and h.seat == index), None)
             seats.append(_held_seat(name, held) if held is not None else SeatRecord(name, gone=True))
@@ -56,7 +58,7 @@ def room_row(lobby: Any, room: Any) -> dict[str, Any] | None:
                 held = next((h for h in lobby.reserved.values() if h.room is room and h.seat == index), None)
                 seats.append(_held_seat(name, held) if held is not None else SeatRecord(name, gone=True))
     return RoomRecord(room.id, room.hosted.name, room.players, room.hosted.listed_options(room.options), room.private,
-                      room.address, seats, room.seed, room.start, room.ended).row()
+                      room.address, seats, room.seed, room.start, ended).row()
 
 
 def _held_seat(name: str, held: Any) -> SeatRecord:
@@ -102,11 +104,12 @@ def _rebuild(lobby: Any, journal: Journal, room_class: Callable[..., Any], recor
     room = room_class(record.id, hosted, record.players, options, record.private, record.address, lobby.several)
     room.seed, room.start = record.seed, record.start
     if record.ended is not None:   # over: each held seat may still collect its end
-        room.ended = record.ended
         room.usernames = [seat.name for seat in record.seats]
+        room.ended = []
         for index, seat in enumerate(record.seats):
-            if seat.bot is None and not seat.gone:
-                lobby.hold_restored(room, index, seat, ended=record.ended)
+            end = record.ended.get(str(index))
+            if seat.bot is None and not seat.gone and end is not None:
+                lobby.hold_restored(room, index, seat, ended=end)
         return
     lobby.rooms[room.id] = room
     lobby.addresses.room_created(room.address)

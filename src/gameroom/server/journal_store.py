@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 from gameroom.core.errors import GameroomError
 
-__all__ = ["JournalStore", "JournalError", "Loaded", "StoredEntry", "METADATA", "VERSION_TABLE", "journal_url",
+__all__ = ["JournalStore", "JournalError", "Loaded", "StoredEntry", "metadata", "VERSION_TABLE", "journal_url",
            "checksum"]
 
 VERSION_TABLE = "journal_version"
@@ -40,6 +40,17 @@ class JournalError(GameroomError):
     """The journal cannot be opened, read or written (the message says why, in one line)."""
 
 
+def metadata() -> Any:
+    """The journal's tables (SQLAlchemy's ``MetaData``; imported only when a journal is used)."""
+    global _METADATA
+    if _METADATA is None:
+        _METADATA = _tables()
+    return _METADATA
+
+
+_METADATA: Any = None
+
+
 def _tables() -> Any:
     from sqlalchemy import BigInteger, Column, Float, Integer, MetaData, String, Table, Text
 
@@ -51,9 +62,6 @@ def _tables() -> Any:
           Column("at", Float, nullable=False), Column("kind", String(16), nullable=False),
           Column("body", Text, nullable=False), Column("crc", BigInteger, nullable=False))
     return metadata
-
-
-METADATA = _tables()
 
 
 def checksum(*parts: Any) -> int:
@@ -91,6 +99,11 @@ class JournalStore:
     """One journal database, opened (and migrated to the newest revision) at once."""
 
     def __init__(self, where: str) -> None:
+        try:
+            import alembic  # noqa: F401
+            import sqlalchemy  # noqa: F401
+        except ImportError:
+            raise JournalError("the journal needs SQLAlchemy and Alembic: pip install 'gameroom[state]'") from None
         from alembic import command
         from alembic.config import Config
         from alembic.script import ScriptDirectory
@@ -140,7 +153,7 @@ class JournalStore:
         except SQLAlchemyError as exc:
             self.engine.dispose()
             raise JournalError(f"cannot open the journal {where}: {_one_line(exc)}") from None
-        self.tables = METADATA.tables
+        self.tables = metadata().tables
 
     @staticmethod
     def _revision(connection: Any) -> str | None:

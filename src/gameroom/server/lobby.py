@@ -316,6 +316,7 @@ class Room:
         self.seed: int | None = None   # its game's, once started
         self.ended: list[dict[str, Any]] | None = None   # what ended its game (kept for held seats to collect)
         self.last: list[dict[str, Any]] = []   # the broadcasts of its game's latest change
+        self.finals: dict[int, dict[str, Any]] = {}   # each seat's last view, once ended (played by calls)
 
     @property
     def started(self) -> bool:
@@ -1332,7 +1333,8 @@ class Lobby:
             if held.room is room:
                 del self.reserved[key]
                 if room.ended is not None:   # its end waits for the seat's connection (its grace goes on)
-                    self.collect[key] = (held, room.ended)
+                    final = room.finals.get(held.seat)
+                    self.collect[key] = (held, [final, *room.ended] if final is not None else room.ended)
                 else:
                     held.timer.cancel()
         self._collected(room)
@@ -1346,6 +1348,7 @@ class Lobby:
         if self.journal is None:
             return
         if room.ended is not None and any(held.room is room for held, _end in self.collect.values()):
+            self.journal.ended(room.id)   # its steps are of no more use: its end is kept
             self.touch(room)
         else:
             self.journal.drop(room.id)
@@ -1396,6 +1399,9 @@ class Lobby:
             return
         logger.info(f"room {room.id}: game over: " + json.dumps(outcome.get("winners"), ensure_ascii=False))
         room.ended = [outcome]
+        assert room.referee is not None
+        # each seat's view of the last state, for a held seat that collects the end later
+        room.finals = {seat: room.referee.view_message(seat) for seat in range(len(room.usernames))}
         room.broadcast([outcome])
         self._dissolve(room)
 

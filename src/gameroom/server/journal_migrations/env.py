@@ -6,12 +6,12 @@ two histories meeting."""
 
 from alembic import context
 
-from gameroom.server.journal_store import METADATA, VERSION_TABLE
+from gameroom.server.journal_store import VERSION_TABLE, metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:
     raise RuntimeError("run the journal's migrations through gameroom.server.journal_store.JournalStore")
-context.configure(connection=connection, target_metadata=METADATA, render_as_batch=True,
+context.configure(connection=connection, target_metadata=metadata(), render_as_batch=True,
                   version_table=VERSION_TABLE)
 with context.begin_transaction():
     context.run_migrations()
