@@ -275,4 +275,5 @@ def connect(game: GameDescriptor, args: argparse.Namespace) -> int:
     """``gameroom connect GAME``: the terminal client for a person."""
     from gameroom.cli import terminal   # without prompt_toolkit cli.main names the extra to install
 
-    return terminal.run(game, args.host, args.port, args.name, getattr(args, "compact", False))
+    return terminal.run(game, args.host, args.port, args.name, getattr(args, "compact", False),
+                        getattr(args, "reconnect", terminal.COME_BACK_SECONDS))
