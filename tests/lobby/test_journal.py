@@ -75,6 +75,15 @@ def _play(lobby: Restartable, rounds: int, kill_rng: random.Random | None) -> tu
     return records, kills
 
 
+def _differences(a: Any, b: Any, path: str = "$") -> list[str]:
+    """Where two records differ (JSON paths, both values)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {str(a)[:200]} != {str(b)[:200]}"]
+
+
 def test_games_killed_at_random_steps_end_as_the_uninterrupted_games(tmp_path: Path) -> None:
     rounds = 3
     calm = Restartable(tmp_path / "calm" if (tmp_path / "calm").mkdir() is None else tmp_path, CONFIG)
@@ -91,7 +100,7 @@ def test_games_killed_at_random_steps_end_as_the_uninterrupted_games(tmp_path: P
         raise
     assert "Traceback" not in log and "internal error" not in log and "cannot be resumed" not in log, log[-5000:]
     for key, record in expected.items():
-        assert got[key] == record, (key, got[key], record)
+        assert got[key] == record, (key, _differences(record, got[key]))
     assert all(count >= KILL_POINTS for count in kills.values()), kills
 
 
