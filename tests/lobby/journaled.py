@@ -88,7 +88,8 @@ def choice(question: Any, moves: list[dict[str, Any]], seed: int) -> dict[str, A
 class Person:
     """A person's seat played in a thread: it answers every decision deterministically,
     comes back with its secret whenever its connection is lost, and keeps its record:
-    the game's end and its last state."""
+    the game's end and its moves (each decision by what it answered: the call, or the
+    state it was asked in — a decision asked again after a restart is the same one)."""
 
     def __init__(self, lobby: Restartable, name: str, seed: int) -> None:
         self.lobby, self.name, self.seed = lobby, name, seed
@@ -98,7 +99,7 @@ class Person:
         self.secret = ack["secret"]
         self.decisions = 0
         self.end: dict[str, Any] | None = None
-        self.last_state: Any = None
+        self.moves: dict[str, Any] = {}
         self.returns = 0
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
@@ -144,17 +145,17 @@ class Person:
 
     def _heard(self, m: dict[str, Any]) -> None:
         kind = m.get("type")
-        if kind == "GAME_STATE":
-            self.last_state = m.get("state")
         if kind == "END_GAME":
             self.end = m
         elif kind == "PLAYER_DISCONNECT" and m.get("username") == self.name:
             self.end = m
         elif kind == "CALL" and not m.get("oneWay"):
             move = choice(m["call"], m["moves"], self.seed)
+            self.moves[f"call {m['call']}"] = move["action"]
             self._send({"type": "REPLY", "call": m["call"], "result": move["action"]})
         elif kind == "GAME_STATE" and m.get("moves"):
             move = choice(m["state"], m["moves"], self.seed)
+            self.moves[f"state {zlib.crc32(json.dumps(m['state'], sort_keys=True).encode())}"] = move["action"]
             self._send({"type": "GAME_EVENT", **move["action"]})
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -185,4 +186,4 @@ class Person:
 
     def record(self) -> dict[str, Any]:
         assert self.end is not None
-        return {"end": self.end, "state": self.last_state}
+        return {"end": self.end, "moves": self.moves}

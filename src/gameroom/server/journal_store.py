@@ -30,6 +30,10 @@ __all__ = ["JournalStore", "JournalError", "Loaded", "StoredEntry", "metadata", 
            "checksum"]
 
 VERSION_TABLE = "journal_version"
+HEAD = "j0001"
+"""The newest revision of the journal's migrations (a journal at it opens without Alembic,
+whose import costs a restart half a second; ``tests/lobby/test_journal.py`` checks it is the
+migrations' head)."""
 MIGRATIONS = Path(__file__).with_name("journal_migrations")
 # A database server that does not answer would otherwise hold the lobby's start for the
 # kernel's TCP time-out.
@@ -104,9 +108,6 @@ class JournalStore:
             import sqlalchemy  # noqa: F401
         except ImportError:
             raise JournalError("the journal needs SQLAlchemy and Alembic: pip install 'gameroom[state]'") from None
-        from alembic import command
-        from alembic.config import Config
-        from alembic.script import ScriptDirectory
         from sqlalchemy import create_engine, event
         from sqlalchemy.engine import make_url
         from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -135,18 +136,11 @@ class JournalStore:
                 cursor.execute("PRAGMA synchronous=NORMAL")
                 cursor.execute("PRAGMA busy_timeout=30000")
                 cursor.close()
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        head = ScriptDirectory.from_config(config).get_current_head()
         try:
             with self.engine.begin() as connection:
                 current = self._revision(connection)
-                if current is not None and current != head and not _known(config, current):
-                    raise JournalError(f"the journal {where} is of version {current}, which this gameroom does not "
-                                       f"know (its newest is {head}): a newer gameroom wrote it; run that one, or "
-                                       "move the journal aside to start afresh")
-                config.attributes["connection"] = connection
-                command.upgrade(config, "head")
+                if current != HEAD:   # a new journal, or an older one: migrated (Alembic)
+                    _migrate(connection, current, where)
         except JournalError:
             self.engine.dispose()
             raise
@@ -232,6 +226,36 @@ class JournalStore:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _migrate(connection: Any, current: str | None, where: str) -> None:
+    """The journal brought to the newest revision, or JournalError for a revision this
+    gameroom does not know (a newer one wrote it)."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if current is not None and not _known(config, current):
+        raise JournalError(f"the journal {where} is of version {current}, which this gameroom does not know (its "
+                           f"newest is {head}): a newer gameroom wrote it; run that one, or move the journal aside "
+                           "to start afresh")
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def newest_revision() -> str:
+    """The head of the journal's migrations, as Alembic reads them."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 def _known(config: Any, revision: str) -> bool:
