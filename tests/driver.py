@@ -132,6 +132,16 @@ def free_port() -> int:
         raise RuntimeError("no free port left in this test process's range")
 
 
+def connected_from(address: str, port: int, timeout: float = 60) -> socket.socket:
+    """A TCP connection to 127.0.0.1:``port`` from ``address`` (any 127.x.y.z is this
+    machine: a server sees another client address, as its quotas per address need)."""
+    sock = socket.socket()
+    sock.bind((address, 0))
+    sock.settimeout(timeout)
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
 def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
                            client_flags: Sequence[str] = (), server_timeout: float = 200) -> Run:
     """Start ``gameroom serve GAME`` then ``gameroom clients GAME`` on one free port; the

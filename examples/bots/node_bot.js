@@ -4,6 +4,13 @@
 // Evolution and Eriantys with a simple legal move, from the wire formats of the specs.
 //
 //     node node_bot.js PORT [NAME]        (or GAMEROOM_PORT / GAMEROOM_NAME / GAMEROOM_GAME)
+//     node node_bot.js HOST:PORT TOKEN    an arena's remote bot: game after game
+//
+// Given a port, the bot plays one game on this machine (as a league or an arena starts it).
+// Given HOST:PORT (an arena's remote port, with the token its registration showed where the
+// name goes), it is a remote bot that stays: after each game it connects again, and when the
+// arena cannot be reached or closes the connection before a game it waits 1, 2, 4 ... up to
+// 30 s and tries again, until Ctrl-C. --once plays one game either way.
 //
 // Every message from the server is one JSON value followed by whitespace (the bot does not
 // rely on newlines). Q, Bazaar, Fish and Eriantys send calls [method, [arguments...]];
@@ -127,16 +134,16 @@ function valueEnd(text, start) {
   return -1;   // incomplete (a bare number or literal at the very end also waits for more)
 }
 
-function main() {
-  const port = Number(process.argv[2] || process.env.GAMEROOM_PORT);
-  const name = process.argv[3] || process.env.GAMEROOM_NAME || "nodebot";
-  const game = process.env.GAMEROOM_GAME || "q";
-  const socket = net.createConnection({ host: "127.0.0.1", port });
+function play(host, port, name, game, done) {
+  // one game: connect, sign up, answer every call; done(calls answered, error or null)
+  const socket = net.createConnection({ host, port });
   const send = (value) => socket.write(JSON.stringify(value) + "\n");
   let buffer = "";
   let greeted = game !== "evolution";   // Evolution answers a sign-up with "ok"
   let boards = [];
   let hand = [];
+  let answered = 0;
+  let failure = null;
   socket.setEncoding("utf8");
   socket.on("connect", () => send(name));
   socket.on("data", (chunk) => {
@@ -149,6 +156,7 @@ function main() {
       const message = JSON.parse(buffer.slice(start, end));
       buffer = buffer.slice(end);
       if (!greeted) { greeted = true; continue; }
+      answered++;
       if (game === "evolution") {
         if (message.length === 4) { boards = message[2]; hand = message[3]; }
         else if (message.length === 2) send(evolutionChoose(boards, hand));
@@ -160,7 +168,35 @@ function main() {
       if (method === "win" || method === "end") { socket.end(); return; }
     }
   });
-  socket.on("error", (error) => { process.stderr.write(`node bot: ${error.message}\n`); process.exit(1); });
+  socket.on("error", (error) => { failure = error; });
+  socket.on("close", () => done(answered, failure));
+}
+
+function main() {
+  const once = process.argv.includes("--once");
+  const words = process.argv.slice(2).filter((word) => word !== "--once");
+  const where = words[0] || process.env.GAMEROOM_PORT;
+  const name = words[1] || process.env.GAMEROOM_NAME || "nodebot";
+  const game = process.env.GAMEROOM_GAME || "q";
+  const colon = where.lastIndexOf(":");
+  const host = colon > 0 ? where.slice(0, colon).replace(/^\[|\]$/g, "") : "127.0.0.1";
+  const port = Number(where.slice(colon + 1));
+  if (colon <= 0 || once) {
+    play(host, port, name, game, (answered, error) => {
+      if (error) { process.stderr.write(`node bot: ${error.message}\n`); process.exit(1); }
+    });
+    return;
+  }
+  let pause = 1;
+  const again = () => play(host, port, name, game, (answered, error) => {
+    if (answered) { pause = 1; again(); return; }
+    process.stderr.write(error ? `node bot: cannot reach ${where}: ${error.message}; again in ${pause} s\n`
+      : `node bot: ${where} closed the connection before a game (the arena stopped, or turned the token away: `
+        + `its page says why); again in ${pause} s\n`);
+    setTimeout(again, pause * 1000);
+    pause = Math.min(2 * pause, 30);
+  });
+  again();
 }
 
 main();

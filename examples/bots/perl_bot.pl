@@ -4,6 +4,13 @@
 # and Eriantys with a simple legal move. See docs/bots.md.
 #
 #     perl perl_bot.pl PORT [NAME]        (or GAMEROOM_PORT / GAMEROOM_NAME / GAMEROOM_GAME)
+#     perl perl_bot.pl HOST:PORT TOKEN    an arena's remote bot: game after game
+#
+# Given a port, the bot plays one game on this machine (as a league or an arena starts it).
+# Given HOST:PORT (an arena's remote port, with the token its registration showed where the
+# name goes), it is a remote bot that stays: after each game it connects again, and when the
+# arena cannot be reached or closes the connection before a game it waits 1, 2, 4 ... up to
+# 30 s and tries again, until Ctrl-C. --once plays one game either way.
 #
 # Every message from the server is one JSON value (followed by whitespace; the bot does not
 # rely on newlines). Q, Bazaar, Fish and Eriantys send calls [method, [arguments...]];
@@ -14,8 +21,12 @@ use warnings;
 use IO::Socket::INET;
 use JSON::PP;
 
-my $port = $ARGV[0] // $ENV{GAMEROOM_PORT} // die "usage: perl_bot.pl PORT [NAME]\n";
-my $name = $ARGV[1] // $ENV{GAMEROOM_NAME} // "perlbot";
+my $once = grep { $_ eq "--once" } @ARGV;
+my @words = grep { $_ ne "--once" } @ARGV;
+my $where = $words[0] // $ENV{GAMEROOM_PORT} // die "usage: perl_bot.pl [HOST:]PORT [NAME]\n";
+my ($host, $port) = $where =~ /^(.*):(\d+)$/ ? ($1, $2) : ("", $where);
+$host =~ s/^\[|\]$//g;
+my $name = $words[1] // $ENV{GAMEROOM_NAME} // "perlbot";
 my $game = $ENV{GAMEROOM_GAME} // "q";
 my $json = JSON::PP->new->allow_nonref->canonical;
 
@@ -132,11 +143,7 @@ sub answer {
     return "void";                # setup, new-tiles, win, playing-as, observe, end, ...
 }
 
-my $socket = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port, Proto => "tcp")
-    or die "cannot connect to port $port: $!\n";
-$socket->autoflush(1);
-
-my $buffer = "";
+my ($socket, $buffer);
 sub next_message {      # the next JSON value of the stream, whatever whitespace separates values
     while (1) {
         $buffer =~ s/^\s+//;
@@ -155,19 +162,42 @@ sub next_message {      # the next JSON value of the stream, whatever whitespace
 
 sub send_value { print $socket $json->encode($_[0]), "\n" }
 
-send_value($name);                           # sign up: the name as a JSON string
-next_message() if $game eq "evolution";      # Evolution answers a sign-up with "ok"
-my ($boards, $hand) = ([], []);
-while (defined(my $read = next_message())) {
-    my $message = $read->[0];
-    if ($game eq "evolution") {              # told apart by length: start 4, choose 2, feedNext 5
-        if (@$message == 4) { ($boards, $hand) = ($message->[2], $message->[3]) }    # start: no reply
-        elsif (@$message == 2) { send_value(evolution_choose($boards, $hand)) }
-        elsif (@$message == 5) { send_value(evolution_feed($message->[1])) }
-        next;                                # the game ends when the server closes the connection
+sub play {              # one game; how many calls were answered (undef: no connection)
+    $socket = IO::Socket::INET->new(PeerAddr => $_[0], PeerPort => $port, Proto => "tcp") or return undef;
+    $socket->autoflush(1);
+    $buffer = "";
+    my $answered = 0;
+    send_value($name);                           # sign up: the name as a JSON string
+    next_message() if $game eq "evolution";      # Evolution answers a sign-up with "ok"
+    my ($boards, $hand) = ([], []);
+    while (defined(my $read = next_message())) {
+        my $message = $read->[0];
+        $answered++;
+        if ($game eq "evolution") {              # told apart by length: start 4, choose 2, feedNext 5
+            if (@$message == 4) { ($boards, $hand) = ($message->[2], $message->[3]) }    # start: no reply
+            elsif (@$message == 2) { send_value(evolution_choose($boards, $hand)) }
+            elsif (@$message == 5) { send_value(evolution_feed($message->[1])) }
+            next;                                # the game ends when the server closes the connection
+        }
+        my ($method, $args) = @$message;
+        send_value(answer($method, $args));
+        last if $method eq "win" || $method eq "end";
     }
-    my ($method, $args) = @$message;
-    send_value(answer($method, $args));
-    last if $method eq "win" || $method eq "end";
+    close $socket;
+    return $answered;
 }
-close $socket;
+
+if ($host eq "" || $once) {
+    defined play($host eq "" ? "127.0.0.1" : $host) or die "cannot connect to port $port: $!\n";
+    exit 0;
+}
+my $pause = 1;
+while (1) {             # a remote bot: game after game, waiting longer (up to 30 s) when none is played
+    my $answered = play($host);
+    if ($answered) { $pause = 1; next; }
+    print STDERR defined $answered
+        ? "perl bot: $where closed the connection before a game (the arena stopped, or turned the token away: its page says why); again in $pause s\n"
+        : "perl bot: cannot reach $where: $!; again in $pause s\n";
+    sleep $pause;
+    $pause = $pause * 2 > 30 ? 30 : $pause * 2;
+}

@@ -4,6 +4,14 @@ port the league (or a server) gives it, signs up, and answers every call of Q, B
 Fish, Evolution and Eriantys with a simple legal move. See docs/bots.md.
 
     python3 python_bot.py PORT [NAME]        (or GAMEROOM_PORT / GAMEROOM_NAME / GAMEROOM_GAME)
+    python3 python_bot.py HOST:PORT TOKEN    an arena's remote bot: game after game
+
+Given a port, the bot plays one game on this machine (as a league or an arena starts it).
+Given HOST:PORT (an arena's remote port, with the token its registration showed where the
+name goes), it is a remote bot that stays: after each game it connects again for the
+next, and when the arena cannot be reached or closes the connection before a game (it
+stopped, or turned the token away: the bot's page says why) it waits 1, 2, 4 ... up to
+30 s and tries again, until Ctrl-C. ``--once`` plays one game either way.
 
 Every message from the server is one JSON value (followed by whitespace; the bot does not
 rely on newlines). Q, Bazaar, Fish and Eriantys send calls ``[method, [arguments...]]``;
@@ -15,6 +23,7 @@ import json
 import os
 import socket
 import sys
+import time
 
 # Fish (fish.md 2.2): rows are half-offset; a step's row/column change depends on the row's
 # parity. Directions N, NE, SE, S, SW, NW.
@@ -125,11 +134,10 @@ def messages(stream):
         yield value
 
 
-def main():
-    port = int(sys.argv[1] if len(sys.argv) > 1 else os.environ["GAMEROOM_PORT"])
-    name = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("GAMEROOM_NAME", "pybot")
-    game = os.environ.get("GAMEROOM_GAME", "q")
-    with socket.create_connection(("127.0.0.1", port)) as connection:
+def play(host, port, name, game):
+    """One game: connect, sign up and answer every call; how many calls were answered."""
+    answered = 0
+    with socket.create_connection((host, port)) as connection:
         def send(value):
             connection.sendall(json.dumps(value).encode() + b"\n")
 
@@ -139,6 +147,7 @@ def main():
             next(incoming, None)            # Evolution answers a sign-up with "ok"
         hand = []
         for message in incoming:
+            answered += 1
             if game == "evolution":         # told apart by length: start 4, choose 2, feedNext 5
                 if len(message) == 4:       # start(wateringHole, bag, boards, cards): no reply
                     boards, hand = message[2], message[3]
@@ -150,7 +159,45 @@ def main():
             method, args = message
             send(answer(game, method, args))
             if method in ("win", "end"):
-                return
+                break
+    return answered
+
+
+def stay(host, port, name, game):
+    """A remote bot: game after game, waiting longer (up to 30 s) each time none is played."""
+    pause = 1
+    while True:
+        try:
+            answered = play(host, port, name, game)
+        except OSError as exc:
+            print(f"python_bot: cannot reach {host}:{port}: {exc.strerror or exc}; again in {pause} s",
+                  file=sys.stderr, flush=True)
+            answered = 0
+        else:
+            if not answered:
+                print(f"python_bot: {host}:{port} closed the connection before a game (the arena stopped, or "
+                      f"turned the token away: its page says why); again in {pause} s", file=sys.stderr, flush=True)
+        if answered:
+            pause = 1
+            continue
+        time.sleep(pause)
+        pause = min(2 * pause, 30)
+
+
+def main():
+    once = "--once" in sys.argv[1:]
+    words = [word for word in sys.argv[1:] if word != "--once"]
+    where = words[0] if words else os.environ["GAMEROOM_PORT"]
+    name = words[1] if len(words) > 1 else os.environ.get("GAMEROOM_NAME", "pybot")
+    game = os.environ.get("GAMEROOM_GAME", "q")
+    host, _, port = where.rpartition(":")
+    if not host or once:
+        play(host.strip("[]") or "127.0.0.1", int(port), name, game)
+        return
+    try:
+        stay(host.strip("[]"), int(port), name, game)
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -43,6 +44,21 @@ def start_arena(folder: Path, config_text: str, accounts: str, competition: str,
                 process.wait(30)
                 raise AssertionError((folder / "arena.log").read_text()) from None
             time.sleep(0.3)
+
+
+def wait_for(what: str, check: Any, process: subprocess.Popen[bytes], log: Path, seconds: float = 240) -> Any:
+    """What ``check()`` returns once it is true, looked at every 0.3 s; an AssertionError
+    with the arena's log when the arena ends first or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = check()
+        if found:
+            return found
+        if process.poll() is not None:
+            raise AssertionError(f"the arena ended while waiting for {what}: {log.read_text()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {seconds} s: {log.read_text()[-3000:]}")
+        time.sleep(0.3)
 
 
 def listen_url(config_text: str) -> str:

@@ -12,12 +12,20 @@ from gameroom.bench.arena import KEYS
 
 
 def test_the_arena_benchmark_prints_every_row_and_its_json():
-    done = subprocess.run([sys.executable, "-m", "gameroom.bench", "arena", "--games", "4"],
+    done = subprocess.run([sys.executable, "-m", "gameroom.bench", "arena", "--games", "4", "--quick"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    figures = json.loads(lines[-1])
+    # the arena's rows, then the viewer's: each ends with its JSON line
+    ends = [at for at, line in enumerate(lines) if line.startswith("{")]
+    figures = json.loads(lines[ends[0]])
+    assert json.loads(lines[ends[-1]])["bench"] == "viewer"
+    lines = lines[:ends[0] + 1]
     assert figures["bench"] == "arena" and figures["games"] == 4 and figures["workers"] == 2
+    hostile = figures["hostile uploads"]   # each refused, naming its rule's key; the RSS figure printed
+    assert len(hostile["answers"]) == 5 and all("(uploads." in answer or "the name says" in answer
+                                                for answer in hostile["answers"]), hostile
+    assert any(line.startswith("arena bench: hostile uploads refused, peak RSS +") for line in lines)
     labels = ["python programs", "javascript programs", "command programs", "built-in players"]
     assert list(figures["rows"]) == labels
     for label in labels:

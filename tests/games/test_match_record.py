@@ -133,8 +133,7 @@ def test_no_seat_sees_another_seats_secret(case: Any, rng: random.Random) -> Non
 
 
 def _seated(views: Any, state: Any, name: str) -> bool:
-    try:
-        views.seat(state, name)
-        return True
-    except StopIteration:
-        return False
+    """Whether ``name`` still plays in ``state``: a seat of a game with secrets sees its own,
+    which the spectators do not; a seat the referee removed (ejected) sees what they see
+    (the ``SeatViews`` contract: its view never fails)."""
+    return bool(views.seat(state, name) != views.spectator(state))

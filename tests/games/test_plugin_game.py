@@ -1,6 +1,6 @@
 """A game from another distribution gets every command (issue 18's acceptance).
 
-The example of docs/ARCHITECTURE.md, "Adding a game" (Nim), is written from that page
+The example of docs/guides/game-authors.md (Nim), every file block of that page, is written
 into a temporary folder as its own distribution, installed into a temporary virtual
 environment that sees this interpreter's packages (gameroom among them) but installs
 nothing into them, and then driven through the real commands as separate processes:
@@ -15,10 +15,8 @@ changes.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import site
 import subprocess
 import sys
 import time
@@ -29,15 +27,17 @@ from typing import Any
 import pytest
 from driver import free_port
 
+from tests.games.plugin_venv import install_plugin, run
+
 REPOSITORY = Path(__file__).resolve().parents[2]
-GUIDE = REPOSITORY / "docs" / "ARCHITECTURE.md"
-BLOCK = re.compile(r"^```\w+ file=(\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+GUIDE = REPOSITORY / "docs" / "guides" / "game-authors.md"
+# A file block of the guides (docs/CONVENTIONS.md, "Examples that run"): the marker, then the fence.
+BLOCK = re.compile(r"^<!-- file: (\S+) -->\n```\w*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
 def example_files() -> dict[str, str]:
-    """The example distribution's files, as "Adding a game" gives them."""
-    section = GUIDE.read_text(encoding="utf-8").split("## Adding a game", 1)[1].split("\n## ", 1)[0]
-    return {path: text for path, text in BLOCK.findall(section)}
+    """The example distribution's files, as the game authors' guide gives them."""
+    return {path: text for path, text in BLOCK.findall(GUIDE.read_text(encoding="utf-8"))}
 
 
 def test_the_guide_gives_a_whole_distribution() -> None:
@@ -54,25 +54,11 @@ def nim(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for path, text in example_files().items():
         (source / path).parent.mkdir(parents=True, exist_ok=True)
         (source / path).write_text(text, encoding="utf-8")
-    venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    # The new environment sees this interpreter's packages (gameroom, pip, setuptools) the
-    # way a venv made with --system-site-packages sees the system's: through a .pth file.
-    places = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
-    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    Path(own, "_gameroom_host.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in places))
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                              "--no-index", str(source)], capture_output=True, text=True, timeout=300, check=False)
-    assert install.returncode == 0, install.stderr
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return {"python": str(python), "env": env, "folder": root}
+    return install_plugin(source, root)
 
 
 def gameroom(nim: dict[str, Any], *args: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([nim["python"], "-m", "gameroom", *args], input=stdin, capture_output=True, text=True,
-                          env=nim["env"], cwd=nim["folder"], timeout=timeout, check=False)
+    return run(nim, "-m", "gameroom", *args, stdin=stdin, timeout=timeout)
 
 
 def test_the_plugin_is_installed_apart_from_gameroom(nim: dict[str, Any]) -> None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import zlib
 from pathlib import Path
 
 import pytest
 
+from gameroom.league.packing import pack, unpack
 from gameroom.core.chain import DigestChain, unseal
 from tests.league.conftest import gameroom, league
 
@@ -261,10 +261,10 @@ def test_a_stored_replay_cut_short_or_unsealed_is_reported(league_db: Path, tmp_
     db = _copy(league_db, tmp_path / "short.sqlite")
     with sqlite3.connect(db) as connection:
         blob, = connection.execute("SELECT replay FROM games WHERE id = 1").fetchone()
-        lines = zlib.decompress(blob).decode().splitlines()
+        lines = unpack(blob).splitlines()
         # the last call and the end cut out: chain intact up to there, but not its head
         short = "".join(line + "\n" for line in [*lines[:-3], lines[-1]])
-        connection.execute("UPDATE games SET replay = ? WHERE id = 1", (zlib.compress(short.encode()),))
+        connection.execute("UPDATE games SET replay = ? WHERE id = 1", (pack(short),))
         connection.execute("UPDATE games SET digest = NULL WHERE id = 2")
     status, out = _db_verify(db)
     assert status == 1, out
@@ -272,9 +272,9 @@ def test_a_stored_replay_cut_short_or_unsealed_is_reported(league_db: Path, tmp_
     assert "game 2 (league index 1): the database keeps no digest for this game although its replay is chained" in out
     with sqlite3.connect(db) as connection:
         blob, = connection.execute("SELECT replay FROM games WHERE id = 3").fetchone()
-        lines = zlib.decompress(blob).decode().splitlines()
+        lines = unpack(blob).splitlines()
         cut = "".join(line + "\n" for line in lines[:-2])   # the end and the result removed
-        connection.execute("UPDATE games SET replay = ? WHERE id = 3", (zlib.compress(cut.encode()),))
+        connection.execute("UPDATE games SET replay = ? WHERE id = 3", (pack(cut),))
     status, out = _db_verify(db)
     assert status == 1 and f"game 3 (league index 2): line {len(lines) - 2}: the replay's chain ends in " in out, out
 
@@ -308,7 +308,7 @@ def test_games_stored_before_chains_verify_after_the_migration(tmp_path: Path) -
                                (at, name, json.dumps({"name": name})))
         connection.execute("INSERT INTO games (id, game, seed, config, finished_at, replay) VALUES "
                            "(1, 'q', 5, ?, '2026-01-01 00:00:00', ?)",
-                           (json.dumps(header["config"]), zlib.compress(old.encode())))
+                           (json.dumps(header["config"]), pack(old)))
         ranks = {name: rank for rank, group in enumerate(result["ranking"], 1) for name in group}
         for at, name in enumerate(header["seats"], 1):
             connection.execute("INSERT INTO seats (game_id, position, bot_id) VALUES (1, ?, ?)", (at - 1, at))

@@ -166,6 +166,40 @@ def test_one_host_cannot_take_every_room_or_connection(lobby_factory) -> None:
         raise AssertionError("the closed connection's place was never freed")
 
 
+def test_a_crowd_turned_away_is_closed_at_once_and_said_in_one_line(lobby_factory) -> None:
+    """A host reconnecting as fast as it is refused: the first refusal says why (logged,
+    its NACK read); the rest of the burst is closed at once without a line each — each
+    still a NACK or a closed connection, never a seat — and an honest user logs in."""
+    lobby = lobby_factory({"maxConnectionsPerAddress": 4})
+    held = [lobby.connect(ATTACKER) for _ in range(4)]
+    for k, holder in enumerate(held):
+        holder.login(f"held{k}")
+    crowd = [lobby.connect(ATTACKER) for _ in range(60)]
+    for k, one in enumerate(crowd):
+        one.send({"type": "LOGIN", "username": f"crowd{k}"})
+    answers = [one.recv() for one in crowd]
+    assert all(answer in (None, {"type": "NACK", "errorMessage": "Too many connections from your address"})
+               for answer in answers), answers
+    assert answers[0] is not None            # the first of the burst lingers: its NACK is read
+    assert all(one.recv() is None for one in crowd)
+    honest = lobby.connect("127.0.0.1")
+    honest.login("honest")
+    log = lobby.stop()
+    refused = [line for line in log.splitlines() if ": refused: " in line]
+    assert len(refused) == 1 and "connections from 127.0.0.2 already" in refused[0], refused
+
+
+def test_refusals_are_told_apart_as_the_first_of_a_burst_or_the_rest() -> None:
+    from gameroom.server.lobby_limits import Refusals
+
+    refusals = Refusals(quiet=10.0)
+    assert refusals.refused("a", 100.0) == 0             # the first: said, nothing before it
+    assert [refusals.refused("a", 100.0 + k) for k in range(1, 4)] == [None] * 3
+    assert refusals.refused("b", 101.0) == 0             # another address is its own burst
+    assert refusals.refused("a", 110.5) == 3             # the burst is over: said with its count
+    assert refusals.refused("a", 111.0) is None
+
+
 def test_usernames_are_one_user_whatever_their_case(lobby_factory) -> None:
     lobby = lobby_factory({})
     alice = lobby.connect()

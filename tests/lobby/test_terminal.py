@@ -229,6 +229,7 @@ def test_a_person_plays_fish_in_a_room_played_by_calls() -> None:
         env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color")
         child = pexpect.spawn(sys.executable, ["-m", "gameroom", "connect", "fish", "--port", str(port), "--name",
                                                "erin"], env=env, encoding="utf-8", timeout=120, dimensions=(50, 160))
+        child.logfile_read = told = io.StringIO()   # all of it (a board read with an earlier line is in it)
         child.expect("logged in as erin")
         child.sendline("help")
         child.expect(r"rows=INT\s+board rows, 2..8 \(default 5\)")
@@ -240,6 +241,10 @@ def test_a_person_plays_fish_in_a_room_played_by_calls() -> None:
         child.expect("the game starts: erin, greedy1")
         child.expect(r"your turn: setup, \d+ s left")
         child.expect(r"1\. place a penguin on row 0, column 0")
+        board = _ANSI.sub("", told.getvalue()).replace("\r", "")
+        # the board drawn as a board (3 rows of 4 tiles of 2 fish), not as the view's JSON
+        assert "the board (fish on each tile" in board and '"board"' not in board, board
+        assert re.search(r"row 1 +\(  2  \) \(  2  \) \(  2  \) \(  2  \)", board), board
         child.sendline("reply [9, 9]")
         child.expect(r"refused: reply \[9, 9\]: Not one of the \d+ legal moves offered for setup; try again")
         child.sendline("99")
@@ -255,6 +260,8 @@ def test_a_person_plays_fish_in_a_room_played_by_calls() -> None:
             if child.expect([r"your turn:", r"game over: ([^\r\n\x1b]*)"]) == 1:
                 break
             decisions += 1
+        drawn = _ANSI.sub("", told.getvalue())
+        assert re.search(r"\((R|W) [12] +\)", drawn) and "penguins: row " in drawn   # the penguins placed
         assert decisions >= 4 and ("erin" in child.match.group(1) or "greedy1" in child.match.group(1))
         child.sendline("quit")
         child.expect("logged out")

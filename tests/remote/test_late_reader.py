@@ -8,17 +8,44 @@ from __future__ import annotations
 import json
 import select
 import socket
+import struct
 import threading
 import time
 from time import monotonic
 
 import pytest
 
+from gameroom.remote import blocking
 from gameroom.remote.blocking import BlockingConnection
 from gameroom.remote.errors import ReadTimeout
 from gameroom.remote.jsonstream import JSONStreamDecoder, encode
 
 LIMIT = 0.3
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stamps_in_force() -> None:
+    """Wait until the kernel stamps packets as they arrive. Linux turns its receive
+    timestamps on late (a deferred work item, which a loaded machine runs late) once a
+    first socket asks for them; a reply arriving before that is stamped when read, as if
+    it came late. The connections keep them on from then (``blocking._keep_stamps_on``)."""
+    blocking._keep_stamps_on()
+    receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    receiver.bind(("127.0.0.1", 0))
+    receiver.setsockopt(socket.SOL_SOCKET, blocking._SO_TIMESTAMPNS, 1)
+    sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        for _ in range(600):
+            sender.sendto(b"x", receiver.getsockname())
+            time.sleep(0.05)
+            _data, ancillary, _flags, _address = receiver.recvmsg(16, blocking._STAMP_SPACE)
+            stamps = [struct.unpack("ll", payload[:16]) for _level, _kind, payload in ancillary]
+            if stamps and stamps[0][0] + stamps[0][1] / 1e9 < time.time() - 0.02:
+                return   # stamped on arrival, not on reading
+        pytest.fail("the kernel never stamped a packet on its arrival within 30 s")
+    finally:
+        sender.close()
+        receiver.close()
 
 
 def _pair(answer: bool, partial: bool = False) -> tuple[BlockingConnection, socket.socket, threading.Thread]:

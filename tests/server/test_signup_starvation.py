@@ -6,7 +6,8 @@ game says so on standard error and exits 1, still printing the spec's no-game re
 The real ``gameroom serve q`` with the shipped example configuration and 20 silent
 connections made first (it printed ``[[], []]`` and exited 0: the silent connections were
 read one after the other, 2 s each, through both 20 s periods), and in process on real
-sockets: more silent connections than may wait at once, trickling ones, order."""
+sockets: more silent connections than may wait at once, trickling ones, order; and one
+address's silent connections beyond its few turned away while another address signs up."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from gameroom.core.hosting import SignupRules, name_rule
 from gameroom.server.clients import run_clients
-from gameroom.server.signup import MAX_PENDING
+from gameroom.server.signup import MAX_PENDING, PENDING_PER_ADDRESS
 from tests.server.test_signup import PLAN, player, start_server
 
 from conftest import read_json_values
@@ -100,11 +101,18 @@ def serve_beside(attack: Any, specs: list[Any], rules: SignupRules | None = None
     return asyncio.run(main())
 
 
+def attacker(at: int) -> str:
+    """The address of the ``at``-th attacking connection: 127.0.0.2 for the first
+    :data:`PENDING_PER_ADDRESS`, then the next address, and so on (the honest players come
+    from 127.0.0.1: one address may hold only so many connections without a name)."""
+    return f"127.0.0.{2 + at // PENDING_PER_ADDRESS}"
+
+
 def silent(count: int) -> Any:
     async def attack(port: int) -> list[asyncio.StreamWriter]:
         held = []
-        for _ in range(count):
-            _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for at in range(count):
+            _reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(attacker(at), 0))
             held.append(writer)
         await asyncio.sleep(0.2)   # every one accepted before the honest clients connect
         return held
@@ -127,8 +135,9 @@ def test_silent_connections_cost_one_name_deadline_not_one_each() -> None:
 
 
 def test_more_silent_connections_than_may_wait_still_let_players_in() -> None:
-    """Three times as many silent connections as may be signing up at once: the longest
-    waiting is closed to make room for each newcomer, so the players still get in."""
+    """Three times as many silent connections (from 24 addresses) as may be signing up at
+    once: the longest waiting of the address holding most is closed to make room for each
+    newcomer, so the players still get in."""
     result, _sessions = serve_beside(silent(3 * MAX_PENDING), [player("a"), player("b"), player("c")],
                                                SLOW_PERIOD)
     assert result == [["c"], []]
@@ -137,8 +146,8 @@ def test_more_silent_connections_than_may_wait_still_let_players_in() -> None:
 def test_trickling_names_fail_at_their_own_deadline() -> None:
     async def attack(port: int) -> list[asyncio.StreamWriter]:
         held = []
-        for _ in range(10):
-            _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for at in range(10):
+            _reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(attacker(at), 0))
             writer.write(b'"abc')    # never completed
             held.append(writer)
         await asyncio.sleep(0.2)
@@ -165,3 +174,32 @@ def test_players_are_taken_in_acceptance_order_not_name_order() -> None:
     # "first" and "second" never answer: they are ejected; "third" sat last
     assert result[0] == ["third"] and result[1] == ["first", "second"]
     assert sessions[0].got_result
+
+
+def test_one_address_holds_only_a_few_connections_without_a_name() -> None:
+    """100 silent connections from one address (127.0.0.2): all but a few are closed at
+    once, and the players from another address sign up and play."""
+    closed: list[bool] = []
+
+    async def attack(port: int) -> list[asyncio.StreamWriter]:
+        held = []
+        readers = []
+        for _ in range(100):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.2", 0))
+            held.append(writer)
+            readers.append(reader)
+
+        async def ended(reader: asyncio.StreamReader) -> bool:   # closed by the server well before its deadline
+            try:
+                return await asyncio.wait_for(reader.read(1), 1.5) == b""
+            except (asyncio.TimeoutError, ConnectionError):
+                return False
+
+        closed.extend(await asyncio.gather(*(ended(reader) for reader in readers)))
+        return held
+
+    rules = replace(SLOW_PERIOD, name_first_byte=5.0, name_complete=5.0)   # the few fail later, at 5 s
+    result, sessions = serve_beside(attack, [player("a"), player("b"), player("c")], rules)
+    assert result == [["c"], []]
+    assert closed.count(False) == PENDING_PER_ADDRESS, closed
+    assert [s.got_result for s in sessions] == [True] * 3

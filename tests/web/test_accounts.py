@@ -29,7 +29,7 @@ def test_a_sign_up_logs_in_with_a_signed_httponly_lax_cookie(web_server: WebServ
     # a forged or altered cookie is no session
     forged = httpx.Client(base_url=web_server.url, cookies={SESSION_COOKIE: person.cookies[SESSION_COOKIE][:-2] + "xx"})
     assert forged.get("/api/me").json() == {"username": None}
-    assert person.post("/api/logout").json() == {"username": None}
+    assert person.post("/api/logout").json() == {"username": None, "ended": 1}
     assert person.get("/api/me").json() == {"username": None}
     reply = person.post("/api/login", json={"username": "ZOË", "password": PASSWORD})
     assert reply.status_code == 200 and reply.json() == {"username": "Zoë"}   # the name as written at sign-up
@@ -60,19 +60,72 @@ def test_a_bad_sign_up_says_what_is_wrong(web_server: WebServer, body: Any, mess
     assert reply.status_code == 400 and message in reply.json()["error"], reply.json()
 
 
-def test_failed_log_ins_are_throttled_per_address_and_per_account() -> None:
+def test_failed_log_ins_lock_out_the_account_from_that_address_only() -> None:
+    """14 wrong passwords for an account from another address (issue 27, finding 6): that
+    address waits, doubling (429, Retry-After, naming the key); the owner's right password
+    from their own address still opens the account."""
     with running_web("--login-failures", "3") as server:
         signed_up(server.url, "target")
         attacker = client_from(server.url, "127.0.0.2")
-        for _ in range(3):
-            reply = attacker.post("/api/login", json={"username": "target", "password": "wrong-guess"})
-            assert reply.status_code == 401 and reply.json()["error"] == "wrong username or password"
-        reply = attacker.post("/api/login", json={"username": "target", "password": PASSWORD})
+        replies = [attacker.post("/api/login", json={"username": "target", "password": "wrong-guess"})
+                   for _ in range(3)]
+        assert [r.status_code for r in replies] == [401] * 3
+        assert all(r.json()["error"] == "wrong username or password" for r in replies)
+        reply = attacker.post("/api/login", json={"username": "target", "password": PASSWORD})   # within 4 s
         assert reply.status_code == 429 and "too many failed log-ins" in reply.json()["error"]
-        assert int(reply.headers["retry-after"]) > 0
+        assert "--login-failures" in reply.json()["error"] and int(reply.headers["retry-after"]) > 0
+        replies = [attacker.post("/api/login", json={"username": "target", "password": "wrong-guess"})
+                   for _ in range(11)]
+        assert {r.status_code for r in replies} <= {401, 429}
+        owner = client_from(server.url, "127.0.0.1")
+        assert owner.post("/api/login", json={"username": "target", "password": PASSWORD}).status_code == 200
         # an unknown name is a failure like any other (and says nothing more)
         other = client_from(server.url, "127.0.0.3")
         assert other.post("/api/login", json={"username": "nobody", "password": PASSWORD}).status_code == 401
+
+
+def test_a_copied_cookie_opens_nothing_after_log_out_a_new_password_or_sign_out_everywhere() -> None:
+    """Sessions end on the server (issue 27, finding 6): a cookie copied before ``POST
+    /api/logout`` no longer opens the account (it used to, for 14 days)."""
+    with running_web() as server:
+        person = signed_up(server.url, "copied")
+        copy = httpx.Client(base_url=server.url, cookies={SESSION_COOKIE: person.cookies[SESSION_COOKIE]},
+                            headers={"origin": server.url})
+        assert copy.get("/api/me").json() == {"username": "copied"}
+        assert person.post("/api/logout").json()["ended"] == 1
+        assert copy.get("/api/me").json() == {"username": None}
+        started = copy.post("/api/matches", json={"game": "q", "seats": ["human", "dag"]})
+        assert started.status_code == 401   # a person's seat needs a log-in: the copy has none
+        # a new password ends every other session, the one that changed it goes on
+        laptop, phone = (client_from(server.url) for _ in range(2))
+        for device in (laptop, phone):
+            assert device.post("/api/login", json={"username": "copied", "password": PASSWORD}).status_code == 200
+        new = "a new password, long enough"
+        assert laptop.post("/api/password", json={"password": "wrong one!", "new_password": new}).status_code == 403
+        changed = laptop.post("/api/password", json={"password": PASSWORD, "new_password": new})
+        assert changed.status_code == 200 and changed.json()["ended"] >= 1, changed.text
+        assert laptop.get("/api/me").json() == {"username": "copied"}
+        assert phone.get("/api/me").json() == {"username": None}
+        assert phone.post("/api/login", json={"username": "copied", "password": PASSWORD}).status_code == 401
+        assert phone.post("/api/login", json={"username": "copied", "password": new}).status_code == 200
+        # sign out everywhere: every session of the account ends
+        assert laptop.post("/api/logout", json={"everywhere": True}).json()["ended"] == 2
+        assert phone.get("/api/me").json() == {"username": None}
+        # without staff, nobody may sign another account out
+        other = signed_up(server.url, "nosy")
+        refused = other.post("/api/accounts/signout", json={"username": "copied"})
+        assert refused.status_code == 403
+
+
+@pytest.mark.parametrize("look_alike", ["w\u0430lice", "WALICE", "wa\u217cice", "wal\u0131ce"])
+def test_a_name_that_looks_like_an_existing_one_is_refused(web_server: WebServer, look_alike: str) -> None:
+    """``wаlice`` (Cyrillic а) was a second account displayed exactly like ``walice``: the
+    UTS #39 skeletons of the two names are one, so the second is refused (409)."""
+    signed = httpx.post(web_server.url + "/api/signup", json={"username": "walice", "password": PASSWORD})
+    assert signed.status_code in (201, 409)
+    reply = httpx.post(web_server.url + "/api/signup", json={"username": look_alike, "password": PASSWORD})
+    assert reply.status_code == 409, reply.text
+    assert "looks the same" in reply.json()["error"] or "is taken" in reply.json()["error"]
 
 
 def test_sign_ups_are_throttled_per_address() -> None:
@@ -180,3 +233,25 @@ def test_a_person_is_sent_to_log_in_and_back_to_the_seat_in_chromium(web_server:
     page.click("#submit")
     page.wait_for_url(seat_url)
     page.wait_for_selector("#turn:has-text('belongs to another account')")
+
+
+def test_the_lockout_counts_each_account_and_address_pair_and_doubles_its_wait() -> None:
+    from gameroom.web.accounts import Lockout
+
+    now = [1000.0]
+    lockout = Lockout(free=3, window=300, clock=lambda: now[0])
+    for _ in range(3):
+        assert lockout.wait("bob from 127.0.0.2") == 0
+        lockout.failed("bob from 127.0.0.2")
+    assert lockout.wait("bob from 127.0.0.2") == 4 and lockout.wait("bob from 127.0.0.1") == 0
+    now[0] += 4
+    lockout.failed("bob from 127.0.0.2")
+    assert lockout.wait("bob from 127.0.0.2") == 8
+    for _ in range(20):
+        lockout.failed("bob from 127.0.0.2")
+    assert lockout.wait("bob from 127.0.0.2") == 300   # at most the window
+    now[0] += 301   # a window without failures: forgotten
+    assert lockout.wait("bob from 127.0.0.2") == 0
+    lockout.failed("ann from 127.0.0.2")
+    lockout.succeeded("ann from 127.0.0.2")
+    assert lockout.wait("ann from 127.0.0.2") == 0

@@ -8,6 +8,7 @@ bot share a match of Q and one of Eriantys, each by the link of their own seat."
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 import pytest
@@ -57,15 +58,53 @@ def seat_link(url: str, match: dict[str, Any], seat: str) -> str:
 
 
 def fits(page: Any) -> None:
-    """Nothing of the page is wider than the window; the board is whole in its box."""
+    """Nothing of the page is wider than the window; the board is whole in its box (or,
+    zoomed in, the box scrolls over it)."""
     overflow = page.evaluate("""() => {
         const doc = document.documentElement;
-        const svg = document.querySelector('#picture svg');
+        const board = document.querySelector('#board');
+        const svg = board.classList.contains('zoomed') ? board : document.querySelector('#picture svg');
         const box = svg ? svg.getBoundingClientRect() : null;
         return {page: doc.scrollWidth - doc.clientWidth,
                 board: box ? Math.round(box.right - document.querySelector('#board').getBoundingClientRect().right) : 0};
     }""")
     assert overflow["page"] <= 0 and overflow["board"] <= 1, overflow
+
+
+LEAST = {"laptop": 24, "phone": 44}
+"""The least size (px) of a target a person clicks: a mouse's at 1280x800, a thumb's on a phone."""
+
+MEASURE = """async () => {
+    const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const measure = () => {
+        const hit = [...document.querySelectorAll('#picture .target, #buttons button, #choices button, #zoom')]
+            .filter((n) => n.getClientRects().length && getComputedStyle(n).visibility !== 'hidden')
+            .map((n) => { const r = n.getBoundingClientRect();
+                          return {what: n.getAttribute('aria-label') || n.textContent, size: Math.min(r.width, r.height)}; });
+        const controls = document.querySelector('#controls').getBoundingClientRect();
+        return {smallest: hit.reduce((a, b) => (a && a.size <= b.size ? a : b), null),
+                controls: controls.bottom + window.scrollY, window: window.innerHeight};
+    };
+    // once the board settled (its zoom, the controls' height): the same twice, two frames apart
+    let seen = null;
+    for (let i = 0; i < 20; i++) {
+        await frames();
+        const now = measure();
+        if (seen && JSON.stringify(now) === JSON.stringify(seen)) break;
+        seen = now;
+    }
+    return seen;
+}"""
+
+
+def targets_big_enough(page: Any, size: str) -> None:
+    """Every target of the board a person may click now (the picture's highlighted shapes,
+    the board's buttons) is at least LEAST px across, and the controls under the board are
+    in the window without scrolling the page."""
+    seen = page.evaluate(MEASURE)
+    smallest = seen["smallest"]
+    assert smallest is None or smallest["size"] >= LEAST[size] - 0.5, (size, smallest)
+    assert seen["controls"] <= seen["window"], (size, seen)
 
 
 def click_move(page: Any) -> None:
@@ -84,8 +123,10 @@ def click_move(page: Any) -> None:
         buttons.first.click()
 
 
-def play_on_the_board(page: Any, name: str, shot: str | None = None, max_steps: int = 3000) -> None:
-    """Click moves on the board until the game is over; a screenshot after the third click."""
+def play_on_the_board(page: Any, name: str, shot: str | None = None, max_steps: int = 3000,
+                      size: str | None = None) -> None:
+    """Click moves on the board until the game is over; a screenshot after the third click;
+    with the window's ``size``, the targets' sizes checked before every click."""
     moves = clicks = 0
     for _ in range(max_steps):
         page.wait_for_selector("#picture .target, #buttons button, #winners:has-text('winners:')",
@@ -99,6 +140,8 @@ def play_on_the_board(page: Any, name: str, shot: str | None = None, max_steps: 
             fits(page)
             screenshot(page, shot)
             shot = None
+        if size is not None:
+            targets_big_enough(page, size)
         sent = page.evaluate("() => document.body.dataset.sent || '0'")
         try:
             click_move(page)
@@ -118,7 +161,7 @@ def test_a_person_plays_a_whole_game_on_the_board(web_server: WebServer, person:
     match = start(person, name, ["human", *[BOTS.get(name, next(iter(game.strategies)))] * (game.min_players - 1)])
     person.goto(seat_link(web_server.url, match, "P1"))
     person.wait_for_selector("#picture svg")
-    play_on_the_board(person, name, shot=f"{name}-board-{person.size}")
+    play_on_the_board(person, name, shot=f"{name}-board-{person.size}", size=person.size)
     summary = web_server.get(f"/api/matches/{match['id']}")
     assert summary["status"] == "over" and not summary["result"]["ejected"], summary["result"]
     assert person.inner_text("#winners") == f"winners: {', '.join(summary['result']['winners']) or 'none'}"
@@ -152,8 +195,10 @@ def test_two_people_and_a_bot_share_a_match(web_server: WebServer, browser: Any,
                 if page.inner_text("#winners") or not page.locator("#picture .target, #buttons button").count():
                     continue
                 other = pages[1 - k]
-                if not waited_seen and f"to play: P{k + 1}" in other.inner_text("#turn"):
-                    waited_seen = True   # the other person sees whose turn it is, live
+                told = other.inner_text("#turn")
+                if not waited_seen and re.search(rf"to play: (\S+ \()?P{k + 1}\b", told):
+                    waited_seen = True   # the other person sees whose turn it is, live, in words
+                    assert not re.search(r"\((take-turn|act)\)", told), told   # never the wire's names
                 sent = page.evaluate("() => document.body.dataset.sent || '0'")
                 try:
                     click_move(page)

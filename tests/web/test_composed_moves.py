@@ -108,3 +108,28 @@ def test_composed_answers_of_bazaar_and_evolution_are_judged_by_their_rules() ->
         check = game.person_check(moves)
         assert check is not None and check == moves.check   # the seat's own (it knows the deal)
         assert check("no_such_call", (), None) is not None
+
+
+def test_an_accounts_seats_share_one_allowance_of_checks() -> None:
+    """A person's bounds on checks are the account's, not the seat's: the seats one account
+    holds in two matches (or two seats of one match) are judged within one allowance and one
+    question at a time, so more matches do not multiply what a person may cost the room."""
+    from gameroom.web.book import MatchBook
+    from gameroom.web.limits import RoomLimits
+    from gameroom.web.matches import MatchRequest, Owner
+
+    book = MatchBook(RoomLimits(matches_per_user=8))
+    games = registry.games()
+    alone = book.start(MatchRequest.from_json({"game": "q", "seats": ["human", "dag"], "seed": 1}, games),
+                       Owner("127.0.0.1", "u-ann", "ann"))
+    shared = book.start(MatchRequest.from_json({"game": "q", "seats": ["human", "human"], "seed": 2}, games),
+                        Owner("127.0.0.1", "u-ann", "ann"))
+    try:
+        assert shared.admit("P1", shared.tokens["P1"], "u-ann", "ann") is None
+        assert shared.admit("P2", shared.tokens["P2"], "u-bob", "bob") is None
+        ann = alone.humans["P1"].checks
+        assert shared.humans["P1"].checks is ann       # the account's, across its matches
+        assert shared.humans["P2"].checks is not ann   # another account's own
+        assert ann.allowance is not shared.humans["P2"].checks.allowance
+    finally:
+        book.close()

@@ -4,7 +4,10 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
 
     listen = "127.0.0.1:8100"     where the pages listen; beyond this machine needs public
     public = false                 allow a non-loopback listen address
-    proxy = ""                     a reverse proxy's address whose X-Forwarded-* is believed
+    proxy = ""                     reverse proxies whose X-Forwarded-For is believed: addresses or
+                                   networks, comma-separated or a list (uvicorn's
+                                   forwarded_allow_ips; none by default), so quotas per
+                                   address count the clients behind them
     database = "sqlite:///arena.db"  the results database (SQLite file, or PostgreSQL URL)
     data = "arena-data"            uploads and builds
     workers = 2                    games played at once
@@ -12,10 +15,29 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
     secret_file = ""               the session secret (else GAMEROOM_WEB_SECRET, else one per run)
     remote = ""                    HOST:PORT where remote bots connect with their tokens (none: no remote bots)
 
+    qualification_workers [half the workers, at least 1]: workers qualification games may
+                   hold while ladder games wait
+
     [uploads]   max_bytes [1048576], max_files [200], max_unpacked_bytes [16777216],
-                build_seconds [60]
+                build_seconds [60]; an archive's max_entries [1000] (every header:
+                directories and metadata records too), max_depth [16], max_path [200]
+                characters, max_ratio [200] (decompressed bytes per uploaded byte); per
+                student: per_day [20] versions in 24 hours, versions_kept [5] on disk
     [bots]      cpu_seconds [60], memory_mb [1024], processes [16], file_mb [16]: each bot's limits
     [sandbox]   the league's sandbox table (mode, network, read, tmp_mb, nice)
+    [limits]    what one client may cost the arena (``web.limits.RoomLimits``' defaults):
+                max_connections [1024] (kept under the file-handle limit),
+                connections_per_address [256], unfinished_per_address [32] (connections
+                still sending a request's head or a remote bot's sign-up), head_seconds [10]
+                (a request's head; a remote bot's sign-up), body_seconds [120],
+                shutdown_seconds [20] (SIGTERM: open requests and pages, then games in
+                flight), requests_per_address [64], sockets_per_address [32] and
+                sockets_per_user [16] (live pages), signups_per_address [20] (an hour),
+                login_failures [10] (wrong passwords for one account from one address
+                before it waits, doubling), failure_window [300], allow_origins [none]
+    [retention] replays_per_bot ["all"]: a number N keeps each bot's N latest ladder and
+                qualification replays (a game's replay goes when none of its bots keeps
+                it); results, ratings and finals are always kept
 
     [[competitions]]  name, game, players [the game's minimum], seed [0],
                       qualification [4] (games against built-in players a new version must
@@ -25,7 +47,12 @@ Top-level keys (defaults in brackets; relative paths are relative to the file):
                       options by name, as its lobby rooms take them (``gameroom lobby``'s
                       flags without the dashes: Q's q-bonus, Fish's rows/columns/fish,
                       Eriantys's expert), played in every ladder, qualification and final
-                      game and kept in each game's replay
+                      game and kept in each game's replay,
+                      games_per_hour [0: unbounded]: ladder games started an hour, evenly,
+                      bot_games_per_hour [0: unbounded]: ladder games one bot may start an hour
+                      freeze_at [none]: a date and time with its offset (TOML's
+                      2025-06-01T18:00:00+02:00, or the same as a string) at which the
+                      running arena freezes the competition by itself (``arena.season``)
     [[languages]]     name, suffixes, build [none], run: argv templates with {main} (the
                       bot's main file), {dir} (its directory), and at run time {port},
                       {game}, {name}. Python, JavaScript (Node) and command are defined
@@ -39,6 +66,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +110,19 @@ class UploadLimits:
     max_files: int = 200
     max_unpacked_bytes: int = 16 * 1024 * 1024
     build_seconds: int = 60
+    # -- the intake's bounds: what an archive may hold, what one student may keep --------
+    max_entries: int = 1000
+    """Headers of an archive of every kind: files, directories, long-name and pax records."""
+    max_depth: int = 16
+    """Directories a member's path may go down."""
+    max_path: int = 200
+    """Characters of a member's path."""
+    max_ratio: int = 200
+    """Decompressed bytes per byte uploaded (checked beyond the first MiB)."""
+    per_day: int = 20
+    """Versions (uploads and remote bots) one student may add in 24 hours."""
+    versions_kept: int = 5
+    """A student's newest versions whose files stay on disk (failed ones' are deleted)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +137,13 @@ class Competition:
     options: tuple[tuple[str, Any], ...] = ()
     """The game's own options, typed by key (``core.options.table_options``); none: the
     game's ``play`` as it deals."""
+    games_per_hour: int = 0
+    """Ladder games started an hour, spread evenly (0: as fast as the workers go)."""
+    bot_games_per_hour: int = 0
+    """Ladder games one bot may start an hour (0: no budget)."""
+    freeze_at: datetime | None = None
+    """When the running arena freezes the competition by itself (aware); None: only by
+    hand (``gameroom arena freeze`` / ``final``, the administrator's page)."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +159,18 @@ class ArenaConfig:
     backend: str = "local"
     secret_file: Path | None = None
     remote: tuple[str, int] | None = None
+    qualification_workers: int = 1
+    """Workers qualification games may hold while ladder games wait."""
     uploads: UploadLimits = UploadLimits()
     limits: ResourceLimits = ResourceLimits(cpu_seconds=60, memory_mb=1024, processes=16, file_mb=16)
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     competitions: tuple[Competition, ...] = ()
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+    network: tuple[tuple[str, Any], ...] = ()
+    """The ``[limits]`` table's figures by ``web.limits.RoomLimits`` field (the defaults are
+    the room's)."""
+    replays_per_bot: int | None = None
+    """``[retention] replays_per_bot``: the replays each bot keeps; None: all."""
 
     def competition(self, name: str) -> Competition | None:
         return next((c for c in self.competitions if c.name == name), None)
@@ -125,7 +180,7 @@ class ArenaConfig:
 
 
 TOP = {"listen", "public", "proxy", "database", "data", "workers", "backend", "secret_file", "remote", "uploads",
-       "bots", "sandbox", "competitions", "languages"}
+       "bots", "sandbox", "competitions", "languages", "limits", "qualification_workers", "retention"}
 
 
 class _Where:
@@ -182,7 +237,7 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     public = table.get("public", False)
     if not isinstance(public, bool):
         raise where.error("public", "must be true or false")
-    proxy = where.string(table, "proxy", "") or None
+    proxy = _proxies(where, table.get("proxy", ""))
     database = where.string(table, "database", "sqlite:///arena.db")
     if database.startswith("sqlite:///") and not database.startswith("sqlite:////"):
         database = f"sqlite:///{(base / database[len('sqlite:///'):]).resolve()}"
@@ -201,13 +256,8 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     secret_text = where.string(table, "secret_file", "")
     secret_file = (base / secret_text).resolve() if secret_text else None
 
-    uploads_table = _table(where, table, "uploads", {"max_bytes", "max_files", "max_unpacked_bytes", "build_seconds"})
-    uploads = UploadLimits(where.positive(uploads_table, "max_bytes", UploadLimits.max_bytes, "uploads.", 64 << 20),
-                           where.positive(uploads_table, "max_files", UploadLimits.max_files, "uploads.", 100_000),
-                           where.positive(uploads_table, "max_unpacked_bytes", UploadLimits.max_unpacked_bytes,
-                                          "uploads.", 1 << 32),
-                           where.positive(uploads_table, "build_seconds", UploadLimits.build_seconds, "uploads.",
-                                          3600))
+    uploads = _uploads(where, table)
+    qualification_workers = where.positive(table, "qualification_workers", max(1, workers // 2), "", workers)
     bots_table = _table(where, table, "bots", {"cpu_seconds", "memory_mb", "processes", "file_mb"})
     default_limits = ArenaConfig.limits
     limits = ResourceLimits(*(where.positive(bots_table, key, getattr(default_limits, key), "bots.")
@@ -249,11 +299,11 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         key = f"competitions[{at}]"
         if not isinstance(entry, dict):
             raise where.error(key, "must be a table")
-        extra = sorted(set(entry) - {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds",
-                                     "options"})
+        known = {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds", "options",
+                 *PACING, *SEASON_KEYS}
+        extra = sorted(set(entry) - known)
         if extra:
-            raise where.error(f"{key}.{extra[0]}", "unknown key; the keys are name, game, players, seed, "
-                                                   "qualification, builtins, call_seconds, options")
+            raise where.error(f"{key}.{extra[0]}", f"unknown key; the keys are {', '.join(sorted(known))}")
         name = entry.get("name")
         if not isinstance(name, str) or not NAME.match(name):
             raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
@@ -284,9 +334,102 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
             raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
         options = _game_options(where, entry, f"{key}.options", game, players)
         competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
-                                        None if call_seconds is None else float(call_seconds), options))
+                                        None if call_seconds is None else float(call_seconds), options,
+                                        **_pacing(where, entry, f"{key}."), **_season_keys(where, entry, key)))
     return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, secret_file,
-                       remote, uploads, limits, sandbox, tuple(competitions), tuple(languages.values()))
+                       remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
+                       tuple(languages.values()), _network_limits(where, table),
+                       replays_per_bot=_retention(where, table))
+
+
+# -- [limits]: what one client may cost the arena (connections, accounts, shutdown) ---------
+
+LIMIT_KEYS: dict[str, str] = {
+    "max_connections": "count", "connections_per_address": "count", "unfinished_per_address": "count",
+    "head_seconds": "seconds", "body_seconds": "seconds", "shutdown_seconds": "seconds",
+    "requests_per_address": "count", "sockets_per_address": "count", "sockets_per_user": "count",
+    "max_sockets": "count", "signups_per_address": "count", "login_failures": "count",
+    "failure_window": "seconds", "allow_origins": "origins",
+}
+LIMITS_TABLE = "arena.toml [limits]"
+"""How errors name where a ``[limits]`` figure is set."""
+
+
+def _proxies(where: _Where, value: Any) -> str | None:
+    from gameroom.server.admission import TrustedProxies
+
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        raise where.error("proxy", f"must be addresses or networks (a string or a list), got {value!r}")
+    try:
+        return TrustedProxies(value).text or None
+    except ValueError as exc:
+        raise where.error("proxy", str(exc)) from None
+
+
+def _network_limits(where: _Where, table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The ``[limits]`` table, typed, and checked together as the web room checks them."""
+    from gameroom.web.limits import RoomLimits
+
+    given = _table(where, table, "limits", set(LIMIT_KEYS))
+    values: dict[str, Any] = {}
+    for key, value in given.items():
+        kind = LIMIT_KEYS[key]
+        if kind == "count":
+            values[key] = where.positive(given, key, 1, "limits.", 1_000_000)
+        elif kind == "seconds":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 30 * 24 * 3600:
+                raise where.error(f"limits.{key}", f"must be a number of seconds, got {value!r}")
+            values[key] = float(value)
+        else:
+            if not isinstance(value, list) or not all(isinstance(o, str) and re.match(r"^https?://[^/\s]+$", o)
+                                                      for o in value):
+                raise where.error(f"limits.{key}", "must be a list of origins such as \"https://games.example.org\"")
+            values[key] = tuple(o.rstrip("/") for o in value)
+    try:
+        RoomLimits(**values, configured_in=LIMITS_TABLE).check()
+    except ValueError as exc:
+        raise ArenaConfigError(f"{where.path}: {exc}") from None
+    return tuple(values.items())
+
+
+# -- the intake's keys: upload bounds, per-student quotas, pacing -----------------------------
+
+UPLOAD_KEYS = {  # key: its highest value (the default is UploadLimits's)
+    "max_bytes": 64 << 20, "max_files": 100_000, "max_unpacked_bytes": 1 << 32, "build_seconds": 3600,
+    "max_entries": 1_000_000, "max_depth": 64, "max_path": 1000, "max_ratio": 100_000, "per_day": 100_000,
+    "versions_kept": 1000}
+PACING = ("games_per_hour", "bot_games_per_hour")
+
+
+def _uploads(where: _Where, table: dict[str, Any]) -> UploadLimits:
+    """The ``[uploads]`` table: every key a whole number from 1 to its highest value."""
+    given = _table(where, table, "uploads", set(UPLOAD_KEYS))
+    return UploadLimits(**{key: where.positive(given, key, getattr(UploadLimits, key), "uploads.", high)
+                           for key, high in UPLOAD_KEYS.items()})
+
+
+def _pacing(where: _Where, entry: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """A competition's ``games_per_hour`` and ``bot_games_per_hour`` (0: no bound)."""
+    found: dict[str, Any] = {}
+    for key in PACING:
+        value = entry.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 7:
+            raise where.error(f"{prefix}{key}", f"must be a whole number of games in 0..{10 ** 7} (0: no bound), "
+                                                f"got {value!r}")
+        found[key] = value
+    return found
+
+
+def _retention(where: _Where, table: dict[str, Any]) -> int | None:
+    """``[retention] replays_per_bot``: "all" (None) or a number of replays each bot keeps."""
+    value = _table(where, table, "retention", {"replays_per_bot"}).get("replays_per_bot", "all")
+    if value == "all":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10 ** 9:
+        raise where.error("retention.replays_per_bot", f'must be "all" or a whole number of replays, got {value!r}')
+    return value
 
 
 def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, players: int
@@ -314,6 +457,34 @@ def _game_options(where: _Where, entry: dict[str, Any], key: str, game: Any, pla
     except OptionError as exc:
         raise where.error(key, f"{exc} (players = {players})") from None
     return tuple(typed.items())
+
+
+# -- the season's keys of a competition (arena.season, arena.final) -----------------------
+
+SEASON_KEYS = {"freeze_at"}
+
+
+def _season_keys(where: _Where, entry: dict[str, Any], key: str) -> dict[str, Any]:
+    """A competition's season keys: ``freeze_at``, an aware date and time (TOML's offset
+    date-time, or the same written as an ISO 8601 string)."""
+    value = entry.get("freeze_at")
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise where.error(f"{key}.freeze_at", f"must be a date and time such as 2025-06-01T18:00:00+02:00, "
+                                                  f"got {value!r}") from None
+    if not isinstance(value, datetime):
+        kind = "a date without a time" if isinstance(value, date) else \
+            "a time without a date" if isinstance(value, time) else repr(value)
+        raise where.error(f"{key}.freeze_at", f"must be a date and time such as 2025-06-01T18:00:00+02:00, "
+                                              f"got {kind}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise where.error(f"{key}.freeze_at", f"give its offset from UTC (e.g. {value.isoformat()}+00:00 or Z): "
+                                              "the arena's clock may run in another zone")
+    return {"freeze_at": value}
 
 
 def _table(where: _Where, table: dict[str, Any], key: str, keys: set[str]) -> dict[str, Any]:

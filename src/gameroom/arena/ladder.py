@@ -6,8 +6,12 @@ processes; ``ray``: Ray tasks), each game a ``league.table.TableTask`` played by
 
 1. qualification games of new versions (the version against the competition's built-in
    players; it qualifies when it is ejected in none, and only then replaces the entry's
-   playing version, which plays on meanwhile);
-2. ladder games of each competition not paused or frozen, by ``arena.matchmaking``.
+   playing version, which plays on meanwhile), taken round-robin between students
+   (``arena.fairness.FairQueue``), holding at most ``qualification_workers`` workers
+   while ladder games wait, and alternating with them within that share;
+2. ladder games of each competition not paused or frozen, by ``arena.matchmaking``,
+   at the competition's pace (``arena.fairness.Pacer``: ``games_per_hour`` and each
+   bot's ``bot_games_per_hour``).
 
 Only the scheduling thread writes games: a ladder game is written when it has finished,
 with ``league.db.record_game`` (its rows, replay and rating changes in one transaction),
@@ -18,7 +22,18 @@ versions still building or qualifying built and qualified again; the games that 
 flight are simply not there (nor their rating changes). Qualification games are stored
 too (labelled ``arena:{competition}:qualify``), without ratings.
 
-Builds run on a thread of their own (each in the sandbox, ``arena.uploads``).
+Builds run on a thread of their own (each in the sandbox, ``arena.uploads``), taken
+round-robin between students too.
+
+An upload is unpacked into a scratch folder outside any transaction; its version number
+is then decided by the database (``league.atomic.write_transaction``: ``BEGIN IMMEDIATE`` on SQLite,
+the owner's rows locked elsewhere) together with the student's daily quota
+(``uploads.per_day``), and its folder moved into place before that transaction commits:
+a version row always has its files, a refused upload leaves none, and simultaneous
+uploads get consecutive numbers (a lost race on a bot's name is one 409). A new version
+replaces the entry's versions still building or qualifying; a failed version's folder is
+deleted, and of a student's other versions only the newest ``uploads.versions_kept``
+keep theirs (the playing and pending ones always do).
 """
 
 from __future__ import annotations
@@ -29,26 +44,34 @@ import logging
 import multiprocessing
 import os
 import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from gameroom.arena.config import NAME, ArenaConfig, Competition
-from gameroom.arena.matchmaking import pair
+from gameroom.arena.fairness import FairQueue, Pacer
+from gameroom.arena.interpreters import Interpreters, MissingInterpreter
+from gameroom.arena.matchmaking import meeting, pair
 from gameroom.arena.remote import Hall
+from gameroom.arena.retention import Retention
+from gameroom.arena.season import Season
 from gameroom.arena.standings import league_name, rebuild
-from gameroom.arena.tables import EntryRow, VersionRow, now, set_state, state_of
+from gameroom.arena.tables import EntryRow, MemberRow, VersionRow, keep_stderr, now, set_state, state_of
 from gameroom.arena.uploads import UploadError, build, fill, language_for, read_manifest, unpack
 from gameroom.core.errors import GameroomError
 from gameroom.core.match import Seat
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
-from gameroom.league.db import GameRow, LeagueRow, record_game
+from gameroom.league.atomic import write_transaction
+from gameroom.league.db import BotRow, GameRow, LeagueRow, SeatRow, record_game
 from gameroom.league.programs import failed_caller
 from gameroom.league.ratings import RatingBook
 from gameroom.league.schedule import game_seed
@@ -145,10 +168,26 @@ class Metrics:
         return recent / window
 
 
-def _next_version(session: Session, competition: str, owner: str, entry: str) -> tuple[EntryRow, int]:
-    """The entry (made for ``owner`` when new; another's name is refused) and the number of
-    its next version."""
-    row = session.scalar(select(EntryRow).where(EntryRow.name == entry))
+PENDING = ("building", "qualifying")
+CLAIM_ATTEMPTS = 3
+
+
+def _claim_version(session: Session, competition: str, owner: str, entry: str, per_day: int
+                   ) -> tuple[EntryRow, int]:
+    """In a :func:`~gameroom.league.atomic.write_transaction` transaction: the entry (made for ``owner``
+    when new; another's name is refused) and the number of its next version, the
+    owner's rows locked (elsewhere than SQLite, whose transaction holds the database)
+    and the owner's uploads of the last 24 hours under ``per_day``."""
+    list(session.scalars(select(MemberRow.id).where(MemberRow.account_key == owner).with_for_update()))
+    since = now() - timedelta(days=1)
+    recent = session.scalars(select(VersionRow.created_at).join(EntryRow)
+                             .where(EntryRow.owner == owner, VersionRow.created_at > since)
+                             .order_by(VersionRow.created_at)).all()
+    if len(recent) >= per_day:
+        first = recent[0] if recent[0].tzinfo else recent[0].replace(tzinfo=since.tzinfo)
+        raise ArenaError(429, f"{len(recent)} versions in the last 24 hours is the most allowed (uploads.per_day); "
+                              f"the next is allowed from {(first + timedelta(days=1)):%Y-%m-%d %H:%M} UTC")
+    row = session.scalar(select(EntryRow).where(EntryRow.name == entry).with_for_update())
     if row is None:
         row = EntryRow(competition=competition, name=entry, owner=owner, created_at=now())
         session.add(row)
@@ -157,6 +196,17 @@ def _next_version(session: Session, competition: str, owner: str, entry: str) ->
         raise ArenaError(409, f"the bot name {entry!r} is taken")
     number = (session.scalar(select(func.max(VersionRow.number)).where(VersionRow.entry_id == row.id)) or 0) + 1
     return row, number
+
+
+def _replace_pending(session: Session, entry_id: int, number: int) -> list[tuple[int, int]]:
+    """Mark the entry's versions still building or qualifying as replaced by version
+    ``number``: their (id, number)."""
+    replaced = []
+    for row in session.scalars(select(VersionRow).where(VersionRow.entry_id == entry_id, VersionRow.number < number,
+                                                        VersionRow.status.in_(PENDING))):
+        row.status, row.detail = "failed", f"{row.detail}\nreplaced by v{number} before it qualified"
+        replaced.append((row.id, row.number))
+    return replaced
 
 
 class Arena:
@@ -176,10 +226,16 @@ class Arena:
         self.version = 0                      # bumped at every change the pages show
         self.metrics = Metrics()
         self.running: dict[concurrent.futures.Future[Any], Running] = {}
-        self.qualifying: collections.deque[tuple[int, int]] = collections.deque()   # (version id, game number)
+        self.qualifying: FairQueue[tuple[int, int]] = FairQueue()   # by owner: (version id, game number)
         self.qualified: dict[int, int] = {}   # version id -> games it still has to play
+        self.owners: dict[int, str] = {}      # version id -> its owner (the fair queues' key)
         self.builds = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-build")
+        self.build_queue: FairQueue[int] = FairQueue()   # by owner: version ids
         self.builds_waiting = 0
+        self.interpreters = Interpreters()
+        self.pacers = {c.name: Pacer(c.games_per_hour, c.bot_games_per_hour) for c in config.competitions}
+        self.met: dict[str, collections.Counter[tuple[str, str]]] = {}   # competition -> meetings of two bots
+        self.last_started = "ladder"          # qualification and ladder games alternate within the share
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.league_ids: dict[str, int] = {}
@@ -194,7 +250,11 @@ class Arena:
         self.local = concurrent.futures.ThreadPoolExecutor(config.workers, thread_name_prefix="arena-remote-game")
         self.hall: Hall | None = None
         self.serving = serving
+        self.season = Season(engine, config)   # freezes, frozen tables, the heartbeat (while serving)
         self._load()
+        self.retention = Retention(engine, config.replays_per_bot, self.league_ids)
+        if serving:
+            self.retention.sweep()
         if config.remote is not None and serving:
             from gameroom.games import registry
 
@@ -231,63 +291,200 @@ class Arena:
             self.history.update(rebuilt.history)
             state = state_of(self.engine, name)
             self.paused[name], self.frozen[name] = state.paused, state.frozen
+            self.met[name] = self._meetings(self.league_ids[name])
             self._refresh_playing(name)
         with Session(self.engine) as session:
-            unfinished = session.execute(select(VersionRow.id, VersionRow.status)
-                                         .where(VersionRow.status.in_(("building", "qualifying")))).all()
-        for version_id, status in unfinished if self.serving else ():
+            unfinished = session.execute(select(VersionRow.id, VersionRow.status, EntryRow.owner).join(EntryRow)
+                                         .where(VersionRow.status.in_(PENDING)).order_by(VersionRow.id)).all()
+        if self.serving:
+            shutil.rmtree(self.scratch, ignore_errors=True)   # uploads a crash interrupted: never a version
+        for version_id, status, owner in unfinished if self.serving else ():
             log.info("resumed", extra={"fields": {"version": version_id, "status": status}})
-            self._start_build(version_id)   # a remote version is queued for its qualification again
+            self._start_build(version_id, owner)   # a remote version is queued for its qualification again
+
+    def _meetings(self, league_id: int) -> collections.Counter[tuple[str, str]]:
+        """How often each two bots have met in the competition's stored ladder games."""
+        with Session(self.engine) as session:
+            rows = session.execute(select(SeatRow.game_id, BotRow.name).join(BotRow, SeatRow.bot_id == BotRow.id)
+                                   .join(GameRow, SeatRow.game_id == GameRow.id)
+                                   .where(GameRow.league_id == league_id)).all()
+        tables: dict[int, list[str]] = collections.defaultdict(list)
+        for game_id, bot in rows:
+            tables[game_id].append(bot)
+        met: collections.Counter[tuple[str, str]] = collections.Counter()
+        for bots in tables.values():
+            met.update(meeting(a, b) for at, a in enumerate(bots) for b in bots[at + 1:])
+        return met
+
+    def refresh_playing(self, competition: str) -> None:
+        """Read the competition's playing versions again (staff disabled or enabled a bot)."""
+        self._refresh_playing(competition)
+        self.bump()
 
     def _refresh_playing(self, competition: str) -> None:
         with Session(self.engine) as session:
             rows = session.execute(select(VersionRow.bot, VersionRow.spec).join(EntryRow)
-                                   .where(EntryRow.competition == competition, VersionRow.status == "active")).all()
+                                   .where(EntryRow.competition == competition, VersionRow.status == "active",
+                                          EntryRow.disabled.is_(None))).all()
+        playing = {bot: self._runnable(spec) for bot, spec in rows}   # may ask an interpreter: not under the lock
         with self.lock:
-            self.playing[competition] = {bot: spec for bot, spec in rows}
+            self.playing[competition] = playing
+
+    def _runnable(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """A version's bot spec with its interpreter resolved on this host (the spec keeps
+        the language's program as configured, so a moved interpreter is found again)."""
+        if not isinstance(spec.get("command"), list):
+            return spec
+        try:
+            return {**spec, "command": self.interpreters.command(spec["command"])}
+        except MissingInterpreter:   # its seat fails at start with "not found", which its page shows
+            return spec
+
+    @property
+    def scratch(self) -> Path:
+        """Where uploads are unpacked before they are versions (the data folder's file system)."""
+        return self.config.data / "scratch"
+
+    def folder(self, entry: str, number: int) -> Path:
+        """A version's files."""
+        return self.config.data / "builds" / entry / f"v{number}"
 
     # -- uploads and builds --------------------------------------------------------------
 
     def upload(self, competition: str, owner: str, entry: str, language: str | None, filename: str,
                data: bytes) -> dict[str, Any]:
         """A new version of ``entry`` (made for ``owner`` on its first upload): unpacked
-        now, built and qualified in the background. ArenaError says what is refused."""
+        now into a scratch folder, numbered and moved into place in one short
+        transaction, built and qualified in the background. ArenaError says what is
+        refused (one line, its HTTP status)."""
         self._open(competition, entry)
         if language is not None and self.config.language(language) is None:
             raise ArenaError(400, f"language {language!r} is not offered; choose from "
                                   f"{', '.join(lang.name for lang in self.config.languages)}")
-        with Session(self.engine) as session, session.begin():
-            row, number = _next_version(session, competition, owner, entry)
-            directory = self.config.data / "builds" / entry / f"v{number}"
-            if directory.exists():   # left by a crash before its row was written
-                shutil.rmtree(directory)
+        self._check_quota(owner)   # before the work of unpacking; decided again when numbered
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="upload-", dir=self.scratch))
+        try:
+            unpacked = scratch / "bot"
             try:
-                archive = unpack(data, filename, directory, self.config.uploads)
+                archive = unpack(data, filename, unpacked, self.config.uploads)
                 if archive:
-                    language, main = read_manifest(directory)
+                    language, main = read_manifest(unpacked)
                     if self.config.language(language) is None:
                         raise UploadError(f"bot.toml: language {language!r} is not offered")
                 else:
-                    main = next(directory.iterdir()).name
+                    main = next(unpacked.iterdir()).name
                     if language is None:
                         guessed = language_for(main, self.config.languages)
                         if guessed is None:
                             raise UploadError(f"cannot tell the language of {main!r}: choose one")
                         language = guessed.name
             except UploadError as exc:
-                shutil.rmtree(directory, ignore_errors=True)
                 raise ArenaError(400, str(exc)) from None
             assert language is not None
-            version = VersionRow(entry_id=row.id, number=number, language=language, status="building",
-                                 detail=f"main: {main}", bot=f"{entry}-v{number}", spec=None, created_at=now())
-            session.add(version)
-            session.flush()
-            version_id = version.id
+            version_id, number, replaced = self._claim(
+                competition, owner, entry, lambda number: self._version_row(entry, number, language, main),
+                unpacked)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         log.info("upload", extra={"fields": {"competition": competition, "bot": entry, "version": number,
                                              "language": language, "bytes": len(data)}})
-        self._start_build(version_id)
+        self._forget(entry, replaced)
+        self._start_build(version_id, owner)
+        self._prune(owner)
         self.bump()
         return {"bot": entry, "version": number, "status": "building"}
+
+    @staticmethod
+    def _version_row(entry: str, number: int, language: str, main: str) -> VersionRow:
+        return VersionRow(number=number, language=language, status="building", detail=f"main: {main}",
+                          bot=f"{entry}-v{number}", spec=None, created_at=now())
+
+    def _check_quota(self, owner: str) -> None:
+        with Session(self.engine) as session:
+            count = session.scalar(select(func.count()).select_from(VersionRow).join(EntryRow)
+                                   .where(EntryRow.owner == owner,
+                                          VersionRow.created_at > now() - timedelta(days=1))) or 0
+        if count >= self.config.uploads.per_day:
+            raise ArenaError(429, f"{count} versions in the last 24 hours is the most allowed (uploads.per_day)")
+
+    def _claim(self, competition: str, owner: str, entry: str, make: Callable[[int], VersionRow],
+               files: Path | None, token_hash: str | None = None) -> tuple[int, int, list[tuple[int, int]]]:
+        """Number a new version of ``entry`` and store its row (``make(number)``), its
+        files (``files``, moved to its folder) in place before the transaction commits,
+        and a remote bot's ``token_hash`` with its entry: (version id, number, the pending
+        versions it replaced). A lost race on a new bot's name (another student's,
+        elsewhere than SQLite) is tried again: then the name is taken (409). A database
+        that stays busy is a 503 (SQLite has waited its busy time-out already)."""
+        for attempt in range(CLAIM_ATTEMPTS):
+            placed: Path | None = None
+            try:
+                with write_transaction(self.engine) as session:
+                    row, number = _claim_version(session, competition, owner, entry, self.config.uploads.per_day)
+                    if token_hash is not None:
+                        row.token_hash = token_hash
+                    version = make(number)
+                    version.entry_id = row.id
+                    session.add(version)
+                    replaced = _replace_pending(session, row.id, number)
+                    session.flush()
+                    if files is not None:
+                        placed = self.folder(entry, number)
+                        if placed.exists():   # left by a crash before its row was written
+                            shutil.rmtree(placed)
+                        placed.parent.mkdir(parents=True, exist_ok=True)
+                        files.rename(placed)
+                    return version.id, number, replaced
+            except (IntegrityError, OperationalError) as exc:
+                if placed is not None and files is not None and placed.exists():
+                    placed.rename(files)   # back to the scratch folder for the next attempt
+                log.info("upload raced", extra={"fields": {"bot": entry, "attempt": attempt + 1,
+                                                           "error": " ".join(str(exc.orig).split())[:200]}})
+                if isinstance(exc, OperationalError) and (self.engine.dialect.name == "sqlite"
+                                                          or attempt + 1 == CLAIM_ATTEMPTS):
+                    raise ArenaError(503, "the arena's database is busy: send it again in a moment") from None
+            except BaseException:
+                if placed is not None:
+                    shutil.rmtree(placed, ignore_errors=True)
+                raise
+        raise ArenaError(409, f"another version of {entry!r} was being stored at the same moment: send it again")
+
+    def _forget(self, entry: str, replaced: list[tuple[int, int]]) -> None:
+        """Versions replaced before they qualified: out of the queues, their files gone."""
+        if not replaced:
+            return
+        ids = {version_id for version_id, _ in replaced}
+        with self.lock:
+            self.qualifying.remove(lambda item: item[0] in ids)
+            self.build_queue.remove(lambda version_id: version_id in ids)
+            for version_id in ids:
+                self.qualified.pop(version_id, None)
+        for _, number in replaced:
+            shutil.rmtree(self.folder(entry, number), ignore_errors=True)
+        for version_id, number in replaced:
+            log.info("version", extra={"fields": {"version": version_id, "status": "failed",
+                                                  "replaced_by": number}})
+
+    def _prune(self, owner: str) -> None:
+        """Delete the files of the owner's failed versions, and of its retired versions
+        beyond the newest ``uploads.versions_kept`` that played (the playing and waiting
+        ones keep theirs; the database keeps every version's row, log and games)."""
+        with Session(self.engine) as session:
+            rows = session.execute(select(EntryRow.name, VersionRow.number, VersionRow.status, VersionRow.language)
+                                   .join(EntryRow).where(EntryRow.owner == owner)
+                                   .order_by(VersionRow.created_at.desc(), VersionRow.id.desc())).all()
+        kept = 0
+        for name, number, status, language in rows:
+            if language == "remote" or status in PENDING:   # waiting versions keep their files, uncounted
+                continue
+            if status != "failed":
+                kept += 1
+            if status == "active" or (status != "failed" and kept <= self.config.uploads.versions_kept):
+                continue
+            folder = self.folder(name, number)
+            if folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                log.info("pruned", extra={"fields": {"bot": f"{name}-v{number}", "status": status}})
 
     def _open(self, competition: str, entry: Any) -> Competition:
         """The competition, when it takes a new version of a bot named ``entry``."""
@@ -309,31 +506,50 @@ class Arena:
             raise ArenaError(404, "this arena takes no remote bots (no remote address in its configuration)")
         found = self._open(competition, entry)
         token = new_secret()
-        with Session(self.engine) as session, session.begin():
-            row, number = _next_version(session, competition, owner, entry)
-            row.token_hash = digest(token)
+
+        def remote_row(number: int) -> VersionRow:
             bot = f"{entry}-v{number}"
-            version = VersionRow(entry_id=row.id, number=number, language="remote", status="qualifying",
-                                 detail="remote: connects with its token", bot=bot,
-                                 spec={"name": bot, "remote": True}, created_at=now())
-            session.add(version)
-            session.flush()
-            version_id = version.id
+            return VersionRow(number=number, language="remote", status="qualifying",
+                              detail="remote: connects with its token", bot=bot, spec={"name": bot, "remote": True},
+                              created_at=now())
+
+        version_id, number, replaced = self._claim(competition, owner, entry, remote_row, None, digest(token))
+        self._forget(entry, replaced)
         if found.qualification == 0:
             self._finish_version(version_id, "active", "remote: connects with its token\nqualified: no "
                                                        "qualification games")
         else:
-            with self.lock:
-                self.qualified[version_id] = found.qualification
-                self.qualifying.extend((version_id, game) for game in range(found.qualification))
+            self._queue_qualification(version_id, owner, found.qualification)
         log.info("remote bot", extra={"fields": {"competition": competition, "bot": entry, "version": number}})
         self.bump()
         return {"bot": entry, "version": number, "token": token, "port": self.hall.port}
 
-    def _start_build(self, version_id: int) -> None:
+    def _queue_qualification(self, version_id: int, owner: str, games: int) -> None:
+        with self.lock:
+            self.owners[version_id] = owner
+            self.qualified[version_id] = games
+            self.qualifying.extend(owner, ((version_id, game) for game in range(games)))
+
+    def _start_build(self, version_id: int, owner: str) -> None:
+        """Queue a version's build: the build thread takes the builds round-robin between
+        owners."""
         with self.lock:
             self.builds_waiting += 1
-        self.builds.submit(self._build, version_id)
+            self.owners[version_id] = owner
+            self.build_queue.put(owner, version_id)
+        self.builds.submit(self._build_next)
+
+    def _build_next(self) -> None:
+        with self.lock:
+            version_id = self.build_queue.take()
+            if version_id is None:   # replaced while it waited
+                self.builds_waiting -= 1
+                return
+        try:
+            self._build(version_id)
+        finally:
+            with self.lock:
+                self.builds_waiting -= 1
 
     def _build(self, version_id: int) -> None:
         try:
@@ -343,14 +559,14 @@ class Arena:
                 entry = session.get(EntryRow, version.entry_id)
                 assert entry is not None
                 language = self.config.language(version.language)
-                directory = self.config.data / "builds" / entry.name / f"v{version.number}"
+                directory = self.folder(entry.name, version.number)
                 main_name = version.detail.split("\n", 1)[0].removeprefix("main: ")
-                bot, competition_name = version.bot, entry.competition
+                bot, competition_name, owner, status = version.bot, entry.competition, entry.owner, version.status
+            if status not in PENDING:   # replaced meanwhile
+                return
             competition = self.config.competition(competition_name)
             if version.language == "remote" and competition is not None:
-                with self.lock:
-                    self.qualified[version_id] = competition.qualification
-                    self.qualifying.extend((version_id, game) for game in range(competition.qualification))
+                self._queue_qualification(version_id, owner, competition.qualification)
                 return
             if language is None or competition is None or not directory.is_dir():
                 self._finish_version(version_id, "failed", "the language, competition or files of this version "
@@ -358,7 +574,7 @@ class Arena:
                 return
             main = directory / main_name
             built, build_log = build(language, main, directory, self.config.limits, self.sandbox,
-                                     self.config.uploads.build_seconds)
+                                     self.config.uploads.build_seconds, self.interpreters)
             detail = f"main: {main_name}\n{build_log}"
             if not built:
                 self._finish_version(version_id, "failed", detail)
@@ -369,20 +585,17 @@ class Arena:
             with Session(self.engine) as session, session.begin():
                 row = session.get(VersionRow, version_id)
                 assert row is not None
+                if row.status != "building":   # replaced while it was built
+                    return
                 row.status, row.detail, row.spec = "qualifying", detail, spec
             if competition.qualification == 0:
                 self._finish_version(version_id, "active", detail + "\nqualified: no qualification games")
             else:
-                with self.lock:
-                    self.qualified[version_id] = competition.qualification
-                    self.qualifying.extend((version_id, game) for game in range(competition.qualification))
+                self._queue_qualification(version_id, owner, competition.qualification)
             self.bump()
         except Exception:   # a build never takes the arena down; the version says what happened
             log.exception("build failed", extra={"fields": {"version": version_id}})
             self._finish_version(version_id, "failed", "the build failed inside the arena (see its log)")
-        finally:
-            with self.lock:
-                self.builds_waiting -= 1
 
     def _finish_version(self, version_id: int, status: str, detail: str) -> None:
         with Session(self.engine) as session, session.begin():
@@ -390,14 +603,21 @@ class Arena:
             assert row is not None
             entry = session.get(EntryRow, row.entry_id)
             assert entry is not None
+            if row.status not in PENDING:   # replaced by a newer version meanwhile
+                return
             if status == "active":
                 for other in session.scalars(select(VersionRow).where(VersionRow.entry_id == row.entry_id,
                                                                       VersionRow.status == "active")):
                     other.status = "retired"
             row.status, row.detail = status, detail
-            competition = entry.competition
+            competition, owner = entry.competition, entry.owner
+        with self.lock:   # whatever of its qualification still waits is moot now
+            self.owners.pop(version_id, None)
+            self.qualified.pop(version_id, None)
+            self.qualifying.remove(lambda item: item[0] == version_id)
         log.info("version", extra={"fields": {"version": version_id, "status": status}})
         self._refresh_playing(competition)
+        self._prune(owner)
         self.bump()
 
     # -- the scheduler -------------------------------------------------------------------
@@ -438,6 +658,7 @@ class Arena:
                 if drain_until is None:
                     drain_until = time.monotonic() + 30.0
                 if not self.running or time.monotonic() > drain_until:
+                    self.season.stopped()
                     return
             elif time.monotonic() - last_state > 1.0:   # a freeze or pause by another process (the CLI)
                 last_state = time.monotonic()
@@ -446,6 +667,7 @@ class Arena:
                     if (state.paused, state.frozen) != (self.paused[competition.name], self.frozen[competition.name]):
                         self.paused[competition.name], self.frozen[competition.name] = state.paused, state.frozen
                         self.bump()
+                self.season.tick(self)
             if not self._stopping.is_set():
                 self._fill()
             if not self.running:
@@ -467,7 +689,9 @@ class Arena:
                         self.pool.reset()
                     if running.kind == "qualify" and running.version is not None:
                         with self.lock:
-                            self.qualifying.append((running.version, -1))
+                            owner = self.owners.get(running.version)
+                            if owner is not None:
+                                self.qualifying.put(owner, (running.version, -1))
                     continue
                 try:
                     self._write(running, outcome)
@@ -514,42 +738,83 @@ class Arena:
             and not any(bot in r.bots for r in self.running.values())
 
     def _next_task(self) -> tuple[Running, TableTask] | None:
+        """The next game: qualification and ladder games in turn while both wait, the
+        qualification games holding at most ``qualification_workers`` workers then; when
+        no competition's ladder can play (too few bots, paused, frozen), qualification
+        may take every worker."""
         with self.lock:
-            for _ in range(len(self.qualifying)):
-                version_id, number = self.qualifying.popleft()
-                if version_id not in self.qualified:
-                    continue
-                task = self._qualification_task(version_id, number)
-                if task is None:
-                    continue
-                candidate = task[0].bots[0]
-                spec = next(b for b in task[1].bots if b.get("name") == candidate)
-                if not self._remote_ready(candidate, spec):
-                    self.qualifying.append((version_id, number))   # waits for its connection
-                    continue
-                return task
-            order = sorted(self.config.competitions, key=lambda c: self.metrics.games[c.name]
-                           + sum(1 for r in self.running.values() if r.competition == c.name))
-            for competition in order:
-                if self.paused.get(competition.name) or self.frozen.get(competition.name):
-                    continue
-                task = self._ladder_task(competition)
+            qualifying = sum(1 for r in self.running.values() if r.kind == "qualify")
+            within_share = qualifying < self.config.qualification_workers
+            if within_share and self.last_started == "ladder":
+                task = self._next_qualification()
                 if task is not None:
+                    self.last_started = "qualify"
+                    return task
+            task, waiting = self._next_ladder()
+            if task is not None:
+                self.last_started = "ladder"
+                return task
+            if within_share or not waiting:
+                task = self._next_qualification()
+                if task is not None:
+                    self.last_started = "qualify"
                     return task
         return None
 
+    def _next_qualification(self) -> tuple[Running, TableTask] | None:
+        """The next qualification game that can start, round-robin between owners (a
+        remote bot's waits for its connection; a version gone meanwhile is dropped)."""
+        tasks: dict[tuple[int, int], tuple[Running, TableTask] | None] = {}
+
+        def ready(item: tuple[int, int]) -> bool:
+            if item not in tasks:
+                tasks[item] = self._qualification_task(*item) if item[0] in self.qualified else None
+            task = tasks[item]
+            if task is None:
+                return True   # taken, then dropped below
+            candidate = task[0].bots[0]
+            spec = next(b for b in task[1].bots if b.get("name") == candidate)
+            return self._remote_ready(candidate, spec)
+
+        while (item := self.qualifying.take(ready)) is not None:
+            if tasks[item] is not None:
+                return tasks[item]
+        return None
+
+    def _next_ladder(self) -> tuple[tuple[Running, TableTask] | None, bool]:
+        """The next ladder game, and whether some competition's ladder could play (it may
+        be waiting for its pace)."""
+        waiting = False
+        order = sorted(self.config.competitions, key=lambda c: self.metrics.games[c.name]
+                       + sum(1 for r in self.running.values() if r.competition == c.name))
+        for competition in order:
+            if self.paused.get(competition.name) or self.frozen.get(competition.name):
+                continue
+            if len(self.playing.get(competition.name, {})) >= competition.players:
+                waiting = True
+            task = self._ladder_task(competition)
+            if task is not None:
+                return task, True
+        return None, waiting
+
     def _ladder_task(self, competition: Competition) -> tuple[Running, TableTask] | None:
+        pacer = self.pacers[competition.name]
+        if not pacer.due():
+            return None
         specs = {bot: spec for bot, spec in self.playing.get(competition.name, {}).items()
-                 if self._remote_ready(bot, spec)}
+                 if self._remote_ready(bot, spec) and pacer.allowed(bot)}
         book = self.books[competition.name]
         in_flight = collections.Counter(bot for r in self.running.values() for bot in r.bots)
         bots = {bot: (book.of(competition.game, bot).games + in_flight[bot], book.of(competition.game, bot).ordinal)
                 for bot in specs}
         index = self.next_index[competition.name]
-        table = pair(bots, competition.players, competition.seed, index)
+        met = self.met.setdefault(competition.name, collections.Counter())
+        table = pair(bots, competition.players, competition.seed, index, met)
         if table is None:
             return None
         self.next_index[competition.name] = index + 1
+        pacer.started(table)
+        met.update(meeting(a, b) for at, a in enumerate(table) for b in table[at + 1:])
         task = TableTask(competition.game, index, game_seed(competition.seed, index),
                          tuple(specs[bot] for bot in table), (("arena", competition.name),), self.sandbox,
                          competition.call_seconds, competition.options)
@@ -585,10 +850,13 @@ class Arena:
         bots = {seat["name"]: seat["bot"] for seat in record.config["seats"]}
         for ejection in record.result.ejections:
             self.metrics.ejections[ejection.kind.value] += 1
+        tails = dict(outcome.stderr)
         if running.kind == "qualify":
             assert running.version is not None
-            record_game(self.engine, record, tournament=f"arena:{running.competition}:qualify", bots=bots,
-                        replay=outcome.replay)
+            game_id = record_game(self.engine, record, tournament=f"arena:{running.competition}:qualify", bots=bots,
+                                  replay=outcome.replay)
+            keep_stderr(self.engine, game_id, tails)
+            self.retention.after_game(running.competition, record.seats)
             self.metrics.qualification_games += 1
             bot = running.bots[0]
             failures = [e for e in record.result.ejections if e.name == bot]
@@ -603,9 +871,10 @@ class Arena:
             detail = self._version_detail(running.version)
             if failures:
                 failure = failures[0]
+                tail = f"; stderr: {tails[bot]}" if bot in tails else ""
                 self._finish_version(running.version, "failed", f"{detail}\nqualification failed: ejected on "
                                                                 f"{failure.method} ({failure.kind.value}): "
-                                                                f"{failure.reason}")
+                                                                f"{failure.reason}{tail}")
             elif left - 1 == 0:
                 with self.lock:
                     del self.qualified[running.version]
@@ -616,11 +885,13 @@ class Arena:
         assert competition is not None and running.index is not None
         book = self.books[running.competition]
         try:
-            record_game(self.engine, record, league_id=self.league_ids[running.competition], index=running.index,
-                        bots=bots, ratings=book, replay=outcome.replay)
+            game_id = record_game(self.engine, record, league_id=self.league_ids[running.competition],
+                                  index=running.index, bots=bots, ratings=book, replay=outcome.replay)
         except Exception:
             self.books[running.competition] = self._reload_book(competition)   # the transaction did not happen
             raise
+        keep_stderr(self.engine, game_id, tails)
+        self.retention.after_game(running.competition, record.seats)
         self.metrics.games[running.competition] += 1
         self.stored[running.competition] += 1
         self.metrics.finished_at.append(time.monotonic())

@@ -1,10 +1,12 @@
 """Running an arena and administering it: what ``gameroom arena`` and its sub-commands do.
 
 ``serve`` opens (and migrates) the database, starts the engine and serves the pages with
-uvicorn on the configured address; SIGTERM or SIGINT stops it gracefully (no new games,
-the games in flight finished and written, then exit). The others work on the database
+uvicorn on the configured address (``web.serve.serve_app``: the connections bounded per
+address as ``[limits]`` says); SIGTERM or SIGINT stops it gracefully within
+``[limits] shutdown_seconds``: no new games, open requests and live pages closed, the
+games in flight finished and written, then exit. The others work on the database
 directly and may run while the arena does: ``admin`` (make or promote an administrator),
-``invite`` (invite codes), ``import_accounts`` (a CSV of ``username,password`` lines, made
+``invite`` (invite codes), ``sign_out`` (end an account's sessions), ``import_accounts`` (a CSV of ``username,password`` lines, made
 participants of a competition), ``recompute`` and ``final``.
 """
 
@@ -15,7 +17,7 @@ import csv
 import io
 import logging
 import signal
-import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +50,6 @@ def open_arena_database(config: ArenaConfig) -> Engine:
 
 def serve(config: ArenaConfig, ready: Any = None) -> int:
     """Serve the arena until SIGTERM or SIGINT."""
-    import uvicorn
-
     from gameroom.arena.ladder import Arena, ArenaError
     from gameroom.arena.logs import setup
     from gameroom.arena.web import arena_app
@@ -58,10 +58,12 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
     from gameroom.web.archive import MatchArchive
     from gameroom.web.book import MatchBook
     from gameroom.web.guard import is_loopback
-    from gameroom.web.limits import RoomLimits
+    from gameroom.arena.tables import role_of
+    from gameroom.web.public import database_folder
     from gameroom.web.results import Results
     from gameroom.web.room import Room
-    from gameroom.web.serve import ServeError, session_secret, this_machine_only
+    from gameroom.server.admission import TrustedProxies
+    from gameroom.web.serve import ServeError, listening_socket, serve_app, session_secret, this_machine_only
 
     setup()
     if not config.public and not this_machine_only(config.host, is_loopback):
@@ -80,27 +82,25 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
         arena = Arena(config, engine)
     except ArenaError as exc:
         raise ServiceError(str(exc)) from None
-    limits = RoomLimits(max_body=max(RoomLimits.max_body, config.uploads.max_bytes + 4096), public=config.public)
+    limits = arena_limits(config)
+    remote_total = 0
+    if arena.hall is not None:
+        arena.hall.bound(remote_admission(limits), limits.head_seconds)
+        remote_total = arena.hall.admission.bounds.total
     room = Room(MatchBook(limits, MatchArchive(engine)), DatabaseAccounts(engine, config.database), Passwords(),
-                secret)
+                secret, private=tuple(f for f in (database_folder(config.database), str(config.data)) if f),
+                staff=lambda account: role_of(engine, account.key) == "admin")
     app = arena_app(arena, room, Results(engine, config.database))
     try:
-        family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((config.host, config.port))
-        sock.listen(128)
+        sock = listening_socket(config.host, config.port)
     except OSError as exc:
         raise ServiceError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws_per_message_deflate=False,
-                                           limit_concurrency=limits.max_connections,
-                                           proxy_headers=config.proxy is not None,
-                                           forwarded_allow_ips=config.proxy or "", log_config=None))
     if note:
         log.warning(note)
-    # uvicorn stops gracefully on SIGTERM and SIGINT, then raises the signal again to the
-    # handler it found: ours, which lets the engine stop too (games in flight written).
+    # uvicorn stops gracefully on SIGTERM and SIGINT (its open requests and pages get
+    # shutdown_seconds), then raises the signal again to the handler it found: ours, which
+    # lets the engine stop too (games in flight written within what is left of the grace).
     for stop_signal in (signal.SIGTERM, signal.SIGINT):
         signal.signal(stop_signal, lambda number, _frame: log.info("signal", extra={"fields": {"signal": number}}))
     arena.start()
@@ -108,13 +108,40 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
                                           "remote_port": arena.hall.port if arena.hall is not None else None,
                                           "workers": config.workers, "backend": config.backend,
                                           "sandbox": arena.sandbox.mode}})
+    stopping = [0.0]
     try:
-        server.run(sockets=[sock])
+        serve_app(app, sock, limits, TrustedProxies(config.proxy or ""),
+                  lambda line: log.info("connections", extra={"fields": {"limits": line}}), uvicorn_logging=False,
+                  elsewhere=remote_total)
+        stopping[0] = time.monotonic()
     finally:
+        started = stopping[0] or time.monotonic()
         log.info("stopping", extra={"fields": {"games_in_flight": len(arena.running)}})
-        arena.stop()
+        arena.stop(max(1.0, limits.shutdown_seconds - (time.monotonic() - started)))
         log.info("stopped")
     return 0
+
+
+def arena_limits(config: ArenaConfig) -> Any:
+    """The web room's limits as the arena's ``[limits]`` table sets them (errors name its
+    keys), with a body large enough for the largest upload."""
+    from gameroom.arena.config import LIMITS_TABLE
+    from gameroom.web.limits import RoomLimits
+
+    return RoomLimits(**dict(config.network), max_body=max(RoomLimits.max_body, config.uploads.max_bytes + 4096),
+                      public=config.public, configured_in=LIMITS_TABLE,
+                      names=(("max_body", "uploads.max_bytes in arena.toml"), ("public", "public = true in arena.toml")))
+
+
+def remote_admission(limits: Any) -> Any:
+    """The remote-bot port's admission: a quarter of the connections the arena may hold
+    (the pages keep the rest: ``max_connections`` counts both), a quarter of those from
+    one address, and the pages' figure of unfinished ones per address."""
+    from gameroom.server.admission import Admission, connection_cap
+
+    total = max(16, connection_cap(limits.max_connections) // 4)
+    per_address = max(1, min(limits.connections_per_address, total // 4))
+    return Admission(total, per_address, min(limits.unfinished_per_address, per_address), key_name=limits.key)
 
 
 def _passwords_hash(password: str) -> str:
@@ -151,6 +178,20 @@ def make_admin(config: ArenaConfig, name: str, password: str | None) -> str:
     with Session(engine) as session, session.begin():
         add_member(session, ADMIN, key, "admin")
     return key
+
+
+def sign_out(config: ArenaConfig, name: str) -> int:
+    """End every session of account ``name`` (an administrator's "sign out everywhere");
+    how many ended."""
+    from gameroom.web.account_rows import DatabaseAccounts
+    from gameroom.web.accounts import account_key
+
+    engine = open_arena_database(config)
+    accounts = DatabaseAccounts(engine, config.database)
+    key = account_key(name)
+    if accounts.find(key) is None:
+        raise ServiceError(f"there is no account {name!r}")
+    return accounts.close_sessions(key)
 
 
 def import_accounts(config: ArenaConfig, text: str, competition: str, source: str) -> int:

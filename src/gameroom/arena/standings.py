@@ -1,5 +1,11 @@
-"""Standings rebuilt from the stored games: the rating history of every bot (for the
-sparklines) and ``gameroom arena recompute``.
+"""A competition's table of standings, and standings rebuilt from the stored games: the
+rating history of every bot (for the sparklines) and ``gameroom arena recompute``.
+
+:func:`table_rows` is the one table of a competition — every entry with a version, its
+owner, its playing and latest versions, its rating and counts (the playing version's
+ladder games: what its rating is made of), remote or not, disabled or not — which the
+standings page shows live and :mod:`arena.season` keeps as the frozen table the finals
+are seeded from.
 
 A competition's ladder games are its league's games (``league.db``); the ladder writes
 each with the ratings it changes in one transaction, in the order the games finished,
@@ -13,15 +19,21 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from gameroom.arena.tables import EntryRow, VersionRow
 from gameroom.league.db import BotRow, GameRow, LeagueRow, RatingRow, ResultRow
 from gameroom.league.ratings import RatingBook
+from gameroom.web.account_rows import AccountRow
 
-__all__ = ["league_name", "Rebuilt", "rebuild", "recompute"]
+if TYPE_CHECKING:
+    from gameroom.arena.config import Competition
+
+__all__ = ["league_name", "Rebuilt", "rebuild", "recompute", "table_rows", "place_order"]
 
 TOLERANCE = 1e-9
 
@@ -29,6 +41,49 @@ TOLERANCE = 1e-9
 def league_name(competition: str) -> str:
     """The league that holds a competition's ladder games."""
     return f"arena:{competition}"
+
+
+def place_order(row: dict[str, Any]) -> tuple[bool, float, str]:
+    """How the table is ordered: rated bots by rating (ordinal) best first, then the
+    entries without a playing version; the bot's name breaks ties."""
+    return row["rating"] is None, -(row["rating"] or 0.0), row["bot"]
+
+
+def table_rows(engine: Engine, competition: "Competition", book: RatingBook) -> list[dict[str, Any]]:
+    """The competition's table: one row per entry with a version, ordered by
+    :func:`place_order` and numbered (``rank``). ``book`` holds the ratings (the engine's,
+    equal to the stored ones; or ``RatingBook.load``)."""
+    with Session(engine) as session:
+        rows = session.execute(select(EntryRow, VersionRow, AccountRow.name)
+                               .join(VersionRow, VersionRow.entry_id == EntryRow.id)
+                               .outerjoin(AccountRow, AccountRow.key == EntryRow.owner)
+                               .where(EntryRow.competition == competition.name)
+                               .order_by(EntryRow.id, VersionRow.number)).all()
+    entries: dict[int, dict[str, Any]] = {}
+    for entry, version, owner in rows:
+        item = entries.setdefault(entry.id, {"bot": entry.name, "owner": owner or entry.owner, "playing": None,
+                                             "playing_version": None, "version": None,
+                                             "remote": False, "disabled": entry.disabled})
+        item["version"] = {"version": version.number, "status": version.status, "language": version.language}
+        if version.status == "active":
+            item["playing"], item["playing_version"] = version.bot, version.number
+        # remote: the playing version connects with its token (else the latest would)
+        if version.status == "active" or item["playing"] is None:
+            item["remote"] = version.language == "remote"
+    table = []
+    for item in entries.values():
+        playing = item["playing"]
+        standing = book.of(competition.game, playing) if playing is not None else None
+        table.append({**item,
+                      "rating": round(standing.ordinal, 3) if standing else None,
+                      "mu": round(standing.mu, 3) if standing else None,
+                      "sigma": round(standing.sigma, 3) if standing else None,
+                      "games": standing.games if standing else 0, "wins": standing.wins if standing else 0,
+                      "ejections": standing.ejections if standing else 0})
+    table.sort(key=place_order)
+    for place, row in enumerate(table, 1):
+        row["rank"] = place
+    return table
 
 
 @dataclass

@@ -1,169 +1,164 @@
-"""A bot's upload: unpacked safely into a version's directory, then built in the sandbox.
+"""A bot's upload: unpacked safely into a scratch directory, then built in the sandbox.
 
 An upload is a single source file (its language from the form, else from its suffix) or
-an archive — zip, or tar compressed with gzip — whose ``bot.toml`` manifest names the
-``language`` and the ``main`` file. Unpacking refuses, with a message naming the member:
-absolute paths, ``..``, links, devices and other special files, more files than
-``uploads.max_files`` and more bytes than ``uploads.max_unpacked_bytes`` (counted as they
+an archive whose format its name says (``arena.archives``: zip, tar, tar with gzip,
+bzip2 or xz) with a ``bot.toml`` manifest naming the ``language`` and the ``main`` file.
+Unpacking reads the archive as a stream with every bound checked as each header and
+member is read (``arena.archives``) and refuses, with one line naming the member, the
+rule and its ``arena.toml`` key: absolute paths, ``..``, links, devices and other special
+files, names longer than the file system takes, paths longer than ``uploads.max_path``
+or deeper than ``uploads.max_depth``, a file where a directory must be (``x`` then
+``x/y``) and the like, more entries than ``uploads.max_entries``, more files than
+``uploads.max_files``, more bytes than ``uploads.max_unpacked_bytes`` (counted as they
 are written, not as the archive declares them: a bomb stops at the bound). Files are
 written world-readable (0644; the main file of a ``command`` bot 0755) and nothing else.
+A refused upload leaves nothing behind: :func:`unpack` removes the directory it made.
 
 The build runs the language's ``build`` argv in the sandbox (``core.confine``: no
 network, the bot's resource limits, its directory readable, nothing of the host writable)
-within ``uploads.build_seconds``; the build log kept is how it ended and the tail of its
-standard error. A language without a build step is built by being unpacked.
+within ``uploads.build_seconds``, its program the interpreter's real executable
+(``arena.interpreters``). The build log is the command (``{main}`` filled, relative to
+the bot's folder), how it ended and the tail of its output, line by line, read to its
+end. A language without a build step is built by being unpacked (its interpreter found).
 """
 
 from __future__ import annotations
 
 import io
 import os
-import stat
-import tarfile
+import shlex
+import shutil
 import time
 import tomllib
-import zipfile
 from pathlib import Path, PurePosixPath
-from typing import IO, Iterator
-
+from gameroom.arena.archives import NAME_MAX, ArchiveError, Budget, Reader, archive_format, magic_format, members
 from gameroom.arena.config import Language, UploadLimits
+from gameroom.arena.interpreters import Interpreters, MissingInterpreter
 from gameroom.core.errors import GameroomError
 from gameroom.core.sandbox import ResourceLimits, SandboxPolicy
 
-__all__ = ["UploadError", "unpack", "read_manifest", "build", "MANIFEST", "fill"]
+__all__ = ["UploadError", "unpack", "read_manifest", "build", "MANIFEST", "fill", "BUILD_LOG_BYTES"]
 
 MANIFEST = "bot.toml"
+MANIFEST_BYTES = 4096
+BUILD_LOG_BYTES = 16 * 1024
+"""The tail of a build's output kept in its log."""
+BUILD_OUTPUT_SECONDS = 10.0
+"""For the reader to take a finished build's last output from its pipe."""
 
 
 class UploadError(GameroomError, ValueError):
     """An upload that cannot be used (the message says what and where)."""
 
 
-def fill(template: tuple[str, ...] | list[str], main: Path, directory: Path) -> list[str]:
+def fill(template: tuple[str, ...] | list[str], main: Path | str, directory: Path | str) -> list[str]:
     """An argv template with ``{main}`` and ``{dir}`` filled (``{port}`` and the others
     are the league's, filled when the bot is started)."""
     return [part.replace("{main}", str(main)).replace("{dir}", str(directory)) for part in template]
 
 
-def _is_zip(data: bytes, filename: str) -> bool:
-    return data[:4] == b"PK\x03\x04" or filename.endswith(".zip")
+def _short(name: str) -> str:
+    return repr(name[:100] + ("..." if len(name) > 100 else ""))
 
 
-def _is_tar(data: bytes, filename: str) -> bool:
-    return data[:2] == b"\x1f\x8b" or filename.endswith((".tar.gz", ".tgz"))
-
-
-def _member_path(name: str) -> PurePosixPath:
+def _member_path(name: str, limits: UploadLimits | None = None) -> PurePosixPath:
     path = PurePosixPath(name)
     if name.startswith("/") or path.is_absolute() or "\\" in name or ":" in name[:2]:
-        raise UploadError(f"archive member {name[:100]!r}: an absolute path")
+        raise UploadError(f"archive member {_short(name)}: an absolute path")
     if any(part == ".." for part in path.parts):
-        raise UploadError(f"archive member {name[:100]!r}: a path with '..'")
-    if not path.parts or any(not part or part.startswith("\0") for part in path.parts):
-        raise UploadError(f"archive member {name[:100]!r}: an empty name")
+        raise UploadError(f"archive member {_short(name)}: a path with '..'")
+    if "\0" in name:
+        raise UploadError(f"archive member {_short(name)}: a name with a NUL byte")
+    if limits is not None and len(name) > limits.max_path:
+        raise UploadError(f"archive member {_short(name)}: a path of {len(name)} characters, more than "
+                          f"{limits.max_path} (uploads.max_path)")
+    if any(len(part.encode("utf-8")) > NAME_MAX for part in path.parts):
+        raise UploadError(f"archive member {_short(name)}: a name longer than {NAME_MAX} bytes (the file "
+                          "system's limit)")
+    if limits is not None and len(path.parts) > limits.max_depth:
+        raise UploadError(f"archive member {_short(name)}: {len(path.parts)} levels deep, more than "
+                          f"{limits.max_depth} (uploads.max_depth)")
     return path
 
 
-class _Budget:
-    def __init__(self, limits: UploadLimits) -> None:
-        self.limits = limits
-        self.files = 0
-        self.bytes = 0
-
-    def file(self, name: str) -> None:
-        self.files += 1
-        if self.files > self.limits.max_files:
-            raise UploadError(f"the archive has more than {self.limits.max_files} files (uploads.max_files); "
-                              f"stopped at {name[:100]!r}")
-
-    def add(self, count: int, name: str) -> None:
-        self.bytes += count
-        if self.bytes > self.limits.max_unpacked_bytes:
-            raise UploadError(f"the archive unpacks to more than {self.limits.max_unpacked_bytes} bytes "
-                              f"(uploads.max_unpacked_bytes); stopped in {name[:100]!r}")
-
-
-def _write(source: IO[bytes], target: Path, name: str, budget: _Budget) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+def _write(source: Reader, target: Path) -> None:
     with open(target, "xb") as out:
         while chunk := source.read(65536):
-            budget.add(len(chunk), name)
             out.write(chunk)
     os.chmod(target, 0o644)
 
 
-def _zip_members(data: bytes) -> Iterator[tuple[str, str, IO[bytes] | None]]:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise UploadError(f"not a readable zip archive: {exc}") from None
-    with archive:
-        for info in archive.infolist():
-            mode = info.external_attr >> 16
-            if info.is_dir():
-                yield info.filename, "dir", None
-            elif stat.S_ISLNK(mode):   # a Unix zip keeps a link's type in its external attributes
-                yield info.filename, "link", None
-            elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):
-                yield info.filename, "special", None
-            else:
-                with archive.open(info) as member:
-                    yield info.filename, "file", member
+def _place(into: Path, path: PurePosixPath, name: str, directory: bool) -> Path:
+    """Where member ``path`` goes under ``into``, its parent directories made: refused when
+    a file stands where a directory must be, or the member is given twice."""
+    at = into
+    for part in path.parts[:-1]:
+        at = at / part
+        if at.is_symlink() or (at.exists() and not at.is_dir()):
+            raise UploadError(f"archive member {_short(name)}: {_short(str(at.relative_to(into)))} is a file, "
+                              "not a directory")
+        at.mkdir(mode=0o755, exist_ok=True)
+    target = at / path.parts[-1]
+    if target.is_symlink() or (target.exists() and (not directory or not target.is_dir())):
+        given = "a directory" if target.is_dir() else "a file"
+        raise UploadError(f"archive member {_short(name)}: given twice (already {given})")
+    return target
 
 
-def _tar_members(data: bytes) -> Iterator[tuple[str, str, IO[bytes] | None]]:
-    try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise UploadError(f"not a readable tar archive: {exc}") from None
-    with archive:
-        try:
-            for info in archive:
-                if info.isdir():
-                    yield info.name, "dir", None
-                elif info.issym() or info.islnk():
-                    yield info.name, "link", None
-                elif not info.isreg():
-                    yield info.name, "special", None
-                else:
-                    yield info.name, "file", archive.extractfile(info)
-        except (tarfile.TarError, OSError, EOFError, zipfile.BadZipFile) as exc:
-            raise UploadError(f"the tar archive is damaged: {exc}") from None
+def _unpack_archive(data: bytes, kind: str, into: Path, limits: UploadLimits) -> None:
+    budget = Budget(limits, len(data))
+    for name, what, source in members(data, kind, budget):
+        path = _member_path(name, limits)
+        if what == "link":
+            raise UploadError(f"archive member {_short(name)}: a link (links are refused)")
+        if what == "special":
+            raise UploadError(f"archive member {_short(name)}: a device or other special file")
+        if not path.parts:   # "./": the archive's top, which is ``into``
+            continue
+        target = _place(into, path, name, what == "dir")
+        if what == "dir":
+            target.mkdir(mode=0o755, exist_ok=True)
+            continue
+        budget.file(name)
+        assert source is not None
+        _write(source, target)
 
 
 def unpack(data: bytes, filename: str, into: Path, limits: UploadLimits) -> bool:
-    """Unpack an upload into the (new, empty) directory ``into``; whether it was an
-    archive. UploadError says what was refused."""
+    """Unpack an upload into the directory ``into`` (made here; it must not exist):
+    whether it was an archive. UploadError says what was refused, and ``into`` is gone."""
     if len(data) > limits.max_bytes:
         raise UploadError(f"the upload is {len(data)} bytes, more than {limits.max_bytes} (uploads.max_bytes)")
     if not data:
         raise UploadError("the upload is empty")
+    kind = archive_format(filename)
+    if kind is None:
+        name = PurePosixPath(filename.replace("\\", "/")).name
+        if not name or name.startswith(".") or name == MANIFEST or len(name) > 100 or "\0" in name:
+            raise UploadError(f"the file name {_short(filename)} cannot be a bot's main file")
+        found = magic_format(data)
+        if found is not None:
+            raise UploadError(f"{_short(name)} is {'a zip archive' if found == 'zip' else 'compressed'}: give its "
+                              "name the archive's suffix (.zip, .tar.gz, .tgz, .tar.bz2, .tar.xz, .tar)")
     into.mkdir(parents=True, mode=0o755)
-    budget = _Budget(limits)
-    if _is_zip(data, filename) or _is_tar(data, filename):
-        members = _zip_members(data) if _is_zip(data, filename) else _tar_members(data)
-        for name, kind, source in members:
-            path = _member_path(name)
-            if kind == "link":
-                raise UploadError(f"archive member {name[:100]!r}: a link (links are refused)")
-            if kind == "special":
-                raise UploadError(f"archive member {name[:100]!r}: a device or other special file")
-            target = into.joinpath(*path.parts)
-            if kind == "dir":
-                target.mkdir(parents=True, exist_ok=True, mode=0o755)
-                continue
-            budget.file(name)
-            if target.exists():
-                raise UploadError(f"archive member {name[:100]!r}: given twice")
-            assert source is not None
-            _write(source, target, name, budget)
-        return True
-    name = PurePosixPath(filename.replace("\\", "/")).name
-    if not name or name.startswith(".") or name == MANIFEST or len(name) > 100:
-        raise UploadError(f"the file name {filename[:100]!r} cannot be a bot's main file")
-    budget.file(name)
-    _write(io.BytesIO(data), into / name, name, budget)
-    return False
+    try:
+        if kind is not None:
+            _unpack_archive(data, kind, into, limits)
+            return True
+        if len(data) > limits.max_unpacked_bytes:
+            raise UploadError(f"the file is {len(data)} bytes, more than {limits.max_unpacked_bytes} "
+                              "(uploads.max_unpacked_bytes)")
+        _write(io.BytesIO(data), into / name)
+        return False
+    except ArchiveError as exc:
+        shutil.rmtree(into, ignore_errors=True)
+        raise UploadError(str(exc)) from None
+    except OSError as exc:   # what the file system refused (a name it cannot hold): the upload's fault
+        shutil.rmtree(into, ignore_errors=True)
+        raise UploadError(f"the archive cannot be unpacked: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(into, ignore_errors=True)
+        raise
 
 
 def read_manifest(directory: Path) -> tuple[str, str]:
@@ -171,6 +166,8 @@ def read_manifest(directory: Path) -> tuple[str, str]:
     path = directory / MANIFEST
     if not path.is_file():
         raise UploadError(f"an archive needs a {MANIFEST} at its top with language and main")
+    if path.stat().st_size > MANIFEST_BYTES:
+        raise UploadError(f"{MANIFEST} is more than {MANIFEST_BYTES} bytes: it holds language and main")
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -195,31 +192,41 @@ def language_for(filename: str, languages: tuple[Language, ...]) -> Language | N
 
 
 def build(language: Language, main: Path, directory: Path, limits: ResourceLimits, sandbox: SandboxPolicy,
-          seconds: float) -> tuple[bool, str]:
+          seconds: float, interpreters: Interpreters | None = None) -> tuple[bool, str]:
     """Build a version (in the sandbox, ``sandbox`` a resolved policy): whether it built,
     and its log."""
-    if language.name == "command" or language.build == ():
-        if language.name == "command":
-            os.chmod(main, 0o755)
-        if not language.build:
-            return True, f"{language.name}: no build step"
+    interpreters = interpreters or Interpreters()
+    try:
+        interpreters.command(language.run)   # a missing interpreter fails the build, not every game
+    except MissingInterpreter as exc:
+        return False, f"{language.name}: {exc}"
+    if language.name == "command":
+        os.chmod(main, 0o755)
+    if not language.build:
+        return True, f"{language.name}: no build step"
     from gameroom.core.confine import Confined
 
-    argv = fill(language.build, main, directory)
+    shown = "$ " + shlex.join(fill(language.build, main.relative_to(directory), "."))
+    try:
+        argv = interpreters.command(fill(language.build, main, directory))
+    except MissingInterpreter as exc:
+        return False, f"{shown}\n{language.name}: {exc}"
     started = time.monotonic()
     try:
-        program = Confined(argv, sandbox, limits, {}, read=[str(directory)])
+        program = Confined(argv, sandbox, limits, {}, read=[str(directory)], output_bytes=BUILD_LOG_BYTES,
+                           stdout_too=True)
     except (OSError, ValueError) as exc:
-        return False, f"the build could not start: {exc}"
+        return False, f"{shown}\nthe build could not start: {exc}"
     try:
         finished = program.wait(seconds)
         if not finished:
             program.kill()
-            return False, (f"$ {' '.join(language.build)}\nthe build did not finish within {seconds:g} s "
-                           f"(uploads.build_seconds): killed{program.stderr_note()}")
-        status = program.exit_status()
-        log = (f"$ {' '.join(language.build)}\n{program.ending()} after {time.monotonic() - started:.1f} s"
-               f"{program.stderr_note()}")
-        return status == 0, log
+            ending = f"the build did not finish within {seconds:g} s (uploads.build_seconds): killed"
+        else:
+            ending = f"{program.ending()} after {time.monotonic() - started:.1f} s"
+        output = program.output(BUILD_OUTPUT_SECONDS)
+        status = program.exit_status() if finished else None
     finally:
         program.kill()
+    output = output.replace(f"{directory}/", "").replace(str(directory), ".")   # the bot's own paths, as it knows them
+    return status == 0, "\n".join(part for part in (shown, ending, output) if part)

@@ -6,19 +6,23 @@ guard, sessions, stored games and replay viewer come with it).
     GET  /arena/admin                    the administrator's page
     GET  /metrics                        Prometheus text
     GET  /api/arena                      {"competitions": [...], "me": {...}}
-    GET  /api/arena/bots/{name}          versions, recent games, ejections
+    GET  /api/arena/bots/{name}          versions, recent games, ejections (logs, stderr and a
+                                         remote bot's notes for its owner and staff only)
     POST /api/arena/join                 {"code"} -> {"competition"}          (logged in)
     POST /api/arena/{competition}/bots   ?name=N&language=L&filename=F, the file as the body
                                                                             (a member)
-    POST /api/arena/{competition}/remote {"name"} -> {"bot", "version", "token", "port"}: a
-                                         remote bot and its secret token (a member)
-    GET  /api/arena/games/{id}/replay.jsonl   the stored replay (JSON Lines) to download
+    POST /api/arena/{competition}/remote {"name"} -> {"bot", "version", "token", "host", "port",
+                                         "command"}: a remote bot, its secret token and where it
+                                         connects (a member)
+    GET  /api/arena/games/{id}/replay.jsonl   the stored replay (JSON Lines) to download: the stored
+                                         bytes as Content-Encoding zstd, else gzip or plain (410: not kept)
     GET  /api/arena/admin                workers, queue, pause state         (administrator)
     POST /api/arena/admin/pause          {"paused": bool}                    (administrator)
     POST /api/arena/admin/invites        {"competition", "count"} -> {"codes"} (administrator)
     WS   /api/arena/ws                   ?bot=NAME: a snapshot at every change (standings, or
-                                         the bot's page)
+                                         the bot's page as the viewer may see it)
 
+The staff's overview, bots disabled, freezes and the CSV of the standings: ``arena.web_staff``.
 A stored game opens in the web room's viewer at ``/results/games/{id}``.
 """
 
@@ -26,25 +30,33 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from gameroom.arena.ladder import Arena, ArenaError
-from gameroom.arena.tables import competitions_of, make_invites, redeem, role_of
-from gameroom.arena.views import admin_view, bot_page, metrics_text, standings
-from gameroom.league.db import GameRow, replay_of
+from gameroom.arena.tables import InviteRefused, competitions_of, make_invites, redeem, role_of
+from gameroom.arena.views import Viewer, admin_view, bot_page, metrics_text, standings
+from gameroom.arena.web_staff import staff_routes
+from gameroom.league.db import NOT_KEPT, GameRow
 from gameroom.web.app import create_app
 from gameroom.web.guard import BadBody, read_json
-from gameroom.web.room import Room, address_of
+from gameroom.league.packing import pack, unpack
+from gameroom.web.public import public_replay
+from gameroom.web.room import Room
+from gameroom.web.sockets import serve_updates
+from gameroom.web.viewer import download
 
 __all__ = ["arena_app", "STATIC", "PUSH_EVERY", "SEND_WITHIN"]
+
+logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 JSON_BODY = 16 * 1024
@@ -55,8 +67,26 @@ SEND_WITHIN = 10.0
 MAX_INVITES = 500
 
 
+def _public_blob(blob: bytes, scrub: Callable[[str], str]) -> bytes:
+    """A stored replay as a visitor may download it (``web.public.public_replay``), packed
+    again as stored replays are: scrubbed before it is compressed, since no later look
+    can read a compressed body."""
+    return pack(public_replay(unpack(blob), scrub))
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _disabled(arena: Arena, name: str) -> str | None:
+    """Why staff disabled the bot ``name`` (None: it is not disabled, or does not exist)."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from gameroom.arena.tables import EntryRow
+
+    with Session(arena.engine) as session:
+        return session.scalar(select(EntryRow.disabled).where(EntryRow.name == name))
 
 
 def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
@@ -71,6 +101,10 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         role = await asyncio.to_thread(role_of, arena.engine, account.key)
         return account.key, account.name, role
 
+    async def viewer(request: Request | WebSocket) -> Viewer:
+        key, _, role = await who(request)
+        return Viewer(key, role)
+
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / request.scope["route"].name)
 
@@ -83,7 +117,7 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         return JSONResponse(data)
 
     async def bot(request: Request) -> Response:
-        found = await asyncio.to_thread(bot_page, arena, request.path_params["name"][:40])
+        found = await asyncio.to_thread(bot_page, arena, request.path_params["name"][:40], await viewer(request))
         if found is None:
             return _error(404, f"no bot {request.path_params['name'][:40]!r}")
         return JSONResponse(found)
@@ -99,9 +133,10 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         code = body.get("code") if isinstance(body, dict) else None
         if not isinstance(code, str) or not 1 <= len(code) <= 100:
             return _error(400, "the body must be {\"code\": \"your invite code\"}")
-        competition = await asyncio.to_thread(redeem, arena.engine, code.strip(), key)
-        if competition is None:
-            return _error(404, "no such invite code, or it was used already")
+        try:
+            competition = await asyncio.to_thread(redeem, arena.engine, code.strip(), key)
+        except InviteRefused as exc:
+            return _error(exc.status, str(exc))
         return JSONResponse({"competition": competition})
 
     async def upload(request: Request) -> Response:
@@ -119,12 +154,18 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
                 return _error(413, f"the upload is more than {limit} bytes (uploads.max_bytes)")
             chunks.append(chunk)
         params = request.query_params
+        disabled = await asyncio.to_thread(_disabled, arena, params.get("name", "")[:40])
+        if disabled is not None:
+            return _error(403, f"{params.get('name', '')[:40]!r} is disabled by staff: {disabled}")
         try:
             made = await asyncio.to_thread(arena.upload, competition, key, params.get("name", ""),
                                            params.get("language") or None, params.get("filename", "bot"),
                                            b"".join(chunks))
         except ArenaError as exc:
             return _error(exc.status, str(exc))
+        except OSError as exc:   # the arena's disk, not the upload: no path in the answer
+            logger.error("an upload could not be stored: %s", exc.strerror or exc)
+            return _error(503, "the arena cannot store uploads just now: try again later")
         return JSONResponse(made, status_code=201)
 
     async def member(request: Request) -> tuple[str | None, Response | None]:
@@ -147,11 +188,19 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         except BadBody as exc:
             return _error(exc.status, str(exc))
         name = body.get("name") if isinstance(body, dict) else None
+        name = name if isinstance(name, str) else ""
+        disabled = await asyncio.to_thread(_disabled, arena, name[:40])
+        if disabled is not None:
+            return _error(403, f"{name[:40]!r} is disabled by staff: {disabled}")
         try:
-            made = await asyncio.to_thread(arena.register_remote, request.path_params["competition"], key,
-                                           name if isinstance(name, str) else "")
+            made = await asyncio.to_thread(arena.register_remote, request.path_params["competition"], key, name)
         except ArenaError as exc:
             return _error(exc.status, str(exc))
+        host = arena.config.remote[0] if arena.config.remote is not None else ""
+        if host in ("", "0.0.0.0", "::"):   # listening everywhere: where this page was reached
+            host = request.url.hostname or "127.0.0.1"
+        where = f"[{host}]:{made['port']}" if ":" in host else f"{host}:{made['port']}"
+        made.update(host=host, command=f"python3 python_bot.py {where} {made['token']}")
         return JSONResponse(made, status_code=201)
 
     async def replay(request: Request) -> Response:
@@ -159,18 +208,21 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         if not text.isdigit() or len(text) > 18:
             return _error(404, f"no stored game {text[:40]!r}")
 
-        def read() -> str | None:
+        def read() -> tuple[bool, bytes | None]:
             from sqlalchemy.orm import Session
 
             with Session(arena.engine) as session:
                 row = session.get(GameRow, int(text))
-                return None if row is None else replay_of(row)
+                return (False, None) if row is None else (True, row.replay)
 
-        found = await asyncio.to_thread(read)
-        if found is None:
+        found, blob = await asyncio.to_thread(read)
+        if not found:
             return _error(404, f"no stored game {text!r}")
-        return Response(found, media_type="application/x-ndjson",
-                        headers={"content-disposition": f'attachment; filename="game-{text}.jsonl"'})
+        if blob is None:
+            return _error(410, f"game {text}: {NOT_KEPT}")
+        if not await room.is_staff(request.scope):   # staff download it as it is stored
+            blob = await asyncio.to_thread(_public_blob, blob, room.scrubber.text)
+        return download(request, blob, f"game-{text}.jsonl")
 
     async def admin_only(request: Request) -> Response | None:
         _, _, role = await who(request)
@@ -216,31 +268,20 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
         return PlainTextResponse(metrics_text(arena), media_type="text/plain; version=0.0.4")
 
     async def live(websocket: WebSocket) -> None:
+        name = websocket.query_params.get("bot")
         account = await room.signed_in(websocket)
         user = account.key if account is not None else None
-        address = address_of(websocket)
-        refusal = room.sockets.take(address, user)
-        if refusal is not None:
-            await websocket.close(code=1013, reason=refusal[:120])
-            return
-        try:
-            await websocket.accept()
-            name = websocket.query_params.get("bot")
-            seen = -1
-            while True:
-                if arena.version != seen:
-                    seen = arena.version
-                    data = await asyncio.to_thread(bot_page, arena, name[:40]) if name else \
-                        await asyncio.to_thread(standings, arena)
-                    text = json.dumps({"kind": "bot" if name else "standings", "data": data})
-                    await asyncio.wait_for(websocket.send_text(text), SEND_WITHIN)
-                await asyncio.sleep(PUSH_EVERY)
-        except (WebSocketDisconnect, asyncio.TimeoutError, RuntimeError, OSError):
-            pass
-        finally:
-            room.sockets.give(address, user)
+        looker = Viewer(user, await asyncio.to_thread(role_of, arena.engine, user)) if user else Viewer()
+
+        async def snapshot() -> str:
+            data = await asyncio.to_thread(bot_page, arena, name[:40], looker) if name else \
+                await asyncio.to_thread(standings, arena)
+            return json.dumps({"kind": "bot" if name else "standings", "data": data})
+
+        await serve_updates(websocket, room, lambda: arena.version, snapshot, PUSH_EVERY, SEND_WITHIN)
 
     routes = [
+        *staff_routes(arena, admin_only, admin_body),
         Route("/arena", page, name="arena.html"),
         Route("/arena/bots/{name}", page, name="bot.html"),
         Route("/arena/admin", page, name="admin.html"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 from gameroom.bench import generic
 from gameroom.cli.common import at_least, positive_seconds
@@ -39,15 +40,18 @@ def main() -> int:
     games = registry.games()
     parser = argparse.ArgumentParser(prog="python -m gameroom.bench", description="Print benchmark figures.")
     parser.add_argument("game", nargs="?", default="all",
-                        choices=["all", "lobby", "league", "arena", "fuzz", "slowloris", "capacity", "rl", "hostile", *games],
+                        choices=["all", "lobby", "league", "arena", "viewer", "fuzz", "slowloris", "capacity", "rl", "hostile",
+                                 *games],
                         help="a game, all games, lobby (the lobby server under load), league, fuzz (bad "
                              "messages at every server), slowloris (silent and slow clients beside games), "
                              "capacity (one referee server holding many remote players), rl (every "
                              "game's learning environment beside PettingZoo's classic ones) or hostile (the "
                              "attacks of issue 17 beside honest games), arena (the arena's ladder with program bots of "
-                             "each language, and its overhead per game)")
+                             "each language, and its overhead per game; then the viewer's figures), viewer (a season's "
+                             "longest stored game watched: its bytes on the wire per stored byte and the time to "
+                             "its first picture)")
     parser.add_argument("--game", dest="played", default=REFERENCE_GAME, choices=list(games),
-                        help=f"capacity, slowloris, league: the game played (default {REFERENCE_GAME})")
+                        help=f"capacity, slowloris, league, viewer: the game played (default {REFERENCE_GAME})")
     parser.add_argument("--games", type=positive, default=None,
                         help="games per in-process measurement (default 200; league: 10000; "
                              "capacity: games at once, default 250)")
@@ -67,9 +71,11 @@ def main() -> int:
     parser.add_argument("--acceptance", action="store_true",
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
-    parser.add_argument("--workers", type=positive, default=2, help="league --acceptance: games played at once")
+    parser.add_argument("--workers", type=positive, default=2, help="league --acceptance, arena, viewer: games played at once")
     parser.add_argument("--seconds", type=positive_seconds, default=3.0, help="rl: seconds of play per environment (default 3)")
-    parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack")
+    parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack; arena: hostile "
+                        "uploads of concatenated bzip2 streams (about 7 KB, built at once) rather than one stream "
+                        "(under 700 bytes, 8 s each to build)")
     parser.add_argument("--reference", action="append", default=[], metavar="FILE|KEY=RATE",
                         help="a game: more reference figures, a TOML file shaped like gameroom/bench/"
                              "references.toml, or one work's rate (KEY=RATE, e.g. q-dag-dag=91.3); "
@@ -115,9 +121,17 @@ def main() -> int:
     if args.acceptance:
         parser.error("--acceptance belongs to the league benchmark")
     if args.game == "arena":
-        from gameroom.bench import arena
+        from gameroom.bench import arena, viewer
 
-        arena.run(args.games, game_name=args.played, workers=args.workers)
+        arena.run(args.games, game_name=args.played, workers=args.workers, quick=args.quick)
+        # --quick (the smoke test's run) gives the viewer a short season of its own games
+        viewer.run(args.games if args.quick else None, game_name=args.played, workers=args.workers,
+                   runs=1 if args.quick else 3)
+        return 0
+    if args.game == "viewer":
+        from gameroom.bench import viewer
+
+        viewer.run(args.games, game_name=args.played, workers=args.workers)
         return 0
     if args.game == "league":
         from gameroom.bench import league
@@ -133,9 +147,16 @@ def main() -> int:
         figures = references.load(args.reference, None if args.game == "all" else args.game)
     except ValueError as exc:
         parser.error(str(exc))
+    from gameroom.bench.seats import GameNotPlayed
+    from gameroom.core.sandbox import SandboxUnavailable
+
     for name, game in games.items():
         if args.game in ("all", name):
-            generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
+            try:
+                generic.run(game, args.games, figures.get(name, {}), args.isolated_games)
+            except (GameNotPlayed, SandboxUnavailable) as exc:   # no figure of games that were not played
+                print(f"gameroom.bench: error: {exc}", file=sys.stderr, flush=True)
+                return 1
     return 0
 
 

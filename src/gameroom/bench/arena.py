@@ -23,6 +23,13 @@ arena's). Printed per row, a game's mean:
     included: (bot starts + platform) per program bot (the issue's target of 50 ms a
     program bot a game, process start and sign-up included, read strictly).
 
+Before the games, a row of hostile uploads (``bench.archives``): a tar whose long-name
+record, another whose pax header, and another whose member declare 600 MiB (under half
+a KiB of bzip2 each), the first again named ``bot.tgz``, and a directory bomb of a
+million entries, each unpacked in a fresh process with the arena's default limits: the
+peak RSS they add while refused (target: under +50 MB) and each answer (``--quick``:
+the same declared sizes in concatenated bzip2 streams of about 7 KB, built at once).
+
 A last line is JSON with these figures per row. Without a writable cgroup hierarchy (not
 root, or none mounted) a line says so and only the wall-time figures are printed (the CPU
 figures are null in the JSON).
@@ -34,16 +41,17 @@ import json
 import os
 import statistics
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
+from gameroom.arena.interpreters import Interpreters
 from gameroom.arena.ladder import Pool
 from gameroom.core import confine
 from gameroom.core.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.games import registry
+from gameroom.league.packing import unpack
 from gameroom.league.schedule import game_seed
 from gameroom.league.table import TableTask
 
@@ -90,7 +98,7 @@ def measure(pool: Pool, workers: int, game_name: str, bots: tuple[dict, ...], ga
     after = groups.seconds() if groups is not None else None
     in_calls = []
     for outcome in outcomes:
-        record = MatchRecord.from_jsonl(zlib.decompress(outcome.replay).decode())
+        record = MatchRecord.from_jsonl(unpack(outcome.replay))
         in_calls.append(sum(e.data.get("latency") or 0.0 for e in record.events if e.kind == "call"))
     row: dict[str, float | None] = {"games/s": games / elapsed, "wall ms": elapsed * workers / games * 1000,
                                     "in calls ms": statistics.fmean(in_calls) * 1000,
@@ -108,7 +116,7 @@ def _cell(value: float | None, width: int) -> str:
     return f"{'-':>{width}}" if value is None else f"{value:{width}.1f}"
 
 
-def run(games: int | None, *, game_name: str, workers: int = 2) -> None:
+def run(games: int | None, *, game_name: str, workers: int = 2, quick: bool = False) -> None:
     games = games or 100
     game = registry.game(game_name)
     sandbox = resolve_policy(SandboxPolicy())
@@ -128,10 +136,15 @@ def run(games: int | None, *, game_name: str, workers: int = 2) -> None:
     if groups is not None and not (sandbox.mode == "bwrap" and os.geteuid() == 0):
         print("arena bench: the bots' starts and play are counted apart only in bubblewrap sandboxes made by root; "
               "here they are in the platform's figure", flush=True)
+    from gameroom.bench.archives import report
+
+    refusals = report(single=not quick)   # before any game, so the pool's workers are not in its figure
     rows: dict[str, dict[str, Any]] = {}
     try:
+        interpreters = Interpreters()   # as the arena runs them: a PATH shim's real interpreter
         for language, argv in LANGUAGES.items():
-            bots = tuple({"name": f"{language}-{k}", "command": argv} for k in range(game.min_players))
+            bots = tuple({"name": f"{language}-{k}", "command": interpreters.command(argv)}
+                         for k in range(game.min_players))
             rows[f"{language} programs"] = measure(pool, workers, game_name, bots, games, sandbox, groups,
                                                    game.min_players)
         builtins = tuple({"name": f"{strategy}-{k}", "builtin": strategy} for k in range(game.min_players))
@@ -146,4 +159,4 @@ def run(games: int | None, *, game_name: str, workers: int = 2) -> None:
         print(f"{label:22} " + " ".join(_cell(row[key], 13) for key in KEYS), flush=True)
     print(json.dumps({"bench": "arena", "game": game_name, "games": games, "workers": workers, "sandbox": sandbox.mode,
                       "accounting": accounting, "load": [round(load[0], 2), round(os.getloadavg()[0], 2)],
-                      "rows": rows}), flush=True)
+                      "rows": rows, "hostile uploads": refusals}), flush=True)

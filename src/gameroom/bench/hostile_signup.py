@@ -31,12 +31,13 @@ import sys
 import tempfile
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+
+from gameroom.league.packing import pack, unpack
 
 __all__ = ["DATABASE_FORGERIES", "REPLAY_FORGERIES", "main", "run", "run_attacks"]
 
@@ -249,9 +250,9 @@ def _sql(*statements: str) -> Callable[[sqlite3.Connection], None]:
 def _replace_replay(change: Callable[[list[str]], list[str]]) -> Callable[[sqlite3.Connection], None]:
     def apply(connection: sqlite3.Connection) -> None:
         blob, = connection.execute("SELECT replay FROM games WHERE id = 2").fetchone()
-        lines = change(zlib.decompress(blob).decode("utf-8").splitlines())
+        lines = change(unpack(blob).splitlines())
         text = "".join(line + "\n" for line in lines)
-        connection.execute("UPDATE games SET replay = ? WHERE id = 2", (zlib.compress(text.encode("utf-8")),))
+        connection.execute("UPDATE games SET replay = ? WHERE id = 2", (pack(text),))
 
     return apply
 

@@ -5,7 +5,9 @@ client's whole turn, read, decode).
 
 The server signs the players up with the real sign-up server and the game's own protocol
 (greeting included) and plays the descriptor's ``play`` from a fixed seed; the clients are
-the real clients runner with the descriptor's players. Figures only.
+the real clients runner with the descriptor's players. Figures only, of games that were
+played: a game that did not start or ended with a seat ejected stops it
+(``bench.seats.GameNotPlayed``).
 ``python -m gameroom.bench.remote GAME PORT`` is the clients' process.
 """
 
@@ -17,6 +19,7 @@ import sys
 import time
 from typing import Any, Sequence
 
+from gameroom.bench.seats import GameNotPlayed, check_played
 from gameroom.core.context import MatchContext
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat
@@ -52,8 +55,11 @@ def run(game: GameDescriptor, games: int = 5) -> str:
 
         return Seat(seat.name, call, seat.trusted, seat.player)
 
+    played: dict[int, Any] = {}
+
     def play(seats: Sequence[Seat], seed: int) -> Any:
-        return game.play(seed, [timed(s) for s in seats], context=MatchContext(limits=game.limits)).to_json()
+        played[seed] = result = game.play(seed, [timed(s) for s in seats], context=MatchContext(limits=game.limits))
+        return result.to_json()
 
     rules = SignupRules(players, players, 1, 30.0, 2.0, 2.0, name_rule(r"[A-Za-z0-9]+", 20))
 
@@ -72,6 +78,10 @@ def run(game: GameDescriptor, games: int = 5) -> str:
     start = time.perf_counter()
     for g in range(games):
         aio.run(one(g))
+        if g not in played:
+            raise GameNotPlayed(f"{game.name} remote game {g} was not played: its {players} clients did not all "
+                                "sign up (see the clients' errors above)")
+        check_played(game, "remote", g, played[g])
     elapsed = time.perf_counter() - start
     if not timings:
         return f"{game.name} remote: no call was made (did the clients sign up?)"

@@ -29,11 +29,14 @@ from typing import Any
 
 from gameroom.core.calls import GuardedCaller, direct_caller
 from gameroom.core.context import MatchContext
+from gameroom.core.errors import GameroomError
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat, guarded_seat, isolated_seat
+from gameroom.core.record import MatchResult
 from gameroom.core.workload import Lineup
 
-__all__ = ["GUARD_LIMIT", "Echo", "Rate", "builtin_player", "call_costs", "default_lineup", "play_games"]
+__all__ = ["GUARD_LIMIT", "Echo", "GameNotPlayed", "Rate", "builtin_player", "call_costs", "check_played",
+           "default_lineup", "play_games"]
 
 GUARD_LIMIT = 10.0
 """Seconds a guarded call may take when the game sets no call limit of its own."""
@@ -48,12 +51,33 @@ class Echo:
         return value
 
 
+class GameNotPlayed(GameroomError):
+    """A benchmark game did not end as a game of built-in players must: a seat was ejected
+    (its player could not be made, or failed a call), or ``play`` gave no result. Its
+    figures would time something else than the game, so the benchmark stops and says why."""
+
+
 def builtin_player(game_name: str, strategy: str, name: str, seed: int) -> Any:
     """A built-in player made by name (picklable through ``functools.partial``: how an
-    isolated seat's child process makes it)."""
+    isolated seat's child process makes it). ``registry.game`` says why a game is not
+    there (a plug-in that failed to import in this process names its error)."""
     from gameroom.games import registry
 
-    return registry.games()[game_name].strategies[strategy](name, seed)
+    return registry.game(game_name).strategies[strategy](name, seed)
+
+
+def check_played(game: GameDescriptor, kind: str, seed: int, result: Any) -> None:
+    """GameNotPlayed unless ``result`` is a result with no ejection: built-in players
+    never misbehave, so an ejection means the game was not played (an isolated seat whose
+    player could not be made in its sandbox, a call that failed)."""
+    if not isinstance(result, MatchResult):
+        raise GameNotPlayed(f"{game.name} game of seed {seed} on {kind} seats gave no result "
+                            f"(play returned {type(result).__name__})")
+    if result.ejections:
+        first = result.ejections[0]
+        raise GameNotPlayed(f"{game.name} game of seed {seed} on {kind} seats was not played: "
+                            f"{len(result.ejections)} of {len(result.names)} seats ejected; the first, "
+                            f"{first.name}, on {first.method}: {first.reason}")
 
 
 def default_lineup(game: GameDescriptor) -> Lineup:
@@ -113,7 +137,8 @@ def guard_limit(game: GameDescriptor) -> float:
 def play_games(game: GameDescriptor, lineup: Lineup, kind: str, games: int, seed: int = 0) -> Rate:
     """Play ``games`` complete games of ``lineup`` on seats of ``kind`` (trusted, guarded
     or isolated), dealt from ``seed``, ``seed + 1``, ...; isolated players' processes are
-    started with their game and ended after it, inside the timing."""
+    started with their game and ended after it, inside the timing. GameNotPlayed when a
+    game ends with a seat ejected or without a result (:func:`check_played`)."""
     play: Callable[..., Any] = lineup.play or game.play
     limits = game.limits.with_call(guard_limit(game))
     context = MatchContext(limits=limits)
@@ -121,7 +146,7 @@ def play_games(game: GameDescriptor, lineup: Lineup, kind: str, games: int, seed
     for g in range(games):
         seats = _seats(game, lineup, kind, seed + g)
         try:
-            play(seed + g, seats, context)
+            check_played(game, kind, seed + g, play(seed + g, seats, context))
         finally:
             for seat in seats:
                 close = getattr(seat.caller, "close", None)

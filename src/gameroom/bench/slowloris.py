@@ -12,7 +12,12 @@ connections of three kinds, made before the normal games start and held while th
 :func:`run_mix` plays the normal games with built-in players and returns how long they
 took, whether every normal game printed a result and whether the server survived;
 ``python -m gameroom.bench slowloris [--connections N] [--games G]`` prints the normal
-games' time without and with the attackers. The test (``tests/server/test_slowloris.py``)
+games' time without and with the attackers, then a *slow clients* row for each of the web
+room, the arena and the lobby (:func:`slow_client_row`: their own processes with their
+default limits; an honest client from 127.0.0.1 asks one request at a time on a new
+connection, alone and while 127.0.0.2 holds 2,000 slow connections — an HTTP head never
+finished, a lobby message never finished — made again whenever the server closes one; its
+p50/p99 both times, what it was served, and the server's open files). The test (``tests/server/test_slowloris.py``)
 runs the same mix and checks only that every normal game finishes.
 """
 
@@ -21,14 +26,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import socket
+import subprocess
+import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gameroom.bench.fuzz import _rest_of_output, _rules, _session, start_arena
 from gameroom.remote.connection import Connection
 
-__all__ = ["MixReport", "run_mix", "run", "KINDS"]
+__all__ = ["MixReport", "SlowClientRow", "run_mix", "run", "run_slow_clients", "slow_client_row", "KINDS"]
 
 KINDS = ("silent", "trickle", "deaf")
 PER_CROWDED_GAME = 50    # attackers per crowded port: under the 64 a sign-up lets wait
@@ -159,3 +170,242 @@ def run(attackers: int = 500, games: int = 20, *, game_name: str, repeats: int =
                       "seconds_with": round(loud, 3), "ratio": round(loud / quiet, 3),
                       "results": sum(r.results for c in figures for r in figures[c]),
                       "lost": sum(r.lost for c in figures for r in figures[c]), "outcomes": outcomes}), flush=True)
+    run_slow_clients()
+
+
+# -- slow clients of one address against the web room, the arena and the lobby -------------
+
+SLOW_ADDRESS = "127.0.0.2"   # the attacker's source address; the honest client is 127.0.0.1
+HONEST_REQUESTS = 200
+
+
+@dataclass
+class SlowClientRow:
+    server: str
+    held: int                      # slow connections the attacker held open at the end
+    tried: int                     # connections it made (refused ones made again)
+    quiet_ms: tuple[float, float]  # honest p50, p99 alone
+    loud_ms: tuple[float, float]   # honest p50, p99 beside the attacker
+    served: int                    # honest requests answered beside the attacker
+    asked: int                     # honest requests made beside the attacker
+    open_files: tuple[int, int]    # the server's open files: quiet, beside the attacker
+
+    def line(self) -> str:
+        (q50, q99), (l50, l99) = self.quiet_ms, self.loud_ms
+        return (f"slow clients: {self.server}: honest p50/p99 {q50:.1f}/{q99:.1f} ms quiet, {l50:.1f}/{l99:.1f} ms "
+                f"while {SLOW_ADDRESS} holds {self.held} slow connections ({self.tried} made); served "
+                f"{self.served}/{self.asked}; p99 {l99 / q99 if q99 else float('inf'):.2f}x quiet (target <= 2x); "
+                f"server's open files {self.open_files[0]} quiet, {self.open_files[1]} beside")
+
+
+def _open_files(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return -1
+
+
+def _percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    if not ordered:
+        return float("inf"), float("inf")
+    return (ordered[len(ordered) // 2] * 1000, ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000)
+
+
+def _honest(ask: Callable[[], bool], count: int) -> tuple[list[float], int]:
+    times, served = [], 0
+    for _ in range(count):
+        started = time.perf_counter()
+        try:
+            ok = ask()
+        except OSError:
+            ok = False
+        if ok:
+            served += 1
+            times.append(time.perf_counter() - started)
+    return times, served
+
+
+RETRY_SECONDS = 2.0
+"""A slow connection the server closed is made again this long after (a crowd that keeps
+trying, not a flood of connections)."""
+
+
+class _Crowd:
+    """``size`` slow connections from :data:`SLOW_ADDRESS` to ``port``, each sending
+    ``first`` and then nothing; one the server closes is made again :data:`RETRY_SECONDS`
+    later (at most ``size`` open or waiting), on a thread of its own until :meth:`stop`."""
+
+    def __init__(self, port: int, first: bytes, size: int) -> None:
+        self.port, self.first, self.size = port, first, size
+        self.open: list[socket.socket] = []
+        self.again: list[float] = []   # when each closed one is made again
+        self.tried = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._hold, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        deadline = time.monotonic() + 60
+        while self.tried < self.size and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _connect(self) -> None:
+        sock = socket.socket()
+        try:
+            sock.bind((SLOW_ADDRESS, 0))
+            sock.setblocking(False)
+            sock.connect_ex(("127.0.0.1", self.port))
+            self.tried += 1
+            time.sleep(0)   # let the handshake go
+            try:
+                sock.send(self.first)
+            except OSError:
+                pass
+            self.open.append(sock)
+        except OSError:
+            sock.close()
+            time.sleep(0.01)
+
+    def _hold(self) -> None:
+        import selectors
+
+        with selectors.DefaultSelector() as watch:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                self.again = [at for at in self.again if at > now]   # those due are made again below
+                while len(self.open) + len(self.again) < self.size and not self._stop.is_set():
+                    self._connect()
+                    watch.register(self.open[-1], selectors.EVENT_READ)
+                    if self.tried % 50 == 0:
+                        time.sleep(0.01)   # a crowd, not a flood: the honest client shares the machine
+                for key, _ in watch.select(0.2):   # answered (refused, timed out): closed, and made again
+                    sock = key.fileobj
+                    assert isinstance(sock, socket.socket)
+                    watch.unregister(sock)
+                    try:
+                        sock.recv(4096)
+                    except OSError:
+                        pass
+                    sock.close()
+                    self.open.remove(sock)
+                    self.again.append(time.monotonic() + RETRY_SECONDS)
+                time.sleep(0.05)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join(30)
+        held = len(self.open)
+        for sock in self.open:
+            sock.close()
+        return held
+
+
+def _http_ask(port: int, path: str) -> Callable[[], bool]:
+    import http.client
+
+    def ask() -> bool:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            connection.request("GET", path)
+            return connection.getresponse().status == 200
+        finally:
+            connection.close()
+
+    return ask
+
+
+def _lobby_ask(port: int) -> Callable[[], bool]:
+    counter = iter(range(10 ** 9))
+
+    def ask() -> bool:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(json.dumps({"type": "LOGIN", "username": f"honest{next(counter)}"}).encode() + b"\n"
+                         + b'{"type":"GET_PUBLIC_ROOMS"}\n')
+            data = b""
+            while b"PUBLIC_ROOMS" not in data:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return False
+                data += chunk
+            return True
+
+    return ask
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _serve(server: str, folder: Path) -> tuple[subprocess.Popen[bytes], int, Callable[[], bool], bytes]:
+    """Start ``server`` (web, arena, lobby) with its defaults on a free port: the process,
+    its port, the honest request and what a slow client sends first."""
+    port = _free_port()
+    command = [sys.executable, "-m", "gameroom"]
+    head = b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    log = open(folder / f"{server}.log", "wb")
+    if server == "web":
+        args, ask = ["web", "--port", str(port)], _http_ask(port, "/api/games")
+    elif server == "arena":
+        (folder / "arena.toml").write_text(f'listen = "127.0.0.1:{port}"\ndatabase = "sqlite:///arena.db"\n'
+                                           '[[competitions]]\nname = "c"\ngame = "q"\n')
+        args, ask = ["arena", "--config", str(folder / "arena.toml")], _http_ask(port, "/api/arena")
+    else:
+        (folder / "lobby.json").write_text(json.dumps({"seed": 7}))
+        args, ask, head = ["lobby", "--port", str(port), "--config", str(folder / "lobby.json")], _lobby_ask(port), \
+            b'{"type": "LOG'
+    process = subprocess.Popen([*command, *args], stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=folder)
+    log.close()
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if ask():
+                return process, port, ask, head
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"{server} did not start: {(folder / f'{server}.log').read_text()[-1000:]}")
+        time.sleep(0.2)
+
+
+def slow_client_row(server: str, slow: int = 2000, requests: int = HONEST_REQUESTS) -> SlowClientRow:
+    """An honest client's latency to ``server`` alone and while :data:`SLOW_ADDRESS` holds
+    ``slow`` slow connections (each made again when the server closes it), and the
+    server's open files: a row of ``python -m gameroom.bench slowloris``."""
+    import tempfile
+
+    from gameroom.server.admission import file_limit
+
+    file_limit()   # this process holds the crowd: as many files as it may
+    with tempfile.TemporaryDirectory(prefix=f"gameroom-slow-{server}-") as where:
+        process, port, ask, head = _serve(server, Path(where))
+        try:
+            quiet, _ = _honest(ask, requests)
+            quiet_files = _open_files(process.pid)
+            crowd = _Crowd(port, head, slow)
+            crowd.start()
+            loud, served = _honest(ask, requests)
+            loud_files = _open_files(process.pid)
+            held = crowd.stop()
+        finally:
+            process.terminate()
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(30)
+    return SlowClientRow(server, held, crowd.tried, _percentiles(quiet), _percentiles(loud), served, requests,
+                         (quiet_files, loud_files))
+
+
+def run_slow_clients(slow: int = 2000) -> list[SlowClientRow]:
+    """The slow-client row of the web room, the arena and the lobby, each printed."""
+    rows = []
+    for server in ("web", "arena", "lobby"):
+        row = slow_client_row(server, slow)
+        print(row.line(), flush=True)
+        rows.append(row)
+    return rows

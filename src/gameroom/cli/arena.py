@@ -6,10 +6,16 @@
                                                            GAMEROOM_ARENA_PASSWORD or stdin)
     gameroom arena invite COMPETITION [--count N]          print N invite codes
     gameroom arena import FILE.csv --competition C         accounts from a CSV, made participants
+    gameroom arena signout NAME                            end every session of an account (also
+                                                           POST /api/accounts/signout, staff only)
     gameroom arena recompute [--write]                     rebuild the standings from the games;
                                                            exit 1 when they differ
-    gameroom arena final COMPETITION [--format F] [--top N] [--games G]
-                                                           freeze and play the final tournament
+    gameroom arena final COMPETITION [--format F] [--top N] [--games G] [--wait S] [--json]
+                                                           freeze, wait for the games in flight,
+                                                           play the final from the frozen table
+                                                           and print its result
+    gameroom arena freeze COMPETITION [--thaw]             freeze a competition (or thaw it)
+    gameroom arena export COMPETITION                      the standings as CSV, for grading
 """
 
 from __future__ import annotations
@@ -20,7 +26,12 @@ import os
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from gameroom.cli.common import UsageError
+
+if TYPE_CHECKING:
+    from gameroom.arena.config import ArenaConfig, Competition
 
 __all__ = ["add_command", "run", "PASSWORD_VARIABLE"]
 
@@ -47,6 +58,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     imported = action("import", "make the accounts of a CSV file (username,password) participants")
     imported.add_argument("file", type=Path)
     imported.add_argument("--competition", required=True)
+    signout = action("signout", "end every session of an account (sign it out everywhere)")
+    signout.add_argument("name", help="the account's username")
     recompute = action("recompute", "rebuild the standings from the stored games and report differences")
     recompute.add_argument("--write", action="store_true", help="store the rebuilt standings where they differ")
     final = action("final", "freeze a competition and play its final tournament")
@@ -54,6 +67,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     final.add_argument("--format", default="round-robin", choices=["round-robin", "knock-out"])
     final.add_argument("--top", type=int, default=8, help="bots of the standings that play (default 8)")
     final.add_argument("--games", type=int, default=2, help="games per table or match (default 2)")
+    final.add_argument("--wait", type=float, default=300.0,
+                       help="seconds to wait for the running arena to write its games in flight (default 300)")
+    final.add_argument("--json", action="store_true", help="print the result as JSON")
+    frozen = action("freeze", "freeze a competition: no more ladder games or uploads (the finals' table)")
+    frozen.add_argument("competition")
+    frozen.add_argument("--thaw", action="store_true", help="thaw it instead: the ladder goes on")
+    export = action("export", "print a competition's standings as CSV (the frozen table when frozen)")
+    export.add_argument("competition")
 
 
 def _password() -> str | None:
@@ -72,6 +93,7 @@ def _password() -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from gameroom.arena.config import ArenaConfigError, read_config
+    from gameroom.arena.remote import HallError
     from gameroom.arena.service import ServiceError
 
     try:
@@ -80,8 +102,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     try:
         return _run(args, config)
-    except ServiceError as exc:
+    except (ServiceError, HallError) as exc:
         raise UsageError(str(exc)) from None
+
+
+def _competition(config: ArenaConfig, name: str) -> Competition:
+    chosen = config.competition(name)
+    if chosen is None:
+        raise UsageError(f"no competition {name!r} in {config.path}")
+    return chosen
 
 
 def _run(args: argparse.Namespace, config: object) -> int:
@@ -106,6 +135,10 @@ def _run(args: argparse.Namespace, config: object) -> int:
         for code in make_invites(service.open_arena_database(config), args.competition, args.count):
             print(code)
         return 0
+    if command == "signout":
+        ended = service.sign_out(config, args.name)
+        print(f"{args.name}: {ended} session{'s' * (ended != 1)} ended")
+        return 0
     if command == "import":
         count = service.import_accounts(config, service.read_text(args.file), args.competition, str(args.file))
         print(f"{count} accounts are participants of {args.competition}")
@@ -120,21 +153,43 @@ def _run(args: argparse.Namespace, config: object) -> int:
                 print(f"  {line}")
         return 1 if any(differences.values()) and not args.write else 0
     if command == "final":
-        from gameroom.arena.final import play_final
+        from gameroom.arena.final import describe, play_final
         from gameroom.arena.ladder import Arena, ArenaError
 
-        chosen = config.competition(args.competition)
-        if chosen is None:
-            raise UsageError(f"no competition {args.competition!r} in {config.path}")
-        if args.top < 2 or args.games < 1:
-            raise UsageError("--top must be at least 2 and --games at least 1")
+        chosen = _competition(config, args.competition)
+        if args.top < 2 or args.games < 1 or not args.wait > 0:
+            raise UsageError("--top must be at least 2, --games at least 1 and --wait a positive number of seconds")
         arena = Arena(config, service.open_arena_database(config), serving=False)
         try:
-            result = play_final(arena, chosen, args.format, args.top, args.games)
+            result = play_final(arena, chosen, args.format, args.top, args.games, args.wait)
         except ArenaError as exc:
-            raise UsageError(str(exc)) from None
+            print(f"gameroom: error: {exc}", file=sys.stderr)
+            return 1   # the final was not played
         finally:
             arena.stop(0)
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result, indent=2) if args.json else "\n".join(describe(result)))
+        return 0
+    if command == "freeze":
+        from gameroom.arena.season import freeze, thaw
+
+        chosen = _competition(config, args.competition)
+        engine = service.open_arena_database(config)
+        if args.thaw:
+            print(f"{chosen.name} is thawed: the ladder goes on" if thaw(engine, chosen.name)
+                  else f"{chosen.name} was not frozen")
+        else:
+            print(f"{chosen.name} is frozen: the running arena writes its games in flight, then the frozen table"
+                  if freeze(engine, chosen.name, "staff") else f"{chosen.name} was frozen already")
+        return 0
+    if command == "export":
+        from gameroom.arena.ladder import Arena
+        from gameroom.arena.staff import standings_csv
+
+        chosen = _competition(config, args.competition)
+        arena = Arena(config, service.open_arena_database(config), serving=False)
+        try:
+            sys.stdout.write(standings_csv(arena, chosen))
+        finally:
+            arena.stop(0)
         return 0
     raise UsageError(f"unknown arena command {command!r}")

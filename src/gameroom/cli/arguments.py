@@ -9,7 +9,17 @@ from typing import Any, Sequence
 from gameroom.cli.common import UsageError
 from gameroom.core.options import Option, OptionError, option_values
 
-__all__ = ["add_options", "typed_options"]
+__all__ = ["add_options", "typed_options", "with_default"]
+
+
+def with_default(option: Option) -> str:
+    """The option's help with its default, ``(default X)``, unless the help already speaks
+    of one or there is none to tell (a switch, an absent value, an empty list)."""
+    default = option.default
+    if option.flag or default is None or default == () or default == [] or "default" in option.help.lower():
+        return option.help
+    shown = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
+    return f"{option.help} (default {shown})" if option.help else f"default {shown}"
 
 
 def add_options(parser: argparse.ArgumentParser, options: Sequence[Option], game: str) -> None:
@@ -17,7 +27,7 @@ def add_options(parser: argparse.ArgumentParser, options: Sequence[Option], game
     has (``--port`` on ``serve``) is the game's mistake, reported as one line."""
     for option in options:
         flags = [option.flag_text, *option.aliases]
-        text = option.help.replace("%", "%%")
+        text = with_default(option).replace("%", "%%")
         try:
             if option.flag:
                 parser.add_argument(*flags, dest=option.key, action="store_true",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -183,7 +182,7 @@ def _replays(args: argparse.Namespace) -> tuple[int, Iterator[tuple[Any, Any]]]:
         total, stored = _stored_replays(args)
         return total, ((loaded, _verify_all([loaded])[0] if check else None) for loaded in stored)
     try:
-        text = read_text(args.file, "replay")
+        text = _replay_text(args.file)
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
     try:
@@ -192,6 +191,27 @@ def _replays(args: argparse.Namespace) -> tuple[int, Iterator[tuple[Any, Any]]]:
         raise UsageError(str(exc)) from None
     outcomes = _verify_all(replays) if check else [None] * len(replays)
     return len(replays), iter(list(zip(replays, outcomes)))
+
+
+def _replay_text(path: Any) -> str:
+    """A replay file's text: JSON Lines, or JSON Lines packed with Zstandard (a stored
+    game's bytes as the arena sends them; several such files one after the other too)."""
+    from gameroom.league.packing import is_packed, unpack_frames
+
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(4)
+    except OSError as exc:
+        raise FileProblem(f"cannot read replay {path}: {exc.strerror or exc}") from None
+    if not is_packed(head):
+        return read_text(path, "replay")
+    try:
+        with open(path, "rb") as stream:
+            return unpack_frames(stream.read())
+    except OSError as exc:
+        raise FileProblem(f"cannot read replay {path}: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FileProblem(f"replay {path} is packed but cannot be unpacked: {exc}") from None
 
 
 def _stored_replays(args: argparse.Namespace) -> tuple[int, Iterator[Any]]:
@@ -228,13 +248,16 @@ def _stored_replays(args: argparse.Namespace) -> tuple[int, Iterator[Any]]:
 
 def _stored_replay(session: Any, row: Any) -> Any:
     from gameroom.core.record import MatchRecord
-    from gameroom.league.db import replay_of, stored_differences
+    from gameroom.league.db import ReplayNotKept, replay_of, stored_differences
     from gameroom.league.replay import LoadedReplay, head_problems, load_replays
 
     label = f"game {row.id}" + (f" (league index {row.index})" if row.index is not None else "")
     try:
         found, chain = load_replays(replay_of(row), label)
-    except (ValueError, UnicodeDecodeError, zlib.error) as exc:
+    except ReplayNotKept:
+        # its results are kept, its replay was let go on purpose: nothing to check, nothing altered
+        return LoadedReplay(label, MatchRecord(row.game), 0, 0, [], True, kept=False)
+    except (ValueError, UnicodeDecodeError) as exc:
         # a stored replay that cannot be read is reported; the other games go on
         return LoadedReplay(label, MatchRecord(row.game), 0, 0, [f"unreadable replay: {exc}"], True)
     loaded = found[0]
@@ -259,9 +282,16 @@ def replay(args: argparse.Namespace) -> int:
             for problem in loaded.problems:
                 stderr_log(f"{loaded.label}: {problem}")
         return 0
-    altered = unverifiable = unchained = 0
+    from gameroom.league.db import NOT_KEPT
+
+    altered = unverifiable = unchained = not_kept = 0
     for loaded, divergence in replays:
         label, record = loaded.label, loaded.record
+        if not loaded.kept:
+            not_kept += 1
+            if single:
+                print(f"{label}: {NOT_KEPT}", file=sys.stderr)
+            continue
         for problem in loaded.problems:
             print(f"{label}: {problem}", file=sys.stderr)
         rerun_failed = divergence is not None and not divergence.unverifiable
@@ -281,11 +311,13 @@ def replay(args: argparse.Namespace) -> int:
             chain = "digest chain intact, " if loaded.chained else ""
             print(f"{label}: verified ({chain}{sum(1 for e in record.events if e.kind == 'call')} calls)")
     if not single:
-        print(f"{total - altered - unverifiable} of {total} replays verified"
+        print(f"{total - altered - unverifiable - not_kept} of {total} replays verified"
               + (f", {altered} altered" if altered else "")
               + (f", {unverifiable} not re-dealable (served or tournament games)" if unverifiable else "")
+              + (f", {not_kept} not kept (retention: their results are)" if not_kept else "")
               + (f"; {unchained} with {UNCHAINED_SHORT}" if unchained else ""))
-    return 1 if altered else 0
+    # one game asked for whose replay is gone: nothing could be checked
+    return 1 if altered or (single and not_kept) else 0
 
 
 UNCHAINED_SHORT = "no digest chain (recorded before chains), checked by re-running only"
@@ -301,7 +333,7 @@ def _verify_all(replays: list[Any]) -> list[Any]:
     sessions: dict[tuple[str, str], list[int]] = {}
     for at, loaded in enumerate(replays):
         record = loaded.record
-        if not loaded.first_line:     # unreadable: nothing to re-run
+        if not loaded.first_line:     # unreadable or not kept: nothing to re-run
             continue
         session = record.config.get("session") if isinstance(record.config, dict) else None
         if record.seed is None and isinstance(session, dict):
@@ -335,7 +367,7 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
         raise UsageError(f"--players must lie in {game.min_players}..{game.max_players}, got {count}")
     seed = options.get("seed", 1)
     bots = tuple({"name": f"P{i + 1}", "builtin": strategies[i % len(strategies)]} for i in range(count))
-    record = record_table(TableTask(game.name, 0, seed, bots))
+    record = record_table(TableTask(game.name, 0, seed, bots, options=tuple(_kept_options(game, options).items())))
     try:
         args.replay.write_text(record.to_jsonl(), encoding="utf-8")
     except OSError as exc:
@@ -344,6 +376,29 @@ def play_recorded(game: Any, args: argparse.Namespace) -> int:
     print_outcome(record.result)
     stderr_log(f"replay written to {args.replay}")
     return 0
+
+
+def _kept_options(game: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The game's own options among ``play``'s typed options (those it declares for rooms
+    and competitions, ``GameDescriptor.room_options``), which the replay's header keeps and
+    ``replay verify`` deals again. Any other option of ``play`` given a value of its own
+    (not the seed, the players or the roster) would be lost: a UsageError says so rather
+    than replaying the default game."""
+    hosting = game.local_play
+    declared = {option.key for option in game.room_options}
+    chosen = {"seed", "players", hosting.roster}
+    for option in hosting.options:
+        if option.key in declared or option.key in chosen:
+            continue
+        default: Any = bool(option.default) if option.flag else option.default
+        value = options.get(option.key)
+        if isinstance(value, (list, tuple)) or option.repeat or option.many:   # lists and tuples alike
+            value, default = list(value or []), list(default or [])
+        if value != default:
+            raise UsageError(f"{option.flag_text} cannot be kept in a replay: it is not among {game.name}'s own "
+                             f"options ({', '.join(o.flag_text for o in game.room_options) or 'none'}), "
+                             "which a replay records")
+    return {key: value for key, value in options.items() if key in declared}
 
 
 def run_recorded(mode: str, command: Any, game: Any, args: argparse.Namespace) -> int:

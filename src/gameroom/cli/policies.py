@@ -11,9 +11,10 @@ seats (``web.policies``). A bad argument is one line and exit status 2.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from gameroom.cli.common import UsageError
 from gameroom.core.game import GameDescriptor
@@ -66,13 +67,23 @@ def add_client_arguments(parser: argparse.ArgumentParser, lobby: bool = False) -
                              "(default: the encoding's defaults" + ("; players: --players)" if lobby else ")"))
 
 
-def default_names(count: int) -> list[str]:
-    """``policy`` alone, else ``policya``, ``policyb``, ...: letters only, which every
-    game's wire takes as a name."""
-    if count == 1:
-        return ["policy"]
+def default_names(given: Sequence[str | None]) -> list[str]:
+    """Each policy's name: the one given, else the next of ``policy``, ``policya``,
+    ``policyb``, ... that no policy was given (letters only, which every game's wire takes
+    as a name): two unnamed policies are ``policy`` and ``policya``."""
     letters = "abcdefghijklmnopqrstuvwxyz"
-    return [f"policy{letters[i // 26 - 1] if i >= 26 else ''}{letters[i % 26]}" for i in range(count)]
+
+    def suffix(i: int) -> str:
+        return "" if i == 0 else suffix((i - 1) // 26) + letters[(i - 1) % 26]
+
+    taken = {name for name in given if name}
+    candidates = (f"policy{suffix(i)}" for i in itertools.count())
+    out = []
+    for name in given:
+        if not name:
+            name = next(c for c in candidates if c not in taken)
+        out.append(name)
+    return out
 
 
 def load_policies(game: GameDescriptor, policies: list[PolicyArgument], options: dict[str, Any]) -> list[Any]:
@@ -109,7 +120,6 @@ def policy_clients(game: GameDescriptor, policies: list[PolicyArgument], options
 
     loaded = load_policies(game, policies, options)
     specs = []
-    for policy, callable_, default in zip(policies, loaded, default_names(len(policies))):
-        name = policy.name or default
+    for callable_, name in zip(loaded, default_names([policy.name for policy in policies])):
         specs.append(ClientSpec(name, rl.policy_player(game.name, callable_, name=name, **options), game.protocol))
     return specs

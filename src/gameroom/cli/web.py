@@ -27,7 +27,16 @@ _LIMITS: list[tuple[str, str, Callable[[str], object], str]] = [
     ("--max-sockets", "max_sockets", int, "websockets open at once"),
     ("--sockets-per-user", "sockets_per_user", int, "websockets one account may hold open"),
     ("--sockets-per-address", "sockets_per_address", int, "websockets one address may hold open"),
-    ("--max-connections", "max_connections", int, "connections and requests in progress at once (beyond: 503)"),
+    ("--max-connections", "max_connections", int, "connections open at once, kept under the file-handle limit "
+                                                  "(beyond: 503)"),
+    ("--connections-per-address", "connections_per_address", int, "connections one address may hold open "
+                                                                  "(beyond: 429)"),
+    ("--unfinished-per-address", "unfinished_per_address", int, "connections of one address still sending a "
+                                                                "request (silent, slow) at once (beyond: 429)"),
+    ("--head-seconds", "head_seconds", float, "seconds a request's head may take (then 408 and closed)"),
+    ("--body-seconds", "body_seconds", float, "seconds a request's body may take after its head"),
+    ("--shutdown-seconds", "shutdown_seconds", float, "seconds SIGTERM gives requests and pages before they are "
+                                                      "cut"),
     ("--requests-per-address", "requests_per_address", int, "requests and websockets of one address in progress at "
                                                             "once (beyond: 429)"),
     ("--max-body", "max_body", int, "bytes of a request body (beyond: 413)"),
@@ -64,9 +73,10 @@ def add_arguments(web: argparse.ArgumentParser, port: Callable[[str], int]) -> N
     web.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                      help="another origin (https://host[:port]) whose pages may post and open websockets here "
                           "(repeatable)")
-    web.add_argument("--proxy", default=None, metavar="ADDRESS",
-                     help="a reverse proxy's address whose X-Forwarded-For names the client (quotas count "
-                          "addresses)")
+    web.add_argument("--proxy", default=None, metavar="ADDRESSES",
+                     help="reverse proxies (addresses or networks, comma-separated, as uvicorn's "
+                          "forwarded_allow_ips) whose X-Forwarded-For names the client, so that quotas per "
+                          "address count the clients (default: none)")
     web.add_argument("--policy", action="append", default=[], metavar="GAME:NAME=MODULE:CALLABLE",
                      help="offer a trained policy (observation dict -> action index, gameroom.rl) as the bot NAME "
                           "for GAME's seats; it plays in a process of its own (repeatable; needs the rl extra)")

@@ -23,19 +23,27 @@ Three kinds of caller, chosen by how far the player is trusted:
 
 Remote proxies (``gameroom.remote``) are callers of their own: they bound their reads by
 the limit.
+
+A simultaneous round (``core.match.Match.decide_all``) asks several seats at once. A
+caller says how several of its kind wait side by side through an optional ``together``
+attribute, a function from calls (functions of no argument) to their results in order:
+:func:`on_threads` for callers that block the calling thread and may be called from any
+(guarded, isolated, remote and program seats); a caller without one (a trusted seat,
+which answers at once, or a lobby room's seat on the lobby's loop) is called in turn.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol
+import threading
+from typing import Any, Callable, Protocol, Sequence
 
 from gameroom.core import overrun
 from gameroom.core.errors import CallFailed   # defined with gameroom's other errors
 from gameroom.core.handoff import SeatWorker
 from gameroom.core.record import FailureKind
 
-__all__ = ["CallFailed", "Caller", "GuardedCaller", "ThreadedCaller", "direct_caller"]
+__all__ = ["CallFailed", "Caller", "GuardedCaller", "ThreadedCaller", "direct_caller", "in_turn", "on_threads"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +52,33 @@ class Caller(Protocol):
     """Runs ``method(*args)`` on a player within ``limit`` seconds, or raises CallFailed."""
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any: ...
+
+
+def in_turn(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Run ``calls`` one after the other: how a simultaneous round asks seats whose
+    callers offer no way to wait side by side."""
+    return [call() for call in calls]
+
+
+def on_threads(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Run ``calls`` at once, each but the first on a thread of its own (the first on this
+    one), and return their results in order once all are back. A call must not raise:
+    a simultaneous round's calls return their failure as a value."""
+    if len(calls) < 2:
+        return in_turn(calls)
+    results: list[Any] = [None] * len(calls)
+
+    def run(at: int) -> None:
+        results[at] = calls[at]()
+
+    threads = [threading.Thread(target=run, args=(at,), name="round-call", daemon=True)
+               for at in range(1, len(calls))]
+    for thread in threads:
+        thread.start()
+    run(0)
+    for thread in threads:
+        thread.join()
+    return results
 
 
 def _describe_exception(exc: BaseException) -> str:
@@ -70,6 +105,8 @@ def direct_caller(player: Any) -> Caller:
 class GuardedCaller:
     """A caller with a time limit on every call: in place under the interval timer on the
     main thread, else on the player's own worker thread (see the module's docstring)."""
+
+    together = staticmethod(on_threads)   # a simultaneous round waits for such seats side by side
 
     def __init__(self, player: Any) -> None:
         self.player = player

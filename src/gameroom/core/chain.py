@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 
 __all__ = ["GENESIS", "UNCHAINED", "ChainBreak", "ChainCheck", "DigestChain", "check_chain", "head_of", "link",
@@ -98,9 +98,14 @@ CHANGED = "digest does not match: the line was changed, or a line before it remo
 MISSING = "no digest: the line was inserted, or its digest removed"
 
 
-def check_chain(lines: Iterable[str], first: int = 1, start: str = GENESIS) -> ChainCheck:
+def check_chain(lines: Iterable[str], first: int = 1, start: str = GENESIS,
+                restarts: Container[int] = ()) -> ChainCheck:
     """Check the chain of ``lines`` (numbered from ``first``; blank lines are skipped but
-    counted) from the previous digest ``start``."""
+    counted) from the previous digest ``start``. At a line of ``restarts`` (a replay's
+    header) a chain may also begin anew, as a file's first line does: files written apart
+    and put one after the other (downloads of stored games) each check from their start,
+    while a part cut out of one file still breaks the chain (the next header follows
+    neither the line before it nor nothing)."""
     check = ChainCheck()
     previous = start
     unsealed: list[int] = []
@@ -113,7 +118,7 @@ def check_chain(lines: Iterable[str], first: int = 1, start: str = GENESIS) -> C
             unsealed.append(number)
             continue
         check.chained = True
-        if link(previous, body) != digest:
+        if link(previous, body) != digest and not (number in restarts and link(GENESIS, body) == digest):
             check.breaks.append(ChainBreak(number, CHANGED))
         previous = digest    # go on from the line's own digest: one edit, one report
         check.head = digest

@@ -235,6 +235,7 @@ class _Tail:
     def __init__(self, stream: object, size: int) -> None:
         self.size = size
         self.data = bytearray()
+        self.total = 0   # bytes read, kept or not
         self.fd = stream.fileno()  # type: ignore[attr-defined]
         self._stream = stream
         self._ended = threading.Event()
@@ -248,6 +249,7 @@ class _Tail:
             return False
         if not chunk:
             return False
+        self.total += len(chunk)
         self.data += chunk
         if len(self.data) > self.size:
             del self.data[:-self.size]
@@ -258,8 +260,18 @@ class _Tail:
         self._stream.close()  # type: ignore[attr-defined]
         self._ended.set()
 
-    def wait(self, seconds: float) -> None:
-        self._ended.wait(seconds)
+    def wait(self, seconds: float) -> bool:
+        return self._ended.wait(seconds)
+
+    def lines(self) -> str:
+        """The tail as lines (a build log): undecodable bytes and control characters
+        replaced, a note first when earlier bytes were not kept."""
+        text = bytes(self.data).decode("utf-8", "replace")
+        lines = ["".join(c if c.isprintable() or c == "\t" else "\ufffd" for c in line).rstrip()
+                 for line in text.splitlines()]
+        cut = self.total - len(self.data)
+        note = [f"[{cut} earlier bytes not kept]"] if cut > 0 else []
+        return "\n".join(note + lines).strip("\n")
 
     def text(self) -> str:
         """The tail as one line: undecodable bytes and control characters replaced, lines
@@ -274,11 +286,14 @@ class Confined:
     resolved one: ``bwrap`` or ``rlimits``) with ``limits``; ``env`` is added to its
     environment. ``listen``: the program's game port; with a network namespace of its own
     :meth:`receive_listener` gives the socket listening there. ``keep``: descriptors the
-    process inherits; ``read``: more host paths a bubblewrapped process may read. Raises
-    FileNotFoundError when the program is not found, OSError when it cannot be started."""
+    process inherits; ``read``: more host paths a bubblewrapped process may read;
+    ``output_bytes``: the tail kept; ``stdout_too``: its standard output goes to the same
+    tail (a build's output). Raises FileNotFoundError when the program is not found,
+    OSError when it cannot be started."""
 
     def __init__(self, argv: Sequence[str], policy: SandboxPolicy, limits: ResourceLimits, env: dict[str, str],
-                 listen: int | None = None, keep: Sequence[int] = (), read: Sequence[str] = ()) -> None:
+                 listen: int | None = None, keep: Sequence[int] = (), read: Sequence[str] = (),
+                 output_bytes: int = STDERR_TAIL_BYTES, stdout_too: bool = False) -> None:
         if policy.mode not in ("bwrap", "rlimits"):
             raise ValueError(f"resolve the sandbox policy first (mode {policy.mode!r})")
         found = shutil.which(argv[0]) if "/" not in argv[0] else (argv[0] if os.path.exists(argv[0]) else None)
@@ -302,7 +317,8 @@ class Confined:
         try:
             command, environment, preexec = self._command(env, list(keep), read, own)
             self.process = subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                            stdout=subprocess.PIPE if stdout_too else subprocess.DEVNULL,
+                                            stderr=subprocess.STDOUT if stdout_too else subprocess.PIPE,
                                             start_new_session=True, pass_fds=[*keep, *own], preexec_fn=preexec)
         except BaseException:
             self._cleanup()
@@ -310,8 +326,9 @@ class Confined:
         finally:
             for fd in own:
                 os.close(fd)
-        assert self.process.stderr is not None
-        self._tail = _Tail(self.process.stderr, STDERR_TAIL_BYTES)
+        stream = self.process.stdout if stdout_too else self.process.stderr
+        assert stream is not None
+        self._tail = _Tail(stream, output_bytes)
         if self._info is not None:
             self._hold()
 
@@ -531,6 +548,13 @@ class Confined:
 
     def stderr_tail(self) -> str:
         return self._tail.text()
+
+    def output(self, seconds: float) -> str:
+        """The whole kept tail as lines, once its pipe has ended (the process and all it
+        started are gone), waiting up to ``seconds`` for the reader to take what is still
+        in the pipe: read at once, a process's last lines could still be on their way."""
+        self._tail.wait(seconds)
+        return self._tail.lines()
 
     def ending(self) -> str:
         """How the process ended: ``exited with status 1``, ``killed by SIGXCPU (its CPU

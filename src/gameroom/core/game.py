@@ -158,6 +158,13 @@ class GameDescriptor(Generic[State, Action]):
     seat_moves: Callable[[], Moves] | None = None
     check: Check | None = None
     board: Path | None = None
+    drawing: Path | None = None
+    """The spectators' picture drawn in the browser: a JavaScript module beside the game's
+    code exporting ``draw(view, caption, before)``, which returns the SVG text of the
+    picture a spectator gets of a state (``picture(state, None, caption, story.draw)``)
+    from its spectator view (``views.spectator``) and the view of the step before (None at
+    the first). The viewer of stored games then sends views, not pictures (``web.viewer``;
+    ``docs/boards.md``). None: the web room draws each step's picture itself."""
     lobby: Any = None
     """A ``core.lobbygame.LobbyGame`` when the game is served by the lobby (rooms that
     people and bots log in to and join, events sent when they like) rather than by the
@@ -186,6 +193,11 @@ class GameDescriptor(Generic[State, Action]):
     """What each decision asks a person, in the game's words (the protocol's method name
     -> words: Q's ``take_turn`` -> "place tiles, replace the hand or pass"), shown to people
     instead of the wire's names (``take-turn``); :meth:`decision` falls back on the method."""
+    simultaneous: bool = False
+    """The game is played in simultaneous rounds: its referee asks every decision of
+    every live seat at once, sealed, with ``core.match.Match.decide_all`` (under one
+    limit, the replies revealed together), never one seat's decision after another's.
+    It makes the game a PettingZoo parallel environment (``gameroom.rl.parallel_env``)."""
 
     @property
     def tournament(self) -> bool:
@@ -291,16 +303,20 @@ class GameDescriptor(Generic[State, Action]):
 
 def generic_play(game: GameDescriptor[Any, Any]) -> PlayHosting:
     """The local game every descriptor gets: ``--players`` (default the minimum),
-    ``--seed`` and ``--strategies`` (default the first), players ``P1``, ``P2``, ... on
-    trusted seats, dealt and played by the descriptor's ``play``."""
-    options = (players_option(game.min_players, game.max_players, game.min_players),
+    ``--seed`` and ``--strategies`` (default the first), and the game's own options
+    (:attr:`GameDescriptor.room_options`, as lobby rooms offer them); players ``P1``,
+    ``P2``, ... on trusted seats, dealt and played by :meth:`GameDescriptor.play_options`."""
+    generic = (players_option(game.min_players, game.max_players, game.min_players),
                seed_option("seed of the deal"),
                strategies_option(list(game.strategies), [next(iter(game.strategies))]))
+    own = tuple(option for option in game.room_options if option.key not in {o.key for o in generic})
 
     def match(values: Options) -> LocalMatch:
         strategies, seed = values["strategies"], values["seed"]
         seats = game.seats([strategies[i % len(strategies)] for i in range(values["players"])], seed)
-        return LocalMatch(run=lambda observers: game.play(seed, seats, context=MatchContext(observers=observers)),
+        chosen = {option.key: values[option.key] for option in own}
+        return LocalMatch(run=lambda observers: game.play_options(seed, seats, chosen,
+                                                                  MatchContext(observers=observers)),
                           narrator=game.story(seed, [seat.name for seat in seats]).narrator)
 
-    return PlayHosting(options, match)
+    return PlayHosting((*generic, *own), match)

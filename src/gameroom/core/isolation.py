@@ -34,9 +34,9 @@ import socket
 import struct
 import sys
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from gameroom.core.calls import CallFailed
+from gameroom.core.calls import CallFailed, on_threads
 from gameroom.core.record import FailureKind
 from gameroom.core.sandbox import (ResourceLimits, SandboxPolicy, apply_limits, describe_exit, kill_group,
                                    user_processes)
@@ -122,7 +122,8 @@ class _Spawned:
 class _Sandboxed:
     """The player's process started in a sandbox (``core.confine``)."""
 
-    def __init__(self, factory: Callable[[], Any], limits: ResourceLimits, policy: SandboxPolicy) -> None:
+    def __init__(self, factory: Callable[[], Any], limits: ResourceLimits, policy: SandboxPolicy,
+                 read: Sequence[str] = ()) -> None:
         from gameroom.core.bwrap import python_paths
         from gameroom.core.confine import Confined
 
@@ -132,7 +133,7 @@ class _Sandboxed:
         try:
             self.confined = Confined([sys.executable, "-c", "from gameroom.core.isolation import serve_sandboxed; "
                                       "serve_sandboxed()", str(theirs.fileno())], policy, limits,
-                                     {"PYTHONPATH": path}, keep=[theirs.fileno()], read=python_paths())
+                                     {"PYTHONPATH": path}, keep=[theirs.fileno()], read=[*python_paths(), *read])
         finally:
             theirs.close()
         self.conn.send_bytes(pickle.dumps(factory))
@@ -202,10 +203,14 @@ class IsolatedCaller:
     what it started when a call fails). ``factory`` must be picklable (a class or a
     module-level function, or a ``functools.partial`` of one); ``limits=None`` sets no
     resource limits (and, with a ``sandbox``, the defaults); ``sandbox``: a resolved
-    policy (``core.sandbox.resolve_policy``) to start the child in."""
+    policy (``core.sandbox.resolve_policy``) to start the child in; ``read``: more host
+    paths it may read there (the player's own module, ``core.bwrap.import_paths``)."""
+
+    together = staticmethod(on_threads)   # a simultaneous round waits for such seats side by side
 
     def __init__(self, factory: Callable[[], Any], start_limit: float = 30.0,
-                 limits: ResourceLimits | None = ResourceLimits(), sandbox: SandboxPolicy | None = None) -> None:
+                 limits: ResourceLimits | None = ResourceLimits(), sandbox: SandboxPolicy | None = None,
+                 read: Sequence[str] = ()) -> None:
         self.limits = limits
         self._dead: str | None = None
         self.start_failure: str | None = None   # why the player never started, if it did not
@@ -214,7 +219,7 @@ class IsolatedCaller:
             if sandbox is None:
                 self._child = _Spawned(factory, limits)
             else:
-                self._child = _Sandboxed(factory, limits or ResourceLimits(), sandbox)
+                self._child = _Sandboxed(factory, limits or ResourceLimits(), sandbox, read)
         except (OSError, ValueError) as exc:   # its first call fails with the reason
             self._dead = self.start_failure = f"player process could not start: {exc}"
             return

@@ -3,7 +3,8 @@
 gameroom's games are laid out alike: ``hosting.py`` (``HOSTING``), ``workloads.py``
 (``WORKLOADS``, ``LINEUPS``), ``render.py`` (``render_svg(state, caption)``),
 ``harness.py`` (``HARNESSES``), ``learning.py`` (``LEARNING``), ``narrator.py``
-(``narrator(seed, names)``) and ``board.js`` beside them. :func:`package_parts` reads those
+(``narrator(seed, names)``) and ``board.js`` beside them (and ``drawing.js`` when the
+game's picture is also drawn in the browser). :func:`package_parts` reads those
 fields from a package laid out so, instead of every descriptor spelling the same loaders
 again. What is heavy to import (pictures, harnesses, learning, narrators) is imported at
 its first use, as the registry asks (a command for one game loads what it uses).
@@ -48,6 +49,7 @@ class PackageParts(TypedDict):
     learning: Callable[[], Any]
     narrator: Callable[[int, Sequence[str]], Any]
     board: Path
+    drawing: Path | None
 
 
 def package_parts(module: str, *, render: Callable[[Any, str], str] | None = None,
@@ -55,7 +57,8 @@ def package_parts(module: str, *, render: Callable[[Any, str], str] | None = Non
     """The fields of the game package of ``module`` (the descriptor module's ``__name__``: the
     package itself or a module in it) laid out as the module's docstring says: ``hosting``, ``workloads`` and
     ``lineups`` imported now; ``render``, ``harnesses`` (a copy of the table), ``learning``
-    and ``narrator`` at their first use; ``board`` the package's ``board.js``. A game whose
+    and ``narrator`` at their first use; ``board`` the package's ``board.js``, ``drawing`` its
+``drawing.js`` when there is one. A game whose
     picture or narrator needs more than the convention's call passes its own ``render`` or
     ``narrator``."""
     package = module if hasattr(sys.modules[module], "__path__") else module.rpartition(".")[0]
@@ -72,4 +75,5 @@ def package_parts(module: str, *, render: Callable[[Any, str], str] | None = Non
         learning=on_use(f"{package}.learning", "LEARNING"),
         narrator=narrator if narrator is not None else called_on_use(f"{package}.narrator", "narrator"),
         board=folder / "board.js",
+        drawing=folder / "drawing.js" if (folder / "drawing.js").is_file() else None,
     )

@@ -13,9 +13,12 @@ a check. The misbehaving list is kept in the order of ejection, as every game's 
 requires. Referees report snapshots with :meth:`Match.state` and finish with
 :meth:`Match.result`, naming seats by index (their identity; names are for display);
 every call, ejection, snapshot and the end reach the observers as ``core.record``
-events, so one vocabulary serves every game. A match takes its limits, observers and
-cancel event as one :class:`~gameroom.core.context.MatchContext`; it stops at its next
-call once the cancel event is set (:class:`MatchCancelled`). Each ejection is one INFO
+events, so one vocabulary serves every game. A game of simultaneous rounds asks
+:meth:`Match.decide_all`: one method of every live seat at once, under one limit, sealed
+(no reply is looked at before all are in), then each checked in seat order. A match
+takes its limits, observers and cancel event as one
+:class:`~gameroom.core.context.MatchContext`; it stops at its next call once the cancel
+event is set (:class:`MatchCancelled`). Each ejection is one INFO
 line of this module's logger (a server's "... dropped out on ..." lines), which the
 commands that print them open (``core.console.show_lines``).
 """
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable, Iterable, Sequence
 
-from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_caller
+from gameroom.core.calls import CallFailed, Caller, ThreadedCaller, direct_caller, in_turn
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.limits import Limits
 from gameroom.core.protocol import Codec, Method, WireProtocol
@@ -83,16 +86,17 @@ def guarded_seat(name: str, player: Any) -> Seat:
     return Seat(name, ThreadedCaller(player), trusted=False, player=player)
 
 
-def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None, sandbox: Any = None) -> Seat:
+def isolated_seat(name: str, factory: Callable[[], Any], limits: Any = None, sandbox: Any = None,
+                  read: Sequence[str] = ()) -> Seat:
     """A seat for untrusted code (any bot that is not a built-in): the player is made by
     ``factory`` (picklable) in a child process with resource limits
     (``core.sandbox.ResourceLimits``, the defaults when None), killed when a call fails;
     ``sandbox``: a resolved ``core.sandbox.SandboxPolicy`` to start it in (else a
-    process group of its own)."""
+    process group of its own), where it may also read ``read``."""
     from gameroom.core.isolation import IsolatedCaller, ResourceLimits
 
     return Seat(name, IsolatedCaller(factory, limits=limits if limits is not None else ResourceLimits(),
-                                     sandbox=sandbox), trusted=False)
+                                     sandbox=sandbox, read=read), trusted=False)
 
 
 def local_seat(name: str, player: Any, trusted: bool) -> Seat:
@@ -214,8 +218,72 @@ class Match:
     """The same path for a call whose reply decides nothing (a notification, an
     acknowledgement): FAILED, and the seat ejected, when it fails."""
 
-    def _called(self, seat: Seat, spec: Method, args: tuple[Any, ...], result: Any, started: float) -> None:
-        latency = perf_counter() - started
+    def decide_all(self, method: str, asks: Sequence[tuple[Seat, tuple[Any, ...]]], *,
+                   legal: Callable[[Seat, Any], str | None] | None = None, limit: float | None = None) -> list[Any]:
+        """A simultaneous round: ask ``method`` of every seat of ``asks`` (each with its own
+        arguments) at once under one limit, and look at no reply before all are in
+        (sealed moves, revealed together). Then, in the order of ``asks``, each reply is
+        validated and judged by ``legal(seat, reply)`` as :meth:`decide` does, and the
+        seats that fail are ejected. Returns the replies in that order, FAILED for a seat
+        ejected now or before. Seats whose callers can wait side by side (their
+        ``together``: ``core.calls.on_threads`` for guarded, isolated, remote and program
+        seats) are asked at once; the others in turn (a trusted seat answers at once)."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise MatchCancelled("the match was cancelled")
+        spec = self.protocol.by_name[method]
+        limit = self.time_limit if limit is None else limit
+        live = [at for at, (seat, _args) in enumerate(asks) if seat.ejected is None]
+        groups: list[tuple[Callable[[Sequence[Callable[[], Any]]], list[Any]], list[int]]] = []
+        for at in live:   # by equal runners: one driver's bound method is a new object each time it is read
+            runner = getattr(asks[at][0].caller, "together", None) or in_turn
+            group = next((members for known, members in groups if known == runner), None)
+            if group is None:
+                groups.append((runner, [at]))
+            else:
+                group.append(at)
+        answers: dict[int, tuple[bool, Any, float, float]] = {}
+        for runner, members in groups:
+            calls = [self._sealed(asks[at][0], spec, asks[at][1], limit) for at in members]
+            answers.update(zip(members, runner(calls)))
+        out: list[Any] = [FAILED] * len(asks)
+        for at in live:
+            seat, args = asks[at]
+            ok, value, started, ended = answers[at]
+            if self.observers:
+                self._called(seat, spec, args, value if ok else FAILED, started, ended)
+            if not ok:
+                reason, kind = value
+                self.eject(seat, reason, spec.wire, kind)
+                continue
+            reason = legal(seat, value) if legal is not None else None
+            if reason is not None:
+                self.eject(seat, reason, spec.wire, refused=value)
+                continue
+            out[at] = value
+        return out
+
+    @staticmethod
+    def _sealed(seat: Seat, spec: Method, args: tuple[Any, ...], limit: float | None
+                ) -> Callable[[], tuple[bool, Any, float, float]]:
+        """One call of a simultaneous round, which never raises: ``(True, reply, started,
+        ended)`` or ``(False, (reason, FailureKind), started, ended)``."""
+        def call() -> tuple[bool, Any, float, float]:
+            started = perf_counter()
+            try:
+                result = seat.caller(spec.name, args, limit)
+                if spec.check is not None and not seat.trusted:
+                    result = spec.check(result)
+            except CallFailed as exc:
+                return False, (exc.reason, exc.kind), started, perf_counter()
+            except ValueError as exc:
+                return False, (f"invalid reply: {exc}", FailureKind.INVALID_REPLY), started, perf_counter()
+            return True, result, started, perf_counter()
+
+        return call
+
+    def _called(self, seat: Seat, spec: Method, args: tuple[Any, ...], result: Any, started: float,
+                ended: float | None = None) -> None:
+        latency = (perf_counter() if ended is None else ended) - started
 
         def encode() -> dict[str, Any]:
             reply = None if result is FAILED or spec.one_way else spec.result.encode(result)

@@ -27,6 +27,7 @@ __all__ = [
     "comma_list",
     "describe_option",
     "json_option_value",
+    "named_options",
     "option_values",
     "players_option",
     "table_options",
@@ -98,13 +99,13 @@ def _bound(value: float | None) -> str:
 
 
 def option_values(declared: Sequence[Option], given: Mapping[str, Any]) -> dict[str, Any]:
-    """The typed options of ``declared`` taken from ``given`` (keys as :attr:`Option.key`;
-    anything else in ``given`` is ignored, e.g. the other command-line options an older
-    replay header stored, and raw text is converted by the option's type), defaults for
-    those missing, each validated."""
+    """The typed options of ``declared`` taken from ``given`` (keys as :attr:`Option.key`,
+    or as its name: ``q_bonus`` or ``q-bonus``; anything else in ``given`` is ignored, e.g.
+    the other command-line options an older replay header stored, and raw text is
+    converted by the option's type), defaults for those missing, each validated."""
     out: dict[str, Any] = {}
     for option in declared:
-        value = given.get(option.key, bool(option.default) if option.flag else option.default)
+        value = given.get(option.key, given.get(option.name, bool(option.default) if option.flag else option.default))
         if (option.repeat or option.many) and value is None:
             value = []
         elif isinstance(value, str) and option.type is not str and not option.flag:
@@ -168,6 +169,13 @@ def table_options(declared: Sequence[Option], given: Mapping[str, Any]) -> dict[
         else:
             out[option.key] = json_option_value(option, given[option.name])
     return out
+
+
+def named_options(declared: Sequence[Option], typed: Mapping[str, Any]) -> dict[str, Any]:
+    """Typed options (by :attr:`Option.key`) keyed by each option's name instead, as
+    ``arena.toml``, lobby rooms and ``--help`` spell them (``q-bonus``), in declared
+    order; keys ``declared`` does not know are left out."""
+    return {option.name: typed[option.key] for option in declared if option.key in typed}
 
 
 def describe_option(option: Option) -> dict[str, Any]:

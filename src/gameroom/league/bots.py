@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,6 +42,8 @@ from gameroom.core.textfile import FileProblem, read_toml
 
 __all__ = ["Bot", "BotError", "read_bots", "read_bots_file", "parse_bots", "parse_sandbox", "load_factory",
            "check_loadable"]
+
+logger = logging.getLogger(__name__)
 
 KINDS = ("builtin", "python", "command", "policy")
 LIMITS = ("cpu_seconds", "memory_mb", "processes", "file_mb")
@@ -81,6 +85,13 @@ class Bot:
             raise BotError(f"bot {self.name!r}: {game.name} has no learning encoding for a policy")
         if self.kind in ("python", "policy"):
             check_loadable(self.value, self.name, ResourceLimits.of(self.limits), sandbox, self.kind)
+        if self.kind == "command" and sandbox is not None and sandbox.mode == "bwrap" and os.geteuid() == 0:
+            from gameroom.core.bwrap import unreachable
+
+            problem = unreachable(self.value, os.getcwd(), (*sandbox.read, *self.read))
+            if problem is not None:   # said once, before the first game: every start would fail with it
+                logger.warning(f"bot {self.name!r} runs as a user of its own, and {problem}: it cannot start "
+                               "unless every user can read its files (chmod -R o+rX)")
 
     def local_seat(self, game: GameDescriptor, seat_name: str, seed: int, sandbox: SandboxPolicy | None = None) -> Seat:
         """A seat for a built-in or Python bot (programs are seated by ``league.programs``);
@@ -93,13 +104,21 @@ class Bot:
             # Not a built-in, so not trusted: its own sandboxed process, resource-limited,
             # killed when a call fails (core.isolation); the factory is loaded there, not here.
             return isolated_seat(seat_name, functools.partial(make_python_bot, self.value, self.name, seat_name, seed),
-                                 ResourceLimits.of(self.limits), sandbox)
+                                 ResourceLimits.of(self.limits), sandbox, module_paths(self.value))
         if self.kind == "policy":
             # A trained agent is untrusted code too: the same isolated seat, in the same sandbox.
             return isolated_seat(seat_name, functools.partial(make_policy_bot, game.name, self.value, dict(self.options),
                                                               self.name, seat_name), ResourceLimits.of(self.limits),
-                                 sandbox)
+                                 sandbox, module_paths(self.value))
         raise ValueError(f"bot {self.name!r} is a program; seat it through league.programs")
+
+
+def module_paths(target: str) -> tuple[str, ...]:
+    """Where the module of a ``python`` or ``policy`` bot (``module:attribute``) is found,
+    for its sandbox (``core.bwrap.import_paths``: found, never imported, here)."""
+    from gameroom.core.bwrap import import_paths
+
+    return tuple(import_paths([target.partition(":")[0]]))
 
 
 def make_python_bot(target: str, bot: str, seat_name: str, seed: int) -> Any:
@@ -136,7 +155,7 @@ def check_loadable(target: str, bot: str, limits: ResourceLimits, sandbox: Sandb
         raise BotError(f"bot {bot!r}: {kind} must be 'module:{'Class' if kind == 'python' else 'callable'}', "
                        f"got {target!r}")
     caller = IsolatedCaller(functools.partial(_load_only, target, bot), start_limit=60.0, limits=limits,
-                            sandbox=sandbox)
+                            sandbox=sandbox, read=module_paths(target))
     failure = caller.start_failure
     caller.close()
     if failure is not None:

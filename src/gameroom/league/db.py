@@ -3,7 +3,8 @@
 Tables: ``bots`` (every entrant by name, with its JSON form), ``leagues`` (a league's
 game, seed, configuration and size, for resuming), ``games`` (one row per finished game:
 game name, league and index or tournament label, seed, configuration, the replay as
-compressed JSON Lines and the head of its digest chain), ``seats`` (who sat where), ``results`` (each seat's rank, score,
+packed JSON Lines (``league.packing``; NULL once a retention rule let it go, the game's
+rows stay) and the head of its digest chain), ``seats`` (who sat where), ``results`` (each seat's rank, score,
 win, ejection), ``ejections`` (method, failure kind, reason, in order) and ``ratings``
 (openskill per game and bot, with counts).
 
@@ -20,23 +21,23 @@ changes — in one transaction, so a killed league never leaves half a game behi
 from __future__ import annotations
 
 import json
-import zlib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, cast
 
 from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text,
-                        UniqueConstraint, create_engine, func, select)
+                        UniqueConstraint, create_engine, func, select, update)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from gameroom.core.chain import head_of
 from gameroom.core.errors import GameroomError
 from gameroom.core.record import MatchRecord, MatchResult
+from gameroom.league.packing import pack, unpack
 
 __all__ = ["Base", "BotRow", "LeagueRow", "GameRow", "SeatRow", "ResultRow", "EjectionRow", "RatingRow",
            "open_database", "record_game", "ranks_of", "bot_ranks", "DatabaseError", "replay_of", "DEFAULT_URL",
-           "stored_differences"]
+           "stored_differences", "ReplayNotKept", "NOT_KEPT", "prune_replays"]
 
 DEFAULT_URL = "sqlite:///gameroom.db"
 
@@ -81,7 +82,7 @@ class GameRow(Base):
     seed: Mapped[int | None] = mapped_column(Integer, nullable=True)
     config: Mapped[Any] = mapped_column(JSON)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    replay: Mapped[bytes] = mapped_column(LargeBinary)
+    replay: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)   # None: not kept (retention)
     # The last line's digest of the replay's chain: a replay cut short (or swapped for
     # another) no longer ends in it. None for games stored before replays were chained.
     digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -301,17 +302,18 @@ def record_game(engine: Engine, record: MatchRecord, *, league_id: int | None = 
     """Write one finished game (rows, replay, the ratings it changes) in one transaction;
     its id. ``bots`` maps seat names to their JSON forms; ``ratings`` is a
     ``league.ratings.RatingBook`` updated with this result; ``replay`` the record's JSON
-    Lines compressed with zlib when the caller has them already (the record's events are
-    then not needed), with ``digest`` the head of their chain (found in them otherwise)."""
+    Lines packed (``league.packing.pack``) when the caller has them already (the record's
+    events are then not needed), with ``digest`` the head of their chain (found in them
+    otherwise)."""
     if record.result is None:
         raise ValueError("a game without a result cannot be recorded")
     result = record.result
     ranks = ranks_of(record)
     if replay is None:
         text = record.to_jsonl()
-        replay, digest = zlib.compress(text.encode("utf-8"), 1), head_of(text)
+        replay, digest = pack(text), head_of(text)
     elif digest is None:
-        digest = head_of(zlib.decompress(replay).decode("utf-8"))
+        digest = head_of(unpack(replay))
     with Session(engine) as session, session.begin(), session.no_autoflush:
         rows = bot_rows(session, record.seats, bots or {})
         game = GameRow(game=record.game, league_id=league_id, index=index, tournament=tournament,
@@ -427,9 +429,57 @@ def _ejections_text(rows: list[tuple[Any, ...]]) -> str:
                      for _at, name, method, kind, reason in rows)
 
 
+NOT_KEPT = "its replay was not kept (a retention rule keeps a number of replays per bot; results are always kept)"
+
+
+class ReplayNotKept(GameroomError):
+    """A stored game whose replay a retention rule let go (its rows are all there)."""
+
+
 def replay_of(row: GameRow) -> str:
-    """The replay (JSON Lines) stored with a game."""
-    return zlib.decompress(row.replay).decode("utf-8")
+    """The replay (JSON Lines) stored with a game. ReplayNotKept when a retention rule let
+    it go; ValueError when the stored bytes cannot be unpacked."""
+    if row.replay is None:
+        raise ReplayNotKept(f"game {row.id}: {NOT_KEPT}")
+    return unpack(row.replay)
+
+
+def prune_replays(session: Session, bots: Iterable[str], keep: int, *where: Any) -> int:
+    """Let go of the replays no bot of ``bots`` needs any more, and say how many: a bot
+    keeps the replays of its ``keep`` latest games among those ``where`` selects (an
+    arena's ladder and qualification games), and a game's replay goes when none of its
+    seated bots keeps it. Its rows (seats, results, ejections, digest) stay. Called after
+    each game with that game's bots, whose windows just moved; with every bot at start."""
+    scope = [GameRow.replay.is_not(None), *where]
+    pruned = 0
+    for name in set(bots):
+        bot = session.scalar(select(BotRow.id).where(BotRow.name == name))
+        if bot is None:
+            continue
+        games = select(GameRow.id).join(SeatRow, SeatRow.game_id == GameRow.id).where(SeatRow.bot_id == bot, *where)
+        oldest_kept = session.scalar(games.distinct().order_by(GameRow.id.desc()).offset(keep - 1).limit(1)) \
+            if keep > 0 else None
+        if keep > 0 and oldest_kept is None:
+            continue   # fewer games than it keeps
+        # the bot's games older than its window that still hold a replay (each checked
+        # again after each game while another bot keeps it: at most ``keep`` per such bot)
+        older = [GameRow.id < oldest_kept] if oldest_kept is not None else []
+        stale = session.scalars(games.where(*scope, *older).distinct()).all()
+        for game_id in stale:
+            if any(_among_latest(session, other, game_id, keep, where)
+                   for other in session.scalars(select(SeatRow.bot_id).where(SeatRow.game_id == game_id)).all()
+                   if other != bot):
+                continue
+            session.execute(update(GameRow).where(GameRow.id == game_id).values(replay=None))
+            pruned += 1
+    return pruned
+
+
+def _among_latest(session: Session, bot: int, game_id: int, keep: int, where: tuple[Any, ...]) -> bool:
+    """Whether ``game_id`` is among ``bot``'s ``keep`` latest games (of those ``where`` selects)."""
+    later = session.scalar(select(func.count(func.distinct(GameRow.id))).join(SeatRow, SeatRow.game_id == GameRow.id)
+                           .where(SeatRow.bot_id == bot, GameRow.id > game_id, *where)) or 0
+    return later < keep
 
 
 def count_games(engine: Engine, league_id: int) -> int:
@@ -441,7 +491,7 @@ def league_games(engine: Engine, league_id: int) -> Iterable[tuple[int, MatchRec
     """The league's games in index order, as (index, record)."""
     with Session(engine) as session:
         for row in session.scalars(select(GameRow).where(GameRow.league_id == league_id).order_by(GameRow.index)):
-            yield cast(int, row.index), MatchRecord.from_jsonl(replay_of(row))   # a league's games have one
+            yield cast(int, row.index), MatchRecord.from_jsonl(replay_of(row))   # a league keeps every replay
 
 
 def dumps(value: Any) -> str:

@@ -86,6 +86,7 @@ class _ProgramCaller:
     def __init__(self, proxy: Any, program: Confined) -> None:
         self.proxy = proxy
         self.program = program
+        self.together = getattr(proxy, "together", None)   # as its proxy waits (core.calls)
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         try:
@@ -120,7 +121,13 @@ class ProgramSeats:
         self.seats: dict[str, Seat] = {}
         self.programs: list[Confined] = []
         self.unstarted: dict[str, str] = {}
+        self.by_seat: dict[str, Confined] = {}
         self._closers: list[Callable[[], None]] = []
+
+    def stderr_tail(self, seat_name: str) -> str:
+        """The stderr tail of the seat's program ("" when it has none or never started)."""
+        program = self.by_seat.get(seat_name)
+        return program.stderr_tail() if program is not None else ""
 
     def close(self) -> None:
         for closer in self._closers:
@@ -199,6 +206,7 @@ def seat_programs(game: GameDescriptor, programs: Sequence[tuple[Any, ...]],
             signup.stop_listening()
             return unstarted(seat_name, f"program could not start: {exc}")
         out.programs.append(program)
+        out.by_seat[seat_name] = program
         with _live_lock:
             _live.add(program)
         if own_network:

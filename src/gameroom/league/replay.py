@@ -33,7 +33,7 @@ from gameroom.core.options import OptionError, option_values
 from gameroom.core.record import (CALL, EJECT, END, SEAT_KEYS, STATE, Event, FailureKind, MatchRecord, MatchResult,
                                   Recorder, names_only)
 
-__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_session", "describe", "read_replays", "ReplayFile",
+__all__ = ["ReplayRecorder", "Divergence", "verify", "verify_lines", "verify_session", "describe", "read_replays", "ReplayFile",
            "LoadedReplay", "load_replays", "head_problems", "result_difference", "NOT_RE_DEALABLE"]
 
 NOT_RE_DEALABLE = ("not re-dealable: dealt by a tournament or a server rather than from a seed, so the rules "
@@ -97,23 +97,62 @@ def _comparable(event: Event, recorded: Event | None = None) -> dict[str, Any]:
     return data
 
 
+class _Recorded:
+    """A replay's events other than state snapshots, read as the re-run reaches them and
+    let go once both the script and the comparison are past them: a long game's whole
+    parse costs seconds and hundreds of MB, its first steps a few lines. ``result`` and
+    ``written`` are the result line's, known once the source has been read to its end."""
+
+    def __init__(self, source: Iterable[Event | tuple[MatchResult | None, dict[str, Any] | None]]) -> None:
+        self._source = iter(source)
+        self._events: dict[int, Event] = {}
+        self._read = 0
+        self.ended = False
+        self.result: MatchResult | None = None
+        self.written: dict[str, Any] | None = None
+
+    def get(self, at: int) -> Event | None:
+        """The ``at``-th event (0-based), None past the last."""
+        while self._read <= at and not self.ended:
+            item = next(self._source, None)
+            if item is None:
+                self.ended = True
+            elif isinstance(item, Event):
+                if item.kind != STATE:
+                    self._events[self._read] = item
+                    self._read += 1
+            else:
+                self.result, self.written = item
+        return self._events.get(at)
+
+    def count(self) -> int:
+        """How many events there are (reads the source to its end)."""
+        while not self.ended:
+            self.get(self._read)
+        return self._read
+
+    def release(self, below: int) -> None:
+        for at in [at for at in self._events if at < below]:
+            del self._events[at]
+
+
 class _Script:
     """The recorded calls handed back, in order, to whichever seat the referee calls."""
 
-    def __init__(self, record: MatchRecord, protocol: Any) -> None:
-        self.events = [e for e in record.events if e.kind != STATE]
+    def __init__(self, recorded: _Recorded, protocol: Any) -> None:
+        self.recorded = recorded
         self.protocol = protocol
         self.at = 0
 
     def caller(self, seat_name: str) -> Any:
         def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
             spec = self.protocol.by_name[method]
-            while self.at < len(self.events) and self.events[self.at].kind != CALL:
+            while (found := self.recorded.get(self.at)) is not None and found.kind != CALL:
                 self.at += 1
-            if self.at >= len(self.events):
-                raise _Diverged(Divergence(len(self.events) + 1,
+            if found is None:
+                raise _Diverged(Divergence(self.at + 1,
                                            f"the rules call {spec.wire} of {seat_name}, the replay has no more calls"))
-            step, event = self.at + 1, self.events[self.at]
+            step, event = self.at + 1, found
             self.at += 1
             if event.get("seat") != seat_name or event.get("method") != spec.wire:
                 raise _Diverged(Divergence(step, f"the rules call {spec.wire} of {seat_name}, the replay has "
@@ -122,8 +161,7 @@ class _Script:
             if spec.one_way:
                 return None
             if reply is None:
-                ejection = next((e for e in self.events[self.at:] if e.kind == EJECT and e.get("seat") == seat_name),
-                                None)
+                ejection = self._ejection(seat_name)
                 if ejection is None:
                     raise _Diverged(Divergence(step, f"call {spec.wire} of {seat_name} has no reply and no ejection"))
                 try:
@@ -139,6 +177,49 @@ class _Script:
 
         return call
 
+    def _ejection(self, seat_name: str) -> Event | None:
+        """The recorded ejection of ``seat_name`` after the current call."""
+        at = self.at
+        while (event := self.recorded.get(at)) is not None:
+            if event.kind == EJECT and event.get("seat") == seat_name:
+                return event
+            at += 1
+        return None
+
+
+class _Compare:
+    """The observer that compares each event of the re-run, as it happens, with the
+    recorded one at the same place (state snapshots aside), and stops the re-run at the
+    first difference; it keeps the re-run's result."""
+
+    def __init__(self, recorded: _Recorded, script: _Script) -> None:
+        self.recorded, self.script = recorded, script
+        self.at = 0
+        self.result: MatchResult | None = None
+
+    def __call__(self, event: Event) -> None:
+        if event.kind == STATE:
+            return
+        if event.kind == END:
+            self.result = MatchResult.from_record(event.data["result"])
+        theirs = self.recorded.get(self.at)
+        if theirs is None:
+            raise _Diverged(Divergence(self.at + 1, f"the replay ends here, before {event.kind} "
+                                                    f"{_short(_comparable(event))}"))
+        a, b = _comparable(event, theirs), _comparable(theirs)
+        if a != b:
+            raise _Diverged(_differs(self.at + 1, theirs, a, b))
+        self.at += 1
+        self.recorded.release(min(self.at, self.script.at))
+
+    def rest(self) -> Divergence | None:
+        """After the re-run: a recorded event the rules never reached."""
+        theirs = self.recorded.get(self.at)
+        if theirs is None:
+            return None
+        return Divergence(self.at + 1, f"the rules end the game here, before {theirs.kind} "
+                                       f"{_short(_comparable(theirs))}")
+
 
 def recorded_options(game: Any, config: dict[str, Any]) -> dict[str, Any]:
     """The typed game options a replay header's configuration records (``options``, by
@@ -150,7 +231,7 @@ def recorded_options(game: Any, config: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(given, dict):
         raise OptionError(f"expected a table of options, got {type(given).__name__}")
     declared = {option.key: option for option in game.room_options}
-    unknown = sorted(set(given) - set(declared))
+    unknown = sorted(set(given) - set(declared) - {option.name for option in game.room_options})
     if unknown:
         raise OptionError(f"{game.name} has no option {unknown[0]!r}")
     return option_values(list(declared.values()), given)
@@ -160,34 +241,68 @@ def verify(record: MatchRecord, observers: Iterable[Any] = ()) -> Divergence | N
     """Re-run ``record`` through the real rules; None when every event and the result
     match, else the first step that differs. ``observers`` also see the re-run's events,
     state snapshots included (the web room draws a stored game's steps from them)."""
+    events: list[Any] = [*record.events, (record.result, record.written_result)]
+    return _rerun(record.game, record.seed, record.config, record.seats, _Recorded(events), observers)
+
+
+def verify_lines(lines: Iterable[str], observers: Iterable[Any] = ()) -> Divergence | None:
+    """:func:`verify` of a replay given as its JSON Lines, each line read only when the
+    re-run reaches it: the first steps of a long game come at once, and memory holds a
+    few events rather than the whole record (the web room's viewer of stored games). The
+    lines' digests are not checked here (``load_replays`` does)."""
+    lines = iter(lines)
+    try:
+        head = json.loads(next(line for line in lines if line.strip()))
+        game, seed, config, seats = head["game"], head["seed"], head["config"], list(head["seats"])
+    except (StopIteration, ValueError, KeyError, TypeError) as exc:
+        return Divergence(0, f"the replay's header cannot be read: {type(exc).__name__}: {exc}")
+
+    def read() -> Iterable[Any]:
+        for number, line in enumerate(lines, 2):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                row.pop("digest", None)
+                if "result" in row and "event" not in row:
+                    yield MatchResult.from_record(row["result"], seats), row["result"]
+                else:
+                    yield Event.from_json(row)
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                raise _Diverged(Divergence(0, f"line {number} cannot be read: {type(exc).__name__}: {exc}")) from None
+
+    return _rerun(game, seed, config if isinstance(config, dict) else {}, seats, _Recorded(read()), observers)
+
+
+def _rerun(name: str, seed: Any, config: dict[str, Any], seats: list[str], recorded: _Recorded,
+           observers: Iterable[Any]) -> Divergence | None:
     from gameroom.games import registry
 
     try:
-        game = registry.game(record.game)
+        game = registry.game(name)
     except registry.UnknownGame as exc:
         return Divergence(0, str(exc))
-    if record.seed is None:
+    if seed is None:
         return Divergence(0, NOT_RE_DEALABLE, unverifiable=True)
-    seat_config = record.config.get("seats") or [{"name": name} for name in record.seats]
-    if [s.get("name") for s in seat_config] != list(record.seats):
+    seat_config = config.get("seats") or [{"name": seat} for seat in seats]
+    if [s.get("name") for s in seat_config] != list(seats):
         return Divergence(0, "the header's seats and configuration disagree")
     try:
-        options = recorded_options(game, record.config)
+        options = recorded_options(game, config)
     except OptionError as exc:
         return Divergence(0, f"the header's game options cannot be played: {exc}")
-    script = _Script(record, game.protocol)
-    seats = [Seat(s["name"], script.caller(s["name"]), trusted=bool(s.get("trusted", False))) for s in seat_config]
-    again = ReplayRecorder(record.game, record.seed, record.config, record.seats)
+    script = _Script(recorded, game.protocol)
+    compare = _Compare(recorded, script)
+    players = [Seat(s["name"], script.caller(s["name"]), trusted=bool(s.get("trusted", False))) for s in seat_config]
     try:
-        game.play_options(record.seed, seats, options, MatchContext(observers=[again, *observers]))
+        game.play_options(seed, players, options, MatchContext(observers=[compare, *observers]))
+        return compare.rest() or _result_difference(compare.result, recorded.result, recorded.written,
+                                                    recorded.count() + 1)
     except _Diverged as exc:
-        earlier = _first_difference(again.record.events, script.events, stop=exc.divergence.step - 1)
-        return earlier or exc.divergence
+        return exc.divergence
     except Exception as exc:   # a file can make the rules fail only by being altered
         logger.debug("replaying %s failed", script.at, exc_info=True)
         return Divergence(script.at, f"the rules could not replay the game: {type(exc).__name__}: {exc}")
-    return (_first_difference(again.record.events, script.events)
-            or result_difference(again.record.result, record))
 
 
 _RESULT_KEYS = ("winners", "misbehaved", "ranking", "scores", "ejections", *SEAT_KEYS)
@@ -198,16 +313,21 @@ def result_difference(derived: MatchResult | None, record: MatchRecord) -> Diver
     when the rules ended no game: a tournament's start and end calls); None when it agrees.
     The step is the result line's: one after the last event."""
     step = sum(1 for e in record.events if e.kind != STATE) + 1
+    return _result_difference(derived, record.result, record.written_result, step)
+
+
+def _result_difference(derived: MatchResult | None, result: MatchResult | None, written: dict[str, Any] | None,
+                       step: int) -> Divergence | None:
     if derived is None:
-        if record.result is not None:
+        if result is not None:
             return Divergence(step, "the replay has a result line, but the rules end no game here")
         return None
-    if record.result is None:
+    if result is None:
         return Divergence(step, "the replay has no result line (the rules' result: "
                                 f"{_short(derived.to_record(), 200)})")
     # The line as written: a name list edited without its seats (or the reverse) differs
     # from the rules' result even though the parsed result is rebuilt from the seats.
-    theirs = record.written_result if isinstance(record.written_result, dict) else record.result.to_record()
+    theirs = written if isinstance(written, dict) else result.to_record()
     ours = derived.to_record()
     if "names" not in theirs:   # written before results held seat indices: compared by names
         ours = names_only(ours)
@@ -230,11 +350,15 @@ def _first_difference(replayed: Sequence[Event], recorded: Sequence[Event], stop
             return Divergence(at + 1, f"{missing} here, before {other.kind} {_short(_comparable(other))}")
         a, b = _comparable(ours, theirs), _comparable(theirs)
         if a != b:
-            keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-            what = ", ".join(f"{k}: rules {_short(a.get(k))} / replay {_short(b.get(k))}" for k in keys)
-            label = f"{theirs.kind} {theirs.get('method') or ''} {theirs.get('seat') or ''}".split()
-            return Divergence(at + 1, f"{' '.join(label)} differs ({what})")
+            return _differs(at + 1, theirs, a, b)
     return None
+
+
+def _differs(step: int, theirs: Event, a: dict[str, Any], b: dict[str, Any]) -> Divergence:
+    keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    what = ", ".join(f"{k}: rules {_short(a.get(k))} / replay {_short(b.get(k))}" for k in keys)
+    label = f"{theirs.kind} {theirs.get('method') or ''} {theirs.get('seat') or ''}".split()
+    return Divergence(step, f"{' '.join(label)} differs ({what})")
 
 
 def describe(record: MatchRecord) -> Iterable[str]:
@@ -284,6 +408,8 @@ class LoadedReplay:
     last_line: int
     problems: list[str] = field(default_factory=list)
     chained: bool = True
+    kept: bool = True
+    """False for a stored game whose replay a retention rule let go: nothing to check."""
 
     @property
     def note(self) -> str | None:
@@ -302,7 +428,6 @@ def load_replays(text: str, source: str) -> tuple[list[LoadedReplay], ChainCheck
     file's digest chain as checked. Raises ValueError for a line that is not a JSON object
     or a record that cannot be read at all."""
     lines = text.splitlines()
-    chain = check_chain(lines)
     chunks: list[list[tuple[int, str, dict[str, Any]]]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -322,6 +447,7 @@ def load_replays(text: str, source: str) -> tuple[list[LoadedReplay], ChainCheck
         chunks[-1].append((number, line, row))
     if not chunks:
         raise ValueError(f"{source} holds no replay")
+    chain = check_chain(lines, restarts={chunk[0][0] for chunk in chunks[1:]})
     loaded = []
     for at, chunk in enumerate(chunks):
         label = source + (f" #{at + 1}" if len(chunks) > 1 else "")

@@ -17,7 +17,6 @@ import logging
 import multiprocessing
 import signal
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, cast
@@ -32,6 +31,7 @@ from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, SandboxUnavailable, resolve_policy
 from gameroom.league.bots import Bot
 from gameroom.league.db import BotRow, GameRow, LeagueRow, ResultRow, record_game
+from gameroom.league.packing import unpack
 from gameroom.league.ratings import RatingBook
 from gameroom.league.schedule import BLOCK, Schedule, game_seed
 from gameroom.league.table import TableOutcome, TableTask, play_table
@@ -320,8 +320,8 @@ def run_league(plan: LeaguePlan, engine: Engine, runner: LocalBackend | RayBacke
                     record_game(engine, record, league_id=league_id, index=done, ratings=every, replay=ready.replay,
                                 digest=ready.digest, bots={seat["name"]: seat["bot"] for seat in record.config["seats"]})
                     if plan.replays is not None:
-                        (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_bytes(
-                            zlib.decompress(ready.replay))
+                        (plan.replays / f"{plan.league_name}-{done:06d}.jsonl").write_text(
+                            unpack(ready.replay), encoding="utf-8")
                     _rate(ours, record)
                     done += 1
                     progress(Progress(done, plan.games, started, ours.table(plan.game.name)))

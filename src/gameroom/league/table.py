@@ -7,7 +7,6 @@ bot failure is an ejection inside the match.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -19,7 +18,7 @@ from gameroom.core.match import Seat
 from gameroom.core.record import MatchRecord
 from gameroom.core.sandbox import SandboxPolicy, resolve_policy
 from gameroom.league.bots import Bot, bots_from_specs
-from gameroom.league.programs import ProgramLimits, seat_programs
+from gameroom.league.programs import ProgramLimits, ProgramSeats, seat_programs
 from gameroom.league.replay import ReplayRecorder
 
 __all__ = ["TableTask", "TableOutcome", "play_table", "record_table"]
@@ -56,17 +55,23 @@ class TableOutcome:
     replay: bytes
     unstarted: tuple[tuple[str, str], ...] = ()   # (bot, reason): untrusted bots that never started
     digest: str | None = None   # the head of the replay's digest chain
+    stderr: tuple[tuple[str, str], ...] = ()
+    """(bot, stderr tail) of each ejected program whose ejection reason carries none (the
+    referee's ejection for an illegal move, unlike a failed call's, says nothing of the
+    program), read once the program has ended."""
 
 
 def play_table(task: TableTask, given: dict[str, Seat] | None = None) -> TableOutcome:
     """Play the task's game (in a worker). ``given``: seats made by the caller for the
     bots whose spec is ``{"name": ..., "remote": true}`` (a remote bot's connection, which
     lives in the caller's process: ``gameroom.arena``)."""
-    record, unstarted = _play(task, given or {})
+    record, unstarted, tails = _play(task, given or {})
     text = record.to_jsonl()
-    replay = zlib.compress(text.encode("utf-8"), 1)
+    from gameroom.league.packing import pack
+
+    replay = pack(text)
     record.events = []
-    return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text))
+    return TableOutcome(task.index, record, replay, tuple(unstarted.items()), head_of(text), tuple(tails.items()))
 
 
 class _Limited:
@@ -84,7 +89,21 @@ def record_table(task: TableTask) -> MatchRecord:
     return _play(task)[0]
 
 
-def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchRecord, dict[str, str]]:
+def _silent_tails(record: MatchRecord, launched: ProgramSeats) -> dict[str, str]:
+    """The stderr tails of the ejected programs whose reasons carry none (their programs
+    have ended: the tails are whole)."""
+    tails: dict[str, str] = {}
+    for ejection in record.result.ejections if record.result is not None else ():
+        if "; stderr: " in ejection.reason or "; no stderr" in ejection.reason:
+            continue
+        tail = launched.stderr_tail(ejection.name)
+        if tail:
+            tails[ejection.name] = tail
+    return tails
+
+
+def _play(task: TableTask, given: dict[str, Seat] | None = None
+          ) -> tuple[MatchRecord, dict[str, str], dict[str, str]]:
     from gameroom.games import registry
 
     game = registry.game(task.game)
@@ -93,7 +112,8 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
     missing = remote - set(given)
     if missing:
         raise ValueError(f"no seat given for the remote bots {sorted(missing)}")
-    parsed = iter(bots_from_specs([spec for spec in task.bots if not spec.get("remote")]))
+    local = [spec for spec in task.bots if not spec.get("remote")]
+    parsed = iter(bots_from_specs(local) if local else ())   # a table of remote bots only has none
     bots: Sequence[Bot | str] = [spec["name"] if spec.get("remote") else next(parsed) for spec in task.bots]
     sandbox = task.sandbox if task.sandbox.mode != "auto" else resolve_policy(task.sandbox)
     programs = [(bot.name, bot.value, ProgramLimits.of(bot.limits), bot.read) for bot in bots
@@ -125,4 +145,4 @@ def _play(task: TableTask, given: dict[str, Seat] | None = None) -> tuple[MatchR
                     caller.close()
                 elif seat.name in given and hasattr(caller, "close"):
                     caller.close()
-    return recorder.record, unstarted
+    return recorder.record, unstarted, _silent_tails(recorder.record, launched)

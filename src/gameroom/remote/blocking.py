@@ -34,6 +34,24 @@ _KERNEL_TIMEOUTS = sys.platform.startswith("linux")
 _NO_TIMEOUT = struct.pack("ll", 0, 0)   # a zero timeval: wait for ever
 _SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)   # Linux's value (Python does not name it)
 _STAMP_SPACE = socket.CMSG_SPACE(16)                       # one struct timespec
+# Linux turns receive timestamps on for the whole system only while some socket asks for
+# them, and turns them on late (a deferred work item): a packet that arrives meanwhile
+# carries no stamp and is stamped when read, as if it came late. Each connection asking
+# on its own turned them off with its close and on again with the next one, so the first
+# reply of a connection on a loaded machine could be charged to a bot as late. One socket
+# asking for the life of the process keeps them on.
+_STAMP_KEEPER: list[socket.socket] = []
+
+
+def _keep_stamps_on() -> None:
+    if _STAMP_KEEPER:
+        return
+    try:
+        keeper = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        keeper.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+    except OSError:
+        return
+    _STAMP_KEEPER.append(keeper)
 
 
 class BlockingConnection:
@@ -61,6 +79,7 @@ class BlockingConnection:
         # from the start, since a packet that arrived before the asking carries no stamp.
         self._stamped = False
         if sock is not None:
+            _keep_stamps_on()
             try:
                 sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
                 self._stamped = True

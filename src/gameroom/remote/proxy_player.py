@@ -19,7 +19,7 @@ import asyncio
 from time import monotonic
 from typing import Any, Callable, NoReturn, Sequence
 
-from gameroom.core.calls import CallFailed
+from gameroom.core.calls import CallFailed, on_threads
 from gameroom.core.match import Seat
 from gameroom.core.protocol import WireProtocol
 from gameroom.core.record import FailureKind
@@ -45,6 +45,9 @@ class ProxyPlayer:
         # Optional: answers side messages (queries) the client sends during a call; gets a
         # value read and returns the answer, or None when the value is the reply.
         self.side: Callable[[Any], Any] | None = None
+        # A simultaneous round waits for blocking proxies side by side; on a hub the
+        # referee is a greenlet, whose calls must stay on its thread (asked in turn).
+        self.together = on_threads if hub is None else None
 
     def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         if self.broken is not None:

@@ -7,12 +7,14 @@ seat against other players, and trained agents as ordinary players.
   built-in strategies or any players (Gymnasium API);
 * :func:`policy_player` — a policy (observation dict -> action index) as a player that
   can sit anywhere a bot can;
-* :func:`parallel_env` — PettingZoo's parallel API, for games whose every decision round
-  asks all seats at once (none of the five: see :func:`parallel_env`);
+* :func:`parallel_env` — PettingZoo's parallel API, for games played in simultaneous
+  rounds (their descriptor's ``simultaneous``; none of the five: see :func:`parallel_env`);
 * :func:`table` — the encoding itself: catalogue, observation shape, options.
 
 The games' referees run unchanged (``rl.driver``), so legality, ejection and scoring are
-the referee's. Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet; cairosvg for the
+the referee's. Pictures (``render_mode``) show one viewer's view (``render_view``: the
+spectator's by default, the learner's seat's in :func:`single_agent`, an agent's by its
+name), the whole state only with ``render_view="all"`` (``rl.aec``). Needs the ``rl`` extra (numpy, pettingzoo, gymnasium, greenlet; cairosvg for the
 ``rgb_array`` pictures, ``rl.raster``).
 Game-agnostic: games are reached through the registry's descriptors.
 """
@@ -71,37 +73,48 @@ def table(game: str, **options: Any) -> LearningTable:
     return learning(game).table(game, **options)
 
 
-def env(game: str, *, seed: int = 0, render_mode: str | None = None, **options: Any) -> Any:
+def env(game: str, *, seed: int = 0, render_mode: str | None = None, render_view: str | None = None,
+        **options: Any) -> Any:
     """A PettingZoo AEC environment of ``game``: every seat an agent. ``seed`` seeds the
-    games of ``reset()`` without a seed; ``options`` are the game's (players, board ...)."""
+    games of ``reset()`` without a seed; ``options`` are the game's (players, board ...);
+    ``render_view``: whose view the pictures show (None: the spectator's; ``"player_1"``;
+    ``"all"``: the whole state, secrets included)."""
     need_extra()
     from gameroom.rl.aec import GameEnv
 
-    return GameEnv(table(game, **options), seed=seed, render_mode=render_mode)
+    return GameEnv(table(game, **options), seed=seed, render_mode=render_mode, render_view=render_view)
 
 
 def single_agent(game: str, opponents: Sequence[Any] | None = None, *, seat: int = 0, seed: int = 0,
-                 render_mode: str | None = None, **options: Any) -> Any:
+                 render_mode: str | None = None, render_view: str | None = None, **options: Any) -> Any:
     """A Gymnasium environment of seat ``seat`` of ``game`` against ``opponents`` (one per
     other seat: built-in strategy names, players, or seats; default the game's first
-    strategy)."""
+    strategy). Its pictures show the learner's own view unless ``render_view`` says
+    otherwise."""
     need_extra()
     from gameroom.rl.single import SingleAgentEnv
 
-    return SingleAgentEnv(table(game, **options), opponents, seat=seat, seed=seed, render_mode=render_mode)
+    return SingleAgentEnv(table(game, **options), opponents, seat=seat, seed=seed, render_mode=render_mode,
+                          render_view=render_view)
 
 
-def parallel_env(game: str, **options: Any) -> Any:
-    """PettingZoo's parallel API is for games in which every live seat decides at once,
-    each round. Every referee here asks one seat at a time, and what it asks the next
-    seat depends on the answer (Q, Bazaar, Fish: turns in order; Eriantys: the planning
-    order with its no-duplicate rule; Evolution: its choices are collected one by one and
-    its feeding is a queue), so no game has such rounds: this raises a clear error saying
-    so, and names :func:`env` (the AEC API covers every game)."""
+def parallel_env(game: str, *, seed: int = 0, render_mode: str | None = None, render_view: str | None = None,
+                 **options: Any) -> Any:
+    """A PettingZoo parallel environment of ``game``, a game played in simultaneous rounds
+    (its descriptor's ``simultaneous``: every decision asked of every live seat at once,
+    ``core.match.Match.decide_all``). Any other game raises OptionError saying so and
+    naming :func:`env` (the AEC API covers every game): its referee asks one seat at a
+    time, and what it asks the next seat depends on the answer (Q, Bazaar, Fish: turns in
+    order; Eriantys: the planning order with its no-duplicate rule; Evolution: its choices
+    are collected one by one and its feeding is a queue)."""
     need_extra()
     found = table(game, **options)
-    raise OptionError(f"{found.game} has no simultaneous decision rounds (its referee asks one seat at a time): "
-                      f"use gameroom.rl.env({game!r}), PettingZoo's AEC API")
+    if not registry.game(game).simultaneous:
+        raise OptionError(f"{found.game} has no simultaneous decision rounds (its referee asks one seat at a time): "
+                          f"use gameroom.rl.env({game!r}), PettingZoo's AEC API")
+    from gameroom.rl.parallel import ParallelGameEnv
+
+    return ParallelGameEnv(found, seed=seed, render_mode=render_mode, render_view=render_view)
 
 
 def policy_player(game: str, policy: Callable[[dict[str, Any]], Any], name: str = "policy", **options: Any) -> Any:

@@ -7,10 +7,17 @@ asked sees its latest observation and an empty mask. A masked-out action is give
 referee as asked, the referee ejects the seat, and the agent is terminated with reward -1
 (it ranks last); the game goes on for the others. When the game ends every agent gets
 the table's rewards (``core.learning.rank_rewards`` unless the game says otherwise).
+
+Pictures (``render_mode``) show what one viewer may see (``render_view``): the
+spectator's view by default, a seat's with its agent name (``"player_1"``), the whole
+state, secrets included, only with ``"all"``. In a game with secrets the picture is the
+game's drawing of ``views.conceal(state, viewer)`` and the text is the viewer's view
+(``views.seat``/``views.spectator``, through the game's ``text_view`` when it has one).
 """
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -25,7 +32,8 @@ from gameroom.rl.driver import Driver
 from gameroom.rl.raster import RGB_ARRAY
 from gameroom.rl.spaces import Encoder
 
-__all__ = ["RENDER_MODES", "GameEnv", "check_render_mode", "render_state", "seat_names"]
+__all__ = ["ALL", "RENDER_MODES", "AllSeats", "GameEnv", "action_index", "check_render_mode", "render_state", "render_viewer",
+           "seat_names"]
 
 RENDER_MODES = ["ansi", "svg", *([RGB_ARRAY] if raster.available() else [])]
 """``ansi``: the game's text picture; ``svg``: the game's SVG picture (a string);
@@ -50,32 +58,60 @@ def check_render_mode(mode: str | None) -> None:
 
 
 NO_POSITION = "(the game has not shown a position yet)"
+ALL = "all"
+"""``render_view="all"``: the whole state, every secret included."""
+SPECTATOR = "spectator"
 
 
-def render_state(table: LearningTable, mode: str | None, state: Any, caption: str) -> str | np.ndarray | None:
-    """The picture of a referee state in a render mode (None: no mode, with a warning)."""
+def render_viewer(view: str | None, players: int, default: str | None = None) -> str | None:
+    """The referee's name of the seat whose view a picture shows (``player0`` ...), None
+    for the spectator's, or :data:`ALL`; from ``view``: None (``default``: an agent name,
+    or the spectator), ``"spectator"``, ``"all"`` or an agent's name (``"player_1"``).
+    ValueError for anything else."""
+    view = default if view is None else view
+    if view is None or view == SPECTATOR:
+        return None
+    if view == ALL:
+        return ALL
+    agents = [f"player_{i}" for i in range(players)]
+    if view not in agents:
+        raise ValueError(f"render_view {view!r}: choose from {SPECTATOR!r}, {ALL!r} or an agent: {', '.join(agents)}")
+    return seat_names(players)[agents.index(view)]
+
+
+def render_state(table: LearningTable, mode: str | None, state: Any, caption: str,
+                 viewer: str | None = None) -> str | np.ndarray | None:
+    """The picture of a referee state in a render mode (None: no mode, with a warning), as
+    ``viewer`` may see it (a seat's name, None: the spectator, :data:`ALL`: everything)."""
     if mode is None:
         gymnasium.logger.warn("render() was called without a render_mode")
         return None
-    if mode == RGB_ARRAY:
-        return raster.rgb_array(raster.text_svg(NO_POSITION) if state is None
-                                else registry.game(table.game).render(state, caption))
     if state is None:
-        return NO_POSITION
-    if mode == "svg":
-        return registry.game(table.game).render(state, caption)
-    return table.text(state) + (f"\n{caption}" if caption else "")
+        return raster.rgb_array(raster.text_svg(NO_POSITION)) if mode == RGB_ARRAY else NO_POSITION
+    game = registry.game(table.game)
+    whole = viewer == ALL or game.views.vary_secret is None   # no secrets: the state is everyone's
+    if mode == "ansi":
+        if whole:
+            return table.text(state) + (f"\n{caption}" if caption else "")
+        view = game.views.spectator(state) if viewer is None else game.views.seat(state, viewer)
+        text = game.text_view(view) if game.text_view is not None else json.dumps(view)
+        return text + (f"\n{caption}" if caption else "")
+    svg = game.render(state, caption) if whole else game.picture(state, viewer, caption)
+    if svg is None:
+        svg = raster.text_svg(f"{table.game} cannot conceal its secrets in a picture: render_view='all' shows all")
+    return raster.rgb_array(svg) if mode == RGB_ARRAY else svg
 
 
-class GameEnv(AECEnv):
-    """The AEC environment of one table (see the module's docstring)."""
+class AllSeats:
+    """What the AEC and the parallel environments share: every seat an agent
+    (``player_0`` ...), their spaces, the driver of the referee with every seat a learner,
+    the seeds of unseeded resets, and pictures."""
 
-    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
-
-    def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None) -> None:
-        super().__init__()
+    def _set_up(self, table: LearningTable, seed: int, render_mode: str | None, render_view: str | None,
+                name: str) -> None:
         check_render_mode(render_mode)
-        self.metadata = {**self.metadata, "name": f"gameroom_{table.game}"}
+        self._viewer = render_viewer(render_view, table.players)
+        self.metadata = {**self.metadata, "name": name}
         self.table = table
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(table.players)]
@@ -88,13 +124,9 @@ class GameEnv(AECEnv):
         self._driver = Driver(table, seat_names(table.players), range(table.players), watch=render_mode is not None)
         self._seeds = random.Random(seed)
         self._latest: list[dict[str, Any]] = []
-        self._current: dict[str, Any] | None = None
         self.agents: list[str] = []
 
-    def __str__(self) -> str:
-        return f"gameroom_{self.table.game}"
-
-    # -- spaces ----------------------------------------------------------------------------
+    metadata: dict[str, Any]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -102,38 +134,65 @@ class GameEnv(AECEnv):
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.action_spaces[agent]
 
-    # -- the game ----------------------------------------------------------------------------
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """A new game: from ``seed``, or from the next seed of the environment's own
-        seeded sequence (the ``seed`` option), so unseeded resets replay too."""
+    def _start(self, seed: int | None) -> None:
+        """A new game: from ``seed``, or from the next seed of the environment's own seeded
+        sequence (the ``seed`` option), so unseeded resets replay too."""
         if seed is not None:
             self._seeds = random.Random(seed)
             game_seed = seed
         else:
             game_seed = self._seeds.randrange(2**31)
         self.agents = self.possible_agents[:]
+        self._latest = [self._encoder.blank() for _ in self.agents]
+        self._driver.start(game_seed)
+
+    def render(self) -> str | np.ndarray | None:
+        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption, self._viewer)
+
+    def close(self) -> None:
+        self._driver.stop()
+
+
+class GameEnv(AllSeats, AECEnv):
+    """The AEC environment of one table (see the module's docstring)."""
+
+    metadata = {"render_modes": RENDER_MODES, "is_parallelizable": False, "render_fps": 1}  # noqa: RUF012 (PettingZoo's)
+
+    def __init__(self, table: LearningTable, seed: int = 0, render_mode: str | None = None,
+                 render_view: str | None = None) -> None:
+        super().__init__()
+        self._set_up(table, seed, render_mode, render_view, f"gameroom_{table.game}")
+        self._current: dict[int, dict[str, Any]] = {}   # the open turns' observations, by seat
+
+    def __str__(self) -> str:
+        return f"gameroom_{self.table.game}"
+
+    # -- the game ----------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game: from ``seed``, or from the next seed of the environment's own
+        seeded sequence (the ``seed`` option), so unseeded resets replay too."""
+        self._current = {}
+        self._start(seed)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._latest = [self._encoder.blank() for _ in self.agents]
-        self._driver.start(game_seed)
         self._settle()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat_of[agent]
-        pending = self._driver.pending
-        if pending is None or pending[0] != seat:
+        turn = next((turn for index, turn in self._driver.waiting if index == seat), None)
+        if turn is None:
             latest = self._latest[seat]
             return {"observation": latest["observation"], "action_mask": np.zeros(self._encoder.n, np.int8)}
-        if self._current is None:
-            turn = pending[1]
-            self._current = {"observation": self._encoder.observation(turn.observation()),
-                             "action_mask": self._encoder.mask(turn.legal())}
-            self._latest[seat] = self._current
-        return self._current
+        current = self._current.get(seat)
+        if current is None:
+            current = {"observation": self._encoder.observation(turn.observation()),
+                       "action_mask": self._encoder.mask(turn.legal())}
+            self._current[seat] = self._latest[seat] = current
+        return current
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -143,13 +202,12 @@ class GameEnv(AECEnv):
         driver = self._driver
         pending = driver.pending
         assert pending is not None and pending[0] == self._seat_of[agent], "the selected agent is not being asked"
-        index = _action_index(action, self._encoder.n)
-        current = self._current
+        index = action_index(action, self._encoder.n)
+        current = self._current.pop(pending[0], None)
         allowed = bool(current["action_mask"][index]) if current is not None else index in set(pending[1].legal())
         self._cumulative_rewards[agent] = 0.0
         for name in self.rewards:
             self.rewards[name] = 0.0
-        self._current = None
         driver.act(index, allowed)
         self._settle()
 
@@ -177,16 +235,9 @@ class GameEnv(AECEnv):
         self._accumulate_rewards()
         self._deads_step_first()
 
-    # -- pictures ----------------------------------------------------------------------------
-
-    def render(self) -> str | np.ndarray | None:
-        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption)
-
-    def close(self) -> None:
-        self._driver.stop()
 
 
-def _action_index(action: Any, n: int) -> int:
+def action_index(action: Any, n: int) -> int:
     """An action as an index of the catalogue; ValueError outside ``0 .. n-1``."""
     try:
         index = int(action)

@@ -13,6 +13,12 @@ a thread hand-off costs tens (see ``docs/ARCHITECTURE.md``, "Learning environmen
 A sub-action the turn does not allow goes to the referee as the answer the agent asked for
 (``Turn.refuse``) or, when the game's answer cannot carry it, as a ForbiddenAction raised
 in the call: the referee ejects the seat as it ejects any player.
+
+A simultaneous round (``core.match.Match.decide_all``) asks the learning seats together:
+their callers' ``together`` runs each call in a greenlet of its own, so every seat's call
+reaches its coder, and the environment gets every open turn at once (:attr:`Driver.waiting`)
+before any answer goes back: the parallel API's step, and the AEC API one seat after the
+other, with no answer seen by another seat before the round is revealed.
 """
 
 from __future__ import annotations
@@ -85,7 +91,8 @@ class Driver:
 
     ``learners`` are the seat indices whose decisions the environment takes; every other
     seat is ``others[index]`` (a ``core.match.Seat``). After :meth:`start` and after each
-    :meth:`answer`, either ``pending`` is ``(seat index, Turn)`` or ``result`` is set.
+    :meth:`answer`, either ``waiting`` holds the open ``(seat index, Turn)`` decisions
+    (several in a simultaneous round; ``pending`` is the first) or ``result`` is set.
     """
 
     def __init__(self, table: LearningTable, names: Sequence[str], learners: Sequence[int],
@@ -97,12 +104,18 @@ class Driver:
         self.others = others
         self.watch = watch
         self.seats: list[Seat] = []
-        self.pending: tuple[int, Turn] | None = None
+        self.waiting: list[tuple[int, Turn]] = []
+        self._answers: dict[int, Any] = {}
         self.result: MatchResult | None = None
         self.picture: Any = None     # the latest referee state, when watched
         self.caption: str = ""
         self._referee: greenlet | None = None
         self._env: Any = None
+
+    @property
+    def pending(self) -> tuple[int, Turn] | None:
+        """The first open decision (seat index, Turn), or None."""
+        return self.waiting[0] if self.waiting else None
 
     # -- the environment's side ----------------------------------------------------------
 
@@ -110,7 +123,7 @@ class Driver:
         """Abandon any game under way and play a new one from ``seed`` up to the first
         decision of a learning seat (or to its end)."""
         self.stop()
-        self.pending, self.result, self.picture, self.caption = None, None, None, ""
+        self.result, self.picture, self.caption = None, None, ""
         self.seats = []
         for index, name in enumerate(self.names):
             if index in self.learners:
@@ -118,7 +131,7 @@ class Driver:
                 # Trusted: direct calls without a time limit (the agent may think as long as
                 # it likes) and the referee's own objects, unchecked: a coder's answers are
                 # built from the game's types.
-                self.seats.append(Seat(name, _direct(player), trusted=True, player=player))
+                self.seats.append(Seat(name, _LearnerCaller(player, self), trusted=True, player=player))
             else:
                 assert self.others is not None, "a seat without a learner needs another player"
                 self.seats.append(self.others(index, seed))
@@ -129,48 +142,54 @@ class Driver:
         self._referee = greenlet(lambda: table.play(seed, seats, observers))
         self._run(())
 
-    def answer(self, value: Any) -> None:
-        """Give the pending turn's answer to the referee and play on."""
-        assert self.pending is not None, "no decision is pending"
-        self.pending = None
-        self._run(value)
+    def answer(self, value: Any, seat: int | None = None) -> None:
+        """Give an open turn's answer (the first one's, or seat ``seat``'s); once every open
+        turn has its answer, the referee plays on."""
+        assert self.waiting, "no decision is pending"
+        at = next((i for i, (index, _turn) in enumerate(self.waiting) if index == seat), 0) if seat is not None else 0
+        index, _turn = self.waiting.pop(at)
+        self._answers[index] = value
+        if not self.waiting:
+            answers, self._answers = self._answers, {}
+            self._run(answers)
 
-    def refuse(self, error: ForbiddenAction) -> None:
-        """Fail the pending call with ``error`` (the referee ejects the seat) and play on."""
-        self.answer(_Refused(error))
+    def refuse(self, error: ForbiddenAction, seat: int | None = None) -> None:
+        """Fail an open call with ``error`` (the referee ejects the seat)."""
+        self.answer(_Refused(error), seat)
 
-    def act(self, action: int, allowed: bool) -> None:
-        """The pending seat takes sub-action ``action`` (``allowed``: whether the turn's
-        mask holds it): an allowed one goes into the turn, and the referee plays on once
-        the turn is complete; any other goes to the referee as refused (and the seat is
+    def act(self, action: int, allowed: bool, seat: int | None = None) -> None:
+        """An open seat (the first, or ``seat``) takes sub-action ``action`` (``allowed``:
+        whether the turn's mask holds it): an allowed one goes into the turn, which is
+        answered once complete; any other goes to the referee as refused (and the seat is
         ejected)."""
-        assert self.pending is not None, "no decision is pending"
-        turn = self.pending[1]
+        assert self.waiting, "no decision is pending"
+        index, turn = next((w for w in self.waiting if w[0] == seat), self.waiting[0]) if seat is not None \
+            else self.waiting[0]
         if allowed:
             if turn.choose(action):
-                self.answer(turn.answer())
+                self.answer(turn.answer(), index)
             return
         try:
             answer = turn.refuse(action)
         except ForbiddenAction as error:
-            self.refuse(error)
+            self.refuse(error, index)
             return
-        self.answer(answer)
+        self.answer(answer, index)
 
     def stop(self) -> None:
         """End the game under way, if any (its referee greenlet unwinds)."""
         referee, self._referee = self._referee, None
         if referee is not None and not referee.dead:
             referee.throw(GreenletExit)
-        self.pending = None
+        self.waiting, self._answers = [], {}
 
     def ejected(self, index: int) -> str | None:
         """The reason seat ``index`` was ejected, or None."""
         return self.seats[index].ejected if index < len(self.seats) else None
 
     def _run(self, value: Any) -> None:
-        """Switch into the referee (with ``value``, the answer it waits for; ``()`` to
-        start it) until it asks a learner or ends."""
+        """Switch into the referee (with ``value``, the answers it waits for by seat;
+        ``()`` to start it) until it asks learners or ends."""
         referee = self._referee
         assert referee is not None
         referee.parent = getcurrent()
@@ -179,14 +198,39 @@ class Driver:
             self._referee = None
             self.result = outcome
         else:
-            self.pending = outcome
+            self.waiting = list(outcome)
 
     # -- the referee's side --------------------------------------------------------------
 
     def suspend(self, index: int, turn: Turn) -> Any:
-        """Called in the referee's greenlet: hand the turn to the environment and wait
-        for its answer."""
-        return getcurrent().parent.switch((index, turn))
+        """Called in the referee's greenlet (or a round's call greenlet): hand the turn to
+        the environment (through the round, if any) and wait for the answers; its own."""
+        return getcurrent().parent.switch([(index, turn)])[index]
+
+    def together(self, calls: Sequence[Callable[[], Any]]) -> list[Any]:
+        """A simultaneous round's calls to learning seats (``core.calls``'s ``together``),
+        in the referee's greenlet: each call runs in a greenlet of its own until it
+        suspends at its turn; the environment gets every open turn at once, and once all
+        are answered each call goes on with its answer."""
+        results: list[Any] = [None] * len(calls)
+        suspended: dict[int, greenlet] = {}
+        opened: list[tuple[int, Turn]] = []
+        for at, call in enumerate(calls):
+            runner = greenlet(lambda call=call: ("done", call()))
+            outcome = runner.switch()
+            if runner.dead:
+                results[at] = outcome[1]
+            else:
+                suspended[at] = runner
+                opened += outcome
+        if suspended:
+            answers = getcurrent().parent.switch(opened)
+            for at, runner in suspended.items():
+                outcome = runner.switch(answers)
+                while not runner.dead:   # a call that asks again (never within one decision): pass it on
+                    outcome = runner.switch(getcurrent().parent.switch(outcome))
+                results[at] = outcome[1]
+        return results
 
     def _observe(self, event: Event) -> None:
         if event.kind == STATE and event.subject is not None:
@@ -194,5 +238,13 @@ class Driver:
             self.caption = event.get("caption") or ""
 
 
-def _direct(player: SeatPlayer) -> Caller:
-    return direct_caller(player)
+class _LearnerCaller:
+    """A learning seat's caller: a direct call (no thread, no limit: the agent may think
+    as long as it likes), and the driver's way of asking such seats together."""
+
+    def __init__(self, player: SeatPlayer, driver: Driver) -> None:
+        self._call: Caller = direct_caller(player)
+        self.together = driver.together
+
+    def __call__(self, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
+        return self._call(method, args, limit)

@@ -24,9 +24,10 @@ from gameroom.games import registry
 from gameroom.rl.aec import (
     EJECTED_REWARD,
     RENDER_MODES,
-    _action_index,
+    action_index,
     check_render_mode,
     render_state,
+    render_viewer,
     seat_names,
 )
 from gameroom.rl.driver import Driver
@@ -60,8 +61,9 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012 (Gymnasium's)
 
     def __init__(self, table: LearningTable, opponents: Sequence[Any] | None = None, seat: int = 0,
-                 seed: int = 0, render_mode: str | None = None) -> None:
+                 seed: int = 0, render_mode: str | None = None, render_view: str | None = None) -> None:
         check_render_mode(render_mode)
+        self._viewer = render_viewer(render_view, table.players, default=f"player_{seat}")
         self.table = table
         self.seat = seat
         self.render_mode = render_mode
@@ -103,7 +105,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("the game is over: call reset() first")
         driver = self._driver
-        index = _action_index(action, self._encoder.n)
+        index = action_index(action, self._encoder.n)
         driver.act(index, index in self._legal)
         reason = driver.ejected(self.seat)
         if reason is not None:
@@ -135,7 +137,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._encoder.mask(self._legal)
 
     def render(self) -> str | np.ndarray | None:
-        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption)
+        return render_state(self.table, self.render_mode, self._driver.picture, self._driver.caption, self._viewer)
 
     def close(self) -> None:
         self._driver.stop()

@@ -34,6 +34,7 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
+from gameroom.server.admission import connection_cap, file_limit
 from gameroom.server.event_views import EventViews
 from gameroom.server.journal import TICK, Journal, JournalError, open_journal
 from gameroom.server.journal_resume import resume, room_row
@@ -41,7 +42,7 @@ from gameroom.server.lobby_checks import Allowance
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
 from gameroom.server.lobby_identity import MAX_SECRET, Held, Proof, new_secret, valid_credential
-from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
+from gameroom.server.lobby_limits import AddressBook, JoinThrottle, Refusals, address_key, username_key
 from gameroom.server.referee_rooms import RefereeGame
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
@@ -139,6 +140,7 @@ class Client:
         self.pong = asyncio.Event()
         self.tasks: list[asyncio.Task[Any]] = []
         self.counted = False          # counted against its address's connection quota
+        self.unlogged = True          # counted against its address's quota of connections not logged in
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = address_key(peer)
@@ -391,8 +393,12 @@ class Lobby:
         self.id_rng: random.Random = (random.Random(config.seed) if config.seed is not None
                                       else secrets.SystemRandom())
         self.addresses = AddressBook(config.max_connections_per_address, config.max_rooms_per_address,
-                                     config.failed_joins_per_minute_per_address)
+                                     config.failed_joins_per_minute_per_address,
+                                     # no quota of connections per address: none of unlogged ones either
+                                     config.max_unlogged_per_address if config.max_connections_per_address else 0)
+        self.max_connections = connection_cap(config.max_connections) if config.max_connections else 0
         self.lingering_refusals = 0
+        self.refusals = Refusals()
         self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
@@ -463,6 +469,14 @@ class Lobby:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         client = Client(self, reader, writer)
+        if self.max_connections and len(self.clients) >= self.max_connections:
+            await self._refuse(client, f"The server has {len(self.clients)} connections, its most (maxConnections)")
+            return
+        over = self.addresses.over(client.address)
+        if over == "unlogged":
+            await self._refuse(client, f"{self.config.max_unlogged_per_address} connections from your address have "
+                                       "not logged in yet (maxUnloggedPerAddress)")
+            return
         if not self.addresses.connect(client.address):
             await self._refuse(client)
             return
@@ -481,14 +495,22 @@ class Lobby:
         self.clients.add(client)
         loop = asyncio.get_running_loop()
         client.tasks = [loop.create_task(client.write_loop()), loop.create_task(client.read_loop())]
-        if self.config.login_timeout > 0:
-            loop.call_later(self.config.login_timeout, self._login_deadline, client)
+        within = min((t for t in (self.config.login_timeout, self.config.login_within) if t > 0), default=0.0)
+        if within > 0:
+            loop.call_later(within, self._login_deadline, client, within)
 
-    async def _refuse(self, client: Client) -> None:
-        """A connection over its address's quota: one NACK, then closed."""
-        logger.info(f"{client.peer}: refused: {self.config.max_connections_per_address} connections "
-                 f"from {client.address} already")
-        client.writer.write(_encode(nack("Too many connections from your address")))
+    async def _refuse(self, client: Client, why: str | None = None) -> None:
+        """A connection over a quota (its address's connections, unless ``why`` says
+        another): one NACK, then closed — at once, and without a log line, while its
+        address's burst of refusals lasts (``Refusals``)."""
+        client.writer.write(_encode(nack(why or "Too many connections from your address")))
+        unsaid = self.refusals.refused(client.address, time.monotonic())
+        if unsaid is None:
+            client.writer.close()   # the NACK is flushed first
+            return
+        logger.info(f"{client.peer}: refused: " + (why or f"{self.config.max_connections_per_address} connections "
+                                                          f"from {client.address} already")
+                    + (f" ({unsaid} more from {client.address} refused since the last such line)" if unsaid else ""))
         if self.lingering_refusals >= _MAX_LINGERING_REFUSALS:
             client.writer.transport.abort()
             return
@@ -504,7 +526,8 @@ class Lobby:
         self.clients.discard(client)
         if client.counted:
             client.counted = False
-            self.addresses.disconnect(client.address, time.monotonic())
+            self.addresses.disconnect(client.address, time.monotonic(), client.unlogged)
+            client.unlogged = False
 
     async def join_turn(self, client: Client) -> None:
         """Before an ACCESS_ROOM is looked at: wait while the client or its address has
@@ -526,9 +549,9 @@ class Lobby:
         if use is not None and use.joins is not None:
             use.joins.failed(now)
 
-    def _login_deadline(self, client: Client) -> None:
+    def _login_deadline(self, client: Client, within: float) -> None:
         if client.state == CONNECTED:
-            logger.info(f"{client.peer}: no LOGIN within {self.config.login_timeout:g} s")
+            logger.info(f"{client.peer}: no LOGIN within {within:g} s")
             self.close(client)
 
     async def _keep_alive(self) -> None:
@@ -590,11 +613,15 @@ class Lobby:
         if client.state == CONNECTED and kind != "LOGIN":
             client.send(nack("Login message missing"))
             return None
+        later: Awaitable[None] | None = None
         try:
-            later: Awaitable[None] | None = getattr(self, "_" + kind.lower())(client, message)
-            return later
+            later = getattr(self, "_" + kind.lower())(client, message)
         except _Refused:
-            return None
+            pass
+        if client.unlogged and client.state not in (CONNECTED, CLOSED):   # logged in: no longer unfinished
+            client.unlogged = False
+            self.addresses.logged_in(client.address)
+        return later
 
     def _login(self, client: Client, m: dict[str, Any]) -> None:
         """LOGIN (eriantys.md 7.2), and ours: ``spectator``; ``secret`` (true: hand out a
@@ -1652,6 +1679,10 @@ async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescripto
     server = await lobby.start(config.host, config.port)
     port = server.sockets[0].getsockname()[1]
     logger.info(f"lobby listening on {config.host}:{port}")
+    logger.info(f"lobby: at most {lobby.max_connections or 'any number of'} connections at once (file-handle limit "
+                f"{file_limit()}), {config.max_connections_per_address or 'any number'} from one address of which "
+                f"{lobby.addresses.max_unlogged or 'any number'} not logged in, each logged in within "
+                f"{min(t for t in (config.login_timeout, config.login_within, float('inf')) if t > 0):g} s")
     if ready is not None:
         ready(port)
     stopping = asyncio.Event()

@@ -38,6 +38,7 @@ import struct
 import subprocess
 import sys
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -45,7 +46,7 @@ from typing import Any, Callable
 from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.errors import GameroomError
 
-__all__ = ["Allowance", "Judges", "Question", "CheckFailed", "NOT_OFFERED", "CHECK_RATE", "CHECK_BURST",
+__all__ = ["Allowance", "UserChecks", "UsersChecks", "Judges", "Question", "CheckFailed", "NOT_OFFERED", "CHECK_RATE", "CHECK_BURST",
            "CHECK_SECONDS", "MAX_CHECKS", "judges"]
 
 logger = logging.getLogger(__name__)
@@ -254,6 +255,31 @@ class Allowance:
     def take(self, n: int, now: float) -> None:
         self._refill(now)
         self.tokens -= min(float(n), self.burst)
+
+
+class UserChecks:
+    """One user's bounds on checks: the allowance of answers and the one question judged
+    at a time, shared by every seat the user plays (four matches' seats check no faster
+    than one)."""
+
+    def __init__(self) -> None:
+        self.allowance = Allowance()
+        self.lock = asyncio.Lock()
+
+
+class UsersChecks:
+    """Each user's :class:`UserChecks`, kept while some seat of the user holds them."""
+
+    def __init__(self) -> None:
+        self._users: weakref.WeakValueDictionary[str, UserChecks] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+
+    def of(self, user: str) -> UserChecks:
+        with self._lock:
+            found = self._users.get(user)
+            if found is None:
+                found = self._users[user] = UserChecks()
+            return found
 
 
 class Judges:

@@ -9,7 +9,12 @@ Beside the spec's keys, ours bound what one client may cost (0 disables a limit,
 7.8): ``maxOutboxBytes`` (replies queued for a connection before the server stops reading
 its requests), ``maxConnectionsPerAddress``, ``maxRoomsPerAddress``,
 ``failedJoinsPerMinute`` (per connection) and ``failedJoinsPerMinutePerAddress``,
-``maxSpectatorsPerRoom``; ``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are
+``maxSpectatorsPerRoom``; ``maxConnections`` (in all, kept under the file-handle limit),
+``maxUnloggedPerAddress`` (connections of one address that have not logged in yet; off
+with ``maxConnectionsPerAddress`` 0) and
+``loginWithinSeconds`` (a connection not logged in by then is closed, whatever the
+policy: the spec's lobby policy has no login time-out, so silent connections stayed for
+good); ``caseSensitiveUsernames`` (false: ``Alice`` and ``alice`` are
 one user); ``relayAddresses``, the addresses of relays (the web room) whose every
 connection is its own user's, so each counts on its own against the quotas per address;
 ``relaySecret``, the secret the lobby shares with the web room (at least 16 characters):
@@ -58,6 +63,9 @@ class LobbyConfig:
     # Ours (see the module's docstring). 256 KiB holds three listings of 1,000 rooms.
     max_outbox_bytes: int = 262144
     max_connections_per_address: int = 256
+    max_connections: int = 10_000
+    max_unlogged_per_address: int = 128
+    login_within: float = 30.0
     max_rooms_per_address: int = 100
     failed_joins_per_minute: int = 20
     failed_joins_per_minute_per_address: int = 60
@@ -86,7 +94,8 @@ _KEYS: dict[str, tuple[str, str]] = {
     "writeTimeoutSeconds": ("write_timeout", "seconds"), "maxMessageBytes": ("max_message_bytes", "size"),
     "maxRooms": ("max_rooms", "nat"),
     "maxOutboxBytes": ("max_outbox_bytes", "nat"), "maxConnectionsPerAddress": ("max_connections_per_address", "nat"),
-    "maxRoomsPerAddress": ("max_rooms_per_address", "nat"), "failedJoinsPerMinute": ("failed_joins_per_minute", "nat"),
+    "maxRoomsPerAddress": ("max_rooms_per_address", "nat"), "maxConnections": ("max_connections", "nat"),
+    "maxUnloggedPerAddress": ("max_unlogged_per_address", "nat"), "loginWithinSeconds": ("login_within", "seconds"), "failedJoinsPerMinute": ("failed_joins_per_minute", "nat"),
     "failedJoinsPerMinutePerAddress": ("failed_joins_per_minute_per_address", "nat"),
     "caseSensitiveUsernames": ("case_sensitive_usernames", "bool"),
     "maxSpectatorsPerRoom": ("max_spectators_per_room", "nat"),

@@ -1,5 +1,6 @@
-"""What one client may cost the lobby: quotas per address (connections, rooms), the
-throttle on failed room joins, and the key that makes usernames unique regardless of case.
+"""What one client may cost the lobby: quotas per address (connections, of them those not
+logged in yet, rooms), the throttle on failed room joins, and the key that makes usernames
+unique regardless of case.
 
 A username is one connection and a client is in at most one room (eriantys.md 7.2, 7.3),
 so a user's own quotas are fixed at one by the protocol; what a hostile host can multiply
@@ -15,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AddressBook", "AddressUse", "JoinThrottle", "address_key", "username_key"]
+__all__ = ["AddressBook", "AddressUse", "JoinThrottle", "Refusals", "address_key", "username_key"]
 
 
 def address_key(peer: Any) -> str:
@@ -68,6 +69,7 @@ class JoinThrottle:
 class AddressUse:
     """What one address holds now."""
     connections: int = 0
+    unlogged: int = 0     # of its connections, those that have not logged in yet
     rooms: int = 0
     joins: JoinThrottle | None = None
 
@@ -76,8 +78,10 @@ class AddressBook:
     """Per-address counts; an entry lives while the address holds something or its join
     throttle still remembers failures (so hanging up does not wipe the penalty)."""
 
-    def __init__(self, max_connections: int, max_rooms: int, failed_joins_per_minute: int) -> None:
+    def __init__(self, max_connections: int, max_rooms: int, failed_joins_per_minute: int,
+                 max_unlogged: int = 0) -> None:
         self.max_connections = max_connections
+        self.max_unlogged = max_unlogged
         self.max_rooms = max_rooms
         self.failed_joins_per_minute = failed_joins_per_minute
         self.uses: dict[str, AddressUse] = {}
@@ -89,18 +93,39 @@ class AddressBook:
             use = self.uses[key] = AddressUse(joins=JoinThrottle(self.failed_joins_per_minute))
         return use
 
-    def connect(self, key: str) -> bool:
-        """Count a new connection from ``key``; False (nothing counted) when over its quota."""
-        use = self.use(key)
+    def over(self, key: str) -> str | None:
+        """The quota a new connection from ``key`` would be over: ``connections``,
+        ``unlogged`` (connections that have not logged in yet), or None."""
+        use = self.uses.get(key)
+        if use is None:
+            return None
         if self.max_connections and use.connections >= self.max_connections:
+            return "connections"
+        if self.max_unlogged and use.unlogged >= self.max_unlogged:
+            return "unlogged"
+        return None
+
+    def connect(self, key: str) -> bool:
+        """Count a new connection from ``key`` (not logged in yet); False (nothing counted)
+        when over a quota (:meth:`over` says which)."""
+        if self.over(key) is not None:
             return False
+        use = self.use(key)
         use.connections += 1
+        use.unlogged += 1
         return True
 
-    def disconnect(self, key: str, now: float) -> None:
+    def logged_in(self, key: str) -> None:
+        """One of ``key``'s connections logged in: no longer counted as unlogged."""
+        use = self.uses.get(key)
+        if use is not None:
+            use.unlogged -= 1
+
+    def disconnect(self, key: str, now: float, unlogged: bool = False) -> None:
         use = self.uses.get(key)
         if use is not None:
             use.connections -= 1
+            use.unlogged -= unlogged
             self.prune(key, now)
 
     def may_create_room(self, key: str) -> bool:
@@ -129,3 +154,31 @@ class AddressBook:
     @staticmethod
     def _idle(use: AddressUse, now: float) -> bool:
         return use.connections <= 0 and use.rooms <= 0 and (use.joins is None or use.joins.idle(now))
+
+
+class Refusals:
+    """Connections refused per address, told apart as the first of a burst or the rest.
+
+    The first refusal of an address (none in the last ``quiet`` seconds) is logged and
+    lingers, so an honest client over its quota reads the NACK that says why; the rest of
+    a burst — a crowd reconnecting as fast as it is turned away — is closed at once and
+    counted, the count said in the next line logged for that address. A crowd of
+    thousands then costs the loop a write and a close each, not a log line and a lingering
+    task each (the lobby's honest clients waited behind those)."""
+
+    def __init__(self, quiet: float = 10.0) -> None:
+        self.quiet = quiet
+        self.last: dict[str, tuple[float, int]] = {}   # address -> (first of its burst, refused since)
+
+    def refused(self, key: str, now: float) -> int | None:
+        """Count a refusal of ``key``: None while its burst lasts (close it at once, say
+        nothing), else how many were refused without a word since the last line (log
+        and linger)."""
+        first, since = self.last.get(key, (float("-inf"), 0))
+        if now - first < self.quiet:
+            self.last[key] = (first, since + 1)
+            return None
+        self.last[key] = (now, 0)
+        if len(self.last) > 4096:   # bounded: forget the addresses whose bursts are over
+            self.last = {k: v for k, v in self.last.items() if now - v[0] < self.quiet}
+        return since

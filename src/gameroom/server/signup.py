@@ -23,10 +23,12 @@ logged (quoting a bounded prefix of what it sent) and closes only that connectio
 crowd can hold is bounded too: at most :data:`MAX_PENDING` connections are being signed up
 at once, each buffering at most about twice :data:`SIGNUP_MAX_VALUE_BYTES` (a name is a
 few dozen bytes; the reference pads with 5000 spaces). When that many wait and another
-arrives, the one that has waited longest without completing its name is closed to make
-room (an honest client sends its name at once), so a crowd of silent or trickling
-connections cannot lock honest clients out. While it waits, the server says every few
-seconds how sign-up stands.
+arrives, the one that has waited longest without completing its name *from the address
+that has the most such connections* is closed to make room (an honest client sends its name
+at once), and one address may have at most :data:`PENDING_PER_ADDRESS` connections without
+a name at once (beyond, the newcomer is closed), so neither a crowd of silent or trickling
+connections nor one address can lock honest clients out. While it waits, the server says
+every few seconds how sign-up stands.
 """
 
 from __future__ import annotations
@@ -41,12 +43,15 @@ from gameroom.core.hosting import SignupRules
 from gameroom.core.protocol import PLAIN_NAME, Greeting
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
+from gameroom.server.admission import file_limit
+from gameroom.server.lobby_limits import address_key
 
-__all__ = ["MAX_PENDING", "PROGRESS_SECONDS", "SIGNUP_MAX_VALUE_BYTES", "SignedUp", "Signup"]
+__all__ = ["MAX_PENDING", "PENDING_PER_ADDRESS", "PROGRESS_SECONDS", "SIGNUP_MAX_VALUE_BYTES", "SignedUp", "Signup"]
 
 logger = logging.getLogger(__name__)
 
 MAX_PENDING = 64                    # connections being signed up at once
+PENDING_PER_ADDRESS = 8             # of them, from one address without a name yet
 SIGNUP_MAX_VALUE_BYTES = 64 * 1024  # what one not-yet-signed-up connection may buffer
 PROGRESS_SECONDS = 5.0              # how often a waiting server says how sign-up stands
 
@@ -62,10 +67,11 @@ class _Attempt:
     is set when a valid name arrived; ``done`` resolves when the name is in or the
     connection failed (and was closed)."""
 
-    __slots__ = ("connection", "done", "name", "reader", "accepted")
+    __slots__ = ("connection", "done", "name", "reader", "accepted", "address")
 
-    def __init__(self, connection: Connection, accepted: float) -> None:
+    def __init__(self, connection: Connection, accepted: float, address: str = "") -> None:
         self.connection = connection
+        self.address = address
         self.accepted = accepted
         self.name: str | None = None
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -88,6 +94,7 @@ class Signup:
         self._stopped = False
         self._server: asyncio.Server | None = None
         self._late: list[Connection] = []
+        self._unnamed: dict[str, int] = {}          # address -> its connections without a name yet
         self._background: asyncio.Task[None] | None = None
 
     async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
@@ -98,16 +105,26 @@ class Signup:
             if self._stopped:
                 self._late.append(connection)
                 return
+            address = address_key(writer.get_extra_info("peername"))
+            unnamed = self._unnamed.get(address, 0)
+            if unnamed >= PENDING_PER_ADDRESS:
+                logger.info(f"refused {connection.peer}: {unnamed} connections from its address are signing up "
+                            "without a name yet")
+                connection.close()
+                return
             if self._reading >= MAX_PENDING and not self._make_room():
                 logger.info(f"refused {connection.peer}: {MAX_PENDING} connections are signing up")
                 connection.close()
                 return
-            attempt = _Attempt(connection, asyncio.get_running_loop().time())
+            attempt = _Attempt(connection, asyncio.get_running_loop().time(), address)
+            self._unnamed[address] = unnamed + 1
+            attempt.done.add_done_callback(lambda _: self._named(address))
             attempt.reader = asyncio.get_running_loop().create_task(self._read_sign_up(attempt))
             self._line.append(attempt)
             self._reading += 1
             self._arrived.set()
 
+        file_limit()   # the process may hold as many files as its hard limit allows (many games at once)
         if sock is not None:
             self._server = await asyncio.start_server(accepted, sock=sock, backlog=self.rules.backlog)
             return
@@ -121,11 +138,24 @@ class Signup:
             return None
         return self._server.sockets[0].getsockname()[1]
 
+    def _named(self, address: str) -> None:
+        """One of ``address``'s connections has its name, or failed."""
+        left = self._unnamed.get(address, 0) - 1
+        if left > 0:
+            self._unnamed[address] = left
+        else:
+            self._unnamed.pop(address, None)
+
     def _make_room(self) -> bool:
-        """Close the connection that has waited longest without completing its name; False
-        when every waiting connection has sent its name (the newcomer is refused)."""
-        for attempt in self._line:
-            if not attempt.done.done():
+        """Close the connection that has waited longest without completing its name, of the
+        address with the most such connections; False when every waiting connection has
+        sent its name (the newcomer is refused)."""
+        unnamed = [attempt for attempt in self._line if not attempt.done.done()]
+        counts: dict[str, int] = {}
+        for attempt in unnamed:
+            counts[attempt.address] = counts.get(attempt.address, 0) + 1
+        for attempt in unnamed:   # in acceptance order: the oldest of the address holding most
+            if counts[attempt.address] == max(counts.values()):
                 waited = asyncio.get_running_loop().time() - attempt.accepted
                 self._fail(attempt, f"no name after {waited:.1f} s while {MAX_PENDING} connections were signing "
                                     "up: closed to make room")

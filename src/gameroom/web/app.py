@@ -3,11 +3,13 @@ match (frames pushed as they happen; a person's moves taken). Every game is driv
 through its registry descriptor; nothing here knows a game.
 
     GET  /                          the lobby page
+    GET  /favicon.ico               the pages' icon (an SVG)
     GET  /matches/{id}              the match page
     GET  /rooms/new?game=G&players=N&private=1&bots=a,b&OPTION=V   a new room of the lobby server (--lobby),
                                     its bots seated; /rooms/{id} joins a room, /rooms/{id}?watch=1 watches
                                     (the page plays over /api/lobby/ws, docs/lobby.md)
     GET  /boards/{game}.js          the game's board module (``docs/boards.md``), else the generic board
+    GET  /drawings/{game}.js        the game's picture drawn in the browser from a view (404: it has none)
     GET  /api/games                 [{"name", "summary", "players": [min, max], "strategies", "policies", "human",
                                       "time_limit", "person_limit", "least_person_limit",
                                       "decisions": {wire name: the game's words}}]  (policies: the operator's trained agents,
@@ -33,15 +35,25 @@ and the session middleware (signed cookies).
 With a results database (``gameroom web --db URL``; without one the API answers 404 and
 the pages say so):
 
-    GET  /results                           the stored games page (per game, newest first, paged)
+    GET  /results                           the stored games page (per game, newest first, paged by id)
     GET  /results/games/{id}                a stored game on the match page (its replay scrubbed)
     GET  /results/ratings/{game}            the leaderboard page of a game
-    GET  /api/results                       {"database", "games": [{"name", "stored"}]}
-    GET  /api/results/games                 ?game=G&page=N&per_page=M -> {"total", "pages", "games": [...]}
+    GET  /api/results                       {"games": [{"name", "stored"}]}
+    GET  /api/results/games                 ?game=G&per_page=M&before=ID -> {"total", "games": [...], "next"}:
+                                            newest first; ``next`` (the last id of the page, or null
+                                            at the end) is the ``before`` of the next page
     GET  /api/results/games/{id}            {"id", "game", "league", "seed", "seats", "winners", "ejected", ...}
-    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step; header
-                                            x-replay-verified: yes | no | not-re-dealable (a tournament's
-                                            game: drawn from its recorded snapshots), x-replay-message
+    GET  /api/results/games/{id}/steps      ?from=K&count=N: the viewer's page of steps K+1.. (N at most 64,
+                                            the default; 0: only how far the re-run is, ``web.viewer``): each
+                                            step's caption and spectator view (the first whole, the others as
+                                            deltas), its picture only for a game the browser cannot draw;
+                                            "known", "done", "total", "verified" (yes | no | not-re-dealable |
+                                            not-kept) and "message" once the re-run is over; compressed
+    GET  /api/results/games/{id}/replay     JSON Lines, one spectator's state frame per step, each with its
+                                            picture (every step drawn: the viewer asks for steps instead);
+                                            header x-replay-verified: yes | no | not-re-dealable (a
+                                            tournament's game: drawn from its recorded snapshots),
+                                            x-replay-message
     GET  /api/results/ratings/{game}        [{"rank", "bot", "rating", "mu", "sigma", "games", "wins", "ejections"}]
 """
 
@@ -71,6 +83,7 @@ from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
 from gameroom.web.matches import BadRequest, MatchRequest, WebMatch, least_person_limit
+from gameroom.web.public import PublicAnswers
 from gameroom.web.room import Room
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.lobby_socket import relay_socket
@@ -146,6 +159,11 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
     games = registry.games()
     listing = Recent(lobby, LOBBY_KEPT) if lobby is not None else None
     drawing = asyncio.Semaphore(1)   # a stored replay is drawn by re-running its game: one at a time
+    viewer = None
+    if results is not None:
+        from gameroom.web.viewer import Viewer
+
+        viewer = Viewer(results.engine)
 
     async def lobby_page(_: Request) -> Response:
         return FileResponse(STATIC / "lobby.html")
@@ -173,6 +191,10 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         return HTMLResponse(_gone_page(found.message if isinstance(found, Gone)
                                        else f"no match {request.path_params['id'][:60]!r}"), status_code=404)
 
+    async def favicon(_: Request) -> Response:   # every page's icon (browsers ask for it unasked)
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                            headers={"cache-control": "max-age=86400"})
+
     async def room_page(_: Request) -> Response:   # /rooms/new and /rooms/ID: the page reads its own address
         return FileResponse(STATIC / "room.html")
 
@@ -182,6 +204,12 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             return _error(404, f"no game {request.path_params['game'][:60]!r}")
         found = game.board if game.board is not None and game.board.is_file() else STATIC / "generic-board.js"
         return FileResponse(found, media_type="text/javascript")
+
+    async def drawing_module(request: Request) -> Response:
+        game = games.get(request.path_params["game"])
+        if game is None or game.drawing is None or not game.drawing.is_file():
+            return _error(404, f"no drawing of {request.path_params['game'][:60]!r} in the browser")
+        return FileResponse(game.drawing, media_type="text/javascript")
 
     async def list_games(_: Request) -> Response:
         return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
@@ -251,7 +279,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     async def results_overview(_: Request) -> Response:
         if results is None:
-            return JSONResponse({"database": None, "games": [], "message": NO_DATABASE})
+            return JSONResponse({"games": [], "message": NO_DATABASE})
         return JSONResponse(await asyncio.to_thread(results.overview))
 
     def game_named(name: str | None) -> str | None:
@@ -266,11 +294,13 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
         try:
             game = game_named(request.query_params.get("game"))
-            page = _natural_param(request, "page", 1, 10 ** 9)
+            before = _natural_param(request, "before", 0, 2 ** 62) or None
             per_page = _natural_param(request, "per_page", 20, MAX_PER_PAGE)
+            if "page" in request.query_params:
+                raise BadRequest("page: the games are paged by before=ID, the next of the page before")
         except BadRequest as exc:
             return _error(400, str(exc))
-        return JSONResponse(await asyncio.to_thread(results.games, game, page, per_page))
+        return JSONResponse(await asyncio.to_thread(results.games, game, before, per_page))
 
     def stored_id(request: Request) -> int | None:
         text = request.path_params["id"]
@@ -302,6 +332,32 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             headers["x-replay-message"] = check["message"].encode("ascii", "replace").decode("ascii")[:1000]
         return Response(text, media_type="application/x-ndjson", headers=headers)
 
+    async def stored_steps(request: Request) -> Response:
+        if viewer is None:
+            return _error(404, NO_DATABASE)
+        from gameroom.web.viewer import Busy, encoded, wait_page
+
+        game_id = stored_id(request)
+        from gameroom.web.viewer import PAGE
+
+        text = request.query_params.get("from", "0")
+        if not text.isdigit() or len(text) > 9:
+            return _error(400, f"from: expected a step number (0 or more), got {text[:40]!r}")
+        count_text = request.query_params.get("count", str(PAGE))
+        if not count_text.isdigit() or int(count_text) > PAGE:
+            return _error(400, f"count: expected a number of steps in 0..{PAGE}, got {count_text[:40]!r}")
+        try:
+            steps = None if game_id is None else await asyncio.to_thread(viewer.open, game_id)
+        except Busy as exc:
+            return _error(503, str(exc), {"retry-after": "5"})
+        if steps is None:
+            return _error(404, f"no stored game {request.path_params['id']!r}")
+        page = await wait_page(steps, int(text), int(count_text))
+        body = json.dumps(page, ensure_ascii=False)
+        if not await room.is_staff(request.scope):   # compressed, so made public first (web.public)
+            body = room.scrubber.text(body)
+        return encoded(request, body.encode("utf-8"), "application/json")
+
     async def stored_ratings(request: Request) -> Response:
         if results is None:
             return _error(404, NO_DATABASE)
@@ -316,9 +372,11 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
     routes = [
         Route("/", lobby_page),
+        Route("/favicon.ico", favicon),
         Route("/matches/{id}", match_page),
         Route("/rooms/{id}", room_page),
         Route("/boards/{game}.js", board_module),
+        Route("/drawings/{game}.js", drawing_module),
         Route("/api/games", list_games),
         Route("/api/matches", start_match, methods=["POST"]),
         Route("/api/matches", list_matches),
@@ -331,6 +389,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         Route("/api/results", results_overview),
         Route("/api/results/games", stored_games),
         Route("/api/results/games/{id}", stored_game),
+        Route("/api/results/games/{id}/steps", stored_steps),
         Route("/api/results/games/{id}/replay", stored_replay),
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
@@ -352,10 +411,13 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         finally:
             sweeper.cancel()
             book.close()
+            if viewer is not None:
+                viewer.close()
 
     middleware = [Middleware(RoomGuard, limits=limits, strikes=room.strikes),
                   Middleware(SessionMiddleware, secret_key=room.secret, session_cookie=SESSION_COOKIE,
-                             same_site="lax", https_only=False)]
+                             same_site="lax", https_only=False),
+                  Middleware(PublicAnswers, scrubber=room.scrubber, staff=room.is_staff)]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.room = room
     app.state.book = book

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from gameroom.core.record import Event
 from gameroom.games import registry
+from gameroom.server.lobby_checks import UsersChecks
 from gameroom.web.limits import RoomLimits
 from gameroom.web.matches import MatchRequest, Owner, WebMatch
 from gameroom.web.memory import return_freed_memory
@@ -75,6 +76,7 @@ class MatchBook:
         self.turns = turns if turns is not None else Turnstile()
         self.clock = clock
         self.matches: dict[str, WebMatch] = {}
+        self.checks = UsersChecks()   # each account's bounds on checks, across its matches
         self.first = archive.first_number() if archive is not None else 1
         self._names = registry.names()
         self._games = bytearray()   # the game of every match number from `first` (index + 1)
@@ -94,22 +96,23 @@ class MatchBook:
             live = [m for m in self.matches.values() if m.live]
             if len(live) >= limits.max_live:
                 raise Refused(503, f"the room is full: {len(live)} matches are waiting or running, the most it "
-                                   "holds (gameroom web --max-live); try again when one has ended")
+                                   f"holds ({limits.key('max_live')}); try again when one has ended")
             if owner.user is not None and sum(m.owner.user == owner.user for m in live) >= limits.matches_per_user:
                 raise Refused(429, f"you have {limits.matches_per_user} matches waiting or running, the most one "
-                                   "account may (--matches-per-user); start another when one has ended")
+                                   f"account may ({limits.key('matches_per_user')}); start another when one has "
+                                   "ended")
             if owner.address is not None and \
                     sum(m.owner.address == owner.address for m in live) >= limits.matches_per_address:
                 raise Refused(429, f"{limits.matches_per_address} matches started from your address are waiting "
-                                   "or running, the most one address may (--matches-per-address); start another "
-                                   "when one has ended")
+                                   f"or running, the most one address may ({limits.key('matches_per_address')}); "
+                                   "start another when one has ended")
             number = self.first + len(self._games)
             self._games.append(self._names.index(request.game.name) + 1)
             match_id = f"{number}-{request.game.name}"
             names = [f"P{i + 1}" for i in range(len(request.seats))]
             stored = self.archive.observers(number, request, names, owner) if self.archive is not None else []
             match = WebMatch(match_id, request, [*observers, *stored], owner=owner, turns=self.turns,
-                             clock=self.clock)
+                             clock=self.clock, checks=self.checks)
             self.matches[match_id] = match
         if not match.humans:
             match.start()

@@ -95,7 +95,7 @@ class RoomGuard:
         if self.in_flight[address] >= self.limits.requests_per_address:
             self.strikes.add(address)
             await self._refuse(scope, receive, send, 429, f"{self.limits.requests_per_address} requests of your "
-                               "address are in progress, the most one address may (--requests-per-address)")
+                               f"address are in progress, the most one address may ({self.limits.key('requests_per_address')})")
             return
         self.in_flight[address] += 1
         try:
@@ -146,7 +146,8 @@ class RoomGuard:
         if is_loopback(name) or name in self.hosts:
             return None
         return (f"this room answers to 127.0.0.1, localhost and [::1] only, not to {host[:100]!r} "
-                "(start it with --public to serve a network, or name the origin with --allow-origin)")
+                f"(serve a network with {self.limits.key('public')}, or name the origin: "
+                f"{self.limits.key('allow_origins')})")
 
     def origin_problem(self, headers: Headers, host: str) -> str | None:
         origin = headers.get("origin")
@@ -162,7 +163,7 @@ class RoomGuard:
         if parts.scheme in ("http", "https") and parts.netloc and parts.netloc == host.strip().lower():
             return None
         return (f"cross-origin request refused: Origin {origin[:100]!r} is not this room's ({host[:100]}); "
-                "gameroom web --allow-origin ORIGIN lets another origin in")
+                f"{self.limits.key('allow_origins')} lets another origin in")
 
     def length_problem(self, headers: Headers) -> str | None:
         length = headers.get("content-length")
@@ -171,7 +172,8 @@ class RoomGuard:
         if not length.strip().isdigit():
             return f"Content-Length {length[:40]!r} is not a number of bytes"
         if int(length) > self.limits.max_body:
-            return f"the body is {int(length)} bytes, more than the {self.limits.max_body} this room reads (--max-body)"
+            return (f"the body is {int(length)} bytes, more than the {self.limits.max_body} this room reads "
+                    f"({self.limits.key('max_body')})")
         return None
 
 
@@ -187,8 +189,9 @@ async def _refuse_socket(scope: Scope, send: Send, status: int, message: str) ->
         await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
 
 
-async def read_json(request: Request, limit: int) -> Any:
-    """The request's JSON body; :class:`BadBody` (415, 413 or 400) saying what was wrong."""
+async def read_json(request: Request, limit: int, key: str = "--max-body") -> Any:
+    """The request's JSON body; :class:`BadBody` (415, 413 or 400) saying what was wrong
+    (``key``: how the limit is set)."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json":
         raise BadBody(415, f"send the body as JSON with Content-Type: application/json (got {media[:60]!r})")
@@ -196,7 +199,7 @@ async def read_json(request: Request, limit: int) -> Any:
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            raise BadBody(413, f"the body is more than the {limit} bytes this room reads (--max-body)")
+            raise BadBody(413, f"the body is more than the {limit} bytes this room reads ({key})")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -3,13 +3,23 @@
     GET  /signup, /login       the pages (a form each; ``?next=/path`` to go back after)
     POST /api/signup           {"username", "password"} -> 201 {"username"}, logged in
     POST /api/login            {"username", "password"} -> 200 {"username"}; 401 when wrong
-    POST /api/logout           -> 200 {"username": null}
+    POST /api/logout           {"everywhere": bool}? -> 200 {"username": null, "ended": N}: this
+                               session ends on the server (every session of the account with
+                               "everywhere")
+    POST /api/password         {"password", "new_password"} -> 200: every other session ends
+    POST /api/accounts/signout {"username"} -> 200 {"ended": N}: staff only (the arena's
+                               administrators): every session of that account ends
     GET  /api/me               {"username": name or null}
 
-A session is a signed cookie (Starlette's ``SessionMiddleware``: HttpOnly, SameSite=Lax)
-holding the account's key and stamp, nothing else. Failed log-ins are throttled per
-address and per account (``--login-failures`` within ``--failure-window`` seconds, then
-429 with ``Retry-After``), sign-ups per address (``--signups-per-address`` an hour).
+A session is kept on the server (``web.accounts``: log-out, a new password and "sign out
+everywhere" end it for good); its cookie (Starlette's ``SessionMiddleware``: signed,
+HttpOnly, SameSite=Lax) names it. A name that looks like an existing account's (UTS #39
+skeletons) is refused like a taken one (409). Failed log-ins are counted per (account,
+address) with back-off (``login_failures`` free within ``failure_window`` seconds, then
+waits doubling from 4 s; 429 with ``Retry-After``) — never per account alone, so nobody
+locks an owner out from elsewhere — and per address over every account (ten times as
+many); sign-ups per address (``signups_per_address`` an hour). Refusals name the key that
+sets each figure where the room was configured (``--signups-per-address``, or arena.toml).
 """
 
 from __future__ import annotations
@@ -20,9 +30,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from gameroom.web.accounts import Account, AccountError, Busy, checked_name, checked_password, new_stamp
+from gameroom.web.accounts import (Account, AccountError, Busy, account_key, checked_name, checked_password,
+                                   new_stamp)
 from gameroom.web.guard import BadBody, read_json
-from gameroom.web.room import SESSION_KEY, Room, address_of
+from gameroom.web.room import Room, address_of
 
 __all__ = ["login_routes"]
 
@@ -37,9 +48,15 @@ def _fields(body: object) -> tuple[object, object]:
     return body.get("username"), body.get("password")
 
 
-def _log_in(request: Request, account: Account) -> None:
-    request.session.clear()
-    request.session[SESSION_KEY] = {"key": account.key, "stamp": account.stamp}
+def _refusal(exc: BadBody | AccountError | Busy) -> JSONResponse:
+    """The answer to a body, account or password-hashing refusal."""
+    if isinstance(exc, Busy):
+        return _error(503, str(exc), {"retry-after": "2"})
+    return _error(exc.status, str(exc))
+
+
+def _wait(status: int, message: str, wait: float) -> JSONResponse:
+    return _error(status, f"{message}; try again in {math.ceil(wait)} s", {"retry-after": str(math.ceil(wait))})
 
 
 def login_routes(room: Room, static: object) -> list[Route]:
@@ -50,36 +67,33 @@ def login_routes(room: Room, static: object) -> list[Route]:
 
     async def signup(request: Request) -> Response:
         address = address_of(request)
+        limits = room.limits
         try:
-            name, password = _fields(await read_json(request, room.limits.max_body))
+            name, password = _fields(await read_json(request, limits.max_body, limits.key("max_body")))
             shown, key = checked_name(name)
             checked_password(password)
             if not room.signups.allows(address):
-                wait = room.signups.wait(address)
-                return _error(429, f"{room.limits.signups_per_address} accounts were made from your address this "
-                                   f"hour, the most one address may (--signups-per-address); try again in "
-                                   f"{math.ceil(wait)} s", {"retry-after": str(math.ceil(wait))})
+                return _wait(429, f"{limits.signups_per_address} accounts were made from your address this hour, "
+                                  f"the most one address may ({limits.key('signups_per_address')})",
+                             room.signups.wait(address))
             found = await room.find_account(key)
             if found is not None:
                 raise AccountError(409, f"username {shown!r} is taken")
             password_hash = await room.passwords.hash(str(password))
             account = Account(shown, key, new_stamp())
-            await room.add_account(account, password_hash)
-        except BadBody as exc:
-            return _error(exc.status, str(exc))
-        except AccountError as exc:
-            return _error(exc.status, str(exc))
-        except Busy as exc:
-            return _error(503, str(exc), {"retry-after": "2"})
+            await room.add_account(account, password_hash)   # the database decides a race (409)
+        except (BadBody, AccountError, Busy) as exc:
+            return _refusal(exc)
         room.signups.count(address)
-        _log_in(request, account)
+        await room.log_in(request, account)
         return JSONResponse({"username": account.name}, status_code=201)
 
     async def login(request: Request) -> Response:
         address = address_of(request)
         name: object = None
+        limits = room.limits
         try:
-            name, password = _fields(await read_json(request, room.limits.max_body))
+            name, password = _fields(await read_json(request, limits.max_body, limits.key("max_body")))
             if not isinstance(name, str) or not isinstance(password, str) or len(password) > 1024:
                 raise AccountError(400, "username and password: expected strings")
             _, key = checked_name(name)
@@ -87,29 +101,87 @@ def login_routes(room: Room, static: object) -> list[Route]:
             return _error(exc.status, str(exc))
         except AccountError as exc:
             if exc.status == 400 and isinstance(name, str):   # no such name can exist: a failure all the same
-                room.failures.count(f"address {address}")
+                room.failures.count(address)
                 return _error(401, "wrong username or password")
             return _error(exc.status, str(exc))
-        for throttled in (f"address {address}", f"account {key}"):
-            wait = room.failures.wait(throttled)
-            if wait > 0:
-                return _error(429, f"too many failed log-ins ({throttled.split()[0]}); "
-                                   f"try again in {math.ceil(wait)} s", {"retry-after": str(math.ceil(wait))})
+        pair = f"{key} from {address}"
+        wait = room.failures.wait(address)
+        if wait > 0:
+            return _wait(429, f"too many failed log-ins from your address "
+                              f"({limits.key('login_failures')}, {limits.key('failure_window')})", wait)
+        wait = room.lockout.wait(pair)
+        if wait > 0:
+            return _wait(429, f"too many failed log-ins of this account from your address "
+                              f"({limits.key('login_failures')})", wait)
         try:
             found = await room.find_account(key)
             right = await room.passwords.verify(None if found is None else found[1], password)
         except Busy as exc:
             return _error(503, str(exc), {"retry-after": "2"})
         if found is None or not right:
-            room.failures.count(f"address {address}")
-            room.failures.count(f"account {key}")
+            room.failures.count(address)
+            room.lockout.failed(pair)
             return _error(401, "wrong username or password")
-        _log_in(request, found[0])
+        room.lockout.succeeded(pair)
+        await room.log_in(request, found[0])
         return JSONResponse({"username": found[0].name})
 
     async def logout(request: Request) -> Response:
-        request.session.clear()
-        return JSONResponse({"username": None})
+        everywhere = False
+        if int(request.headers.get("content-length") or 0) > 0:
+            try:
+                body = await read_json(request, 1024)
+            except BadBody as exc:
+                return _error(exc.status, str(exc))
+            if not isinstance(body, dict) or set(body) - {"everywhere"} \
+                    or not isinstance(body.get("everywhere", False), bool):
+                return _error(400, "the body, when there is one, must be {\"everywhere\": true or false}")
+            everywhere = body.get("everywhere", False)
+        ended = await room.log_out(request, everywhere)
+        return JSONResponse({"username": None, "ended": ended})
+
+    async def password(request: Request) -> Response:
+        account = await room.signed_in(request)
+        if account is None:
+            return _error(401, "log in first")
+        try:
+            body = await read_json(request, room.limits.max_body, room.limits.key("max_body"))
+            if not isinstance(body, dict) or set(body) != {"password", "new_password"}:
+                raise AccountError(400, "the body must be {\"password\": the current one, \"new_password\": ...}")
+            new = checked_password(body["new_password"])
+            pair = f"{account.key} from {address_of(request)}"
+            wait = room.lockout.wait(pair)
+            if wait > 0:
+                return _wait(429, "too many wrong passwords for this account from your address", wait)
+            found = await room.find_account(account.key)
+            if found is None or not isinstance(body["password"], str) \
+                    or not await room.passwords.verify(found[1], body["password"]):
+                room.lockout.failed(pair)
+                return _error(403, "the current password is wrong")
+            new_hash = await room.passwords.hash(new)
+        except (BadBody, AccountError, Busy) as exc:
+            return _refusal(exc)
+        changed = Account(account.name, account.key, new_stamp())
+        await room.ask(room.accounts.set_password, account.key, new_hash, changed.stamp)
+        ended = await room.ask(room.accounts.close_sessions, account.key)
+        await room.log_in(request, changed)
+        return JSONResponse({"username": account.name, "ended": ended})
+
+    async def sign_out_account(request: Request) -> Response:
+        if not await room.is_staff(request.scope):
+            return _error(403, "staff only: log in as an administrator")
+        try:
+            body = await read_json(request, 1024)
+        except BadBody as exc:
+            return _error(exc.status, str(exc))
+        name = body.get("username") if isinstance(body, dict) else None
+        if not isinstance(name, str) or not 1 <= len(name) <= 200:
+            return _error(400, "the body must be {\"username\": the account's name}")
+        key = account_key(name)
+        if await room.find_account(key) is None:
+            return _error(404, f"no account {name[:40]!r}")
+        ended = await room.ask(room.accounts.close_sessions, key)
+        return JSONResponse({"username": name, "ended": ended})
 
     async def me(request: Request) -> Response:
         account = await room.signed_in(request)
@@ -121,5 +193,7 @@ def login_routes(room: Room, static: object) -> list[Route]:
         Route("/api/signup", signup, methods=["POST"]),
         Route("/api/login", login, methods=["POST"]),
         Route("/api/logout", logout, methods=["POST"]),
+        Route("/api/password", password, methods=["POST"]),
+        Route("/api/accounts/signout", sign_out_account, methods=["POST"]),
         Route("/api/me", me),
     ]

@@ -45,6 +45,7 @@ from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID
 from gameroom.core.record import EJECT, END, Event
 from gameroom.remote.jsonstream import encode
+from gameroom.server.lobby_checks import UsersChecks
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
 
@@ -211,8 +212,9 @@ class WebMatch:
 
     def __init__(self, match_id: str, request: MatchRequest, observers: Iterable[Callable[[Event], Any]] = (),
                  owner: Owner = Owner(), turns: Turnstile | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, checks: UsersChecks | None = None) -> None:
         self.id = match_id
+        self.checks = checks if checks is not None else UsersChecks()   # each account's bounds on checks
         self.request = request
         self.game = request.game
         self.owner = owner
@@ -266,6 +268,9 @@ class WebMatch:
                 seat = bot
             seat.caller = announcing(seat.caller, name, decisions, self._announce)
             self.seats.append(seat)
+        for name, user in self.holders.items():
+            if user is not None:
+                self.humans[name].checks = self.checks.of(user)
         self._decisions = decisions
 
     @property
@@ -309,6 +314,7 @@ class WebMatch:
             holder = self.holders[seat]
             if holder is None:
                 self.holders[seat] = user
+                self.humans[seat].checks = self.checks.of(user)   # the account's, across its seats
             elif holder != user:
                 return f"seat {seat} belongs to another account: the person who took it plays there"
             if name is not None:

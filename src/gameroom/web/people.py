@@ -10,7 +10,8 @@ several tiles, an Evolution turn of several cards), when the game's own legality
 tentative answers the same way without taking them: the board asks it which targets are
 legal before the person confirms. The web room asks :meth:`HumanPlayer.judged`, which
 judges them off the event loop within the seat's bounds (``server.lobby_checks``: one
-question at a time, an allowance of answers per second), as the lobby judges ``CHECK``.
+question at a time, an allowance of answers per second, of the seat's account across all its
+seats), as the lobby judges ``CHECK``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from gameroom.core.calls import Caller
 from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.game import GameDescriptor
 from gameroom.core.protocol import VOID, Method
-from gameroom.server.lobby_checks import NOT_OFFERED, Allowance, CheckFailed, Question, judges
+from gameroom.server.lobby_checks import NOT_OFFERED, CheckFailed, Question, UserChecks, judges
 
 __all__ = ["HumanPlayer", "Prompt", "announcing", "Frame", "MAX_CHECKS"]
 
@@ -63,8 +64,9 @@ class HumanPlayer:
         self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
         self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
         self._check = game.person_check(self._moves)
-        self.checks = Allowance()   # answers judged per second (server.lobby_checks)
-        self._checking: asyncio.Lock | None = None   # one question of this seat judged at a time
+        # answers judged per second and one question at a time (server.lobby_checks): the
+        # seat's own until its account sits down, then the account's, shared by its seats
+        self.checks = UserChecks()
         if self._check is not None:
             judges().warm()   # the person's first check need not wait for the judging process
 
@@ -157,21 +159,20 @@ class HumanPlayer:
         return prompt, ""
 
     async def judged(self, actions: Any) -> list[str | None] | str:
-        """:meth:`check`'s answer, judged off the event loop: one question of this seat at
-        a time, once the seat's allowance of answers per second lets it."""
+        """:meth:`check`'s answer, judged off the event loop: one question of this seat's
+        account at a time, once its allowance of answers per second lets it."""
         prompt, refusal = self._checkable(actions)
         if prompt is None:
             return refusal
         if not actions:
             return []
-        if self._checking is None:
-            self._checking = asyncio.Lock()
         loop = asyncio.get_running_loop()
-        async with self._checking:
-            wait = self.checks.wait(len(actions), loop.time())
+        checks = self.checks
+        async with checks.lock:
+            wait = checks.allowance.wait(len(actions), loop.time())
             if wait > 0:
                 await asyncio.sleep(wait)
-            self.checks.take(len(actions), loop.time())
+            checks.allowance.take(len(actions), loop.time())
             if prompt.question is None:
                 assert prompt.spec is not None
                 prompt.question = Question(self.game.name, prompt.spec.name, prompt.args,

@@ -36,6 +36,9 @@ __all__ = ["Results", "MAX_PER_PAGE"]
 MAX_PER_PAGE = 100
 CACHED_REPLAYS = 16
 """Replays drawn lately, kept: scrubbing a page asks once, but a game is re-run per ask."""
+CACHED_BYTES = 4 * 1024 * 1024
+"""A replay whose pictures are larger is drawn again when asked again (the viewer asks
+for steps, ``web.viewer``, not for this)."""
 
 
 class Results:
@@ -48,24 +51,28 @@ class Results:
         self._lock = threading.Lock()
 
     def overview(self) -> dict[str, Any]:
-        """The database (its URL without password) and how many games of each game it holds."""
+        """How many games of each game the database holds (where it is, the operator knows:
+        its URL is no visitor's business)."""
         with Session(self.engine) as session:
             counts = dict(session.execute(select(GameRow.game, func.count()).group_by(GameRow.game)).all())
-        return {"database": self.url,
-                "games": [{"name": name, "stored": counts.get(name, 0)} for name in registry.names()]}
+        return {"games": [{"name": name, "stored": counts.get(name, 0)} for name in registry.names()]}
 
-    def games(self, game: str | None, page: int, per_page: int) -> dict[str, Any]:
-        """One page of stored games (of ``game``, or of all), newest first."""
+    def games(self, game: str | None, before: int | None, per_page: int) -> dict[str, Any]:
+        """One page of stored games (of ``game``, or of all), newest first: those whose id
+        is below ``before`` (None: the newest). Paged by the last id seen, not by an
+        offset: games written while someone pages through are never seen twice nor
+        skipped (an offset over newest-first rows shifted by one with each new game).
+        ``next`` is the ``before`` of the next page (None: this is the last)."""
         where = [] if game is None else [GameRow.game == game]
         with Session(self.engine) as session:
             total = session.scalar(select(func.count()).select_from(GameRow).where(*where)) or 0
-            rows = session.scalars(select(GameRow).where(*where)
-                                   .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
-                                   .offset((page - 1) * per_page).limit(per_page)
-                                   .options(*_loads())).all()
-            games = [self._summary(session, row) for row in rows]
-        return {"game": game, "page": page, "per_page": per_page, "total": total,
-                "pages": max(1, -(-total // per_page)), "games": games}
+            if before is not None:
+                where.append(GameRow.id < before)
+            rows = session.scalars(select(GameRow).where(*where).order_by(GameRow.id.desc())
+                                   .limit(per_page + 1).options(*_loads())).all()
+            games = [self._summary(session, row) for row in rows[:per_page]]
+        return {"game": game, "per_page": per_page, "total": total, "games": games,
+                "next": games[-1]["id"] if len(rows) > per_page else None}
 
     def game(self, game_id: int) -> dict[str, Any] | None:
         """One stored game: seats with bot, rank, score, win and ejection; winners; ejections."""
@@ -87,6 +94,8 @@ class Results:
                 return None
             record = MatchRecord.from_jsonl(replay_of(row))
         drawn = draw(record)
+        if sum(len(frame.get("svg") or "") for frame in drawn[0]) > CACHED_BYTES:
+            return drawn   # a long game's pictures (a Q game's reached 276 MB) are not kept
         with self._lock:
             self._drawn[game_id] = drawn
             while len(self._drawn) > CACHED_REPLAYS:

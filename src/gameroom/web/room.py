@@ -8,24 +8,33 @@ account a request's session cookie proves (Starlette's ``SessionMiddleware`` sig
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from gameroom.web.accounts import Account, AccountStore, MemoryAccounts, Passwords, Throttle
+from gameroom.web.accounts import Account, AccountStore, Lockout, MemoryAccounts, Passwords, Throttle, session_digest
 from gameroom.web.book import MatchBook
 from gameroom.web.limits import RoomLimits
 from gameroom.web.matches import Owner
 from gameroom.web.policies import WebPolicies
+from gameroom.web.public import Scrubber, server_roots
 from gameroom.web.strikes import Strikes
 
 __all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of"]
 
 SESSION_KEY = "account"
-"""The session's entry: {"key": the account's key, "stamp": its stamp}."""
+"""The session cookie's entry: {"key": the account's key, "stamp": its stamp, "session": the
+token of the session the store keeps}."""
+ADDRESS_FAILURES = 10
+"""Failed log-ins an address may make within the failure window, as a multiple of
+``login_failures`` (what one address tries against many accounts; a lab behind one
+address makes typos too)."""
 
 
 class SocketCounts:
@@ -42,13 +51,14 @@ class SocketCounts:
         """Count one more socket; the reason it may not open instead."""
         limits = self.limits
         if self.total >= limits.max_sockets:
-            return f"the room has {self.total} connections open, its most (--max-sockets); try again later"
+            return (f"the room has {self.total} connections open, its most ({limits.key('max_sockets')}); "
+                    "try again later")
         if self.by_address[address] >= limits.sockets_per_address:
             return (f"{limits.sockets_per_address} connections are open from your address, the most one address "
-                    "may (--sockets-per-address); close a page first")
+                    f"may ({limits.key('sockets_per_address')}); close a page first")
         if user is not None and self.by_user[user] >= limits.sockets_per_user:
             return (f"{limits.sockets_per_user} connections are open for your account, the most one account may "
-                    "(--sockets-per-user); close a page first")
+                    f"({limits.key('sockets_per_user')}); close a page first")
         self.total += 1
         self.by_address[address] += 1
         if user is not None:
@@ -75,13 +85,21 @@ class Room:
     strikes: Strikes = field(default_factory=Strikes)
     policies: WebPolicies = field(default_factory=WebPolicies)
     """The trained agents the operator offers for seats (``gameroom web --policy``)."""
+    private: tuple[str, ...] = ()
+    """Folders of this server beside the usual ones (``web.public.server_roots``: the
+    database's, the arena's data) that no public answer may show."""
+    staff: Callable[[Account], bool] | None = None
+    """Whether an account is staff, who see answers with the server's paths (the arena's
+    administrators; asked on a worker thread); None: nobody is."""
     failures: Throttle = field(init=False)
+    lockout: Lockout = field(init=False)
     signups: Throttle = field(init=False)
     sockets: SocketCounts = field(init=False)
 
     def __post_init__(self) -> None:
         limits = self.limits
-        self.failures = Throttle(limits.login_failures, limits.failure_window)
+        self.failures = Throttle(limits.login_failures * ADDRESS_FAILURES, limits.failure_window)
+        self.lockout = Lockout(limits.login_failures, limits.failure_window)
         self.signups = Throttle(limits.signups_per_address, 3600.0)
         self.sockets = SocketCounts(limits)
 
@@ -96,22 +114,67 @@ class Room:
         return self.accounts.find(key)
 
     async def add_account(self, account: Account, password_hash: str) -> None:
+        await self.ask(self.accounts.add, account, password_hash)
+
+    async def ask(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)`` of the account store (a database is asked off the loop)."""
         if self.accounts.slow:
-            await asyncio.to_thread(self.accounts.add, account, password_hash)
-        else:
-            self.accounts.add(account, password_hash)
+            return await asyncio.to_thread(call, *args)
+        return call(*args)
+
+    async def log_in(self, connection: HTTPConnection, account: Account) -> None:
+        """Open a session of ``account`` on the server and name it in the request's cookie."""
+        token = secrets.token_urlsafe(32)
+        await self.ask(self.accounts.open_session, account.key, session_digest(token), time.time())
+        session: Any = connection.scope["session"]
+        session.clear()
+        session[SESSION_KEY] = {"key": account.key, "stamp": account.stamp, "session": token}
+
+    def session_token(self, connection: HTTPConnection) -> str | None:
+        entry = (connection.scope.get("session") or {}).get(SESSION_KEY)
+        token = entry.get("session") if isinstance(entry, dict) else None
+        return token if isinstance(token, str) and len(token) <= 100 else None
+
+    async def log_out(self, connection: HTTPConnection, everywhere: bool = False) -> int:
+        """End the request's session on the server (every session of its account with
+        ``everywhere``) and clear its cookie; how many sessions ended."""
+        account = await self.signed_in(connection)
+        token = self.session_token(connection)
+        ended = 0
+        if account is not None and everywhere:
+            ended = await self.ask(self.accounts.close_sessions, account.key)
+        elif token is not None:
+            await self.ask(self.accounts.close_session, session_digest(token))
+            ended = 1 if account is not None else 0
+        connection.scope["session"].clear()
+        return ended
 
     async def signed_in(self, connection: HTTPConnection) -> Account | None:
-        """The account whose session the request carries (its stamp still the account's)."""
+        """The account whose open session the request's cookie names (the session kept on
+        the server, unexpired, and the account's stamp still the cookie's)."""
         session: Any = connection.scope.get("session") or {}
         entry = session.get(SESSION_KEY)
+        token = self.session_token(connection)
         if not isinstance(entry, dict) or not isinstance(entry.get("key"), str) \
-                or not isinstance(entry.get("stamp"), str):
+                or not isinstance(entry.get("stamp"), str) or token is None:
             return None
-        found = await self.find_account(entry["key"])
-        if found is None or not secrets.compare_digest(found[0].stamp.encode(), entry["stamp"].encode()):
+        found = await self.ask(self.accounts.session, session_digest(token), time.time())
+        if found is None or found[0].key != entry["key"] \
+                or not secrets.compare_digest(found[0].stamp.encode(), entry["stamp"].encode()):
             return None
         return found[0]
+
+    @functools.cached_property
+    def scrubber(self) -> Scrubber:
+        """What hides this server's folders from public answers (``web.public``)."""
+        return Scrubber(server_roots(*self.private))
+
+    async def is_staff(self, scope: Any) -> bool:
+        """Whether the request of ``scope`` is signed in to a staff account."""
+        if self.staff is None:
+            return False
+        account = await self.signed_in(HTTPConnection(scope))
+        return account is not None and await asyncio.to_thread(self.staff, account)
 
     async def owner(self, connection: HTTPConnection) -> tuple[Owner, Account | None]:
         """Who is asking: their address and, when logged in, their account."""

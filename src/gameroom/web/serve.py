@@ -8,9 +8,13 @@ signed with the secret of ``GAMEROOM_WEB_SECRET`` or ``--secret-file`` (a secret
 command line would show in every process listing); without one a secret is made for this
 run and said so (sessions end when the room stops); ``--secret`` is taken too, with a
 note that it shows. Accounts live in the results database
-with ``--db``, else in memory (said on start). uvicorn itself is held to the room's limits:
-the largest websocket message, the connections at once, no per-message compression (it
-would cost every socket a compressor and every frame a compression per spectator).
+with ``--db``, else in memory (said on start). uvicorn itself is held to the room's limits
+(:func:`serve_app`, which the arena serves its pages with too): the largest websocket
+message, no per-message compression (it would cost every socket a compressor and every
+frame a compression per spectator), the connections at once — kept under the process's
+file-handle limit, raised to its hard limit first — and per address, the time a request's
+head and body may take (``web.admitted``), the proxies whose forwarded addresses are
+believed, and the grace a SIGTERM gives open requests and pages before they are cut.
 """
 
 from __future__ import annotations
@@ -18,16 +22,19 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gameroom.web.limits import RoomLimits
 
 if TYPE_CHECKING:
+    from gameroom.server.admission import TrustedProxies
     from gameroom.web.policies import WebPolicies
     from gameroom.web.results import Results
 
-__all__ = ["SECRET_VARIABLE", "ServeError", "serve_web", "session_secret", "this_machine_only"]
+__all__ = ["SECRET_VARIABLE", "ServeError", "listening_socket", "serve_app", "serve_web", "session_secret",
+           "this_machine_only", "trusted_proxies"]
 
 
 class ServeError(Exception):
@@ -47,7 +54,7 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     accounts and the finished matches); ``proxy`` the address of a reverse proxy whose
     ``X-Forwarded-For`` names the clients; ``policies`` the ``GAME:NAME=module:callable``
     trained agents offered as bots (``web.policies``), each checked before the room opens."""
-    import uvicorn   # a missing extra is named by cli.main
+    import uvicorn  # noqa: F401 -- a missing extra is named by cli.main, before anything starts
 
     from gameroom.web.accounts import MemoryAccounts, Passwords
     from gameroom.web.app import create_app
@@ -60,7 +67,8 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     try:
         limits.check()
     except ValueError as exc:
-        raise ServeError(f"--{exc}") from None
+        raise ServeError(str(exc)) from None
+    proxies = trusted_proxies(proxy, "--proxy")
     if not limits.public and not this_machine_only(host, is_loopback):
         raise ServeError(f"--host {host} would serve beyond this machine: add --public to listen on a network "
                          "(the room then takes requests addressed to any host)")
@@ -78,21 +86,16 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     else:
         from gameroom.web.account_rows import DatabaseAccounts
         from gameroom.web.archive import MatchArchive
+        from gameroom.web.public import database_folder
 
         room = Room(MatchBook(limits, MatchArchive(results.engine)), DatabaseAccounts(results.engine, results.url),
-                    Passwords(), secret, policies=offered)
+                    Passwords(), secret, policies=offered,
+                    private=tuple(f for f in (database_folder(results.url),) if f))
     try:   # bind first, so a taken port or a bad address is one error line
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)   # connections wait from now on, before the server loop runs
+        sock = listening_socket(host, port)
     except OSError as exc:
         raise ServeError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
-    config = uvicorn.Config(create_app(lobby=rooms, results=results, room=room), log_level="warning", lifespan="on",
-                            ws_max_size=limits.max_message, ws_per_message_deflate=False,
-                            limit_concurrency=limits.max_connections, proxy_headers=proxy is not None,
-                            forwarded_allow_ips=proxy or "")
+    app = create_app(lobby=rooms, results=results, room=room)
     limit_arenas()
     shown = f"[{host}]" if ":" in host else host
     print(f"gameroom web: serving on http://{shown}:{port}/"
@@ -100,8 +103,64 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     print(f"gameroom web: accounts are kept {room.accounts.where}", file=sys.stderr, flush=True)
     if secret_note:
         print(f"gameroom web: {secret_note}", file=sys.stderr, flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
+    serve_app(app, sock, limits, proxies,
+              lambda line: print(f"gameroom web: {line}", file=sys.stderr, flush=True))
     return 0
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening (connections wait from now on, before
+    the server's loop runs); OSError when it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(1024)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def trusted_proxies(text: str | None, key: str) -> "TrustedProxies":
+    """The reverse proxies of ``text`` (addresses or networks, comma-separated); a bad one
+    is a ServeError naming ``key``."""
+    from gameroom.server.admission import TrustedProxies
+
+    try:
+        return TrustedProxies(text or "")
+    except ValueError as exc:
+        raise ServeError(f"{key}: {exc}") from None
+
+
+def serve_app(app: Any, sock: socket.socket, limits: RoomLimits, proxies: "TrustedProxies",
+              say: Callable[[str], None], uvicorn_logging: bool = True, elsewhere: int = 0) -> None:
+    """Serve ``app`` on ``sock`` with uvicorn held to ``limits`` (see the module's
+    docstring) until SIGTERM or SIGINT; ``say`` is told the connection caps once;
+    ``uvicorn_logging=False`` leaves the logging as the caller set it up; ``elsewhere``
+    connections of the same process (another port's) come off the total."""
+    import uvicorn
+
+    from gameroom.server.admission import Admission, connection_cap, file_limit
+    from gameroom.web.admitted import admitted_protocols
+
+    files = file_limit()
+    total = max(1, connection_cap(limits.max_connections, files) - elsewhere)
+    admission = Admission(total, min(limits.connections_per_address, max(1, total - 1)),
+                          limits.unfinished_per_address, proxies, limits.key)
+    http, ws = admitted_protocols(admission, limits.head_seconds, limits.body_seconds)
+    say(f"at most {total} connections at once (file-handle limit {files}), "
+        f"{admission.bounds.per_address} from one address of which {admission.bounds.unfinished_per_address} "
+        f"unfinished; a request's head within {limits.head_seconds:g} s"
+        + (f"; forwarded addresses believed from {proxies.text}" if proxies else ""))
+    options: dict[str, Any] = {} if uvicorn_logging else {"log_config": None}
+    config = uvicorn.Config(app, http=http, ws=ws, log_level="warning", lifespan="on",
+                            ws_max_size=limits.max_message, ws_per_message_deflate=False,
+                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies.text or "",
+                            timeout_graceful_shutdown=limits.shutdown_seconds,   # type: ignore[arg-type]
+                            **options)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def this_machine_only(host: str, is_loopback: object) -> bool:

@@ -38,7 +38,7 @@ from gameroom.web.matches import WebMatch
 from gameroom.web.room import Room, address_of
 
 __all__ = ["END_DRAIN", "MAX_UNSENT", "CLOSE_WITHIN", "abort_socket", "answer", "close_socket", "error_frame",
-           "match_socket"]
+           "match_socket", "serve_updates"]
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +142,51 @@ async def match_socket(websocket: WebSocket, room: Room) -> None:
             await _serve(websocket, room, address, account.key, account.name)
 
     await serve_admitted(websocket, room, lambda refusal: error_frame(refusal, True), serve)
+
+
+async def serve_updates(websocket: WebSocket, room: Room, version: Callable[[], object],
+                        snapshot: Callable[[], Awaitable[str]], every: float, send_within: float) -> None:
+    """A live page's socket (the arena's standings and bot pages): admitted within the
+    room's socket quotas (:func:`serve_admitted`), sent ``snapshot()`` at once and again
+    whenever ``version()`` changes (looked at every ``every`` seconds), cut off when a
+    snapshot is not taken within ``send_within`` seconds. The page's own messages are read
+    all along — a page sends none; each one is a strike of its address — so that a closed
+    page, or a peer gone dead (uvicorn's pings find it), or the server's shutdown ends the
+    socket and frees its place at once: a handler that only sent noticed a closed page at
+    its next change, and an idle server never finished its SIGTERM."""
+    async def serve(address: str, _: Account | None) -> None:
+        async def push() -> None:
+            seen: object = object()
+            while True:
+                current = version()
+                if current != seen:
+                    seen = current
+                    text = await snapshot()
+                    await asyncio.wait_for(websocket.send_text(text), send_within)
+                await asyncio.sleep(every)
+
+        async def read() -> None:
+            while True:
+                received = await websocket.receive()
+                if received["type"] == "websocket.disconnect":
+                    return
+                room.strikes.add(address)
+                wait = room.strikes.wait(address)
+                if wait:
+                    await asyncio.sleep(wait)
+
+        pusher, reader = asyncio.create_task(push()), asyncio.create_task(read())
+        try:
+            done, _pending = await asyncio.wait({pusher, reader}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            pusher.cancel()
+            reader.cancel()
+            await asyncio.gather(pusher, reader, return_exceptions=True)
+        if pusher in done and pusher.exception() is not None:   # too slow, or a send failed: cut it off
+            logger.debug("a live page's socket ended", exc_info=pusher.exception())
+            abort_socket(websocket)
+
+    await serve_admitted(websocket, room, lambda refusal: json.dumps({"error": refusal, "fatal": True}), serve)
 
 
 CLOSE_WITHIN = 10.0

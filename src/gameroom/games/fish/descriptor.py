@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from gameroom.core.context import NO_CONTEXT, MatchContext
 from gameroom.core.game import GameDescriptor, SeatViews
-from gameroom.core.layout import package_parts
+from gameroom.core.layout import called_on_use, package_parts
 from gameroom.core.match import Seat
 from gameroom.core.record import MatchResult
 from gameroom.core.misbehaviour import hang
@@ -96,4 +96,5 @@ GAME: GameDescriptor[GameState, Action] = GameDescriptor(
     moves=moves,
     person_limit=PERSON_LIMIT,
     decision_words={"initial": "place a penguin", "take_turn": "move a penguin"},
+    text_view=called_on_use("gameroom.games.fish.text", "text_view"),   # the board at a terminal
 )

@@ -78,15 +78,52 @@ export function play(ui) {
   }
 
   const svg = ui.svg;
-  function grow(x, y) {   // a cell outside the picture: the picture grows to show it
-    const box = svg.viewBox.baseVal;
-    const left = Math.min(box.x, x - 4), top = Math.min(box.y, y - 4);
-    const right = Math.max(box.x + box.width, x + size + 4), bottom = Math.max(box.y + box.height, y + size + 4);
-    if (left < box.x || top < box.y || right > box.x + box.width || bottom > box.y + box.height) {
-      svg.setAttribute("viewBox", `${left} ${top} ${right - left} ${bottom - top}`);
+  const drawn = svg.getAttribute("viewBox");
+  function outer(node) {   // a shape's box in its parent's units (its own transform applied)
+    const b = node.getBBox(), m = node.transform.baseVal.consolidate();
+    if (!m) return { x: b.x, y: b.y, right: b.x + b.width, bottom: b.y + b.height };
+    const { a, d, e, f } = m.matrix;   // translations and scales only
+    return { x: a * b.x + e, y: d * b.y + f, right: a * (b.x + b.width) + e, bottom: d * (b.y + b.height) + f };
+  }
+  function grow() {   // the picture grows to show the tiles and cells placed beyond its edge
+    const [x, y, w, h] = drawn.split(/[ ,]+/).map(Number);
+    let left = x, top = y, right = x + w, bottom = y + h;
+    for (const node of svg.children) {   // the background (100% of the box) left out
+      if (!(node instanceof SVGGraphicsElement) || node.matches("rect:first-of-type")) continue;
+      const b = outer(node);
+      left = Math.min(left, b.x - 4); top = Math.min(top, b.y - 4);
+      right = Math.max(right, b.right + 4); bottom = Math.max(bottom, b.bottom + 4);
     }
+    svg.setAttribute("viewBox", `${left} ${top} ${right - left} ${bottom - top}`);
   }
 
+  // Tiles placed beyond the drawn map must not be drawn over the players' panel (right of
+  // the map) nor the caption (above it): those move aside, and the picture grows.
+  const grid = ui.picture.querySelector("g.grid");
+  const panel = [], above = [];
+  if (grid) {
+    const box = grid.getBBox();
+    for (const node of svg.children) {
+      if (node === geometry || node === grid || !(node instanceof SVGGraphicsElement) || node.matches("rect:first-of-type")) continue;
+      const b = node.getBBox();
+      if (b.x >= box.x + box.width + 8) panel.push(node);
+      else if (b.y + b.height <= box.y - 14) above.push(node);
+    }
+  }
+  function makeRoom() {
+    const extra = [...geometry.querySelectorAll(".tentative")].map(outer);
+    const box = grid ? grid.getBBox() : null;
+    const shift = (nodes, amount, how) => nodes.forEach((n) => {
+      if (amount > 0) n.setAttribute("transform", how(amount)); else n.removeAttribute("transform");
+    });
+    if (box) {
+      const right = Math.max(box.x + box.width, ...extra.map((b) => b.right));
+      const top = Math.min(box.y, ...extra.map((b) => b.y));
+      shift(panel, right - (box.x + box.width), (d) => `translate(${d},0)`);
+      shift(above, box.y - top, (d) => `translate(0,${-d})`);
+    }
+    grow();
+  }
   function cellTarget(r, c) {
     let node = keyed(ui.picture, cellKey(r, c));
     if (!node) {   // a free cell the picture did not draw (beside a tile placed this turn)
@@ -96,7 +133,6 @@ export function play(ui) {
         node.setAttribute(k, String(v));
       }
       geometry.append(node);
-      grow(x0 + c * size, y0 + r * size);
     }
     return node;
   }
@@ -111,7 +147,6 @@ export function play(ui) {
       const scale = size / (box.width + 2);
       copy.setAttribute("transform", `translate(${x0 + p.column * size - box.x * scale}, ${y0 + p.row * size - box.y * scale}) scale(${scale})`);
       geometry.append(copy);
-      grow(x0 + p.column * size, y0 + p.row * size);
       chosen(source);
     }
   }
@@ -154,6 +189,7 @@ export function play(ui) {
     } else {
       for (const o of others) ui.button(o.label, () => ui.choose(o.index));
     }
+    makeRoom();
   }
   refresh();
 }

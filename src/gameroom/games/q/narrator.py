@@ -58,7 +58,8 @@ class QNarrator(Narrator):
         self.turn += 1
         scores = ", ".join(f"{r.name} {r.score}" for r in now.players)
         self.said = f"{name} {describe(action)}"
-        self.placed = [p.coord for p in action] if isinstance(action, (list, tuple)) else []
+        # in row-major order, as the browser's drawing (drawing.js) finds them
+        self.placed = sorted(p.coord for p in action) if isinstance(action, (list, tuple)) else []
         return [f"turn {self.turn:3}: {self.said}  [{scores}; pile {len(now.pile)}]"]
 
     def caption(self, event: Any) -> str:

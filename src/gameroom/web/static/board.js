@@ -1,6 +1,8 @@
 // What every board module shares (see docs/boards.md): making shapes of the picture into
 // targets a person clicks (or reaches with the keyboard), and the click-path engine that
-// turns the offered answers of a prompt into steps on the board.
+// turns the offered answers of a prompt into steps on the board. Every change of targets
+// lets zoom.js settle the board's zoom (targets big enough for a mouse or a thumb).
+import { scheduleSettle } from "/static/zoom.js";
 
 // Shapes of the picture carry data-key="..." (the game's render.py puts them there).
 export function keyed(root, key) {
@@ -9,17 +11,20 @@ export function keyed(root, key) {
 
 // Forget every target and mark of an earlier step.
 export function clearTargets(root) {
-  for (const node of root.querySelectorAll(".target, .chosen")) {
-    node.classList.remove("target", "chosen");
+  for (const node of root.querySelectorAll(".target, .far, .chosen")) {
+    node.classList.remove("target", "far", "chosen");
     node.removeAttribute("tabindex");
     node.removeAttribute("role");
     node.removeAttribute("aria-label");
     if (node._pick) { node.removeEventListener("click", node._pick); node.removeEventListener("keydown", node._key); }
     node._pick = null;
   }
+  scheduleSettle();
 }
 
 // Make `node` a legal target: highlighted, clickable, focusable, named for screen readers.
+// One too small to hit where the board is drawn becomes "far" (zoom.js): marked, reached by
+// zooming in (a tap on its region, the keyboard's focus), clicked once it is big enough.
 export function target(node, label, onPick) {
   node.classList.add("target");
   node.setAttribute("tabindex", "0");
@@ -29,6 +34,7 @@ export function target(node, label, onPick) {
   node._key = (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); onPick(); } };
   node.addEventListener("click", node._pick);
   node.addEventListener("keydown", node._key);
+  scheduleSettle();
 }
 
 export function chosen(node) { if (node) node.classList.add("chosen"); }

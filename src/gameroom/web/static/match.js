@@ -7,6 +7,9 @@
 import { showAccount } from "/static/session.js";
 import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
 import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
+import { installZoom } from "/static/zoom.js";
+import { drawScores, markTurn, markWinners, scoreText, turnText } from "/static/seats.js";
+import { StoredSteps } from "/static/steps.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").pop());
@@ -15,6 +18,8 @@ const replayUrl = stored ? `/api/results/games/${id}/replay` : `/api/matches/${i
 const params = new URLSearchParams(location.search);
 const seat = params.get("seat");
 let states = [];           // the replay's frames, once the match is over
+let source = null;         // the replay's steps: the frames above, or a stored game's pages (steps.js)
+let shownAt = 0;           // the step asked for last (a page that comes late does not move the page back)
 let latest = null;         // the newest state frame, drawn at the next animation frame
 let prior = null;          // the one before it (its board module marks what changed)
 let drawn = null;
@@ -67,12 +72,7 @@ function redraw() {   // at most once per animation frame: a reconnect's history
   });
 }
 
-window.addEventListener("resize", fit);
-$("zoom").addEventListener("click", () => {
-  const zoomed = $("board").classList.toggle("zoomed");
-  $("zoom").setAttribute("aria-pressed", String(zoomed));
-  fit();
-});
+installZoom($("board"), $("picture"), $("zoom"), fit);   // targets big enough to hit (zoom.js)
 
 // -- a person's move ----------------------------------------------------------------------
 
@@ -134,6 +134,19 @@ function logNarration(lines) {   // the narrator's lines, one per move, as gamer
   for (const line of lines || []) if (line.trim()) tell($("events"), line.trimEnd(), line.startsWith(" ") ? "aside" : "");
 }
 
+// -- who sits where -------------------------------------------------------------------------
+
+const seated = new Map();   // seat name -> the hello frame's seat ({name, player, account?})
+
+// A seat as people know it: its account's name (the hello frame's `account`, once the room
+// knows it) or a bot's strategy, with the seat; else the seat's name.
+function who(seatName) {
+  const s = seated.get(seatName);
+  if (!s) return seatName;
+  if (s.account) return `${s.account} (${seatName})`;
+  return s.player === "human" ? seatName : `${s.player} (${seatName})`;
+}
+
 function status(value) {
   $("status").textContent = value;
   $("status").dataset.status = value;
@@ -141,25 +154,24 @@ function status(value) {
 
 function seats(match) {
   $("seats").replaceChildren();
+  seated.clear();
   for (const s of match.seats) {
+    seated.set(s.name, s);
     const row = document.createElement("tr");
     row.dataset.seat = s.name;
-    row.append(el("td", s.name), el("td", s.player + (s.name === seat ? " (you)" : "")));
+    const player = s.account || (s.player === "human" ? "a person" : s.player);
+    row.append(el("td", s.name), el("td", player + (s.name === seat ? " (you)" : "")));
     $("seats").append(row);
   }
 }
 
 function finish(result) {
   over = true;
-  endPrompt("");
+  endPrompt("game over");
+  markWinners($("seats"), result.winners);
   $("winners").textContent = result.error ? `stopped: ${result.error}`
     : `winners: ${result.winners.join(", ") || "none"}`;
-  $("scores").replaceChildren();
-  for (const [name, score] of Object.entries(result.scores || {})) {
-    const row = document.createElement("tr");
-    row.append(el("td", name), el("td", typeof score === "object" ? JSON.stringify(score) : String(score)));
-    $("scores").append(row);
-  }
+  drawScores($("scores"), result.scores, who);
   for (const e of result.ejected) if (!toldOut.has(e.seat)) logEvent(`ejected: ${e.seat} (${e.reason})`);
   startReplay();
 }
@@ -176,25 +188,74 @@ async function startReplay() {
   else if (message) logEvent(message);
   states = text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
   if (!states.length) { $("picture").textContent = "no steps to show"; return; }
+  source = { length: states.length, done: true, frame: async (i) => states[i], here: (i) => states[i] || null };
   $("replay").classList.remove("hidden");
   $("scrub").max = String(states.length - 1);
   goTo(states.length - 1);
 }
 
-function goTo(index) {
-  index = Math.max(0, Math.min(states.length - 1, index));
+// A stored game: its steps a page at a time, the first shown as soon as it comes (the rest
+// of a long game is still being re-run); the count, then the total and the check's verdict
+// in the command line's words (gameroom replay verify) when the re-run is over.
+// Asked for as the page starts, beside the game's summary and board: the first picture waits
+// for nothing else.
+function askStored() {
+  const steps = new StoredSteps(id, (changed) => {
+    if (source !== steps) return;
+    $("scrub").max = String(Math.max(0, changed.length - 1));
+    stepInfo(Number($("scrub").value));
+    if (changed.done) verdict(changed.verified, changed.message);
+  });
+  return { steps, started: steps.start() };
+}
+
+async function startStored({ steps, started }) {
+  source = steps;
+  try {
+    await started;
+  } catch (e) {
+    logEvent(`no replay: ${e.message}`);
+    $("picture").textContent = "";
+    return;
+  }
+  if (!steps.length) { $("picture").textContent = "no steps to show"; return; }
+  $("replay").classList.remove("hidden");
+  $("scrub").max = String(steps.length - 1);
+  await goTo(0);
+}
+
+let told = false;
+function verdict(verified, message) {
+  if (told) return;
+  told = true;
+  if (verified === "no") logEvent(`the replay differs from the rules' re-run${message ? ` at ${message}` : ""}`);
+  else if (message) logEvent(message);
+}
+
+function stepInfo(index) {
+  const more = source.done ? "" : " so far (the game is being re-run)";
+  $("stepinfo").textContent = `step ${index + 1} of ${source.length}${more}`;
+}
+
+async function goTo(index) {
+  index = Math.max(0, Math.min(source.length - 1, index));
+  shownAt = index;
   $("scrub").value = String(index);
-  $("stepinfo").textContent = `step ${index + 1} of ${states.length}`;
-  show(states[index]);
-  if (board && board.mark && states[index].svg) {
-    try { board.mark({ picture: $("picture"), seat, view: states[index].view }, states[index], states[index - 1] || null); }
+  stepInfo(index);
+  const frame = await source.frame(index);
+  if (shownAt !== index || !frame) return;   // another step was asked for meanwhile
+  show(frame);
+  const before = source.here(index - 1);
+  if (board && board.mark && frame.svg) {
+    try { board.mark({ picture: $("picture"), seat, view: frame.view }, frame, before); }
     catch (e) { console.error(e); }
   }
+  $("picture").dataset.step = String(index + 1);   // tells tests (and people) which step is drawn
 }
 
 $("scrub").addEventListener("input", () => goTo(Number($("scrub").value)));
 $("first").addEventListener("click", () => goTo(0));
-$("last").addEventListener("click", () => goTo(states.length - 1));
+$("last").addEventListener("click", () => goTo(source.length - 1));
 $("back").addEventListener("click", () => goTo(Number($("scrub").value) - 1));
 $("forward").addEventListener("click", () => goTo(Number($("scrub").value) + 1));
 $("send").addEventListener("click", () => {
@@ -214,10 +275,12 @@ function loadBoard(game) {
 }
 
 async function showStored() {
+  const asked = askStored();
+  asked.started.catch(() => {});   // said when it is awaited, below
   const reply = await fetch(`/api/results/games/${id}`);
   const game = await reply.json();
   if (!reply.ok) { $("picture").textContent = ""; $("turn").textContent = game.error; return; }
-  await loadBoard(game.game);
+  loadBoard(game.game);   // for the marks of the steps after the first
   const where = game.league ? `league ${game.league} #${game.index}` : (game.tournament || "");
   $("title").textContent = `stored ${game.game} game #${game.id} (${where}${game.seed !== null ? `, seed ${game.seed}` : ""})`;
   $("you").textContent = `finished ${game.finished_at.replace("T", " ").slice(0, 19)}`;
@@ -229,13 +292,13 @@ async function showStored() {
   for (const s of game.seats) {
     const row = document.createElement("tr");
     row.append(el("td", `P${s.position + 1}`), el("td", s.bot), el("td", String(s.rank)),
-               el("td", s.score === null ? "" : (typeof s.score === "object" ? JSON.stringify(s.score) : String(s.score))),
+               el("td", scoreText(s.score)),
                el("td", s.winner ? "winner" : (s.ejected ? "ejected" : "")));
     $("seats").append(row);
   }
   $("winners").textContent = `winners: ${game.winners.join(", ") || "none"}`;
   for (const e of game.ejected) logEvent(`ejected: ${e.seat} on ${e.method} [${e.kind}] (${e.reason})`);
-  await startReplay();
+  await startStored(asked);
 }
 
 // -- the connection -------------------------------------------------------------------------
@@ -279,9 +342,10 @@ function connect() {
         redraw();
         break;
       case "turn":
-        for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === frame.seat);
+        if (over) break;
+        markTurn($("seats"), frame.seat);
         if (frame.seat !== seat) {
-          endPrompt(`to play: ${frame.seat} (${frame.method})`);
+          endPrompt(turnText(frame.who || who(frame.seat), frame.asks));
           startClock(frame.limit, frame.deadline);
         }
         break;
@@ -329,9 +393,10 @@ function connect() {
   });
 }
 
-await showAccount();
 if (stored) {
+  showAccount();
   await showStored();
 } else {
+  await showAccount();
   connect();
 }

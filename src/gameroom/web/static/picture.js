@@ -1,11 +1,10 @@
 // What the match page and the room page share of drawing: the game's SVG picture scaled to
-// the space it has (no scrolling, nothing cut off), or at its own size when zoomed, in the
+// the space it has (no scrolling, nothing cut off), or zoomed in (zoom.js), in the
 // picture's own layout for narrow screens when it has one (docs/boards.md), and a line of
 // the story added to the log, kept scrolled to the newest.
 
 import { clearTargets } from "/static/board.js";
-
-export const NARROW = 700;   // px: a window narrower than this is a phone's
+import { NARROW, zoomLevel } from "/static/zoom.js";
 
 // A picture with data-narrow-viewbox has a layout for narrow screens: that viewBox, and each
 // shape with data-narrow moved by its transform (or hidden: "hide"). Applied or undone as
@@ -25,6 +24,18 @@ function layout(svg, narrow) {
   }
 }
 
+// The height the board may take so that the controls under it (the hint, confirm, undo)
+// stay in the window without scrolling the page (at its top).
+function roomBelow(board) {
+  const controls = document.getElementById("controls");
+  const reserve = Math.max(controls && !controls.classList.contains("hidden") ? controls.offsetHeight : 0, 48);
+  const top = board.getBoundingClientRect().top + window.scrollY;
+  return Math.max(200, window.innerHeight - top - reserve - 16);
+}
+
+// The picture fitted to the board's box (its width, and the window's height left above the
+// controls), times the zoom (zoom.js) that makes the targets big enough: zoomed in, the box
+// keeps the height it may take and scrolls (a finger pans the board).
 export function fit(board, picture) {
   const svg = picture.querySelector("svg");
   if (!svg) return;
@@ -34,12 +45,13 @@ export function fit(board, picture) {
   const h = box && box.height ? box.height : Number(svg.getAttribute("height")) || 600;
   if (!svg.getAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   const room = board.clientWidth || w;
-  const narrow = window.innerWidth < NARROW;
-  const tall = Math.max(240, window.innerHeight - (narrow ? 150 : 130));
-  // zoomed: the picture at its own size, the board scrolls inside its box (small pieces on a phone)
-  const scale = board.classList.contains("zoomed") ? 1 : Math.min(room / w, narrow ? room / w : tall / h, 2);
+  const tall = roomBelow(board);
+  const zoom = zoomLevel();
+  const scale = Math.min(room / w, tall / h, 2) * zoom;
   svg.setAttribute("width", String(Math.floor(w * scale)));
   svg.setAttribute("height", String(Math.floor(h * scale)));
+  board.classList.toggle("zoomed", zoom > 1.01);
+  board.style.height = zoom > 1.01 ? `${Math.min(tall, Math.floor(h * scale))}px` : "";
 }
 
 // The hint and the buttons under the board, and clearing the board's targets: the part of
@@ -74,10 +86,13 @@ export function closePrompt() {
   boardControls().clear();
 }
 
+// A line of the story added to the log; a text of several lines (Evolution's table of
+// results) keeps its lines.
 export function tell(log, text, kind = "") {
   const item = document.createElement("li");
   item.textContent = text;
-  if (kind) item.className = kind;
+  const classes = [kind, text.includes("\n") ? "block" : ""].filter((c) => c);
+  if (classes.length) item.className = classes.join(" ");
   log.append(item);
   log.scrollTop = log.scrollHeight;
 }

@@ -4,6 +4,7 @@
 // on <body> (data-prompts: prompts come; data-sent: moves sent), and ending it.
 
 import { closePrompt } from "/static/picture.js";
+import { newPrompt } from "/static/zoom.js";
 
 const $ = (id) => document.getElementById(id);
 let clock = null;
@@ -57,6 +58,7 @@ export function offer(choices, pick) {
 // fails leaves the list of legal `answers` to the person.
 export function playOnBoard(board, ui, answers) {
   $("controls").classList.remove("hidden");
+  newPrompt();
   ui.clear();
   try { board.play(ui); } catch (e) { console.error(e); ui.say(`the board failed (${e}): use the list of legal ${answers}`); }
 }

@@ -1,9 +1,10 @@
-// The results database page: the stored games of one game, newest first, a page at a time,
-// each linked to its replay; a link to the game's leaderboard.
+// The results database page: the stored games of one game, newest first, a page at a time
+// (paged by the last id seen: `before`), each linked to its replay; a link to the game's
+// leaderboard.
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-let page = Number(params.get("page")) || 1;
-let pages = 1;
+let cursors = [null];   // the `before` of each page seen so far; the last is this page's
+let next = null;
 
 function el(tag, text, attrs = {}) {
   const node = document.createElement(tag);
@@ -15,15 +16,16 @@ function el(tag, text, attrs = {}) {
 async function load() {
   const game = $("game").value;
   $("ratings").href = `/results/ratings/${game}`;
-  history.replaceState(null, "", `/results?game=${game}&page=${page}`);
-  const reply = await fetch(`/api/results/games?game=${encodeURIComponent(game)}&page=${page}`);
+  const before = cursors[cursors.length - 1];
+  history.replaceState(null, "", `/results?game=${game}`);
+  const reply = await fetch(`/api/results/games?game=${encodeURIComponent(game)}` + (before ? `&before=${before}` : ""));
   const answer = await reply.json();
   if (!reply.ok) { $("nodb").textContent = answer.error; $("nodb").classList.remove("hidden"); return; }
-  pages = answer.pages;
+  next = answer.next;
   $("heading").textContent = `Stored ${game} games (${answer.total})`;
-  $("pageinfo").textContent = `page ${answer.page} of ${answer.pages}`;
-  $("newer").disabled = page <= 1;
-  $("older").disabled = page >= pages;
+  $("pageinfo").textContent = `page ${cursors.length} of ${Math.max(1, Math.ceil(answer.total / answer.per_page))}`;
+  $("newer").disabled = cursors.length <= 1;
+  $("older").disabled = next === null;
   const body = $("stored").querySelector("tbody");
   body.replaceChildren();
   for (const g of answer.games) {
@@ -40,17 +42,16 @@ async function load() {
 }
 
 const overview = await (await fetch("/api/results")).json();
-if (!overview.database) {
+if (overview.message) {
   $("nodb").textContent = overview.message;
   $("nodb").classList.remove("hidden");
 } else {
-  $("database").textContent = overview.database;
   for (const g of overview.games) $("game").append(el("option", `${g.name} (${g.stored} stored)`, { value: g.name }));
   const stored = overview.games.find((g) => g.stored > 0);
   $("game").value = params.get("game") || (stored ? stored.name : overview.games[0].name);
   $("picker").classList.remove("hidden");
-  $("game").addEventListener("change", () => { page = 1; load(); });
-  $("newer").addEventListener("click", () => { page = Math.max(1, page - 1); load(); });
-  $("older").addEventListener("click", () => { page = Math.min(pages, page + 1); load(); });
+  $("game").addEventListener("change", () => { cursors = [null]; load(); });
+  $("newer").addEventListener("click", () => { if (cursors.length > 1) cursors.pop(); load(); });
+  $("older").addEventListener("click", () => { if (next !== null) { cursors.push(next); load(); } });
   await load();
 }

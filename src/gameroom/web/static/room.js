@@ -13,6 +13,8 @@
 import { showAccount } from "/static/session.js";
 import { boardControls, fit as fitPicture, tell } from "/static/picture.js";
 import { counted, endPrompt as closeTurn, offer, playOnBoard, startClock } from "/static/prompt.js";
+import { installZoom } from "/static/zoom.js";
+import { markTurn, markWinners, turnText } from "/static/seats.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -79,11 +81,7 @@ function drawSeats() {
 // -- drawing ------------------------------------------------------------------------------
 
 function fit() { fitPicture($("board"), $("picture")); }
-window.addEventListener("resize", fit);
-$("zoom").addEventListener("click", () => {
-  $("zoom").setAttribute("aria-pressed", String($("board").classList.toggle("zoomed")));
-  fit();
-});
+installZoom($("board"), $("picture"), $("zoom"), fit);   // targets big enough to hit (zoom.js)
 
 function show(state) {
   $("caption").textContent = state.caption ? `step ${state.step}: ${state.caption}` : `step ${state.step}`;
@@ -246,13 +244,41 @@ async function onStart(m) {
   $("title").textContent = `${game.name} room ${roomId}`;
   document.body.dataset.game = game.name;
   await loadBoard(game.name);
-  logLine(`the game starts: ${seats.join(", ")}`);
+  // a spectator's START_GAME before its WATCH_ROOM's ACK: the lobby tells one who comes
+  // mid-game that the game started (its state follows), as the room was told
+  const late = watching && expecting[0] === "WATCH_ROOM";
+  if (late) $("turn").textContent = "watching a game under way";
+  logLine(late ? `a game under way: ${seats.join(", ")}` : `the game starts: ${seats.join(", ")}`);
   hold();
   if (latest) show(latest);
   if (prompt) ask(prompt);
 }
 
-function onState(m) {
+// A state of a game already under way when this page came (a spectator joining mid-game, no
+// START_GAME for it): the room is playing; its game's board (for the marks of the last
+// move) is the one the message names, else the one the lobby's listing gives the room.
+async function underWay(m) {
+  status("playing");
+  $("addbot").classList.add("hidden");
+  if (!$("turn").textContent) $("turn").textContent = watching ? "watching a game under way" : "";
+  let name = m.game || (game && game.name);
+  if (!name) {
+    try {
+      const listing = await (await fetch("/api/lobby")).json();
+      const room = (listing.rooms || []).find((r) => r.id === roomId);
+      name = room && room.game;
+    } catch (e) { console.error(e); }
+  }
+  game = games.find((g) => g.name === name) || game;
+  if (game) {
+    $("title").textContent = `${game.name} room ${roomId}`;
+    document.body.dataset.game = game.name;
+    if (!board) await loadBoard(game.name);
+  }
+}
+
+async function onState(m) {
+  if (!over && $("status").dataset.status !== "playing") await underWay(m);
   latest = m;
   if (m.step > shownStep) {   // a reconnect's state was told already
     for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd(), line.startsWith(" ") ? "aside" : "");
@@ -260,17 +286,19 @@ function onState(m) {
   }
   if (board || !game) show(m);
   const current = m.state && typeof m.state.currentPlayer === "number" ? seats[m.state.currentPlayer] : null;
-  for (const row of $("seats").querySelectorAll("tr")) row.classList.toggle("to-play", row.dataset.seat === current);
+  if (over) return;
+  markTurn($("seats"), current);
   if (m.moves) ask({ choices: m.moves, method: "act", event: true, limit: m.limit });
-  else if (prompt && prompt.event) endPrompt(current ? `to play: ${current}` : "");
-  else if (!prompt && current && current !== me) $("turn").textContent = `to play: ${current}`;
+  else if (prompt && prompt.event) endPrompt(current ? turnText(current) : "");
+  else if (!prompt && current && current !== me) $("turn").textContent = turnText(current);
   else if (!prompt && $("turn").textContent === "move sent") $("turn").textContent = "the others play";
 }
 
 function onEnd(m) {
   over = true;
   forget();
-  endPrompt("");
+  endPrompt("game over");
+  markWinners($("seats"), m.winners || []);
   status("over");
   for (const line of m.narration || []) if (line.trim()) logLine(line.trimEnd());
   $("winners").textContent = m.error ? `stopped: ${m.error}` : `winners: ${(m.winners || []).join(", ") || "none"}`;
@@ -312,7 +340,7 @@ async function onMessage(m) {
     case "START_GAME": await onStart(m); break;
     case "GAME_STATE":
       if (expecting[0] === "GET_GAME_STATE") { expecting.shift(); await rejoined(held() || { game: game && game.name, seats }); }
-      if ("step" in m) onState(m);
+      if ("step" in m) await onState(m);
       break;
     case "CALL":
       if (!m.oneWay) ask({ choices: m.moves || [], method: m.method, call: m.call, limit: m.limit });
