@@ -250,3 +250,15 @@ def test_the_journal_knows_its_newest_revision() -> None:
     from gameroom.server.journal_store import HEAD, newest_revision
 
     assert newest_revision() == HEAD
+
+
+def test_a_journal_on_postgresql_resumes_a_killed_game(tmp_path: Path, postgres_url: str,
+                                                       calm_one: dict[str, Any]) -> None:
+    lobby = Restartable(tmp_path, CONFIG, state=postgres_url)
+    person = _one_room(lobby)
+    _until(person, 3)
+    lobby.kill()
+    lobby.start()
+    assert _finish(person) == calm_one
+    log = lobby.stop()
+    assert "resumed 1 room(s)" in log and "Traceback" not in log, log

@@ -148,6 +148,9 @@ class JournalStore:
             self.engine.dispose()
             raise JournalError(f"cannot open the journal {where}: {_one_line(exc)}") from None
         self.tables = metadata().tables
+        if sqlite and parsed.database and Path(parsed.database).is_file():
+            # it holds the reconnect secrets of held seats: its owner's alone
+            Path(parsed.database).chmod(0o600)
 
     @staticmethod
     def _revision(connection: Any) -> str | None:
