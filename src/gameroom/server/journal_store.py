@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gameroom.core.errors import GameroomError
+from gameroom.core.sqlite import wal_pragmas
 
 __all__ = ["JournalStore", "JournalError", "Loaded", "StoredEntry", "metadata", "VERSION_TABLE", "journal_url",
            "checksum"]
@@ -129,13 +130,7 @@ class JournalStore:
         if sqlite:
             @event.listens_for(self.engine, "connect")
             def pragmas(connection: Any, _record: Any) -> None:
-                # The write-ahead log with normal sync: a commit survives the lobby being
-                # killed (the kernel has it); only a power cut may lose the last batches.
-                cursor = connection.cursor()
-                cursor.execute("PRAGMA journal_mode=WAL")
-                cursor.execute("PRAGMA synchronous=NORMAL")
-                cursor.execute("PRAGMA busy_timeout=30000")
-                cursor.close()
+                wal_pragmas(connection)   # a commit survives the lobby being killed
         try:
             with self.engine.begin() as connection:
                 current = self._revision(connection)

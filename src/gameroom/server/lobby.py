@@ -1447,6 +1447,10 @@ class Lobby:
     def _disconnect(self, room: Room, client: Client, seat: int) -> None:
         room.members[seat] = None
         self._hold(room, client, seat)
+        self._disconnected(room, seat)
+
+    def _disconnected(self, room: Room, seat: int) -> None:
+        """Resilience (7.6): the game is told the seat's connection is lost."""
         self.note(room, "disconnect", {"s": seat, "solo": self.config.solo_timeout})
         room.game, broadcasts = _events(room).disconnect(room.game, seat, self.config.solo_timeout)
         room.last = broadcasts
@@ -1509,12 +1513,7 @@ class Lobby:
         elif room.started and self.config.referee:
             self._eject(room, seat, "CONNECTION_LOST")
         elif room.started and self.config.resilience:
-            self.note(room, "disconnect", {"s": seat, "solo": self.config.solo_timeout})
-            room.game, broadcasts = _events(room).disconnect(room.game, seat, self.config.solo_timeout)
-            room.last = broadcasts
-            room.broadcast(broadcasts)
-            self._suspension(room)
-            self._after_change(room)
+            self._disconnected(room, seat)
         else:
             room.broadcast([{"type": "PLAYER_DISCONNECT", "username": held.name, "roomClosed": True,
                              "reason": "CONNECTION_LOST"}])
