@@ -7,15 +7,17 @@ processes, real SQLite files, real TCP clients."""
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from driver import run_gameroom
+from driver import GAMEROOM, run_gameroom
 from tests.lobby.journaled import Person, Restartable
 
 # Every game, with a room of the fewest players: a deterministic person and house bots.
@@ -262,3 +264,39 @@ def test_a_journal_on_postgresql_resumes_a_killed_game(tmp_path: Path, postgres_
     assert _finish(person) == calm_one
     log = lobby.stop()
     assert "resumed 1 room(s)" in log and "Traceback" not in log, log
+
+
+def _clients(lobby: Restartable, game: str, *flags: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([*GAMEROOM, "clients", game, "--port", str(lobby.port), "--rooms", "4", "--quiet",
+                             *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _outcome(clients: subprocess.Popen[bytes]) -> list[Any]:
+    out, err = clients.communicate(timeout=600)
+    assert clients.returncode == 0, err.decode()
+    return sorted((line["room"], line["winners"]) for line in map(json.loads, out.decode().splitlines()))
+
+
+@pytest.mark.parametrize(("game", "flags"), [("q", ("--lobby", "--players", "2")), ("eriantys", ())])
+def test_remote_bots_log_in_again_and_get_their_seats_back(tmp_path: Path, game: str, flags: tuple[str, ...]) -> None:
+    """``gameroom clients --reconnect``: bots of the spec (no secret: their address proves
+    them) whose lobby is killed mid-game log in again by themselves and finish every room;
+    Q's bots (deterministic) end their games as without the kill."""
+    config = {**CONFIG, "maxConnectionsPerAddress": 0, "maxRoomsPerAddress": 0}
+    calm = Restartable(tmp_path / "calm" if (tmp_path / "calm").mkdir() is None else tmp_path, config)
+    expected = _outcome(_clients(calm, game, *flags))
+    calm.stop()
+    lobby = Restartable(tmp_path, config)
+    clients = _clients(lobby, game, *flags, "--reconnect", "120")
+    deadline = time.monotonic() + 120
+    while "starts" not in lobby.log():
+        assert time.monotonic() < deadline and clients.poll() is None, lobby.log()
+        time.sleep(0.01)
+    lobby.kill()
+    lobby.start()
+    got = _outcome(clients)
+    log = lobby.stop()
+    assert "resumed" in log and "Traceback" not in log, log
+    assert len(got) == 4
+    if game == "q":
+        assert got == expected

@@ -140,6 +140,9 @@ def add_clients_arguments(parser: argparse.ArgumentParser, game: GameDescriptor)
     parser.add_argument("--join", type=int, metavar="ID", default=None,
                         help="join room ID instead of creating rooms: --players bots fill its free seats")
     parser.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
+    parser.add_argument("--reconnect", type=float, default=0.0, metavar="SECONDS",
+                        help="when the connection is lost during a game, log in again for this long (default 0: "
+                             "the bot is out)")
     from gameroom.cli.policies import add_client_arguments
 
     add_client_arguments(parser, lobby=True)
@@ -205,7 +208,7 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
             plans[0].room_id.set_result(args.join)
         tasks = [[loop.create_task(play_room(game, args.host, args.port, named(r, seat),
                                              players[r][seat][0], seat == 0 and args.join is None, plans[r],
-                                             ranking, trusted=players[r][seat][1]))
+                                             ranking, trusted=players[r][seat][1], come_back=args.reconnect))
                   for seat in range(args.players)] for r in range(args.rooms)]
         return [list(await asyncio.gather(*row, return_exceptions=True)) for row in tasks]
 

@@ -133,6 +133,7 @@ class Client:
         self.secret: str | None = None   # the reconnect secret handed out at its log-in (LOGIN's secret)
         self.outbox: list[bytes] = []
         self.outbox_bytes = 0
+        self.taken = self.written = 0   # batches of the outbox taken by the writer, and written
         self.wake = asyncio.Event()
         self.writable = asyncio.Event()   # set while what waits to be written is within the bound
         self.writable.set()
@@ -194,9 +195,12 @@ class Client:
                     data = b"".join(self.outbox)
                     self.outbox.clear()
                     self.outbox_bytes = 0
+                    self.taken += 1
+                    batch = self.taken
                     self.writer.write(data)
                     del data
                     await asyncio.wait_for(self.writer.drain(), timeout)
+                    self.written = batch
                 elif self.backlogged():
                     await asyncio.wait_for(self.writer.drain(), timeout)
                 if not self.backlogged():
@@ -415,6 +419,8 @@ class Lobby:
         self.journal: Journal | None = None   # server.journal, opened by start() when configured
         self._alive_task: asyncio.Task[Any] | None = None
         self.collect: dict[str, tuple[Held, list[dict[str, Any]]]] = {}   # held seats of ended games: their end
+        # ended rooms kept in the journal until their end is written: id -> (reader, its batch)
+        self.leaving: dict[int, list[tuple[Client, int]]] = {}
 
     def journaled(self) -> None:
         """Commit what the journal was told (before anything announcing it is written); a
@@ -444,6 +450,7 @@ class Lobby:
         while self.journal is not None and self.journal.open:
             await asyncio.sleep(TICK)
             if self.journal.open:
+                self.left()
                 self.journal.note("alive", repr(time.time()))
                 self.journaled()
 
@@ -704,7 +711,7 @@ class Lobby:
         self._ack_login(client)
         for message in end:
             client.send(message)
-        self._collected(held.room)
+        self._collected(held.room, (client,))
 
     @staticmethod
     def _ack_login(client: Client) -> None:
@@ -852,13 +859,13 @@ class Lobby:
         while self.room_ids:
             room_id = self.room_ids.pop(0)
             self.ids_drawn += 1
-            if room_id not in self.rooms:
+            if room_id not in self.rooms and room_id not in self.leaving:
                 self._note_ids()
                 return room_id
         while True:   # 7.3: uniform in 1000..9998 until free
             room_id = self.id_rng.randint(1000, 9998)
             self.ids_drawn += 1
-            if room_id not in self.rooms:
+            if room_id not in self.rooms and room_id not in self.leaving:
                 self._note_ids()
                 return room_id
 
@@ -1370,15 +1377,31 @@ class Lobby:
         for member in back:
             self._back_in_lobby(member)
 
-    def _collected(self, room: Room) -> None:
+    def _collected(self, room: Room, also: tuple[Client, ...] = ()) -> None:
         """The journal keeps a room that is gone while a held seat may collect its end."""
         if self.journal is None:
             return
         if room.ended is not None and any(held.room is room for held, _end in self.collect.values()):
             self.journal.ended(room.id)   # its steps are of no more use: its end is kept
             self.touch(room)
+        elif room.ended is not None:
+            # Its end is being written to its players: the room leaves the journal once it
+            # was (a lobby killed meanwhile resumes it, and gives its end again to whoever
+            # comes back for it). Its id is not drawn again until then.
+            readers = [(m, m.taken + 1) for m in [*room.members, *room.watchers, *also] if isinstance(m, Client)]
+            self.leaving[room.id] = readers
+            self.left()
         else:
             self.journal.drop(room.id)
+
+    def left(self) -> None:
+        """Ended rooms whose end every reader's connection has written (or lost) leave
+        the journal."""
+        for room_id, readers in list(self.leaving.items()):
+            if all(client.written >= batch or client.state == CLOSED for client, batch in readers):
+                del self.leaving[room_id]
+                if self.journal is not None and room_id not in self.rooms:
+                    self.journal.drop(room_id)
 
     def release(self, bot: HouseBot) -> None:
         """A house bot leaves (``_release``)."""
@@ -1640,6 +1663,7 @@ class Lobby:
         """Stop: the journal committed and closed first (what the teardown does to the
         rooms is no change of theirs: a restart resumes them), then every connection."""
         if self.journal is not None:
+            self.left()
             try:
                 self.journal.close(clean=True)
             except JournalError as exc:
