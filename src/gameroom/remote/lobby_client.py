@@ -347,6 +347,8 @@ async def _next_inbox(conn: LobbyConnection, started: bool, plan: RoomPlan,
             inbox = await conn.receive()
     else:
         received = await _receive_unless(conn, plan.failed)
+        while received == [] and await conn.come_back():   # seated, lost before its START_GAME came
+            received = await _receive_unless(conn, plan.failed)
         if received is None:
             result.closed = "the room did not fill: a room-mate was refused or failed"
             return None
