@@ -274,18 +274,18 @@ def _clients(lobby: Restartable, game: str, *flags: str) -> subprocess.Popen[byt
 def _outcome(clients: subprocess.Popen[bytes]) -> list[Any]:
     out, err = clients.communicate(timeout=600)
     assert clients.returncode == 0, err.decode()
-    return sorted((line["room"], line["winners"]) for line in map(json.loads, out.decode().splitlines()))
+    return sorted((line["room"], line["winners"], line["consistent"])
+                  for line in map(json.loads, out.decode().splitlines()))
 
 
 @pytest.mark.parametrize(("game", "flags"), [("q", ("--lobby", "--players", "2")), ("eriantys", ())])
 def test_remote_bots_log_in_again_and_get_their_seats_back(tmp_path: Path, game: str, flags: tuple[str, ...]) -> None:
     """``gameroom clients --reconnect``: bots of the spec (no secret: their address proves
-    them) whose lobby is killed mid-game log in again by themselves and finish every room;
-    Q's bots (deterministic) end their games as without the kill."""
+    them) whose lobby is killed mid-game log in again by themselves and finish every room,
+    each bot's winners those of the final position it saw. (Four rooms start at once, so
+    which seed each gets is the order they fill in: the exact games are the property
+    test's, with rooms set up one after the other.)"""
     config = {**CONFIG, "maxConnectionsPerAddress": 0, "maxRoomsPerAddress": 0}
-    calm = Restartable(tmp_path / "calm" if (tmp_path / "calm").mkdir() is None else tmp_path, config)
-    expected = _outcome(_clients(calm, game, *flags))
-    calm.stop()
     lobby = Restartable(tmp_path, config)
     clients = _clients(lobby, game, *flags, "--reconnect", "120")
     deadline = time.monotonic() + 120
@@ -298,6 +298,4 @@ def test_remote_bots_log_in_again_and_get_their_seats_back(tmp_path: Path, game:
     got = _outcome(clients)
     log = lobby.stop()
     assert "resumed" in log and "Traceback" not in log, log
-    assert len(got) == 4
-    if game == "q":
-        assert got == expected
+    assert len(got) == 4 and all(consistent for _room, _winners, consistent in got), got
