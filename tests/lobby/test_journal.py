@@ -25,7 +25,7 @@ GAMES = ("q", "bazaar", "fish", "evolution", "eriantys")
 CONFIG = {"personTimeoutSeconds": 600, "callTimeoutSeconds": 600, "turnTimeoutSeconds": 600,
           "reconnectGraceSeconds": 600, "testHooks": {"roomIds": list(range(2001, 2400))}}
 KILL_POINTS = 20   # per game at least (a kill while a room of the game plays: one kill point)
-ROOMS = 3   # rooms of each game at once: each kill is a kill point of every one still playing
+ROOMS = 5   # rooms of each game at once: each kill is a kill point of every one still playing
 
 
 def _entries(lobby: Person) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def _play(lobby: Restartable, rounds: int, kill_rng: random.Random | None) -> tu
     for number in range(rounds):
         people = _round(lobby, number)
         deadline = time.monotonic() + 600
-        next_kill = sum(p.decisions for p in people.values()) + (kill_rng.randint(2, 6) if kill_rng else 0)
+        next_kill = sum(p.decisions for p in people.values()) + (kill_rng.randint(1, 4) if kill_rng else 0)
         while any(p.end is None for p in people.values()):
             assert time.monotonic() < deadline, {g: (p.decisions, p.end) for g, p in people.items()}
             for game, person in people.items():
@@ -70,7 +70,7 @@ def _play(lobby: Restartable, rounds: int, kill_rng: random.Random | None) -> tu
                 for room in in_progress:
                     kills[room.split()[0]] += 1
                 lobby.start()
-                next_kill = sum(p.decisions for p in people.values()) + kill_rng.randint(2, 6)
+                next_kill = sum(p.decisions for p in people.values()) + kill_rng.randint(1, 4)
             time.sleep(0.005)
         for game, person in people.items():
             assert person.error is None, (game, person.error)
