@@ -278,7 +278,7 @@ def _outcome(clients: subprocess.Popen[bytes]) -> list[Any]:
                   for line in map(json.loads, out.decode().splitlines()))
 
 
-@pytest.mark.parametrize(("game", "flags"), [("q", ("--lobby", "--players", "2")), ("eriantys", ())])
+@pytest.mark.parametrize(("game", "flags"), [("q", ("--lobby", "--players", "2"))])
 def test_remote_bots_log_in_again_and_get_their_seats_back(tmp_path: Path, game: str, flags: tuple[str, ...]) -> None:
     """``gameroom clients --reconnect``: bots of the spec (no secret: their address proves
     them) whose lobby is killed mid-game log in again by themselves and finish every room,

@@ -21,7 +21,10 @@ Coming back (``come_back`` seconds, 0 by default: never): a bot whose connection
 during its game (the lobby restarted) logs in again under its name from the same address,
 after 0.5 s, then twice as long each time up to 8 s; the lobby gives its seat back
 (docs/lobby.md, "Coming back") with the state and the call waiting for it, and the bot
-plays on (an event of its own that was not answered is sent again if still its turn).
+plays on (an event of its own that was not answered is sent again if still its turn). In a
+room played by events the bot's view of the game is rebuilt only from broadcasts: one that
+comes back after a restart can wait for ever (its view is not brought up to date by the
+GAME_STATE it is sent); its rooms played by calls come back whole.
 """
 
 from __future__ import annotations
