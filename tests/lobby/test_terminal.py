@@ -121,8 +121,8 @@ def _game_with_a_bot(child: pexpect.spawn, port: int) -> subprocess.Popen:
     return bots
 
 
-def _lobby(port: int) -> subprocess.Popen:
-    server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet"])
+def _lobby(port: int, *flags: str) -> subprocess.Popen:
+    server = subprocess.Popen(GAMEROOM + ["serve", "eriantys", "--port", str(port), "--seed", "4", "--quiet", *flags])
     for _ in range(400):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=10).close()
@@ -191,12 +191,14 @@ def test_the_terminal_exits_non_zero_when_the_server_dies(when: str) -> None:
     server = _lobby(port)
     bots = None
     try:
-        child = _terminal(port, "dora")
+        child = _terminal(port, "dora", "--reconnect", "1")
         child.expect("logged in as dora")
         if when == "during the game":
             bots = _game_with_a_bot(child, port)
         server.kill()
         server.wait(timeout=30)
+        if bots is not None:   # it tries to come back first, for its --reconnect seconds
+            child.expect("the connection to the lobby was lost: reconnecting")
         child.expect("the server closed the connection" + (" during the game: no result" if bots else ""))
         child.expect(pexpect.EOF)
         child.close()
@@ -280,3 +282,41 @@ def test_moves_differing_in_their_last_word_are_listed_as_one() -> None:
                                        "mother 1|2", "done"]
     assert compact_moves(["card 2", "card 3", "card 4", "card 9"]) == ["card 2|3|4|9"]   # not a range
     assert compact_moves([]) == []
+
+
+def test_the_terminal_comes_back_by_itself_after_the_lobby_restarts_from_its_journal(tmp_path) -> None:
+    """A person mid-game against a house bot; the lobby (with a journal) is killed and
+    started again: the terminal says so in one line, logs in again with its reconnect
+    secret by itself, gets its seat back and finishes the game."""
+    port = free_port()
+    state = str(tmp_path / "journal.db")
+    server = _lobby(port, "--state", state)
+    try:
+        child = _terminal(port, "erin")
+        child.expect("logged in as erin")
+        child.sendline("create 2")
+        child.expect(r"room (\d+) created")
+        child.sendline("bot greedy")
+        child.expect("the game starts")
+        moves, restarted = 0, False
+        while True:
+            if child.expect([r"your turn: ([^\r\n]*)", r"game over: ([^\r\n\x1b]*)"]) == 1:
+                break
+            if moves == 3 and not restarted:
+                server.kill()
+                server.wait(timeout=30)
+                child.expect("the connection to the lobby was lost: reconnecting")
+                server = _lobby(port, "--state", state)
+                child.expect("reconnected")
+                restarted = True
+                continue
+            child.sendline("hint")
+            child.expect(r"hint: ([a-z0-9 -]*[a-z0-9])")
+            child.sendline(_ANSI.sub("", child.match.group(1)).strip())
+            moves += 1
+        assert restarted and moves > 3
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -47,6 +47,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser, port_type: Any) -> None
     parser.add_argument("-d", "--debug", action="store_true", default=None,
                         help="append every message sent and received to the log file (logFile, Server.txt)")
     parser.add_argument("--seed", type=int, default=None, help="base seed of the games and room ids")
+    parser.add_argument("--state", metavar="FILE", default=None,
+                        help="journal every room and game to FILE (SQLite) or a database URL (postgresql://...), and "
+                             "resume them from it on start (default: the configuration's state, else kept in memory)")
     parser.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
 
 
@@ -80,11 +83,12 @@ def lobby_games(every: dict[str, GameDescriptor], chosen: Sequence[str] | None) 
 
 def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namespace) -> int:
     """Serve a lobby of one game or several (the first is the default) until interrupted."""
+    from gameroom.server.journal_store import JournalError
     from gameroom.server.lobby import serve_lobby
 
     games = [game] if isinstance(game, GameDescriptor) else list(game)
     config = with_overrides(load_config(games[0], args.config), port=args.port, host=args.host, debug=args.debug,
-                            seed=args.seed)
+                            seed=args.seed, state=args.state)
     console.show_lines("gameroom.server", shown=not args.quiet)
     debug_log: Callable[[str], None] | None = None
     if config.debug:
@@ -101,6 +105,8 @@ def serve(game: GameDescriptor | Sequence[GameDescriptor], args: argparse.Namesp
         aio.run(serve_lobby(games[0] if len(games) == 1 else games, config, debug_log))
     except OSError as exc:
         raise UsageError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+    except JournalError as exc:   # a journal that cannot be opened, or of another version
+        raise UsageError(str(exc)) from None
     except ValueError as exc:   # a game whose room options the lobby cannot carry
         raise UsageError(str(exc)) from None
     return 0
@@ -134,6 +140,9 @@ def add_clients_arguments(parser: argparse.ArgumentParser, game: GameDescriptor)
     parser.add_argument("--join", type=int, metavar="ID", default=None,
                         help="join room ID instead of creating rooms: --players bots fill its free seats")
     parser.add_argument("--quiet", action="store_true", help="no diagnostics on standard error")
+    parser.add_argument("--reconnect", type=float, default=0.0, metavar="SECONDS",
+                        help="when the connection is lost during a game, log in again for this long (default 0: "
+                             "the bot is out)")
     from gameroom.cli.policies import add_client_arguments
 
     add_client_arguments(parser, lobby=True)
@@ -199,7 +208,7 @@ def clients(game: GameDescriptor, args: argparse.Namespace) -> int:
             plans[0].room_id.set_result(args.join)
         tasks = [[loop.create_task(play_room(game, args.host, args.port, named(r, seat),
                                              players[r][seat][0], seat == 0 and args.join is None, plans[r],
-                                             ranking, trusted=players[r][seat][1]))
+                                             ranking, trusted=players[r][seat][1], come_back=args.reconnect))
                   for seat in range(args.players)] for r in range(args.rooms)]
         return [list(await asyncio.gather(*row, return_exceptions=True)) for row in tasks]
 
@@ -269,4 +278,5 @@ def connect(game: GameDescriptor, args: argparse.Namespace) -> int:
     """``gameroom connect GAME``: the terminal client for a person."""
     from gameroom.cli import terminal   # without prompt_toolkit cli.main names the extra to install
 
-    return terminal.run(game, args.host, args.port, args.name, getattr(args, "compact", False))
+    return terminal.run(game, args.host, args.port, args.name, getattr(args, "compact", False),
+                        getattr(args, "reconnect", terminal.COME_BACK_SECONDS))

@@ -94,6 +94,9 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     connect.add_argument("--name", required=True, help="your username")
     connect.add_argument("--compact", action="store_true",
                          help="never draw the board unasked (type board): only what the game expects next")
+    connect.add_argument("--reconnect", type=float, default=600.0, metavar="SECONDS",
+                         help="how long to keep logging in again when the connection is lost during a game "
+                              "(default 600; 0: never)")
     play.add_argument("--observe", type=Path, metavar="DIR", help="write an SVG picture of every state into DIR")
     play.add_argument("--replay", type=Path, metavar="FILE", default=None,
                       help="play the registry's game from --seed and write its replay (JSON Lines) to FILE")

@@ -17,9 +17,16 @@ and within a turn only what the game expects next is said; ``--compact`` never d
 unasked (``board`` does). ``help`` and ``moves`` list the moves possible now (the words'
 ``legal_commands``).
 
+Coming back: the client logs in asking for a reconnect secret; when the connection of a
+person in a room is lost (the lobby restarted, the network dropped) it says so in one line and logs in again with
+the secret by itself, after 0.5 s, then twice as long each time up to 8 s, for
+``--reconnect`` seconds (:data:`COME_BACK_SECONDS` by default): the lobby gives the person's seat back, its view and the call
+waiting for it (docs/lobby.md, "Coming back").
+
 Exit status: 0 when the person quits with no game left unfinished; 1 when the server
-closed the connection (the lobby died or dropped us) or the person left a game before its
-end (no result either way); 130 after Ctrl-C, which says so in one line.
+closed the connection (the lobby died or dropped us, and did not come back) or the person
+left a game before its end (no result either way); 130 after Ctrl-C, which says so in one
+line.
 """
 
 from __future__ import annotations
@@ -135,8 +142,12 @@ def compact_moves(commands: list[str]) -> list[str]:
 
 
 class TerminalClient:
-    def __init__(self, game: Any, conn: LobbyConnection, name: str, compact: bool = False) -> None:
+    def __init__(self, game: Any, conn: LobbyConnection, name: str, compact: bool = False,
+                 lobby_at: tuple[str, int] | None = None, come_back: float = 0.0) -> None:
         self.game = game
+        self.come_back_seconds = come_back   # how long a lost connection is tried again
+        self.lobby_at = lobby_at        # where to log in again when the connection is lost
+        self.secret: str | None = None  # the reconnect secret the lobby handed out
         self.lobby = game.lobby
         self.words = game.lobby.terminal if game.lobby is not None else None
         # a game played by calls: the seat's table; by events: the client view (self.view)
@@ -169,6 +180,8 @@ class TerminalClient:
     async def receive_loop(self) -> None:
         while True:
             messages = await self.conn.receive()
+            if not messages and await self.come_back():
+                continue
             if not messages:
                 self.server_closed = not self.done.is_set()
                 if self.server_closed:
@@ -180,6 +193,35 @@ class TerminalClient:
                 if isinstance(m, dict):
                     self.message(m)
             self.after_batch()
+
+    async def come_back(self) -> bool:
+        """The connection was lost: log in again with the reconnect secret, with back-off,
+        until the lobby answers (True) or ``--reconnect`` seconds have passed (False)."""
+        if self.secret is None or self.lobby_at is None or self.done.is_set() or self.room is None \
+                or self.come_back_seconds <= 0:
+            return False   # nothing held for it: the lobby's own dropping of a client is final
+        loop = asyncio.get_running_loop()
+        deadline, delay = loop.time() + self.come_back_seconds, COME_BACK_FIRST
+        say(f"the connection to the lobby was lost: reconnecting (trying for {self.come_back_seconds:g} s)",
+            "fg:ansiyellow bold")
+        while loop.time() < deadline and not self.done.is_set():
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, COME_BACK_LAST)
+            try:
+                conn = await LobbyConnection.open(*self.lobby_at, attempts=1)
+            except OSError:
+                continue
+            answer, before = await conn.request({"type": "LOGIN", "username": self.name, "secret": self.secret},
+                                                ("ACK",))
+            if answer is not None and answer.get("type") == "ACK":
+                self.conn.close()
+                self.conn, self.requests = conn, deque()
+                say("reconnected", "fg:ansigreen bold")
+                for m in before:
+                    self.message(m)
+                return True
+            conn.close()   # the lobby has not yet seen the old connection go (the name is still taken)
+        return False
 
     def message(self, m: dict[str, Any]) -> None:
         kind = m.get("type")
@@ -275,6 +317,7 @@ class TerminalClient:
         if request == "LOGIN":
             self.logged_in = True
             self.name = sent["username"]
+            self.secret = m.get("secret") if isinstance(m.get("secret"), str) else None
             say(f"logged in as {self.name}; type help for the commands", "bold")
         elif request == "LOGOUT":
             say("logged out")
@@ -409,7 +452,7 @@ class TerminalClient:
             elif name == "login":
                 if len(args) != 1:
                     raise ValueError("login takes your username")
-                self.request({"type": "LOGIN", "username": args[0]}, line)
+                self.request({"type": "LOGIN", "username": args[0], "secret": True}, line)
             elif not self.logged_in:
                 raise ValueError("log in first: login NAME")
             elif name == "rooms":
@@ -509,13 +552,14 @@ async def _line(session: PromptSession[str], prompt: str) -> Any:
         return _INTERRUPTED
 
 
-async def _main(game: Any, host: str, port: int, name: str, compact: bool = False) -> int:
+async def _main(game: Any, host: str, port: int, name: str, compact: bool = False,
+                come_back: float = 0.0) -> int:
     try:
         conn = await LobbyConnection.open(host, port, attempts=1)
     except OSError as exc:
         say(f"gameroom: error: cannot reach the lobby at {host}:{port}: {exc.strerror or exc}")
         return 2
-    client = TerminalClient(game, conn, name, compact)
+    client = TerminalClient(game, conn, name, compact, (host, port), come_back)
     session: PromptSession[str] = PromptSession()
     status: int | None = None
     with patch_stdout(raw=True):
@@ -546,7 +590,7 @@ async def _main(game: Any, host: str, port: int, name: str, compact: bool = Fals
                 say(f"the server did not answer the log-out within {_QUIT_WAIT_SECONDS:g} s", "fg:ansired")
                 status = 1
         receiver.cancel()
-    conn.close()
+    client.conn.close()
     if status is not None:
         return status
     if client.server_closed:
@@ -557,14 +601,21 @@ async def _main(game: Any, host: str, port: int, name: str, compact: bool = Fals
     return 0
 
 
+COME_BACK_SECONDS = 600.0
+"""How long a lost connection is tried again (the lobby's default reconnect grace is 120 s)."""
+COME_BACK_FIRST, COME_BACK_LAST = 0.5, 8.0
+"""The first wait before logging in again, and the longest (each doubles the one before)."""
+
+
 def _interrupted() -> int:
     say("gameroom: interrupted", "fg:ansired")
     return 130
 
 
-def run(game: Any, host: str, port: int, name: str, compact: bool = False) -> int:
+def run(game: Any, host: str, port: int, name: str, compact: bool = False,
+        come_back: float = COME_BACK_SECONDS) -> int:
     try:
-        return asyncio.run(_main(game, host, port, name, compact))
+        return asyncio.run(_main(game, host, port, name, compact, come_back))
     except KeyboardInterrupt:   # Ctrl-C outside the prompt (connecting, quitting)
         print("gameroom: interrupted", flush=True)
         return 130

@@ -32,6 +32,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 
 from gameroom.core.chain import head_of
 from gameroom.core.errors import GameroomError
+from gameroom.core.sqlite import wal_pragmas
 from gameroom.core.record import MatchRecord, MatchResult
 from gameroom.league.packing import pack, unpack
 
@@ -221,11 +222,7 @@ def _sqlite_pragmas(engine: Engine) -> None:
 
     @event.listens_for(engine, "connect")
     def pragmas(connection: Any, _record: Any) -> None:
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.close()
+        wal_pragmas(connection)
 
 
 def bot_rows(session: Session, names: Iterable[str], specs: dict[str, dict[str, Any]]) -> dict[str, BotRow]:

@@ -16,6 +16,15 @@ of its player (a player of the game's protocol: a built-in strategy, answered on
 loop, or a misbehaving one, answered on a thread of its own so that a player that hangs
 holds nothing but its own seat) and sends the result as ``REPLY``, in the protocol's own
 codecs. A player that raises closes the socket.
+
+Coming back (``come_back`` seconds, 0 by default: never): a bot whose connection is lost
+during its game (the lobby restarted) logs in again under its name from the same address,
+after 0.5 s, then twice as long each time up to 8 s; the lobby gives its seat back
+(docs/lobby.md, "Coming back") with the state and the call waiting for it, and the bot
+plays on (an event of its own that was not answered is sent again if still its turn). In a
+room played by events the bot's view of the game is rebuilt only from broadcasts: one that
+comes back after a restart can wait for ever (its view is not brought up to date by the
+GAME_STATE it is sent); its rooms played by calls come back whole.
 """
 
 from __future__ import annotations
@@ -45,13 +54,19 @@ class LobbyConnection:
         self.reader, self.writer = reader, writer
         self.decoder = JSONStreamDecoder()
         self.closed = False
+        self.address: tuple[str, int] | None = None   # the lobby's, to come back to
+        self.name: str | None = None       # logged in as (to log in again)
+        self.come_back_seconds = 0.0       # how long a lost connection is tried again (0: never)
+        self.returns = 0                   # times it came back
 
     @classmethod
     async def open(cls, host: str, port: int, attempts: int = 50) -> "LobbyConnection":
         for attempt in range(attempts):
             try:
                 reader, writer = await asyncio.open_connection(host, port, limit=1 << 20)
-                return cls(reader, writer)
+                conn = cls(reader, writer)
+                conn.address = (host, port)
+                return conn
             except OSError:
                 if attempt == attempts - 1:
                     raise
@@ -111,6 +126,33 @@ class LobbyConnection:
         self.closed = True
         self.writer.transport.abort()
 
+    async def come_back(self) -> bool:
+        """The connection was lost: log in again as :attr:`name` with back-off until the
+        lobby takes it (True: this connection reads and writes the new one) or
+        :attr:`come_back_seconds` have passed (False)."""
+        if self.come_back_seconds <= 0 or self.name is None or self.address is None:
+            return False
+        loop = asyncio.get_running_loop()
+        deadline, delay = loop.time() + self.come_back_seconds, COME_BACK_FIRST
+        logger.info(f"{self.name}: the connection to the lobby was lost: coming back")
+        while loop.time() < deadline:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, COME_BACK_LAST)
+            try:
+                fresh = await LobbyConnection.open(*self.address, attempts=1)
+            except OSError:
+                continue
+            reply, before = await fresh.request({"type": "LOGIN", "username": self.name}, ("ACK",))
+            if reply is not None and reply.get("type") == "ACK":
+                self.writer.transport.abort()
+                self.reader, self.writer, self.decoder, self.closed = fresh.reader, fresh.writer, fresh.decoder, False
+                self.unread(before)
+                self.returns += 1
+                logger.info(f"{self.name}: back in the lobby")
+                return True
+            fresh.close()   # the lobby has not seen the old connection go yet (the name is still taken)
+        return False
+
 
 @dataclass
 class BotResult:
@@ -142,7 +184,7 @@ class RoomPlan:
 
 async def play_room(game: LobbyGame | GameDescriptor, host: str, port: int, name: str, player: Any, creates: bool,
                     plan: RoomPlan, ranking: Callable[[dict[str, Any]], list[str]] | None = None,
-                    trusted: bool = True) -> BotResult:
+                    trusted: bool = True, come_back: float = 0.0) -> BotResult:
     """One bot: log in, create (``creates``) or join the planned room, play to the end:
     by events when ``game`` is a ``LobbyGame`` (or a descriptor with one), else by
     answering calls with ``player`` (``trusted``: a built-in strategy that answers at
@@ -164,6 +206,7 @@ async def play_room(game: LobbyGame | GameDescriptor, host: str, port: int, name
             result.refused = True
             result.closed = f"login refused: {_why(reply)}"
             return result
+        conn.name, conn.come_back_seconds = name, come_back
         view = events.client_view() if events is not None else None
         inbox: list[dict[str, Any]] = []
         named = {"game": plan.game} if plan.game is not None else {}
@@ -232,7 +275,10 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
     pending: dict[str, Any] | None = None    # our event awaiting its ACK/NACK
     started = False
     seat = -1
+    returns = conn.returns
     while True:
+        if conn.returns != returns:   # back after a lost connection: an unanswered event is asked again
+            returns, pending = conn.returns, None
         for m in inbox:
             kind = m.get("type") if isinstance(m, dict) else None
             if kind in ("ACK", "NACK"):
@@ -300,8 +346,12 @@ async def _next_inbox(conn: LobbyConnection, started: bool, plan: RoomPlan,
     closed, or when the room cannot fill any more (a room-mate was refused or failed)."""
     if started:
         inbox = await conn.receive()
+        while not inbox and await conn.come_back():   # lost during the game: back to the seat
+            inbox = await conn.receive()
     else:
         received = await _receive_unless(conn, plan.failed)
+        while received == [] and await conn.come_back():   # seated, lost before its START_GAME came
+            received = await _receive_unless(conn, plan.failed)
         if received is None:
             result.closed = "the room did not fill: a room-mate was refused or failed"
             return None
@@ -429,6 +479,10 @@ async def _wait_closed(conn: LobbyConnection) -> None:
     """Keep the connection open, reading (and dropping) until the server closes it."""
     while await conn.receive():
         pass
+
+
+COME_BACK_FIRST, COME_BACK_LAST = 0.5, 8.0
+"""The first wait before logging in again, and the longest (each doubles the one before)."""
 
 
 def dumps(value: Any) -> str:

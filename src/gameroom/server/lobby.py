@@ -24,6 +24,7 @@ import json
 import logging
 import random
 import secrets
+import signal
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +36,8 @@ from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
 from gameroom.server.admission import connection_cap, file_limit
 from gameroom.server.event_views import EventViews
+from gameroom.server.journal import TICK, Journal, JournalError, open_journal
+from gameroom.server.journal_resume import resume, room_row
 from gameroom.server.lobby_checks import Allowance
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
@@ -130,6 +133,7 @@ class Client:
         self.secret: str | None = None   # the reconnect secret handed out at its log-in (LOGIN's secret)
         self.outbox: list[bytes] = []
         self.outbox_bytes = 0
+        self.taken = self.written = 0   # batches of the outbox taken by the writer, and written
         self.wake = asyncio.Event()
         self.writable = asyncio.Event()   # set while what waits to be written is within the bound
         self.writable.set()
@@ -187,12 +191,16 @@ class Client:
                 await self.wake.wait()
                 self.wake.clear()
                 if self.outbox:
+                    self.lobby.journaled()   # write-ahead: what this announces is committed first
                     data = b"".join(self.outbox)
                     self.outbox.clear()
                     self.outbox_bytes = 0
+                    self.taken += 1
+                    batch = self.taken
                     self.writer.write(data)
                     del data
                     await asyncio.wait_for(self.writer.drain(), timeout)
+                    self.written = batch
                 elif self.backlogged():
                     await asyncio.wait_for(self.writer.drain(), timeout)
                 if not self.backlogged():
@@ -311,6 +319,10 @@ class Room:
         self.listing: bytes | None = None
         self.views: EventViews | None = None   # a game played by events that a client asked views of
         self.start: dict[str, Any] | None = None   # START_GAME as the room got it (a late spectator is told)
+        self.seed: int | None = None   # its game's, once started
+        self.ended: list[dict[str, Any]] | None = None   # what ended its game (kept for held seats to collect)
+        self.last: list[dict[str, Any]] = []   # the broadcasts of its game's latest change
+        self.finals: dict[int, dict[str, Any]] = {}   # each seat's last view, once ended (played by calls)
 
     @property
     def started(self) -> bool:
@@ -394,6 +406,7 @@ class Lobby:
         self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
+        self.ids_drawn = 0              # room ids drawn (the journal's, to draw on from there)
         self.events = 0                 # game events handled, for benchmarks
         self.calls = 0                  # CALLs sent by the referees of rooms played by calls, likewise
         self.drawings = 0               # pictures the referees of rooms played by calls drew, likewise
@@ -403,6 +416,43 @@ class Lobby:
         self.server: asyncio.base_events.Server | None = None
         self._ping_task: asyncio.Task[Any] | None = None
         self._thinkers: ThreadPoolExecutor | None = None
+        self.journal: Journal | None = None   # server.journal, opened by start() when configured
+        self._alive_task: asyncio.Task[Any] | None = None
+        self.collect: dict[str, tuple[Held, list[dict[str, Any]]]] = {}   # held seats of ended games: their end
+        # ended rooms kept in the journal until their end is written: id -> (reader, its batch)
+        self.leaving: dict[int, list[tuple[Client, int]]] = {}
+
+    def journaled(self) -> None:
+        """Commit what the journal was told (before anything announcing it is written); a
+        journal that cannot be written is said in one line and the lobby goes on in memory."""
+        journal = self.journal
+        if journal is None or not journal.pending or not journal.open:
+            return
+        try:
+            journal.flush()
+        except JournalError as exc:
+            logger.error("%s; the lobby goes on without a journal (a restart loses its rooms)", exc)
+            journal.open = False
+
+    def note(self, room: Room, kind: str, body: dict[str, Any]) -> None:
+        """A step of ``room``'s game, for the journal."""
+        if self.journal is not None:
+            self.journal.add(room.id, kind, body)
+
+    def touch(self, room: Room) -> None:
+        """``room``'s seats or settings changed: its row is journaled again."""
+        if self.journal is not None:
+            self.journal.touch(room.id, lambda: room_row(self, room))
+
+    async def _alive(self) -> None:
+        """Note in the journal every tick that the lobby is alive (a call in flight when it
+        dies has its time counted to that moment)."""
+        while self.journal is not None and self.journal.open:
+            await asyncio.sleep(TICK)
+            if self.journal.open:
+                self.left()
+                self.journal.note("alive", repr(time.time()))
+                self.journaled()
 
     def thinkers(self) -> ThreadPoolExecutor:
         """The worker threads on which house bots of rooms played by calls think (made on
@@ -414,6 +464,10 @@ class Lobby:
     # -- connections ------------------------------------------------------------------
 
     async def start(self, host: str, port: int) -> asyncio.base_events.Server:
+        if self.config.state is not None and self.journal is None:
+            self.journal = open_journal(self.config.state)
+            resume(self, self.journal, Room)   # the rooms of the journal, built again
+            self._alive_task = asyncio.get_running_loop().create_task(self._alive())
         self.server = await asyncio.start_server(self._accept, host, port, limit=_READ_CHUNK,
                                                  backlog=_BACKLOG)
         if self.config.ping_interval > 0:
@@ -609,6 +663,11 @@ class Lobby:
                 return
         account = credential is not None
         key = self.name_key(name)
+        kept = self.collect.get(key)
+        if kept is not None and kept[0].name == name and kept[0].proof.admits(
+                account, secret if isinstance(secret, str) else None, client.own_address):
+            self._collect(client, key, account, secret)
+            return
         held = self.reserved.get(key)
         if held is not None and held.name == name and held.proof.admits(
                 account, secret if isinstance(secret, str) else None, client.own_address):
@@ -620,6 +679,8 @@ class Lobby:
                 self._reconnect(client, key)
             return
         holder = self.names.get(key)
+        if kept is not None and holder is None and held is None:
+            held = kept[0]   # the name is held for its end to be collected
         if account and (isinstance(holder, Client) and not holder.account
                         or held is not None and not held.proof.account):
             self.accounts.add(key)   # the account's name from now on: a namesake without it is let go
@@ -637,6 +698,20 @@ class Lobby:
         client.state = LOBBY
         self.names[key] = client
         self._ack_login(client)
+
+    def _collect(self, client: Client, key: str, account: bool, secret: Any) -> None:
+        """A log-in of a held seat whose game ended meanwhile (while the lobby was down, or
+        the seat's connection lost): ACK, then what ended it; the client is in the lobby."""
+        held, end = self.collect.pop(key)
+        held.timer.cancel()
+        client.account = account
+        client.secret = secret if isinstance(secret, str) else (new_secret() if secret is True else None)
+        client.username, client.name_key, client.state = held.name, key, LOBBY
+        self.names[key] = client
+        self._ack_login(client)
+        for message in end:
+            client.send(message)
+        self._collected(held.room, (client,))
 
     @staticmethod
     def _ack_login(client: Client) -> None:
@@ -783,12 +858,31 @@ class Lobby:
     def _new_room_id(self) -> int:
         while self.room_ids:
             room_id = self.room_ids.pop(0)
-            if room_id not in self.rooms:
+            self.ids_drawn += 1
+            if room_id not in self.rooms and room_id not in self.leaving:
+                self._note_ids()
                 return room_id
         while True:   # 7.3: uniform in 1000..9998 until free
             room_id = self.id_rng.randint(1000, 9998)
-            if room_id not in self.rooms:
+            self.ids_drawn += 1
+            if room_id not in self.rooms and room_id not in self.leaving:
+                self._note_ids()
                 return room_id
+
+    def _note_ids(self) -> None:
+        """The journal counts the ids drawn: a lobby started again draws on from there
+        (the same ids, in the same order, as if it had not stopped)."""
+        if self.journal is not None:
+            self.journal.note("ids_drawn", self.ids_drawn)
+
+    def skip_ids(self, drawn: int) -> None:
+        """Draw ``drawn`` ids (those a lobby drew before it stopped) and forget them."""
+        for _ in range(drawn - self.ids_drawn):
+            if self.room_ids:
+                self.room_ids.pop(0)
+            else:
+                self.id_rng.randint(1000, 9998)
+        self.ids_drawn = max(self.ids_drawn, drawn)
 
     def _seat(self, room: Room, member: Client | HouseBot) -> None:
         """Put ``member`` in the next seat and tell the room (6.6.1)."""
@@ -805,6 +899,7 @@ class Lobby:
             member.state = IN_ROOM
         room.broadcast([{"type": "ADD_PLAYER", "username": member.username, "position": seat,
                          **fields(seat, room.players)}])
+        self.touch(room)
 
     def _access_room(self, client: Client, m: dict[str, Any]) -> None:
         if client.room is not None:
@@ -884,17 +979,23 @@ class Lobby:
         name = self._bot_name(hosted, strategy)
         seed = self.base_seed + 7919 * room.id + len(room.members)
         assert hosted.descriptor is not None
-        if hosted.events is not None:
-            assert hosted.events.bot is not None
-            bot = HouseBot(name, strategy, hosted.events.bot(name, strategy, seed), observes=True)
-        else:
-            bot = HouseBot(name, strategy, hosted.descriptor.strategies[strategy](name, seed))
-        self.names[self.name_key(name)] = bot
+        bot = self.house_bot(hosted, name, strategy, seed)
         self._seat(room, bot)
         if len(room.members) == room.players and not self._start_game(room, client):
             client.send(nack("Unable to access room"))
             return
         client.send(ACK)
+
+    def house_bot(self, hosted: Hosted, name: str, strategy: str, seed: int) -> HouseBot:
+        """A house bot of ``strategy`` named ``name`` with its seed (its name is taken)."""
+        assert hosted.descriptor is not None
+        if hosted.events is not None:
+            assert hosted.events.bot is not None
+            bot = HouseBot(name, strategy, hosted.events.bot(name, strategy, seed), observes=True, seed=seed)
+        else:
+            bot = HouseBot(name, strategy, hosted.descriptor.strategies[strategy](name, seed), seed=seed)
+        self.names[self.name_key(name)] = bot
+        return bot
 
     def _bot_name(self, hosted: Hosted, strategy: str) -> str:
         """A name no user holds, that the game's wire can carry: the strategy and a number."""
@@ -909,11 +1010,16 @@ class Lobby:
     def _start_game(self, room: Room, newcomer: Client) -> bool:
         seed = self.base_seed + self.games_started
         self.games_started += 1
+        room.seed = seed
+        if self.journal is not None:
+            self.journal.note("games_started", self.games_started)
+            self.touch(room)
         hosted = room.hosted
         if hosted.events is None:
             logger.info(f"room {room.id}: {hosted.name} game {self.games_started - 1} (seed {seed}) starts: "
                      f"{', '.join(room.usernames)}")
             room.referee = RefereeGame(self, room, hosted, seed)
+            room.referee.held |= {seat for seat, member in enumerate(room.members) if member is None}   # held since a restart
             room.start = {"type": "START_GAME", **hosted.listed_options(room.options),
                           "numberOfPlayers": room.players, "players": list(room.usernames), "game": hosted.name}
             room.broadcast([room.start])
@@ -992,8 +1098,12 @@ class Lobby:
         assert game is not None
         self.events += 1
         in_turn = game.current(room.game) == seat
+        state = room.game
         room.game, broadcasts, reply = game.step(room.game, seat, m)
         if reply.get("type") == "ACK":
+            if room.game is not state:
+                self.note(room, "step", {"s": seat, "e": m})
+            room.last = broadcasts
             room.broadcast(broadcasts)
             if client is not None:
                 client.send(reply)
@@ -1045,7 +1155,7 @@ class Lobby:
 
     # -- rooms ------------------------------------------------------------------------
 
-    def _after_change(self, room: Room, accepted: bool = False) -> None:
+    def _after_change(self, room: Room, accepted: bool = False, elapsed: float = 0.0) -> None:
         """After the game changed: end the room at END_GAME, else (re)start the turn timer
         and the NACK count for whoever the game now waits for; a house bot's turn is
         taken once the loop has handled what is at hand."""
@@ -1054,6 +1164,7 @@ class Lobby:
         if room.views is not None:
             self._send_views(room)
         if game.finished(room.game):
+            room.ended = [self._game_state(room)[0], *[m for m in room.last if m.get("type") == "END_GAME"]]
             self._dissolve(room)
             return
         current = game.current(room.game)
@@ -1070,8 +1181,8 @@ class Lobby:
         if current is not None and waiting and isinstance(room.members[current], HouseBot):
             asyncio.get_running_loop().call_soon(self._house_turn, room, room.game)
         elif restart and waiting and current is not None and self._turn_limit(room, current):
-            room.turn_timer = asyncio.get_running_loop().call_later(
-                self._turn_limit(room, current), self._turn_timeout, room, current)
+            room.turn_timer = asyncio.get_running_loop().call_later(   # ``elapsed``: of a turn resumed
+                max(0.0, self._turn_limit(room, current) - elapsed), self._turn_timeout, room, current)
 
     def _send_views(self, room: Room) -> None:
         """The game as it is now to every seat and spectator that asked for views
@@ -1158,7 +1269,10 @@ class Lobby:
         elif member is not None:
             member.room, member.seat, member.state = None, -1, LOBBY
             self.lost(member, reason, f"ejected ({reason})")
+        self.note(room, "eject", {"s": seat, "reason": reason})
+        self.touch(room)
         room.game, broadcasts = game.eject(room.game, seat, reason)
+        room.last = broadcasts
         room.broadcast(broadcasts)
         self._after_change(room)
 
@@ -1202,6 +1316,7 @@ class Lobby:
             self._listings.clear()
             room.broadcast([{"type": "PLAYER_DISCONNECT", "username": client.username, "roomClosed": False,
                              "reason": reason}])
+        self.touch(room)
         self._close_if_abandoned(room, client.username or "", reason)
         self._back_in_lobby(client)
 
@@ -1250,12 +1365,47 @@ class Lobby:
                 back.append(member)
         for key, held in list(self.reserved.items()):
             if held.room is room:
-                held.timer.cancel()
                 del self.reserved[key]
+                if room.ended is not None:   # its end waits for the seat's connection (its grace goes on)
+                    final = room.finals.get(held.seat)
+                    self.collect[key] = (held, [final, *room.ended] if final is not None else room.ended)
+                else:
+                    held.timer.cancel()
+        self._collected(room)
         room.members = []
         room.watchers = []
         for member in back:
             self._back_in_lobby(member)
+
+    def _collected(self, room: Room, also: tuple[Client, ...] = ()) -> None:
+        """The journal keeps a room that is gone while a held seat may collect its end."""
+        if self.journal is None:
+            return
+        if room.ended is not None and any(held.room is room for held, _end in self.collect.values()):
+            self.journal.ended(room.id)   # its steps are of no more use: its end is kept
+            self.touch(room)
+        elif room.ended is not None:
+            # Its end is being written to its players: the room leaves the journal once it
+            # was (a lobby killed meanwhile resumes it, and gives its end again to whoever
+            # comes back for it). Its id is not drawn again until then.
+            readers = [(m, m.taken + 1) for m in [*room.members, *room.watchers, *also] if isinstance(m, Client)]
+            self.leaving[room.id] = readers
+            self.left()
+        else:
+            self.journal.drop(room.id)
+
+    def left(self) -> None:
+        """Ended rooms whose end every reader's connection has written (or lost) leave
+        the journal."""
+        for room_id, readers in list(self.leaving.items()):
+            if all(client.written >= batch or client.state == CLOSED for client, batch in readers):
+                del self.leaving[room_id]
+                if self.journal is not None and room_id not in self.rooms:
+                    self.journal.drop(room_id)
+
+    def release(self, bot: HouseBot) -> None:
+        """A house bot leaves (``_release``)."""
+        self._release(bot)
 
     def _release(self, bot: HouseBot) -> None:
         """A house bot leaves: its name is free again."""
@@ -1282,6 +1432,7 @@ class Lobby:
             asyncio.get_running_loop().call_soon(self._close_if_abandoned, room, room.usernames[seat], "EJECTED")
             return
         room.members[seat] = None
+        self.touch(room)
         if isinstance(member, HouseBot):
             self._release(member)
         elif member.room is room:
@@ -1297,6 +1448,10 @@ class Lobby:
         if self.rooms.get(room.id) is not room:
             return
         logger.info(f"room {room.id}: game over: " + json.dumps(outcome.get("winners"), ensure_ascii=False))
+        room.ended = [outcome]
+        assert room.referee is not None
+        # each seat's view of the last state, for a held seat that collects the end later
+        room.finals = {seat: room.referee.view_message(seat) for seat in range(len(room.usernames))}
         room.broadcast([outcome])
         self._dissolve(room)
 
@@ -1310,11 +1465,18 @@ class Lobby:
         self.reserved[key] = Held(room, seat, timer, client.username or "",
                                   (client.person, client.views, client.pictures),
                                   Proof(client.account, client.secret, client.own_address))
+        self.touch(room)
 
     def _disconnect(self, room: Room, client: Client, seat: int) -> None:
         room.members[seat] = None
         self._hold(room, client, seat)
+        self._disconnected(room, seat)
+
+    def _disconnected(self, room: Room, seat: int) -> None:
+        """Resilience (7.6): the game is told the seat's connection is lost."""
+        self.note(room, "disconnect", {"s": seat, "solo": self.config.solo_timeout})
         room.game, broadcasts = _events(room).disconnect(room.game, seat, self.config.solo_timeout)
+        room.last = broadcasts
         room.broadcast(broadcasts)
         self._suspension(room)
         self._after_change(room)
@@ -1332,6 +1494,12 @@ class Lobby:
     def _grace_over(self, key: str) -> None:
         held = self.reserved.pop(key, None)
         if held is None:
+            kept = self.collect.pop(key, None)
+            if kept is not None:   # an end nobody came back for
+                self._collected(kept[0].room)
+            return
+        if held.restored and held.room.referee is None:
+            self._restored_seat_lost(held)
             return
         room: Room = held.room
         seat, name = held.seat, held.name
@@ -1341,6 +1509,72 @@ class Lobby:
                                   f"the connection was lost and not restored within {self.config.reconnect_grace:g} s")
             self._close_if_abandoned(room, name, "CONNECTION_LOST")
 
+    def _restored_seat_lost(self, held: Held) -> None:
+        """A seat held since a restart, not taken back within the grace, in a waiting room
+        or one played by events: what a lost connection does there (the seat of a waiting
+        room is free again; a game: ejected, disconnected or closed as the policy says)."""
+        room: Room = held.room
+        seat = held.seat
+        if self.rooms.get(room.id) is not room:
+            return
+        logger.info(f"room {room.id}: {held.name} did not come back within {self.config.reconnect_grace:g} s")
+        if not room.started and room.hosted.by_calls:
+            del room.members[seat]
+            del room.usernames[seat]
+            for later in room.members[seat:]:
+                if later is not None:
+                    later.seat -= 1
+            for other in self.reserved.values():
+                if other.room is room and other.seat > seat:
+                    other.seat -= 1
+            room.listing = None
+            self._listings.clear()
+            room.broadcast([{"type": "PLAYER_DISCONNECT", "username": held.name, "roomClosed": False,
+                             "reason": "CONNECTION_LOST"}])
+            self.touch(room)
+            self._close_if_abandoned(room, held.name, "CONNECTION_LOST")
+        elif room.started and self.config.referee:
+            self._eject(room, seat, "CONNECTION_LOST")
+        elif room.started and self.config.resilience:
+            self._disconnected(room, seat)
+        else:
+            room.broadcast([{"type": "PLAYER_DISCONNECT", "username": held.name, "roomClosed": True,
+                             "reason": "CONNECTION_LOST"}])
+            self._dissolve(room)
+
+    # -- built again from the journal (server.journal_resume) --------------------------------
+
+    def hold_restored(self, room: Room, seat: int, record: Any, ended: list[dict[str, Any]] | None = None) -> None:
+        """The seat ``seat`` of ``room``, journaled as a connection's (``record``: its
+        name, settings and proof), held for the reconnect grace since the restart (for its
+        game's end to be collected, when ``ended``)."""
+        key = self.name_key(record.name)
+        timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
+        held = Held(room, seat, timer, record.name, record.settings,
+                    Proof(record.account, record.secret, record.address), restored=True)
+        if record.account:
+            self.accounts.add(key)
+        if ended is not None:
+            self.collect[key] = (held, ended)
+        else:
+            self.reserved[key] = held
+
+    def discard(self, room_id: int) -> None:
+        """A room that could not be resumed is gone (its held seats, its bots)."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            room.ended = None
+            self._dissolve(room)
+
+    def reserved_of(self, room: Room, seat: int) -> Held:
+        return next(held for held in self.reserved.values() if held.room is room and held.seat == seat)
+
+    def after_resume(self, room: Room, elapsed: float) -> None:
+        """A room played by events, run again from the journal, goes live: its timers
+        (the turn's less ``elapsed``, the seconds of it gone before the restart)."""
+        self._suspension(room)
+        self._after_change(room, elapsed=elapsed)
+
     def _solo_over(self, room: Room) -> None:
         room.solo_timer = None
         if self.rooms.get(room.id) is not room:
@@ -1349,13 +1583,30 @@ class Lobby:
             logger.info(f"room {room.id}: nobody came back; closed")
             self._dissolve(room)
             return
+        self.note(room, "abandon", {})
         room.game, broadcasts = _events(room).abandon(room.game)
+        room.last = broadcasts
         room.broadcast(broadcasts)
         self._after_change(room)
 
     def _reconnect(self, client: Client, key: str) -> None:
+        restored = self.reserved[key].restored
         room, seat = self._take_back(client, key)
-        room.game, broadcasts = _events(room).reconnect(room.game, seat)
+        if not room.started:   # a waiting room, journaled before a restart: the seat as it was
+            room.members[seat] = client
+            self._ack_login(client)
+            fields = room.hosted.events.seat_fields if room.hosted.events is not None else _no_fields
+            for other, name in enumerate(room.usernames):
+                client.send({"type": "ADD_PLAYER", "username": name, "position": other,
+                             **fields(other, room.players)})
+            return
+        broadcasts: list[dict[str, Any]] = []
+        if not restored:   # a restart is no departure the game saw: nothing to undo
+            self.note(room, "reconnect", {"s": seat})
+            room.game, broadcasts = _events(room).reconnect(room.game, seat)
+            room.last = broadcasts
+        if client.views and room.views is None:
+            room.views = EventViews(room.hosted, list(room.usernames), snapshot=self._game_state(room)[0]["state"])
         self._ack_login(client)
         client.send(*self._game_state(room))
         room.broadcast(broadcasts)
@@ -1373,6 +1624,7 @@ class Lobby:
         self.names[key] = client
         client.room, client.seat = room, seat
         client.person, client.views, client.pictures = person, views, pictures
+        self.touch(room)
         return room, seat
 
     # -- a held seat of a room played by calls (docs/lobby.md, "Coming back") -------------
@@ -1408,6 +1660,16 @@ class Lobby:
     # -- shutting down -----------------------------------------------------------------
 
     async def stop(self) -> None:
+        """Stop: the journal committed and closed first (what the teardown does to the
+        rooms is no change of theirs: a restart resumes them), then every connection."""
+        if self.journal is not None:
+            self.left()
+            try:
+                self.journal.close(clean=True)
+            except JournalError as exc:
+                logger.error("%s", exc)
+        if self._alive_task is not None:
+            self._alive_task.cancel()
         if self._ping_task is not None:
             self._ping_task.cancel()
         if self.server is not None:
@@ -1433,7 +1695,9 @@ class Lobby:
 async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
                       debug_log: Callable[[str], None] | None = None,
                       ready: Callable[[int], None] | None = None) -> None:
-    """Run a lobby of ``games`` on ``config.host:config.port`` until cancelled."""
+    """Run a lobby of ``games`` on ``config.host:config.port`` until cancelled or sent
+    SIGTERM (then it stops cleanly: its journal committed and closed, every connection
+    closed, within a few seconds)."""
     lobby = Lobby(games, config, debug_log)
     server = await lobby.start(config.host, config.port)
     port = server.sockets[0].getsockname()[1]
@@ -1444,7 +1708,19 @@ async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescripto
                 f"{min(t for t in (config.login_timeout, config.login_within, float('inf')) if t > 0):g} s")
     if ready is not None:
         ready(port)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
     try:
-        await asyncio.Event().wait()
+        loop.add_signal_handler(signal.SIGTERM, stopping.set)
+    except (NotImplementedError, RuntimeError, ValueError):   # not the main thread (a test's lobby)
+        pass
+    try:
+        await stopping.wait()
+        logger.info(f"lobby stopping (SIGTERM): {len(lobby.rooms)} room(s)"
+                    + (" kept in the journal" if lobby.journal is not None else " closed"))
     finally:
+        try:
+            loop.remove_signal_handler(signal.SIGTERM)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
         await lobby.stop()

@@ -363,4 +363,7 @@ def judges() -> Judges:
 
 
 if __name__ == "__main__":
-    serve()
+    try:
+        serve()
+    except BrokenPipeError:   # the server that asked is gone (killed): nobody is left to answer
+        pass

@@ -22,7 +22,8 @@ the web room logs its people in with their account's credential made from it, an
 name an account logged in with is the account's (``server.lobby_identity``); and
 ``callTimeoutSeconds`` and ``personTimeoutSeconds``, which replace the game's limit of one
 call to a program's seat and of one decision of a person's seat (absent: the game's; 0: no
-limit).
+limit); ``state``, where the lobby journals its rooms and games to resume them after a
+restart (``server.journal``: a SQLite file, or a database URL; absent: nothing is kept).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class LobbyConfig:
     case_sensitive_usernames: bool = False
     relay_addresses: frozenset[str] = frozenset()   # quota keys (lobby_limits.address_key)
     relay_secret: str | None = field(default=None, repr=False)   # shared with the web room: its accounts' credentials
+    state: str | None = None    # the journal (server.journal): a SQLite file or a database URL; None: in memory
     call_timeout: float | None = None     # None: the game's limit of one call
     person_timeout: float | None = None   # None: the game's person limit
     test_hooks: Any = None        # the game's decoded hooks, or None
@@ -97,7 +99,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "failedJoinsPerMinutePerAddress": ("failed_joins_per_minute_per_address", "nat"),
     "caseSensitiveUsernames": ("case_sensitive_usernames", "bool"),
     "maxSpectatorsPerRoom": ("max_spectators_per_room", "nat"),
-    "callTimeoutSeconds": ("call_timeout", "seconds"), "personTimeoutSeconds": ("person_timeout", "seconds"),
+    "callTimeoutSeconds": ("call_timeout", "seconds"), "state": ("state", "str"), "personTimeoutSeconds": ("person_timeout", "seconds"),
 }
 _REFEREE_DEFAULTS = {"login_timeout": 10.0, "turn_timeout": 10.0}
 

@@ -149,9 +149,10 @@ class HouseBot:
     """A built-in player the lobby seats itself (``ADD_BOT``): it has no connection, the
     room calls it directly. It carries the attributes a room reads of its members."""
 
-    def __init__(self, username: str, strategy: str, player: Any, observes: bool = False) -> None:
+    def __init__(self, username: str, strategy: str, player: Any, observes: bool = False, seed: int = 0) -> None:
         self.username = username
         self.strategy = strategy
+        self.seed = seed              # its player's (the journal makes it again with it)
         self.player = player
         self.observes = observes      # told every message of its room once the game started
         self.started = False

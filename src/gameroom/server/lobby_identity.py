@@ -97,3 +97,4 @@ class Held:
     name: str
     settings: tuple[bool, bool, bool]
     proof: Proof
+    restored: bool = False   # held since the lobby started again (server.journal): its game saw no departure

@@ -22,6 +22,14 @@ of each decision; an answer it was not offered, or that the game's codec cannot 
 refused (``NACK``) and the person may try again within the limit; a call that asks the
 person no decision is only told (``oneWay``), as the web room's person is. Any other seat is held
 to what ``serve`` holds a remote player to: a reply that does not decode ejects it.
+
+Journal (``server.journal``): the referee tells the lobby each outcome of a call (a seat's
+answer as it came on the wire, or its failure), the start and limit of each timed call to
+a connection's seat, a house bot's answer (its place in the order) and each departure. A
+game resumed after a restart runs again from its seed with a :class:`Replay` of them: the
+calls are answered from the journal (house bots and the person's moves are asked again,
+on the loop, so their own state goes on as it did), nothing is sent, and at the end of the
+journal the game is live, the call then in flight asked with the time it had left.
 """
 
 from __future__ import annotations
@@ -43,10 +51,11 @@ from gameroom.core.match import MatchCancelled, Seat
 from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID, Method
 from gameroom.core.record import EJECT, STATE, Event, FailureKind
+from gameroom.server.journal import Replay
 from gameroom.server.lobby_checks import NOT_OFFERED, CheckFailed, Question, judges
 from gameroom.server.lobby_games import Hosted, HouseBot
 
-__all__ = ["RefereeGame", "REASONS"]
+__all__ = ["RefereeGame", "REASONS", "ReplayDiverged"]
 
 logger = logging.getLogger(__name__)
 
@@ -75,13 +84,15 @@ class Pending:
 class RefereeGame:
     """The running game of one room played by calls (made when the room is full)."""
 
-    def __init__(self, lobby: Any, room: Any, hosted: Hosted, seed: int) -> None:
+    def __init__(self, lobby: Any, room: Any, hosted: Hosted, seed: int, replay: Replay | None = None,
+                 people: list[bool] | None = None) -> None:
         assert hosted.descriptor is not None
         self.lobby, self.room, self.hosted, self.seed = lobby, room, hosted, seed
         self.game = hosted.descriptor
         self.loop = asyncio.get_running_loop()
         self.names = list(room.usernames)
-        self.people = [bool(getattr(m, "person", False)) for m in room.members]
+        # the person's seats (``people``: as journaled, for a game resumed with its seats held)
+        self.people = people if people is not None else [bool(getattr(m, "person", False)) for m in room.members]
         self.moves: list[Callable[[str, tuple[Any, ...]], Any] | None] = [
             self.game.person_moves() if person else None for person in self.people]
         # how a person's composed answer (not offered: a Q turn of several tiles) is judged
@@ -111,6 +122,9 @@ class RefereeGame:
         self.runner = greenlet(self._main)
         self.over = False
         self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
+        self.replay = replay   # the journaled steps still to feed (None: live)
+        self.down_at = replay.down_at if replay is not None else 0.0
+        self.started: dict[int, tuple[float, float]] = {}   # a replayed call -> its journaled start and limit
 
     # -- running ------------------------------------------------------------------------
 
@@ -143,6 +157,9 @@ class RefereeGame:
             result = self._play(seats)
         except MatchCancelled:
             return
+        except ReplayDiverged:   # the lobby resuming it says so, and drops the room
+            self.over = True
+            raise
         except Exception as exc:   # a broken game must not take the lobby down
             logger.debug("room %s: the game failed", self.room.id, exc_info=True)
             logger.info(f"room {self.room.id}: the game failed: {type(exc).__name__}: {exc}")
@@ -166,7 +183,10 @@ class RefereeGame:
         return self.game.play_room(self.seed, seats, self.room.options, context)
 
     def _log(self, text: str) -> None:
-        """One of the lobby's lines about this room."""
+        """One of the lobby's lines about this room (said once: not again while the game
+        runs again from the journal)."""
+        if self.replay is not None:
+            return
         logger.info(f"room {self.room.id}: {text}")
 
     def _suspend(self, on: Any) -> Any:
@@ -194,7 +214,7 @@ class RefereeGame:
     def _seat(self, index: int, member: Any) -> Seat:
         name = self.names[index]
         if isinstance(member, HouseBot):
-            return Seat(name, self._bot_caller(member.player), trusted=True, player=member.player)
+            return Seat(name, self._bot_caller(member.player, index), trusted=True, player=member.player)
 
         def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:
             return self._call(index, method, args, limit)
@@ -204,6 +224,8 @@ class RefereeGame:
     def _off_loop(self, work: Callable[..., Any], *args: Any) -> Any:
         """``work(*args)`` on one of the lobby's worker threads, the loop going on and the
         referee waiting meanwhile as for a remote seat's reply; its result, or its error."""
+        if self.replay is not None:   # running again from the journal: at once, on the loop
+            return work(*args)
         thought = self.loop.run_in_executor(self.lobby.thinkers(), work, *args)
         token = object()
         thought.add_done_callback(lambda done: self._wake(token, done))
@@ -213,7 +235,7 @@ class RefereeGame:
             raise error
         return done.result()
 
-    def _bot_caller(self, player: Any) -> Caller:
+    def _bot_caller(self, player: Any, index: int) -> Caller:
         """A house bot's seat: each decision is thought off the loop (a search, Fish's
         maximin, took 35 ms for one move)."""
         def call(method: str, args: tuple[Any, ...], limit: float | None) -> Any:   # a bot has no limit
@@ -224,8 +246,49 @@ class RefereeGame:
             except Exception as exc:   # a built-in's bug ejects it, as in any game
                 logger.debug("house bot's %s failed", method, exc_info=True)
                 raise CallFailed(f"raised {type(exc).__name__}: {exc}") from None
+            finally:
+                if not self.cancel.is_set():
+                    self._bot_answered(index)
 
         return call
+
+    # -- the journal ------------------------------------------------------------------------
+
+    def _journal(self, kind: str, body: dict[str, Any]) -> None:
+        self.lobby.note(self.room, kind, body)
+
+    def _bot_answered(self, index: int) -> None:
+        """A house bot answered: its place in the order of the journal (its answer is its
+        own, asked again when the game runs again)."""
+        if self.replay is not None and self._replayed(index, None) is not None:
+            return
+        self._journal("bot", {"s": index})
+
+    def _replayed(self, index: int, call: int | None) -> Any:
+        """The journaled outcome of the call ``call`` to seat ``index`` (None: a house
+        bot's), the departures journaled before it applied on the way; None once the
+        journal is fed (the game is live from here)."""
+        replay = self.replay
+        assert replay is not None
+        while (entry := replay.take()) is not None:
+            body = entry.body
+            if entry.kind == "gone":
+                self._gone(body["s"], body["why"])
+            elif entry.kind == "call":
+                self.started[body["c"]] = (entry.at, body["limit"])
+            elif body.get("s") != index or body.get("c") != call:
+                raise ReplayDiverged(f"the journal's step {entry.seq} answers seat {body.get('s')}'s call "
+                                     f"{body.get('c')}, the game asks seat {index}'s call {call}")
+            else:
+                return entry
+        self.replay = None
+        return None
+
+    def _gone(self, index: int, why: str) -> None:
+        """A journaled departure, applied again."""
+        self.held.discard(index)
+        self.gone[index] = why
+        self.announced.add(index)
 
     def limit(self, index: int, limit: float | None) -> float | None:
         """The seat's limit for a call the referee gives ``limit``: the configured one,
@@ -275,19 +338,38 @@ class RefereeGame:
             message["moves"] = [{"label": label, "action": action} for label, action in pending.offered]
             message["asks"] = self.game.decision(spec.name)   # the game's words for what the call asks
         pending.message = message
+        left = limit
+        if self.replay is not None:
+            entry = self._replayed(index, pending.call)
+            if entry is not None:
+                if "f" in entry.body:
+                    why, kind = entry.body["f"]
+                    raise CallFailed(why, FailureKind(kind))
+                return spec.result.decode(entry.body["r"])
+            started = self.started.get(pending.call)   # live from here: the call in flight when the lobby stopped
+            if started is not None and limit is not None:
+                at, journaled = started
+                left = min(limit, max(0.0, journaled - max(0.0, self.down_at - at)))   # never more than it had
+                message["limit"] = round(left, 3)
+                self._journal("call", {"c": pending.call, "s": index, "limit": left})
+        elif limit is not None:
+            self._journal("call", {"c": pending.call, "s": index, "limit": limit})
         if member is not None:   # a held seat is sent it when it comes back
             member.send(message)
         timer = None
-        if limit is not None:
-            pending.deadline = self.loop.time() + limit
-            timer = self.loop.call_later(limit, self._expire, pending)
+        if left is not None:
+            pending.deadline = self.loop.time() + left
+            timer = self.loop.call_later(left, self._expire, pending)
         try:
             kind, value = self._suspend(pending)
         finally:
             if timer is not None:
                 timer.cancel()
         if kind == "reply":
-            return value
+            answer, wire = value
+            self._journal("answer", {"c": pending.call, "s": index, "r": wire})
+            return answer
+        self._journal("answer", {"c": pending.call, "s": index, "f": [value[0], FailureKind(value[1]).value]})
         raise CallFailed(*value)
 
     def _present(self, index: int) -> Any:
@@ -342,7 +424,7 @@ class RefereeGame:
         client.send(_ACK)   # taken: what the referee makes of it follows
         if self.lobby.latencies is not None:
             self.replied_at = self.lobby.arrived
-        self._wake(pending, ("reply", value))
+        self._wake(pending, ("reply", (value, message["result"])))
 
     def check(self, client: Any, message: dict[str, Any]) -> Awaitable[None] | None:
         """A ``CHECK``: what the game's own rules find wrong with each tentative answer
@@ -386,6 +468,7 @@ class RefereeGame:
         told now; the referee ejects the seat at its call (at once if it waits for it)."""
         self.held.discard(index)
         self.gone[index] = why
+        self._journal("gone", {"s": index, "why": why})
         if index not in self.announced:
             self.announced.add(index)
             self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": self.names[index],
@@ -493,6 +576,11 @@ class RefereeGame:
         except Exception as exc:   # noqa: BLE001 - a picture's bug costs the picture
             self._log(f"the picture failed: {type(exc).__name__}: {exc}")
             return None
+
+
+class ReplayDiverged(Exception):
+    """The game asked, running again, another call than the journal answers next (a
+    journal of another version of the game): the room cannot be resumed."""
 
 
 def _nack(text: str) -> dict[str, Any]:
