@@ -139,9 +139,13 @@ def _read_until_closed(sock: socket.socket) -> int:
 def test_one_host_cannot_take_every_room_or_connection(lobby_factory) -> None:
     lobby = lobby_factory({"maxRooms": 40, "maxRoomsPerAddress": 10, "maxConnectionsPerAddress": 30})
     holders = room_holders(lobby, 30)
-    replies = [holder.until("ROOM_ID")[-1] if k < 10 else holder.recv() for k, holder in enumerate(holders)]
-    assert all(reply["type"] == "ROOM_ID" for reply in replies[:10])
-    assert replies[10:] == [{"type": "NACK", "errorMessage": "Too many rooms from your address"}] * 20
+    # which ten get rooms is the order the lobby reads them in (under load, not always the order sent)
+    replies = [holder.until("ROOM_ID", "NACK")[-1] for holder in holders]
+    assert sum(reply["type"] == "ROOM_ID" for reply in replies) == 10, replies
+    assert [reply for reply in replies if reply["type"] != "ROOM_ID"] == \
+        [{"type": "NACK", "errorMessage": "Too many rooms from your address"}] * 20
+    with_rooms = [holder for holder, reply in zip(holders, replies) if reply["type"] == "ROOM_ID"]
+    without = [holder for holder, reply in zip(holders, replies) if reply["type"] != "ROOM_ID"]
     # the 31st connection from that host is refused, with the reason, and closed
     extra = lobby.connect(ATTACKER)
     extra.send({"type": "LOGIN", "username": "one-more"})
@@ -150,12 +154,12 @@ def test_one_host_cannot_take_every_room_or_connection(lobby_factory) -> None:
     # honest users elsewhere still find rooms and play
     honest_game(lobby.port, rooms=3)
     # a room given up frees its place in the host's quota
-    holders[0].send({"type": "LEAVE_ROOM"})
-    assert holders[0].recv() == {"type": "ACK"}
-    holders[10].send({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": False, "isPrivate": True})
-    assert holders[10].until("ROOM_ID")[-1]["type"] == "ROOM_ID"
+    with_rooms[0].send({"type": "LEAVE_ROOM"})
+    assert with_rooms[0].recv() == {"type": "ACK"}
+    without[0].send({"type": "CREATE_ROOM", "numberOfPlayers": 2, "expert": False, "isPrivate": True})
+    assert without[0].until("ROOM_ID")[-1]["type"] == "ROOM_ID"
     # and a connection closed frees its place in the connection quota
-    holders[29].sock.close()
+    without[-1].sock.close()
     for _ in range(200):
         again = lobby.connect(ATTACKER)
         again.send({"type": "LOGIN", "username": "back"})
