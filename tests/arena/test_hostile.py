@@ -315,3 +315,31 @@ def test_sigterm_with_live_pages_open_exits_within_the_grace(tmp_path: Path) -> 
         if process.poll() is None:
             process.kill()
             process.wait(30)
+
+
+BAD_BODIES = [   # (path, body, the field the refusal must start with)
+    ("/api/arena/join", {}, "the body: object missing required field `code`"),
+    ("/api/arena/join", {"code": 5}, "code: expected `str`, got `int`"),
+    ("/api/arena/join", ["code"], "the body: expected `object`, got `array`"),
+    ("/api/arena/c/remote", {"name": ["x"]}, "name: expected `str`, got `array`"),
+    ("/api/arena/admin/pause", {"paused": "yes"}, "paused: expected `bool`, got `str`"),
+    ("/api/arena/admin/invites", {"competition": "c", "count": 0}, "count: expected `int` >= 1"),
+    ("/api/arena/admin/invites", {"competition": "c", "count": True}, "count: expected `int`, got `bool`"),
+    ("/api/arena/admin/bots/x", {"disabled": 7}, "disabled: expected `str | null`, got `int`"),
+    ("/api/arena/admin/c/freeze", {"frozen": 1}, "frozen: expected `bool`, got `int`"),
+]
+
+
+def test_every_bad_body_is_one_400_naming_its_field_and_the_right_shape(arena: Arena) -> None:
+    arena.run("admin", "ann")
+    ann = login(arena.url, "ann", "password-ann-1")
+    for path, body, told in BAD_BODIES:
+        reply = ann.post(path, json=body)
+        assert reply.status_code == 400, (path, body, reply.text)
+        error = reply.json()["error"]
+        assert error.startswith(told) and "; the body must be {" in error, (path, body, error)
+    # a right body still goes through the same schema
+    made = ann.post("/api/arena/admin/invites", json={"competition": "c", "count": 2})
+    assert made.status_code == 201 and len(made.json()["codes"]) == 2, made.text
+    assert ann.post("/api/arena/admin/invites", json={"competition": "nope"}).json() == \
+        {"error": "competition: choose from c"}

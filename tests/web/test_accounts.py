@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,31 @@ def test_names_are_unique_case_insensitively_after_nfkc(web_server: WebServer, t
     ({"username": "a b", "password": PASSWORD}, "not ' '"),
     ({"username": "a\u202eb", "password": PASSWORD}, "letters, digits"),
     ({"username": "-dash", "password": PASSWORD}, "must start with a letter or a digit"),
-    ({"username": 7, "password": PASSWORD}, "username: expected a string"),
+    ({"username": 7, "password": PASSWORD}, "username: expected `str`, got `int`"),
+    ({"username": "shorty"}, "the body: object missing required field `password`"),
     ({"username": "shorty", "password": "1234567"}, "password: 8 to 256 characters"),
-    ({"username": "shorty", "password": PASSWORD, "admin": True}, "username and password only"),
-    ([1], "username and password only"),
+    ({"username": "shorty", "password": PASSWORD, "admin": True}, "unknown field `admin`; the body must be {"),
+    ([1], "the body: expected `object`, got `array`; the body must be {\"username\""),
 ])
 def test_a_bad_sign_up_says_what_is_wrong(web_server: WebServer, body: Any, message: str) -> None:
     reply = httpx.post(web_server.url + "/api/signup", json=body)
     assert reply.status_code == 400 and message in reply.json()["error"], reply.json()
+
+
+@pytest.mark.parametrize("path, body, message", [
+    ("/api/login", {"username": "shorty", "password": 12345678}, "password: expected `str`, got `int`"),
+    ("/api/login", {"username": "shorty", "password": PASSWORD, "remember": True}, "unknown field `remember`"),
+    ("/api/logout", {"everywhere": "yes"}, "everywhere: expected `bool`, got `str`"),
+    ("/api/password", {"password": PASSWORD}, "object missing required field `new_password`"),
+    ("/api/password", {"password": PASSWORD, "new_password": None}, "new_password: expected `str`, got `null`"),
+])
+def test_a_bad_account_body_names_its_field_and_the_right_shape(web_server: WebServer, path: str, body: Any,
+                                                                message: str) -> None:
+    person = signed_up(web_server.url, f"shape{zlib.crc32((path + repr(body)).encode())}")
+    reply = person.post(path, json=body)
+    error = reply.json()["error"]
+    assert reply.status_code == 400 and message in error and "; the body must be {" in error, error
+    assert person.get("/api/me").json()["username"] is not None   # a refused log-out ends nothing
 
 
 def test_failed_log_ins_lock_out_the_account_from_that_address_only() -> None:

@@ -81,7 +81,7 @@ from starlette.websockets import WebSocket
 from gameroom.games import registry
 from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
-from gameroom.web.login import login_routes
+from gameroom.web.login import LOGIN_ROUTES
 from gameroom.web.matches import BadRequest, MatchRequest, WebMatch, least_person_limit
 from gameroom.web.public import PublicAnswers
 from gameroom.web.room import Room
@@ -394,7 +394,7 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         Route("/api/results/ratings/{game}", stored_ratings),
         WebSocketRoute("/api/matches/{id}/ws", socket),
         WebSocketRoute("/api/lobby/ws", lobby_socket),
-        *login_routes(room, STATIC),
+        *LOGIN_ROUTES,
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 

@@ -26,7 +26,7 @@ from gameroom.web.policies import WebPolicies
 from gameroom.web.public import Scrubber, server_roots
 from gameroom.web.strikes import Strikes
 
-__all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of"]
+__all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of", "room_of"]
 
 SESSION_KEY = "account"
 """The session cookie's entry: {"key": the account's key, "stamp": its stamp, "session": the
@@ -184,3 +184,10 @@ class Room:
 
 def address_of(connection: HTTPConnection) -> str:
     return connection.client.host if connection.client is not None else "unknown"
+
+
+def room_of(connection: HTTPConnection) -> Room:
+    """The web room whose application took ``connection`` (``app.state.room``): module-level
+    endpoints find it there."""
+    room: Room = connection.app.state.room
+    return room
