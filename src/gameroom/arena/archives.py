@@ -181,7 +181,7 @@ class _Inflow:
                 if not chunk:
                     raise EOFError("the compressed data ends before its stream does")
             out = d.decompress(chunk, want)
-        return out
+        return bytes(out)
 
     def read(self, size: int) -> bytes:
         parts: list[bytes] = []

@@ -109,7 +109,8 @@ class Hall:
 
         async def start() -> int:
             self.server = await asyncio.start_server(self._accepted, host, chosen, reuse_address=True, backlog=64)
-            return self.server.sockets[0].getsockname()[1]
+            port: int = self.server.sockets[0].getsockname()[1]
+            return port
 
         try:
             self.port = asyncio.run_coroutine_threadsafe(start(), self.loop).result()

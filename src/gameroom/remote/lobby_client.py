@@ -182,7 +182,7 @@ class RoomPlan:
     game: str | None = None
 
 
-async def play_room(game: LobbyGame | GameDescriptor, host: str, port: int, name: str, player: Any, creates: bool,
+async def play_room(game: LobbyGame | GameDescriptor[Any, Any], host: str, port: int, name: str, player: Any, creates: bool,
                     plan: RoomPlan, ranking: Callable[[dict[str, Any]], list[str]] | None = None,
                     trusted: bool = True, come_back: float = 0.0) -> BotResult:
     """One bot: log in, create (``creates``) or join the planned room, play to the end:

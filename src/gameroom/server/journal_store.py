@@ -153,7 +153,8 @@ class JournalStore:
 
         if not inspect(connection).has_table(VERSION_TABLE):
             return None
-        return connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+        found = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+        return None if found is None else str(found)
 
     def load(self) -> Loaded:
         """Everything the journal holds; rows whose checksum fails are left out and said

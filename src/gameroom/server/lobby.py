@@ -374,7 +374,7 @@ class Lobby:
     that name none), or a bare ``LobbyGame`` (the scenario harness's).
     """
 
-    def __init__(self, games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
+    def __init__(self, games: GameDescriptor[Any, Any] | LobbyGame | Sequence[GameDescriptor[Any, Any]], config: LobbyConfig,
                  debug_log: Callable[[str], None] | None = None) -> None:
         hosted = hosted_games(games)
         self.games = {h.name: h for h in hosted}
@@ -1692,7 +1692,7 @@ class Lobby:
             self._thinkers.shutdown(wait=False, cancel_futures=True)
 
 
-async def serve_lobby(games: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig,
+async def serve_lobby(games: GameDescriptor[Any, Any] | LobbyGame | Sequence[GameDescriptor[Any, Any]], config: LobbyConfig,
                       debug_log: Callable[[str], None] | None = None,
                       ready: Callable[[int], None] | None = None) -> None:
     """Run a lobby of ``games`` on ``config.host:config.port`` until cancelled or sent

@@ -48,7 +48,7 @@ class Hosted:
     """
 
     name: str
-    descriptor: GameDescriptor | None
+    descriptor: GameDescriptor[Any, Any] | None
     events: LobbyGame | None
     options: tuple[Option, ...]
     player_counts: tuple[int, ...]
@@ -56,7 +56,7 @@ class Hosted:
     name_rule: str = ""
 
     @classmethod
-    def of(cls, game: GameDescriptor | LobbyGame, name: str = "") -> "Hosted":
+    def of(cls, game: GameDescriptor[Any, Any] | LobbyGame, name: str = "") -> "Hosted":
         """The lobby's view of a descriptor (or of a bare ``LobbyGame``, as the scenario
         harness hands one)."""
         if isinstance(game, LobbyGame):
@@ -135,7 +135,7 @@ class Hosted:
         return f"{self.name} needs player names of {self.name_rule or 'another form'}"
 
 
-def hosted_games(games: GameDescriptor | LobbyGame | Sequence[GameDescriptor]) -> list[Hosted]:
+def hosted_games(games: GameDescriptor[Any, Any] | LobbyGame | Sequence[GameDescriptor[Any, Any]]) -> list[Hosted]:
     """The lobby's games, the default first."""
     if isinstance(games, (GameDescriptor, LobbyGame)):
         return [Hosted.of(games)]

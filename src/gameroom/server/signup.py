@@ -136,7 +136,8 @@ class Signup:
         """The port listened on (the one the system chose when asked for port 0)."""
         if self._server is None or not self._server.sockets:
             return None
-        return self._server.sockets[0].getsockname()[1]
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
 
     def _named(self, address: str) -> None:
         """One of ``address``'s connections has its name, or failed."""

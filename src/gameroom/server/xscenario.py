@@ -46,7 +46,7 @@ class LobbyThread:
     """A lobby of ``game`` (a descriptor, several, or a bare ``LobbyGame``) on its own thread and
     event loop (for harnesses, tests and benchmarks)."""
 
-    def __init__(self, game: GameDescriptor | LobbyGame | Sequence[GameDescriptor], config: LobbyConfig) -> None:
+    def __init__(self, game: GameDescriptor[Any, Any] | LobbyGame | Sequence[GameDescriptor[Any, Any]], config: LobbyConfig) -> None:
         self.loop = (aio.loop_factory() or asyncio.new_event_loop)()
         self.lobby = Lobby(game, config)
         started = threading.Event()

@@ -269,7 +269,7 @@ class Passwords:
             self._waiting -= 1
 
     async def hash(self, password: str) -> str:
-        return await self._run(lambda: self.hasher.hash(password))
+        return str(await self._run(lambda: self.hasher.hash(password)))
 
     async def verify(self, password_hash: str | None, password: str) -> bool:
         """Whether ``password`` is the one hashed; with no hash (no such account) a hash
@@ -282,8 +282,8 @@ class Passwords:
             dummy = self._dummy
             await self._run(lambda: _verifies(self.hasher, dummy, password, (VerificationError, InvalidHashError)))
             return False
-        return await self._run(lambda: _verifies(self.hasher, password_hash, password,
-                                                 (VerificationError, InvalidHashError)))
+        return bool(await self._run(lambda: _verifies(self.hasher, password_hash, password,
+                                                      (VerificationError, InvalidHashError))))
 
 
 def _verifies(hasher: Any, password_hash: str, password: str, failures: tuple[type[Exception], ...]) -> bool:

@@ -52,7 +52,8 @@ from gameroom.web.turns import Turnstile
 if TYPE_CHECKING:
     from gameroom.web.policies import WebPolicies
 
-__all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "state_frame", "Listener", "MIN_PERSON_LIMIT"]
+__all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "Frame", "state_frame", "Listener",
+           "MIN_PERSON_LIMIT"]
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class MatchRequest:
     of the policies (``web.policies.WebPolicies``: only those the operator configured can
     be named)."""
 
-    game: GameDescriptor
+    game: GameDescriptor[Any, Any]
     seats: tuple[str, ...]
     seed: int
     time_limit: float | None
@@ -101,7 +102,7 @@ class MatchRequest:
     person_limit: float | None = None
 
     @classmethod
-    def from_json(cls, body: Any, games: dict[str, GameDescriptor],
+    def from_json(cls, body: Any, games: dict[str, GameDescriptor[Any, Any]],
                   policies: "WebPolicies | None" = None, person_limit: float | None = None) -> "MatchRequest":
         """The request of a JSON body; ``person_limit`` is the room's configured time of a
         person's decision (None: the game's)."""
@@ -159,12 +160,12 @@ def _seconds(value: Any, low: float, high: float) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and low < value <= high
 
 
-def least_person_limit(game: GameDescriptor) -> float:
+def least_person_limit(game: GameDescriptor[Any, Any]) -> float:
     """The least time a request may give a person of ``game`` for one decision."""
     return max(MIN_PERSON_LIMIT, game.limits.call or 0.0)
 
 
-def _person_limit(game: GameDescriptor, asked: Any, configured: float | None) -> float:
+def _person_limit(game: GameDescriptor[Any, Any], asked: Any, configured: float | None) -> float:
     """A person's time for one decision: the request's (``asked``, never less than
     :func:`least_person_limit`), else the room's ``configured`` one, else the game's."""
     if asked is None:
@@ -178,7 +179,7 @@ def _person_limit(game: GameDescriptor, asked: Any, configured: float | None) ->
     return float(asked)
 
 
-def state_frame(game: GameDescriptor, state: Any, viewer: str | None, step: int, caption: str,
+def state_frame(game: GameDescriptor[Any, Any], state: Any, viewer: str | None, step: int, caption: str,
                 story: Story | None = None, narration: Sequence[str] = ()) -> Frame:
     """What ``viewer`` (None: a spectator) receives for one state: the view the game
     allows it, its picture with its caption, and the lines told of the event."""

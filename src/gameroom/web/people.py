@@ -53,7 +53,7 @@ class HumanPlayer:
     of this object; a call that asks a decision (the descriptor's ``moves`` offers answers)
     publishes a prompt and waits for the browser's answer."""
 
-    def __init__(self, name: str, game: GameDescriptor, limit: float | None,
+    def __init__(self, name: str, game: GameDescriptor[Any, Any], limit: float | None,
                  tell: Callable[[Frame], None]) -> None:
         self._name = name
         self.game = game

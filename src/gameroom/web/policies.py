@@ -15,6 +15,7 @@ event loop, and ended with the match.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.match import Seat
@@ -49,7 +50,7 @@ class WebPolicies:
     bots: dict[str, dict[str, Bot]] = field(default_factory=dict)
 
     @classmethod
-    def configure(cls, values: list[str], games: dict[str, GameDescriptor]) -> WebPolicies:
+    def configure(cls, values: list[str], games: dict[str, GameDescriptor[Any, Any]]) -> WebPolicies:
         """The policies of ``--policy`` values, each checked (its game has a learning
         encoding and no built-in player of that name; its callable loads in a child)."""
         policies = cls()
@@ -78,7 +79,7 @@ class WebPolicies:
         """The ``module:callable`` of policy ``name`` of ``game``."""
         return str(self.bots[game][name].value)
 
-    def seat(self, game: GameDescriptor, name: str, seat_name: str, players: int) -> Seat:
+    def seat(self, game: GameDescriptor[Any, Any], name: str, seat_name: str, players: int) -> Seat:
         """A new isolated seat of policy ``name`` (its process starts now: call this off
         the event loop) for a match of ``players`` seats."""
         configured = self.bots[game.name][name]

@@ -162,7 +162,8 @@ class Room:
         if found is None or found[0].key != entry["key"] \
                 or not secrets.compare_digest(found[0].stamp.encode(), entry["stamp"].encode()):
             return None
-        return found[0]
+        account: Account = found[0]
+        return account
 
     @functools.cached_property
     def scrubber(self) -> Scrubber:

@@ -30,7 +30,7 @@ class Strikes:
 
     def _now(self, address: str, now: float) -> float:
         strikes, at = self._strikes.get(address, (0.0, now))
-        return strikes * 0.5 ** (max(0.0, now - at) / self.half_life)
+        return float(strikes * 0.5 ** (max(0.0, now - at) / self.half_life))
 
     def add(self, address: str, count: float = 1) -> None:
         now = self.clock()

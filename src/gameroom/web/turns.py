@@ -68,7 +68,7 @@ class Turnstile:
 
     def _decayed(self, owner: Hashable, now: float) -> float:
         used, at = self._usage.get(owner, (0.0, now))
-        return used * 0.5 ** (max(0.0, now - at) / self.half_life)
+        return float(used * 0.5 ** (max(0.0, now - at) / self.half_life))
 
     def _weight(self, owner: Hashable, now: float, extra: float = 0.0) -> float:
         return (self._decayed(owner, now) + extra) * max(1, self._running.get(owner, 0))
