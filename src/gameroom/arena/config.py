@@ -232,7 +232,6 @@ def read_config(path: Path) -> ArenaConfig:
 def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     """The configuration of a parsed arena.toml (``path`` names it in errors and anchors
     its relative paths)."""
-    from gameroom.games import registry
     from gameroom.league.bots import BotError, parse_sandbox
 
     where = _Where(path)
@@ -240,11 +239,7 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
     unknown = sorted(set(table) - TOP)
     if unknown:
         raise where.error(unknown[0], f"unknown key; the keys are {', '.join(sorted(TOP))}")
-    listen = where.string(table, "listen", "127.0.0.1:8100")
-    host, colon, port_text = listen.rpartition(":")
-    if not colon or not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise where.error("listen", f"must be HOST:PORT with a port in 1..65535, got {listen!r}")
-    host = host.strip("[]")
+    host, port = _host_port(where, table)
     public = table.get("public", False)
     if not isinstance(public, bool):
         raise where.error("public", "must be true or false")
@@ -254,22 +249,8 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         database = f"sqlite:///{(base / database[len('sqlite:///'):]).resolve()}"
     data = (base / where.string(table, "data", "arena-data")).resolve()
     workers = where.positive(table, "workers", 2, "", 256)
-    ray_address = where.string(table, "ray_address", "").strip() or None
-    if ray_address is not None and ray_address != "auto" and not RAY_ADDRESS.match(ray_address):
-        raise where.error("ray_address", f"must be HOST:PORT of the Ray cluster's head (or \"auto\"), got {ray_address!r}")
-    backend = where.string(table, "backend", "ray" if ray_address else "local")
-    if backend not in ("local", "ray"):
-        raise where.error("backend", f"must be local or ray, got {backend!r}")
-    if ray_address is not None and backend != "ray":
-        raise where.error("ray_address", "names a Ray cluster, which the local backend does not use: "
-                                         "set backend = \"ray\" or remove it")
-    remote_text = where.string(table, "remote", "")
-    remote = None
-    if remote_text:
-        remote_host, colon, remote_port = remote_text.rpartition(":")
-        if not colon or not remote_host or not remote_port.isdigit() or not 0 <= int(remote_port) <= 65535:
-            raise where.error("remote", f"must be HOST:PORT (port 0: any free one), got {remote_text!r}")
-        remote = (remote_host.strip("[]"), int(remote_port))
+    backend, ray_address = _backend(where, table)
+    remote = _remote(where, table)
     secret_text = where.string(table, "secret_file", "")
     secret_file = (base / secret_text).resolve() if secret_text else None
 
@@ -283,7 +264,49 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         sandbox = parse_sandbox(table, str(path))
     except BotError as exc:
         raise ArenaConfigError(str(exc)) from None
+    languages = _languages(where, table)
+    return ArenaConfig(path, host, port, public, proxy, database, data, workers, backend, ray_address,
+                       secret_file, remote, qualification_workers, uploads, limits, sandbox,
+                       _competitions(where, table), languages, _network_limits(where, table),
+                       replays_per_bot=_retention(where, table))
 
+
+def _host_port(where: _Where, table: dict[str, Any]) -> tuple[str, int]:
+    """``listen``: where the pages are served."""
+    listen = where.string(table, "listen", "127.0.0.1:8100")
+    host, colon, port_text = listen.rpartition(":")
+    if not colon or not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise where.error("listen", f"must be HOST:PORT with a port in 1..65535, got {listen!r}")
+    return host.strip("[]"), int(port_text)
+
+
+def _backend(where: _Where, table: dict[str, Any]) -> tuple[str, str | None]:
+    """``backend`` and ``ray_address``: where the games run."""
+    ray_address = where.string(table, "ray_address", "").strip() or None
+    if ray_address is not None and ray_address != "auto" and not RAY_ADDRESS.match(ray_address):
+        raise where.error("ray_address", f"must be HOST:PORT of the Ray cluster's head (or \"auto\"), got {ray_address!r}")
+    backend = where.string(table, "backend", "ray" if ray_address else "local")
+    if backend not in ("local", "ray"):
+        raise where.error("backend", f"must be local or ray, got {backend!r}")
+    if ray_address is not None and backend != "ray":
+        raise where.error("ray_address", "names a Ray cluster, which the local backend does not use: "
+                                         "set backend = \"ray\" or remove it")
+    return backend, ray_address
+
+
+def _remote(where: _Where, table: dict[str, Any]) -> tuple[str, int] | None:
+    """``remote``: where remote bots connect (None: no remote bots)."""
+    remote_text = where.string(table, "remote", "")
+    if not remote_text:
+        return None
+    remote_host, colon, remote_port = remote_text.rpartition(":")
+    if not colon or not remote_host or not remote_port.isdigit() or not 0 <= int(remote_port) <= 65535:
+        raise where.error("remote", f"must be HOST:PORT (port 0: any free one), got {remote_text!r}")
+    return remote_host.strip("[]"), int(remote_port)
+
+
+def _languages(where: _Where, table: dict[str, Any]) -> tuple[Language, ...]:
+    """The built-in languages, with ``[[languages]]`` added or replacing them by name."""
     languages = {lang.name: lang for lang in DEFAULT_LANGUAGES}
     entries = table.get("languages", [])
     if not isinstance(entries, list):
@@ -306,57 +329,65 @@ def parse_config(table: dict[str, Any], path: Path) -> ArenaConfig:
         run = where.argv(entry["run"], f"{key}.run")
         build = where.argv(entry.get("build", []), f"{key}.build", empty=True)
         languages[name] = Language(name, tuple(suffixes), run, build)
+    return tuple(languages.values())
 
-    games = registry.names()
+
+def _competitions(where: _Where, table: dict[str, Any]) -> tuple[Competition, ...]:
+    """``[[competitions]]``: at least one, each name once."""
     competitions: list[Competition] = []
     entries = table.get("competitions", [])
     if not isinstance(entries, list) or not entries:
         raise where.error("competitions", "give at least one [[competitions]] table (name, game)")
     for at, entry in enumerate(entries, 1):
-        key = f"competitions[{at}]"
-        if not isinstance(entry, dict):
-            raise where.error(key, "must be a table")
-        known = {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds", "options",
-                 *PACING, *SEASON_KEYS}
-        extra = sorted(set(entry) - known)
-        if extra:
-            raise where.error(f"{key}.{extra[0]}", f"unknown key; the keys are {', '.join(sorted(known))}")
-        name = entry.get("name")
-        if not isinstance(name, str) or not NAME.match(name):
-            raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
-        if any(c.name == name for c in competitions):
-            raise where.error(f"{key}.name", f"{name!r} is used twice")
-        game_name = entry.get("game")
-        if game_name not in games:
-            raise where.error(f"{key}.game", f"{game_name!r} is not a registered game; choose from {', '.join(games)}")
-        game = registry.game(game_name)
-        players = entry.get("players", game.min_players)
-        if not isinstance(players, int) or isinstance(players, bool) \
-                or not game.min_players <= players <= game.max_players:
-            raise where.error(f"{key}.players", f"{game_name} takes {game.min_players}..{game.max_players} players, "
-                                                f"got {players!r}")
-        seed = entry.get("seed", 0)
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 31:
-            raise where.error(f"{key}.seed", f"must be a whole number in 0..{2 ** 31 - 1}")
-        qualification = entry.get("qualification", 4)
-        if not isinstance(qualification, int) or isinstance(qualification, bool) or not 0 <= qualification <= 1000:
-            raise where.error(f"{key}.qualification", "must be a whole number of games in 0..1000")
-        builtins = entry.get("builtins", list(game.strategies))
-        if not isinstance(builtins, list) or not builtins or not all(b in game.strategies for b in builtins):
-            raise where.error(f"{key}.builtins", f"must be a non-empty list of {game_name}'s built-in players: "
-                                                 f"{', '.join(game.strategies)}")
-        call_seconds = entry.get("call_seconds")
-        if call_seconds is not None and (not isinstance(call_seconds, (int, float)) or isinstance(call_seconds, bool)
-                                         or not 0.01 <= call_seconds <= 600):
-            raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
-        options = _game_options(where, entry, f"{key}.options", game, players)
-        competitions.append(Competition(name, game_name, players, seed, qualification, tuple(builtins),
-                                        None if call_seconds is None else float(call_seconds), options,
-                                        **_pacing(where, entry, f"{key}."), **_season_keys(where, entry, key)))
-    return ArenaConfig(path, host, int(port_text), public, proxy, database, data, workers, backend, ray_address,
-                       secret_file, remote, qualification_workers, uploads, limits, sandbox, tuple(competitions),
-                       tuple(languages.values()), _network_limits(where, table),
-                       replays_per_bot=_retention(where, table))
+        competition = _competition(where, entry, f"competitions[{at}]")
+        if any(c.name == competition.name for c in competitions):
+            raise where.error(f"competitions[{at}].name", f"{competition.name!r} is used twice")
+        competitions.append(competition)
+    return tuple(competitions)
+
+
+def _competition(where: _Where, entry: Any, key: str) -> Competition:
+    """One ``[[competitions]]`` table (``key`` names it in errors)."""
+    from gameroom.games import registry
+
+    if not isinstance(entry, dict):
+        raise where.error(key, "must be a table")
+    known = {"name", "game", "players", "seed", "qualification", "builtins", "call_seconds", "options",
+             *PACING, *SEASON_KEYS}
+    extra = sorted(set(entry) - known)
+    if extra:
+        raise where.error(f"{key}.{extra[0]}", f"unknown key; the keys are {', '.join(sorted(known))}")
+    name = entry.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise where.error(f"{key}.name", "must be 1-24 lower-case letters, digits or -")
+    games = registry.names()
+    game_name = entry.get("game")
+    if game_name not in games:
+        raise where.error(f"{key}.game", f"{game_name!r} is not a registered game; choose from {', '.join(games)}")
+    game = registry.game(game_name)
+    players = entry.get("players", game.min_players)
+    if not isinstance(players, int) or isinstance(players, bool) \
+            or not game.min_players <= players <= game.max_players:
+        raise where.error(f"{key}.players", f"{game_name} takes {game.min_players}..{game.max_players} players, "
+                                            f"got {players!r}")
+    seed = entry.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 31:
+        raise where.error(f"{key}.seed", f"must be a whole number in 0..{2 ** 31 - 1}")
+    qualification = entry.get("qualification", 4)
+    if not isinstance(qualification, int) or isinstance(qualification, bool) or not 0 <= qualification <= 1000:
+        raise where.error(f"{key}.qualification", "must be a whole number of games in 0..1000")
+    builtins = entry.get("builtins", list(game.strategies))
+    if not isinstance(builtins, list) or not builtins or not all(b in game.strategies for b in builtins):
+        raise where.error(f"{key}.builtins", f"must be a non-empty list of {game_name}'s built-in players: "
+                                             f"{', '.join(game.strategies)}")
+    call_seconds = entry.get("call_seconds")
+    if call_seconds is not None and (not isinstance(call_seconds, (int, float)) or isinstance(call_seconds, bool)
+                                     or not 0.01 <= call_seconds <= 600):
+        raise where.error(f"{key}.call_seconds", f"must be seconds in 0.01..600, got {call_seconds!r}")
+    options = _game_options(where, entry, f"{key}.options", game, players)
+    return Competition(name, game_name, players, seed, qualification, tuple(builtins),
+                       None if call_seconds is None else float(call_seconds), options,
+                       **_pacing(where, entry, f"{key}."), **_season_keys(where, entry, key))
 
 
 # -- [limits]: what one client may cost the arena (connections, accounts, shutdown) ---------

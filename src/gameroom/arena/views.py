@@ -288,9 +288,23 @@ def _standings(arena: Arena, version: int) -> dict[str, Any]:
     return {"competitions": out, "version": version}
 
 
-def bot_page(arena: Arena, name: str, viewer: Viewer = GUEST, recent: int = 30) -> dict[str, Any] | None:
-    """One entry's page as ``viewer`` may see it (see the module), or None when there is
-    no such bot."""
+@dataclass
+class _BotRows:
+    """What one bot's page is made of, read in one session (``bot_page``)."""
+
+    entry: EntryRow
+    owner_name: str | None
+    versions: list[VersionRow]
+    number_of: dict[str, int]          # bot (a version's name) -> version number
+    names: dict[int, str]              # bot id -> bot
+    games: list[Any]                   # (GameRow, ResultRow), newest first
+    seated: dict[int, list[str]]       # game id -> its seats' bots
+    ejections: list[Any]               # (EjectionRow, GameRow), newest first
+    tails: dict[tuple[int, int], str]  # (game id, bot id) -> the stderr kept
+    counted: list[Any]                 # (bot id, tournament, games, ejections)
+
+
+def _bot_rows(arena: Arena, name: str, recent: int) -> _BotRows | None:
     with Session(arena.engine) as session:
         found = session.execute(select(EntryRow, AccountRow.name)
                                 .outerjoin(AccountRow, AccountRow.key == EntryRow.owner)
@@ -298,36 +312,47 @@ def bot_page(arena: Arena, name: str, viewer: Viewer = GUEST, recent: int = 30) 
         if found is None:
             return None
         entry, owner_name = found
-        versions = session.scalars(select(VersionRow).where(VersionRow.entry_id == entry.id)
-                                   .order_by(VersionRow.number.desc())).all()
+        versions = list(session.scalars(select(VersionRow).where(VersionRow.entry_id == entry.id)
+                                        .order_by(VersionRow.number.desc())).all())
         number_of = {v.bot: v.number for v in versions}
         bot_ids = dict(session.execute(select(BotRow.name, BotRow.id).where(BotRow.name.in_(list(number_of)))).all())
-        names = {v: k for k, v in bot_ids.items()}
         ids = list(bot_ids.values())
-        games = session.execute(select(GameRow, ResultRow).join(ResultRow, ResultRow.game_id == GameRow.id)
-                                .where(ResultRow.bot_id.in_(ids)).order_by(GameRow.id.desc()).limit(recent)).all()
+        games = list(session.execute(select(GameRow, ResultRow).join(ResultRow, ResultRow.game_id == GameRow.id)
+                                     .where(ResultRow.bot_id.in_(ids)).order_by(GameRow.id.desc())
+                                     .limit(recent)).all())
         game_ids = [game.id for game, _ in games]
         seated: dict[int, list[str]] = {}
         for game_id, bot in session.execute(select(SeatRow.game_id, BotRow.name).join(BotRow)
                                             .where(SeatRow.game_id.in_(game_ids)).order_by(SeatRow.position)):
             seated.setdefault(game_id, []).append(bot)
-        ejections = session.execute(select(EjectionRow, GameRow).join(GameRow, GameRow.id == EjectionRow.game_id)
-                                    .where(EjectionRow.bot_id.in_(ids)).order_by(EjectionRow.id.desc())
-                                    .limit(100)).all()
+        ejections = list(session.execute(select(EjectionRow, GameRow).join(GameRow, GameRow.id == EjectionRow.game_id)
+                                         .where(EjectionRow.bot_id.in_(ids)).order_by(EjectionRow.id.desc())
+                                         .limit(100)).all())
         tails = {(row.game_id, row.bot_id): row.stderr for row in session.scalars(
             select(StderrRow).where(StderrRow.game_id.in_([game.id for _, game in ejections]),
                                     StderrRow.bot_id.in_(ids)))}
-        counted = session.execute(select(ResultRow.bot_id, GameRow.tournament, func.count(),
-                                         func.count().filter(ResultRow.ejected))
-                                  .join(GameRow, GameRow.id == ResultRow.game_id)
-                                  .where(ResultRow.bot_id.in_(ids), GameRow.league_id.is_(None))
-                                  .group_by(ResultRow.bot_id, GameRow.tournament)).all()
+        counted = list(session.execute(select(ResultRow.bot_id, GameRow.tournament, func.count(),
+                                              func.count().filter(ResultRow.ejected))
+                                       .join(GameRow, GameRow.id == ResultRow.game_id)
+                                       .where(ResultRow.bot_id.in_(ids), GameRow.league_id.is_(None))
+                                       .group_by(ResultRow.bot_id, GameRow.tournament)).all())
+    return _BotRows(entry, owner_name, versions, number_of, {v: k for k, v in bot_ids.items()}, games, seated,
+                    ejections, tails, counted)
+
+
+def bot_page(arena: Arena, name: str, viewer: Viewer = GUEST, recent: int = 30) -> dict[str, Any] | None:
+    """One entry's page as ``viewer`` may see it (see the module), or None when there is
+    no such bot."""
+    rows = _bot_rows(arena, name, recent)
+    if rows is None:
+        return None
+    entry, versions, number_of, names, tails = rows.entry, rows.versions, rows.number_of, rows.names, rows.tails
     competition = arena.config.competition(entry.competition)
     book = arena.books.get(entry.competition)
     private = viewer.private(entry.owner)
     scrub = _Scrub(arena, viewer)
     counts: dict[str, dict[str, Counter[str]]] = {}
-    for bot_id, tournament, played, ejected in counted:   # ladder games: the rating book's, as the standings
+    for bot_id, tournament, played, ejected in rows.counted:   # ladder games: the rating book's, as the standings
         kind = "qualification" if (tournament or "").endswith(":qualify") else "final"
         tally = counts.setdefault(names[bot_id], {}).setdefault(kind, Counter())
         tally["games"] += played
@@ -362,15 +387,15 @@ def bot_page(arena: Arena, name: str, viewer: Viewer = GUEST, recent: int = 30) 
 
     playing = next((v for v in versions if v.status == "active"), None)
     page: dict[str, Any] = {
-        "bot": entry.name, "competition": entry.competition, "owner": owner_name or entry.owner,
+        "bot": entry.name, "competition": entry.competition, "owner": rows.owner_name or entry.owner,
         "private": private, "playing": playing.bot if playing is not None else None,
         "disabled": None if entry.disabled is None else entry.disabled if private else True,
         "versions": [version_view(v) for v in versions],
         "games": [{"id": game.id, "index": game.index, "kind": game_kind(game), "seed": game.seed,
                    "version": number_of.get(names.get(result.bot_id, "")),
-                   "seats": seated.get(game.id, []), "rank": result.rank, "winner": result.winner,
-                   "ejected": result.ejected, "finished": game.finished_at.isoformat()} for game, result in games],
-        "ejections": [ejection_view(row, game) for row, game in ejections],
+                   "seats": rows.seated.get(game.id, []), "rank": result.rank, "winner": result.winner,
+                   "ejected": result.ejected, "finished": game.finished_at.isoformat()} for game, result in rows.games],
+        "ejections": [ejection_view(row, game) for row, game in rows.ejections],
     }
     if any(v.language == "remote" for v in versions):
         connection = _connection(arena, entry.name, {v.bot for v in versions}, entry.seen_at, entry.note)
