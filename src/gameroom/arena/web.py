@@ -56,7 +56,6 @@ from gameroom.league.db import NOT_KEPT, GameRow
 from gameroom.league.packing import pack, unpack
 from gameroom.web.app import create_app
 from gameroom.web.bodies import read_body
-from gameroom.web.guard import BadBody
 from gameroom.web.public import public_replay
 from gameroom.web.room import Room, room_of
 from gameroom.web.sockets import serve_updates
@@ -243,8 +242,8 @@ async def invites(request: Request) -> Response:
 
 
 async def _refused(_: Request, exc: Exception) -> Response:
-    """An arena refusal or a bad body, as ``{"error": why}`` with its status."""
-    assert isinstance(exc, (ArenaError, BadBody))
+    """An arena refusal, as ``{"error": why}`` with its status."""
+    assert isinstance(exc, ArenaError)
     return error(exc.status, str(exc))
 
 
@@ -274,6 +273,5 @@ def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
     app = create_app(results=results, room=room)
     app.state.arena = arena
     app.router.routes[0:0] = ROUTES
-    app.add_exception_handler(ArenaError, _refused)
-    app.add_exception_handler(BadBody, _refused)
+    app.add_exception_handler(ArenaError, _refused)   # bad bodies: the web room's handler
     return app
