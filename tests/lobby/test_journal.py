@@ -229,7 +229,7 @@ def test_a_journal_of_another_format_or_an_unknown_version_is_refused_in_one_lin
     assert run.returncode == 2, run
     assert run.stderr.strip().splitlines()[-1] == (
         f"gameroom: error: the journal {lobby.state} is of version j9999, which this gameroom does not know (its "
-        "newest is j0001): a newer gameroom wrote it; run that one, or move the journal aside to start afresh")
+        "newest is j0002): a newer gameroom wrote it; run that one, or move the journal aside to start afresh")
 
 
 def test_a_journal_shares_a_results_database_each_with_its_own_migrations(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def test_a_journal_shares_a_results_database_each_with_its_own_migrations(tmp_pa
     open_database(f"sqlite:///{path}").dispose()   # the results' history is still its own
     tables = {name for (name,) in _rows(str(path), "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"journal_meta", "journal_rooms", "journal_entries", "journal_version", "games", "alembic_version"} <= tables
-    assert _rows(str(path), "SELECT version_num FROM journal_version") == [("j0001",)]
+    assert _rows(str(path), "SELECT version_num FROM journal_version") == [("j0002",)]
 
 
 def test_the_journal_knows_its_newest_revision() -> None:

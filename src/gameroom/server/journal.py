@@ -252,9 +252,10 @@ class Journal:
         return loaded, down_at
 
 
-def open_journal(where: str) -> Journal:
-    """The journal at ``where`` (a file name or a database URL), created or migrated."""
-    return Journal(JournalStore(where))
+def open_journal(where: str, scope: str = "lobby") -> Journal:
+    """The journal at ``where`` (a file name or a database URL), created or migrated: its
+    rows of ``scope`` (a lobby's rooms, or a web room's own matches: ``web``)."""
+    return Journal(JournalStore(where, scope))
 
 
 def _float(text: str | None) -> float | None:

@@ -34,8 +34,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Proof", "Held", "account_credential", "valid_credential", "new_secret", "MIN_RELAY_SECRET",
-           "MAX_SECRET"]
+__all__ = ["Proof", "Held", "account_credential", "valid_credential", "new_secret", "secret_digest",
+           "same_secret", "MIN_RELAY_SECRET", "MAX_SECRET"]
 
 MIN_RELAY_SECRET = 16
 """The shortest ``relaySecret`` the lobby takes (characters)."""
@@ -62,6 +62,25 @@ def valid_credential(secret: str | None, username: str, credential: Any) -> bool
 def new_secret() -> str:
     """A reconnect secret: 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
+
+
+_DIGEST_LABEL = b"gameroom seat secret\0"
+
+
+def secret_digest(secret: str) -> str:
+    """What is kept of a seat's secret (a reconnect secret, a web match seat's token) where
+    it outlives the connection that was handed it (the journal): its SHA-256, labelled so
+    that it is no digest of anything else (hex). The secrets are 96 to 192 random bits:
+    the digest gives nothing of them back, and no key kept beside it would add anything."""
+    return hashlib.sha256(_DIGEST_LABEL + secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def same_secret(digest: str, given: Any) -> bool:
+    """Whether ``given`` (what a client presents) is the secret whose :func:`secret_digest`
+    is ``digest`` (compared in constant time)."""
+    if not isinstance(given, str) or len(given) > MAX_SECRET:
+        return False
+    return hmac.compare_digest(secret_digest(given).encode(), digest.encode("utf-8", "replace"))
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from gameroom.games import registry
+from gameroom.server.journal import TICK
 from gameroom.web.book import Gone, MatchBook, Refused
 from gameroom.web.guard import BadBody, RoomGuard, read_json
 from gameroom.web.login import login_routes
@@ -235,8 +236,11 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
         if owner.user is None and any(kind == "human" for kind in match_request.seats):
             return _error(401, "log in to play at a person's seat (/login or /signup); bots-only matches "
                                "need no account")
-        try:   # on the loop: it asks no database, and a thread hop costs a wait for the interpreter lock
-            match = book.start(match_request, owner)
+        try:   # on the loop, unless journaled (a commit): a thread hop costs a wait for the interpreter lock
+            if book.journal is None:
+                match = book.start(match_request, owner)
+            else:
+                match = await asyncio.to_thread(book.start, match_request, owner)
         except Refused as exc:
             return _error(exc.status, str(exc), {"retry-after": "5"})
         return JSONResponse({"id": match.id, "tokens": match.tokens}, status_code=201)
@@ -403,13 +407,22 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
             await asyncio.sleep(SWEEP_EVERY)
             await asyncio.to_thread(book.sweep)
 
+    async def alive() -> None:   # the journal's notes that the room lives (a resumed call's time left)
+        while book.journal is not None:
+            await asyncio.to_thread(book.journal.alive)
+            await asyncio.sleep(TICK)
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         sweeper = asyncio.create_task(sweeping())
+        ticker = asyncio.create_task(alive())
         try:
             yield
         finally:
             sweeper.cancel()
+            ticker.cancel()
+            if book.journal is not None:   # first: the matches the stop cancels stay as they stood
+                await asyncio.to_thread(book.journal.close, True)
             book.close()
             if viewer is not None:
                 viewer.close()
