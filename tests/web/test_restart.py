@@ -209,6 +209,8 @@ def _web_match(web: RestartableWeb, name: str, kill_after: int | None) -> tuple[
         web.kill()   # its answer sent, maybe journaled, maybe not: either way it ends the same
         assert sqlite3.connect(web.db).execute("SELECT COUNT(*) FROM journal_rooms WHERE scope = 'web'"
                                                ).fetchone() == (1,)
+        for file in (web.db, Path(f"{web.db}-wal")):   # the seat's token is kept as its digest only
+            assert not file.exists() or token.encode() not in file.read_bytes(), file
         web.start()
     end = person.finish()
     replay = session.get(f"/api/matches/{match}/replay")

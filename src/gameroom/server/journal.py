@@ -50,15 +50,16 @@ TICK = 1.0
 @dataclass(frozen=True)
 class SeatRecord:
     """A seat of a journaled room: a house bot (its strategy and seed), or a connection's
-    (its name, its seat's settings and what proves it is the connection that left), or
-    a seat that is out of the game (``gone``)."""
+    (its name, its seat's settings and what proves it is the connection that left: its
+    reconnect secret as its digest, ``server.lobby_identity.secret_digest``, never the
+    secret), or a seat that is out of the game (``gone``)."""
 
     name: str
     bot: str | None = None
     seed: int = 0
     settings: tuple[bool, bool, bool] = (False, False, False)   # person, views, pictures
     account: bool = False
-    secret: str | None = None
+    secret: str | None = None   # the digest of the reconnect secret
     address: str | None = None
     gone: bool = False
 
@@ -67,8 +68,8 @@ class SeatRecord:
             return {"name": self.name, "bot": self.bot, "seed": self.seed}
         if self.gone:
             return {"name": self.name, "gone": True}
-        return {"name": self.name, "settings": list(self.settings), "account": self.account, "secret": self.secret,
-                "address": self.address}
+        return {"name": self.name, "settings": list(self.settings), "account": self.account,
+                "secret_sha256": self.secret, "address": self.address}
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> "SeatRecord":
@@ -78,7 +79,7 @@ class SeatRecord:
             return cls(row["name"], gone=True)
         person, views, pictures = (bool(v) for v in row["settings"])
         return cls(row["name"], settings=(person, views, pictures), account=bool(row.get("account")),
-                   secret=row.get("secret"), address=row.get("address"))
+                   secret=row.get("secret_sha256"), address=row.get("address"))
 
 
 @dataclass(frozen=True)

@@ -1464,7 +1464,7 @@ class Lobby:
         timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
         self.reserved[key] = Held(room, seat, timer, client.username or "",
                                   (client.person, client.views, client.pictures),
-                                  Proof(client.account, client.secret, client.own_address))
+                                  Proof.of(client.account, client.secret, client.own_address))
         self.touch(room)
 
     def _disconnect(self, room: Room, client: Client, seat: int) -> None:

@@ -86,11 +86,18 @@ def same_secret(digest: str, given: Any) -> bool:
 @dataclass(frozen=True)
 class Proof:
     """What the connection that held a seat could prove: that it logged in with its
-    account's credential, the reconnect secret it was handed, its network address."""
+    account's credential, the reconnect secret it was handed (kept as its
+    :func:`secret_digest` only: the journal writes what a proof holds), its network
+    address."""
 
     account: bool
-    secret: str | None
+    secret: str | None   # the digest of the reconnect secret
     address: str | None
+
+    @classmethod
+    def of(cls, account: bool, secret: str | None, address: str | None) -> "Proof":
+        """The proof of a connection handed ``secret`` (None: none)."""
+        return cls(account, None if secret is None else secret_digest(secret), address)
 
     def admits(self, account: bool, secret: str | None, address: str | None) -> bool:
         """Whether a new log-in (with a valid credential or not, the secret it presents,
@@ -100,7 +107,7 @@ class Proof:
         if self.account:
             return account
         if self.secret is not None:
-            return secret is not None and hmac.compare_digest(self.secret.encode(), secret.encode("utf-8", "replace"))
+            return same_secret(self.secret, secret)
         return self.address is not None and self.address == address
 
 
