@@ -8,7 +8,9 @@ processes, real SQLite files, real TCP clients."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import socket
 import sqlite3
 import subprocess
 import time
@@ -341,6 +343,48 @@ def test_the_journal_keeps_no_reconnect_secret_only_its_digest(tmp_path: Path, c
     assert _finish(person) == calm_one and person.returns >= 1
     lobby.stop()
     _no_secret_in(Path(lobby.state), person.secret)
+
+
+@pytest.mark.parametrize("game", ["fish", "eriantys"])   # a room played by calls, one played by events
+def test_a_lobby_killed_after_journaling_a_start_tells_a_returning_player_start_game(
+        tmp_path: Path, calm_one: dict[str, Any], game: str) -> None:
+    """The lobby dies (SIGKILL, ``GAMEROOM_JOURNAL_STOP_AFTER``) right after it committed a
+    game's start, before it wrote ``START_GAME`` or the ``ACK`` of the ``ADD_BOT`` that
+    filled the room: the person never heard that the game started. Back with its secret,
+    it is told ``START_GAME``, then its state (and call), and plays the game to its end —
+    the same game as without the stop."""
+    from gameroom.server.journal import STOP_VARIABLE
+    from tests.lobby.rooms import RoomClient
+
+    lobby = Restartable(tmp_path, CONFIG)
+    lobby.env = {**os.environ, STOP_VARIABLE: "start"}
+    lobby.kill()
+    lobby.start()
+    person = Person(lobby, "pf", seed=5)
+    entry = _entries(person)[game]
+    c = person.client
+    c.request({"type": "CREATE_ROOM", "game": game, "numberOfPlayers": min(entry["numberOfPlayers"]),
+               "isPrivate": True, "person": True, "views": True}, "ROOM_ID")
+    c.send({"type": "ADD_BOT", "strategy": entry["bots"][0]})
+    heard = []
+    while (m := c.recv()) is not None:
+        heard.append(m["type"])
+    assert lobby.proc is not None and lobby.proc.wait(timeout=60) == -9, "the lobby stopped itself"
+    assert "START_GAME" not in heard and "ACK" not in heard, heard
+    lobby.env = None
+    lobby.start()
+    back = RoomClient(socket.create_connection(("127.0.0.1", lobby.port), timeout=120))
+    assert back.request({"type": "LOGIN", "username": "pf", "secret": person.secret}, "ACK")["type"] == "ACK"
+    start = back.recv()
+    assert start["type"] == "START_GAME" and start["players"][0] == "pf", start
+    person.client, person.kept = back, []
+    person.play()
+    record = _finish(person)
+    assert person.end is not None and person.end["type"] == "END_GAME", person.end
+    if game == SINGLE:
+        assert record == calm_one
+    log = lobby.stop()
+    assert "resumed 1 room(s)" in log and "Traceback" not in log, log
 
 
 def test_the_journal_knows_its_newest_revision() -> None:

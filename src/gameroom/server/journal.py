@@ -25,12 +25,18 @@ the time the lobby was down is nobody's.
 The journal holds waiting rooms, games in progress and finished games whose end a held
 seat has not yet collected; a room leaves it (with its entries) when it ceases to exist.
 Its store is ``server.journal_store``.
+
+For the tests of a stop at the worst moment, ``GAMEROOM_JOURNAL_STOP_AFTER=start`` in the
+environment kills the process (SIGKILL) right after the commit that first journals a
+game's start, before ``START_GAME`` is written to anyone.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -45,6 +51,8 @@ FORMAT = "1"
 """The format of the journal's rows and entries: a journal of another is refused."""
 TICK = 1.0
 """Seconds between the lobby's notes that it is alive."""
+STOP_VARIABLE = "GAMEROOM_JOURNAL_STOP_AFTER"
+"""The environment variable of the tests' stop (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +158,7 @@ class Journal:
         self.seqs: dict[int, int] = {}
         self.open = True
         self.batches = 0
+        self.stop_after = os.environ.get(STOP_VARIABLE)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -206,6 +215,8 @@ class Journal:
         self.entries, self.touched, self.gone, self.meta, self.cut = [], {}, set(), {}, []
         self.store.write(rows, entries, meta, cut)
         self.batches += 1
+        if self.stop_after == "start" and "games_started" in meta:   # a game's start was just committed
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def alive(self) -> None:
         """Note that the lobby is alive now (and commit)."""
