@@ -31,6 +31,7 @@ class Restartable:
         self.config_path.write_text(json.dumps({"seed": 7, **config}))
         self.state = state if state is not None else str(tmp / f"journal-{self.port}.db")
         self.games = games
+        self.env: dict[str, str] | None = None   # the environment of the next start (None: the tests')
         self.starts = 0
         self.proc: subprocess.Popen[bytes] | None = None
         self.logs: list[Path] = []
@@ -43,7 +44,7 @@ class Restartable:
         args = ["lobby", "--port", str(self.port), "--config", str(self.config_path), "--state", self.state,
                 *(["--games", self.games] if self.games else [])]
         with log.open("wb") as err:
-            self.proc = spawn(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+            self.proc = spawn(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=self.env)
         self.wait_listening()
 
     def wait_listening(self) -> None:

@@ -8,7 +8,9 @@ processes, real SQLite files, real TCP clients."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import socket
 import sqlite3
 import subprocess
 import time
@@ -229,7 +231,7 @@ def test_a_journal_of_another_format_or_an_unknown_version_is_refused_in_one_lin
     assert run.returncode == 2, run
     assert run.stderr.strip().splitlines()[-1] == (
         f"gameroom: error: the journal {lobby.state} is of version j9999, which this gameroom does not know (its "
-        "newest is j0001): a newer gameroom wrote it; run that one, or move the journal aside to start afresh")
+        "newest is j0002): a newer gameroom wrote it; run that one, or move the journal aside to start afresh")
 
 
 def test_a_journal_shares_a_results_database_each_with_its_own_migrations(tmp_path: Path) -> None:
@@ -244,7 +246,145 @@ def test_a_journal_shares_a_results_database_each_with_its_own_migrations(tmp_pa
     open_database(f"sqlite:///{path}").dispose()   # the results' history is still its own
     tables = {name for (name,) in _rows(str(path), "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"journal_meta", "journal_rooms", "journal_entries", "journal_version", "games", "alembic_version"} <= tables
-    assert _rows(str(path), "SELECT version_num FROM journal_version") == [("j0001",)]
+    assert _rows(str(path), "SELECT version_num FROM journal_version") == [("j0002",)]
+
+
+def _journal_at_j0001(path: Path) -> None:
+    """An empty journal made by the first revision of the migrations only, as a gameroom of
+    that revision made its users' files."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from gameroom.server.journal_store import MIGRATIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "j0001")
+    engine.dispose()
+
+
+def _as_j0001_wrote_it(journal: str, old: Path, secrets: dict[str, str]) -> None:
+    """The rows of the lobby's ``journal`` written into ``old`` (a journal at j0001) as that
+    revision wrote them: no scope, and each held seat's reconnect secret in plain text
+    (``secrets``: by the seat's name; j0001 kept the secret itself)."""
+    from gameroom.server.journal_store import checksum
+
+    with sqlite3.connect(journal) as new, sqlite3.connect(old) as db:
+        db.executemany("INSERT INTO journal_meta (key, value) VALUES (?, ?)",
+                       new.execute("SELECT key, value FROM journal_meta WHERE scope = 'lobby'").fetchall())
+        for room, body in new.execute("SELECT room, body FROM journal_rooms WHERE scope = 'lobby'").fetchall():
+            row = json.loads(body)
+            for seat in row["seats"]:
+                if "secret_sha256" in seat:
+                    del seat["secret_sha256"]
+                    seat["secret"] = secrets.get(seat["name"])
+            text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+            db.execute("INSERT INTO journal_rooms (room, body, crc) VALUES (?, ?, ?)", (room, text, checksum(room, text)))
+        db.executemany("INSERT INTO journal_entries (room, seq, at, kind, body, crc) VALUES (?, ?, ?, ?, ?, ?)",
+                       new.execute("SELECT room, seq, at, kind, body, crc FROM journal_entries "
+                                   "WHERE scope = 'lobby'").fetchall())
+
+
+def test_a_journal_of_the_first_revision_is_migrated_on_start_and_its_rooms_resume(
+        tmp_path: Path, calm_one: dict[str, Any]) -> None:
+    """A lobby of the first revision killed mid-game: its journal (the j0001 tables, a held
+    seat's secret in plain text) is migrated when the lobby starts again, the game resumes
+    and ends as the uninterrupted one, and the file no longer holds the secret."""
+    lobby = Restartable(tmp_path, CONFIG)
+    person = _one_room(lobby)
+    _until(person, 3)
+    lobby.kill()
+    old = tmp_path / "old-journal.db"
+    _journal_at_j0001(old)
+    assert _rows(str(old), "SELECT version_num FROM journal_version") == [("j0001",)]
+    _as_j0001_wrote_it(lobby.state, old, {person.name: person.secret})
+    assert person.secret.encode() in old.read_bytes()
+    lobby.state = str(old)
+    lobby.start()
+    assert _finish(person) == calm_one
+    assert person.returns >= 1
+    log = lobby.stop()
+    assert "resumed 1 room(s)" in log and "Traceback" not in log and "warning" not in log, log
+    assert _rows(str(old), "SELECT version_num FROM journal_version") == [("j0002",)]
+    _no_secret_in(old, person.secret)
+
+
+def _no_secret_in(path: Path, secret: str) -> None:
+    """Neither the database nor its write-ahead log holds ``secret`` (as text or base64's
+    bytes): only its digest was ever written (or the migration replaced it)."""
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.execute("VACUUM")   # the pages a migration freed are rewritten, not left with old bytes
+    for file in (path, Path(f"{path}-wal")):
+        if file.exists():
+            assert secret.encode() not in file.read_bytes(), file
+
+
+def test_the_journal_keeps_no_reconnect_secret_only_its_digest(tmp_path: Path, calm_one: dict[str, Any]) -> None:
+    """A held seat's secret is journaled as its digest: the lobby killed mid-game, the
+    journal holds no byte of the secret the person was handed, and the person comes back
+    with it all the same."""
+    from gameroom.server.lobby_identity import secret_digest
+
+    lobby = Restartable(tmp_path, CONFIG)
+    person = _one_room(lobby)
+    _until(person, 3)
+    lobby.kill()
+    for file in (Path(lobby.state), Path(lobby.state + "-wal")):
+        if file.exists():
+            assert person.secret.encode() not in file.read_bytes(), file
+    seats = [seat for (body,) in _rows(lobby.state, "SELECT body FROM journal_rooms") for seat in json.loads(body)["seats"]]
+    assert [seat["secret_sha256"] for seat in seats if seat["name"] == person.name] == [secret_digest(person.secret)]
+    lobby.start()
+    assert _finish(person) == calm_one and person.returns >= 1
+    lobby.stop()
+    _no_secret_in(Path(lobby.state), person.secret)
+
+
+@pytest.mark.parametrize("game", ["fish", "eriantys"])   # a room played by calls, one played by events
+def test_a_lobby_killed_after_journaling_a_start_tells_a_returning_player_start_game(
+        tmp_path: Path, calm_one: dict[str, Any], game: str) -> None:
+    """The lobby dies (SIGKILL, ``GAMEROOM_JOURNAL_STOP_AFTER``) right after it committed a
+    game's start, before it wrote ``START_GAME`` or the ``ACK`` of the ``ADD_BOT`` that
+    filled the room: the person never heard that the game started. Back with its secret,
+    it is told ``START_GAME``, then its state (and call), and plays the game to its end —
+    the same game as without the stop."""
+    from gameroom.server.journal import STOP_VARIABLE
+    from tests.lobby.rooms import RoomClient
+
+    lobby = Restartable(tmp_path, CONFIG)
+    lobby.env = {**os.environ, STOP_VARIABLE: "start"}
+    lobby.kill()
+    lobby.start()
+    person = Person(lobby, "pf", seed=5)
+    entry = _entries(person)[game]
+    c = person.client
+    c.request({"type": "CREATE_ROOM", "game": game, "numberOfPlayers": min(entry["numberOfPlayers"]),
+               "isPrivate": True, "person": True, "views": True}, "ROOM_ID")
+    c.send({"type": "ADD_BOT", "strategy": entry["bots"][0]})
+    heard = []
+    while (m := c.recv()) is not None:
+        heard.append(m["type"])
+    assert lobby.proc is not None and lobby.proc.wait(timeout=60) == -9, "the lobby stopped itself"
+    assert "START_GAME" not in heard and "ACK" not in heard, heard
+    lobby.env = None
+    lobby.start()
+    back = RoomClient(socket.create_connection(("127.0.0.1", lobby.port), timeout=120))
+    assert back.request({"type": "LOGIN", "username": "pf", "secret": person.secret}, "ACK")["type"] == "ACK"
+    start = back.recv()
+    assert start["type"] == "START_GAME" and start["players"][0] == "pf", start
+    person.client, person.kept = back, []
+    person.play()
+    record = _finish(person)
+    assert person.end is not None and person.end["type"] == "END_GAME", person.end
+    if game == SINGLE:
+        assert record == calm_one
+    log = lobby.stop()
+    assert "resumed 1 room(s)" in log and "Traceback" not in log, log
 
 
 def test_the_journal_knows_its_newest_revision() -> None:

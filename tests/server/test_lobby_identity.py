@@ -9,7 +9,7 @@ import pytest
 from gameroom.core.wire import WireError
 from gameroom.server.lobby_checks import CHECK_BURST, CHECK_RATE, Allowance
 from gameroom.server.lobby_config import decode_lobby_config
-from gameroom.server.lobby_identity import Proof, account_credential, new_secret, valid_credential
+from gameroom.server.lobby_identity import Proof, account_credential, new_secret, secret_digest, valid_credential
 
 SECRET = "a secret shared with the web room"
 
@@ -25,7 +25,8 @@ def test_an_accounts_credential_is_its_own_and_needs_the_shared_secret() -> None
 
 def test_a_held_seat_asks_the_proof_of_whoever_held_it() -> None:
     secret = new_secret()
-    account, keen, plain = Proof(True, None, None), Proof(False, secret, "10.0.0.1"), Proof(False, None, "10.0.0.1")
+    account, keen, plain = Proof(True, None, None), Proof.of(False, secret, "10.0.0.1"), Proof(False, None, "10.0.0.1")
+    assert keen.secret == secret_digest(secret) and secret not in repr(keen)   # it keeps the digest only
     # an account's seat: its credential, from anywhere (the relay has no address of its own)
     assert account.admits(True, None, None) and not account.admits(False, secret, "10.0.0.1")
     # a seat handed a secret: the secret, from anywhere; never its name and address alone

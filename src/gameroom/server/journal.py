@@ -25,12 +25,18 @@ the time the lobby was down is nobody's.
 The journal holds waiting rooms, games in progress and finished games whose end a held
 seat has not yet collected; a room leaves it (with its entries) when it ceases to exist.
 Its store is ``server.journal_store``.
+
+For the tests of a stop at the worst moment, ``GAMEROOM_JOURNAL_STOP_AFTER=start`` in the
+environment kills the process (SIGKILL) right after the commit that first journals a
+game's start, before ``START_GAME`` is written to anyone.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -45,20 +51,23 @@ FORMAT = "1"
 """The format of the journal's rows and entries: a journal of another is refused."""
 TICK = 1.0
 """Seconds between the lobby's notes that it is alive."""
+STOP_VARIABLE = "GAMEROOM_JOURNAL_STOP_AFTER"
+"""The environment variable of the tests' stop (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
 class SeatRecord:
     """A seat of a journaled room: a house bot (its strategy and seed), or a connection's
-    (its name, its seat's settings and what proves it is the connection that left), or
-    a seat that is out of the game (``gone``)."""
+    (its name, its seat's settings and what proves it is the connection that left: its
+    reconnect secret as its digest, ``server.lobby_identity.secret_digest``, never the
+    secret), or a seat that is out of the game (``gone``)."""
 
     name: str
     bot: str | None = None
     seed: int = 0
     settings: tuple[bool, bool, bool] = (False, False, False)   # person, views, pictures
     account: bool = False
-    secret: str | None = None
+    secret: str | None = None   # the digest of the reconnect secret
     address: str | None = None
     gone: bool = False
 
@@ -67,8 +76,8 @@ class SeatRecord:
             return {"name": self.name, "bot": self.bot, "seed": self.seed}
         if self.gone:
             return {"name": self.name, "gone": True}
-        return {"name": self.name, "settings": list(self.settings), "account": self.account, "secret": self.secret,
-                "address": self.address}
+        return {"name": self.name, "settings": list(self.settings), "account": self.account,
+                "secret_sha256": self.secret, "address": self.address}
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> "SeatRecord":
@@ -78,7 +87,7 @@ class SeatRecord:
             return cls(row["name"], gone=True)
         person, views, pictures = (bool(v) for v in row["settings"])
         return cls(row["name"], settings=(person, views, pictures), account=bool(row.get("account")),
-                   secret=row.get("secret"), address=row.get("address"))
+                   secret=row.get("secret_sha256"), address=row.get("address"))
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,7 @@ class Journal:
         self.seqs: dict[int, int] = {}
         self.open = True
         self.batches = 0
+        self.stop_after = os.environ.get(STOP_VARIABLE)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -205,6 +215,8 @@ class Journal:
         self.entries, self.touched, self.gone, self.meta, self.cut = [], {}, set(), {}, []
         self.store.write(rows, entries, meta, cut)
         self.batches += 1
+        if self.stop_after == "start" and "games_started" in meta:   # a game's start was just committed
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def alive(self) -> None:
         """Note that the lobby is alive now (and commit)."""
@@ -252,9 +264,10 @@ class Journal:
         return loaded, down_at
 
 
-def open_journal(where: str) -> Journal:
-    """The journal at ``where`` (a file name or a database URL), created or migrated."""
-    return Journal(JournalStore(where))
+def open_journal(where: str, scope: str = "lobby") -> Journal:
+    """The journal at ``where`` (a file name or a database URL), created or migrated: its
+    rows of ``scope`` (a lobby's rooms, or a web room's own matches: ``web``)."""
+    return Journal(JournalStore(where, scope))
 
 
 def _float(text: str | None) -> float | None:

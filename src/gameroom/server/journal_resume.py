@@ -3,7 +3,7 @@
 
 :func:`room_row` is what the journal holds of a room: its game, size, options, privacy,
 creator's address, and for each seat a house bot (strategy, seed), a connection's proof
-(``server.lobby_identity``: the account, the reconnect secret, the address) and the seat's
+(``server.lobby_identity``: the account, the reconnect secret's digest, the address) and the seat's
 settings, or a seat out of the game; once started, its seed and ``START_GAME``; once
 over, the messages that ended it (for the held seats that have not collected them).
 
@@ -25,6 +25,7 @@ from gameroom.server.event_views import EventViews
 from gameroom.server.journal import Journal, Replay, RoomRecord, SeatRecord
 from gameroom.server.journal_store import StoredEntry
 from gameroom.server.lobby_games import HouseBot
+from gameroom.server.lobby_identity import secret_digest
 from gameroom.server.referee_rooms import RefereeGame, ReplayDiverged
 
 __all__ = ["room_row", "resume", "replay_events"]
@@ -53,7 +54,8 @@ def room_row(lobby: Any, room: Any) -> dict[str, Any] | None:
                 seats.append(SeatRecord(name, bot=member.strategy, seed=member.seed))
             elif member is not None and member.room is room:
                 seats.append(SeatRecord(name, settings=(member.person, member.views, member.pictures),
-                                        account=member.account, secret=member.secret, address=member.own_address))
+                                        account=member.account, address=member.own_address,
+                                        secret=None if member.secret is None else secret_digest(member.secret)))
             else:
                 held = next((h for h in lobby.reserved.values() if h.room is room and h.seat == index), None)
                 seats.append(_held_seat(name, held) if held is not None else SeatRecord(name, gone=True))

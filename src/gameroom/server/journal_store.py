@@ -9,6 +9,11 @@ database of a web room):
 * ``journal_rooms``: one row per room, its settings and seats as JSON;
 * ``journal_entries``: the steps of each room's game in order (``room``, ``seq``).
 
+Every row belongs to a *scope*: ``lobby`` (a lobby's rooms) or ``web`` (a web room's own
+matches, ``web.match_journal``), so one database may hold a lobby's journal and a web
+room's side by side (a lobby's ``--state`` and a web room's ``--db`` naming one PostgreSQL
+database); a store reads and writes its own scope only.
+
 Every row carries the CRC-32 of what it says, checked when the journal is read: a row
 damaged on disk is found (and what follows it in its room is not replayed) rather than
 replayed wrong. A batch of changes is one transaction (:meth:`JournalStore.write`), so a
@@ -28,14 +33,16 @@ from gameroom.core.errors import GameroomError
 from gameroom.core.sqlite import wal_pragmas
 
 __all__ = ["JournalStore", "JournalError", "Loaded", "StoredEntry", "metadata", "VERSION_TABLE", "journal_url",
-           "checksum"]
+           "checksum", "SCOPES"]
 
 VERSION_TABLE = "journal_version"
-HEAD = "j0001"
+HEAD = "j0002"
 """The newest revision of the journal's migrations (a journal at it opens without Alembic,
 whose import costs a restart half a second; ``tests/lobby/test_journal.py`` checks it is the
 migrations' head)."""
 MIGRATIONS = Path(__file__).with_name("journal_migrations")
+SCOPES = ("lobby", "web")
+"""Whose rows a store reads and writes: a lobby's rooms, or a web room's own matches."""
 # A database server that does not answer would otherwise hold the lobby's start for the
 # kernel's TCP time-out.
 _CONNECT_TIMEOUT_S = 10
@@ -59,11 +66,14 @@ _METADATA: Any = None
 def _tables() -> Any:
     from sqlalchemy import BigInteger, Column, Float, Integer, MetaData, String, Table, Text
 
-    metadata = MetaData()
-    Table("journal_meta", metadata, Column("key", String(32), primary_key=True), Column("value", Text, nullable=False))
-    Table("journal_rooms", metadata, Column("room", Integer, primary_key=True), Column("body", Text, nullable=False),
+    metadata = MetaData()   # as the newest revision (j0002) leaves them
+    Table("journal_meta", metadata, Column("scope", String(8), primary_key=True),
+          Column("key", String(32), primary_key=True), Column("value", Text, nullable=False))
+    Table("journal_rooms", metadata, Column("scope", String(8), primary_key=True),
+          Column("room", Integer, primary_key=True), Column("body", Text, nullable=False),
           Column("crc", BigInteger, nullable=False))
-    Table("journal_entries", metadata, Column("room", Integer, primary_key=True), Column("seq", Integer, primary_key=True),
+    Table("journal_entries", metadata, Column("scope", String(8), primary_key=True),
+          Column("room", Integer, primary_key=True), Column("seq", Integer, primary_key=True),
           Column("at", Float, nullable=False), Column("kind", String(16), nullable=False),
           Column("body", Text, nullable=False), Column("crc", BigInteger, nullable=False))
     return metadata
@@ -101,9 +111,12 @@ class Loaded:
 
 
 class JournalStore:
-    """One journal database, opened (and migrated to the newest revision) at once."""
+    """One journal database, opened (and migrated to the newest revision) at once; its
+    rows of ``scope`` (one of :data:`SCOPES`)."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, scope: str = "lobby") -> None:
+        assert scope in SCOPES, scope
+        self.scope = scope
         try:
             import alembic  # noqa: F401
             import sqlalchemy  # noqa: F401
@@ -166,14 +179,17 @@ class JournalStore:
         meta, rooms, entries = (self.tables[name] for name in ("journal_meta", "journal_rooms", "journal_entries"))
         try:
             with self.engine.connect() as connection:
-                loaded.meta = {row.key: row.value for row in connection.execute(select(meta))}
-                for row in connection.execute(select(rooms)):
+                scope = self.scope
+                loaded.meta = {row.key: row.value
+                               for row in connection.execute(select(meta).where(meta.c.scope == scope))}
+                for row in connection.execute(select(rooms).where(rooms.c.scope == scope)):
                     if checksum(row.room, row.body) != row.crc:
                         loaded.damaged.append(f"room {row.room}: its row is damaged; the room is left out")
                         continue
                     loaded.rooms[row.room] = json.loads(row.body)
                 broken: set[int] = set()
-                for row in connection.execute(select(entries).order_by(entries.c.room, entries.c.seq)):
+                for row in connection.execute(select(entries).where(entries.c.scope == scope)
+                                              .order_by(entries.c.room, entries.c.seq)):
                     if row.room in broken:
                         continue
                     steps = loaded.entries.setdefault(row.room, [])
@@ -200,26 +216,31 @@ class JournalStore:
 
         meta_t, rooms_t, entries_t = (self.tables[name] for name in ("journal_meta", "journal_rooms",
                                                                       "journal_entries"))
-        rows = [{"room": r, "seq": s, "at": at, "kind": k, "body": b, "crc": checksum(r, s, at, k, b)}
+        scope = self.scope
+        rows = [{"scope": scope, "room": r, "seq": s, "at": at, "kind": k, "body": b, "crc": checksum(r, s, at, k, b)}
                 for r, s, at, k, b in entries]
         try:
             with self.engine.begin() as connection:
                 for room, seq in cut:
-                    connection.execute(delete(entries_t).where(entries_t.c.room == room, entries_t.c.seq >= seq))
+                    connection.execute(delete(entries_t).where(entries_t.c.scope == scope, entries_t.c.room == room,
+                                                               entries_t.c.seq >= seq))
                 gone = [room for room, body in rooms.items() if body is None]
                 if rooms:
-                    connection.execute(delete(rooms_t).where(rooms_t.c.room.in_(list(rooms))))
+                    connection.execute(delete(rooms_t).where(rooms_t.c.scope == scope,
+                                                             rooms_t.c.room.in_(list(rooms))))
                 if gone:
-                    connection.execute(delete(entries_t).where(entries_t.c.room.in_(gone)))
-                kept = [{"room": room, "body": body, "crc": checksum(room, body)} for room, body in rooms.items()
-                        if body is not None]
+                    connection.execute(delete(entries_t).where(entries_t.c.scope == scope,
+                                                               entries_t.c.room.in_(gone)))
+                kept = [{"scope": scope, "room": room, "body": body, "crc": checksum(room, body)}
+                        for room, body in rooms.items() if body is not None]
                 if kept:
                     connection.execute(rooms_t.insert(), kept)
                 if rows:
                     connection.execute(entries_t.insert(), rows)
                 if meta:
-                    connection.execute(delete(meta_t).where(meta_t.c.key.in_(list(meta))))
-                    connection.execute(meta_t.insert(), [{"key": k, "value": v} for k, v in meta.items()])
+                    connection.execute(delete(meta_t).where(meta_t.c.scope == scope, meta_t.c.key.in_(list(meta))))
+                    connection.execute(meta_t.insert(), [{"scope": scope, "key": k, "value": v}
+                                                         for k, v in meta.items()])
         except SQLAlchemyError as exc:
             raise JournalError(f"cannot write the journal {self.where}: {_one_line(exc)}") from None
 

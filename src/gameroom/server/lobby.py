@@ -1464,7 +1464,7 @@ class Lobby:
         timer = asyncio.get_running_loop().call_later(self.config.reconnect_grace, self._grace_over, key)
         self.reserved[key] = Held(room, seat, timer, client.username or "",
                                   (client.person, client.views, client.pictures),
-                                  Proof(client.account, client.secret, client.own_address))
+                                  Proof.of(client.account, client.secret, client.own_address))
         self.touch(room)
 
     def _disconnect(self, room: Room, client: Client, seat: int) -> None:
@@ -1608,6 +1608,8 @@ class Lobby:
         if client.views and room.views is None:
             room.views = EventViews(room.hosted, list(room.usernames), snapshot=self._game_state(room)[0]["state"])
         self._ack_login(client)
+        if restored and room.start is not None:   # the lobby may have died before it was written
+            client.send(room.start)
         client.send(*self._game_state(room))
         room.broadcast(broadcasts)
         room.members[seat] = client
@@ -1643,11 +1645,15 @@ class Lobby:
 
     def _return_to_seat(self, client: Client, key: str) -> None:
         """A LOGIN under the name of a held seat: the seat is the client's again; ACK, its
-        view of the game (``GAME_STATE``) and the call waiting for it, sent again."""
+        view of the game (``GAME_STATE``) and the call waiting for it, sent again (after
+        a restart, ``START_GAME`` first: the lobby may have died before it was written)."""
+        restored = self.reserved[key].restored
         room, seat = self._take_back(client, key)
         assert room.referee is not None
         room.members[seat] = client
         self._ack_login(client)
+        if restored and room.start is not None:
+            client.send(room.start)
         room.referee.returned(seat, client)
 
     def _drop_hold(self, room: Room, seat: int) -> None:

@@ -34,8 +34,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Proof", "Held", "account_credential", "valid_credential", "new_secret", "MIN_RELAY_SECRET",
-           "MAX_SECRET"]
+__all__ = ["Proof", "Held", "account_credential", "valid_credential", "new_secret", "secret_digest",
+           "same_secret", "MIN_RELAY_SECRET", "MAX_SECRET"]
 
 MIN_RELAY_SECRET = 16
 """The shortest ``relaySecret`` the lobby takes (characters)."""
@@ -64,14 +64,40 @@ def new_secret() -> str:
     return secrets.token_urlsafe(24)
 
 
+_DIGEST_LABEL = b"gameroom seat secret\0"
+
+
+def secret_digest(secret: str) -> str:
+    """What is kept of a seat's secret (a reconnect secret, a web match seat's token) where
+    it outlives the connection that was handed it (the journal): its SHA-256, labelled so
+    that it is no digest of anything else (hex). The secrets are 96 to 192 random bits:
+    the digest gives nothing of them back, and no key kept beside it would add anything."""
+    return hashlib.sha256(_DIGEST_LABEL + secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def same_secret(digest: str, given: Any) -> bool:
+    """Whether ``given`` (what a client presents) is the secret whose :func:`secret_digest`
+    is ``digest`` (compared in constant time)."""
+    if not isinstance(given, str) or len(given) > MAX_SECRET:
+        return False
+    return hmac.compare_digest(secret_digest(given).encode(), digest.encode("utf-8", "replace"))
+
+
 @dataclass(frozen=True)
 class Proof:
     """What the connection that held a seat could prove: that it logged in with its
-    account's credential, the reconnect secret it was handed, its network address."""
+    account's credential, the reconnect secret it was handed (kept as its
+    :func:`secret_digest` only: the journal writes what a proof holds), its network
+    address."""
 
     account: bool
-    secret: str | None
+    secret: str | None   # the digest of the reconnect secret
     address: str | None
+
+    @classmethod
+    def of(cls, account: bool, secret: str | None, address: str | None) -> "Proof":
+        """The proof of a connection handed ``secret`` (None: none)."""
+        return cls(account, None if secret is None else secret_digest(secret), address)
 
     def admits(self, account: bool, secret: str | None, address: str | None) -> bool:
         """Whether a new log-in (with a valid credential or not, the secret it presents,
@@ -81,7 +107,7 @@ class Proof:
         if self.account:
             return account
         if self.secret is not None:
-            return secret is not None and hmac.compare_digest(self.secret.encode(), secret.encode("utf-8", "replace"))
+            return same_secret(self.secret, secret)
         return self.address is not None and self.address == address
 
 

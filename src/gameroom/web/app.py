@@ -77,6 +77,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gameroom.games import registry
+from gameroom.server.journal import TICK
 from gameroom.web.book import MatchBook
 from gameroom.web.guard import BadBody, RoomGuard
 from gameroom.web.lobby import LobbyRooms
@@ -119,19 +120,30 @@ def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
 
         state.viewer = Viewer(results.engine)
 
+    book = room.book
+
     async def sweeping() -> None:
         while True:
             await asyncio.sleep(SWEEP_EVERY)
-            await asyncio.to_thread(room.book.sweep)
+            await asyncio.to_thread(book.sweep)
+
+    async def alive() -> None:   # the journal's notes that the room lives (a resumed call's time left)
+        while book.journal is not None:
+            await asyncio.to_thread(book.journal.alive)
+            await asyncio.sleep(TICK)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         sweeper = asyncio.create_task(sweeping())
+        ticker = asyncio.create_task(alive())
         try:
             yield
         finally:
             sweeper.cancel()
-            room.book.close()
+            ticker.cancel()
+            if book.journal is not None:   # first: the matches the stop cancels stay as they stood
+                await asyncio.to_thread(book.journal.close, True)
+            book.close()
             if state.viewer is not None:
                 state.viewer.close()
 

@@ -13,26 +13,38 @@ evicted. A match still waiting for its people after ``join_within`` seconds is c
 
 Match ids are ``{number}-{game}``; the book keeps one byte per match number (its game) so
 that it can tell an evicted match from one that never was.
+
+With a journal (``web.match_journal``: ``gameroom web --db``) every live match is kept
+there, written before the match's id is answered, and :meth:`MatchBook.resume` builds the
+journaled matches again when the room starts.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from gameroom.core.game import GameDescriptor
 from gameroom.core.record import Event
 from gameroom.games import registry
 from gameroom.server.lobby_checks import UsersChecks
 from gameroom.web.limits import RoomLimits
-from gameroom.web.matches import MatchRequest, Owner, WebMatch
+from gameroom.web.match_journal import Feed, MatchJournal, seconds
+from gameroom.web.matches import HUMAN, MatchRequest, Owner, WebMatch
 from gameroom.web.memory import return_freed_memory
 from gameroom.web.turns import Turnstile
 
+if TYPE_CHECKING:
+    from gameroom.web.policies import WebPolicies
+
 __all__ = ["Archive", "Gone", "MatchBook", "Refused"]
+
+logger = logging.getLogger(__name__)
 
 
 class Refused(Exception):
@@ -70,9 +82,11 @@ class MatchBook:
     """The room's matches by id, within ``limits``; ``archive`` keeps finished ones."""
 
     def __init__(self, limits: RoomLimits = RoomLimits(), archive: Archive | None = None,
-                 turns: Turnstile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 turns: Turnstile | None = None, clock: Callable[[], float] = time.monotonic,
+                 journal: MatchJournal | None = None) -> None:
         self.limits = limits
         self.archive = archive
+        self.journal = journal
         self.turns = turns if turns is not None else Turnstile()
         self.clock = clock
         self.matches: dict[str, WebMatch] = {}
@@ -112,11 +126,68 @@ class MatchBook:
             names = [f"P{i + 1}" for i in range(len(request.seats))]
             stored = self.archive.observers(number, request, names, owner) if self.archive is not None else []
             match = WebMatch(match_id, request, [*observers, *stored], owner=owner, turns=self.turns,
-                             clock=self.clock, checks=self.checks)
+                             clock=self.clock, checks=self.checks, journal=self.journal)
             self.matches[match_id] = match
+        if self.journal is not None:   # journaled before its id and tokens are answered
+            self.journal.keep(match)
         if not match.humans:
             match.start()
         return match
+
+    def restore(self, number: int, request: MatchRequest, owner: Owner, row: dict[str, Any], feed: Feed | None,
+                age: float) -> WebMatch:
+        """A journaled match (``row``, made ``age`` seconds ago) built again under its number;
+        running, it runs again through ``feed``. New matches are numbered after it."""
+        match_id = f"{number}-{request.game.name}"
+        names = [f"P{i + 1}" for i in range(len(request.seats))]
+        stored = self.archive.observers(number, request, names, owner) if self.archive is not None else []
+        match = WebMatch(match_id, request, stored, owner=owner, turns=self.turns, clock=self.clock,
+                         checks=self.checks, journal=self.journal)
+        with self.lock:
+            assert not self._games, "matches are restored before any starts"
+            self.first = max(self.first, number + 1)
+            self.matches[match_id] = match
+        match.restore(row, feed, age)
+        return match
+
+    def resume(self, games: dict[str, GameDescriptor[Any, Any]], policies: "WebPolicies | None") -> int:
+        """Every match of the journal built again (before the room listens), the running
+        ones started; one warning line for each that cannot be, which leaves the journal.
+        How many were resumed."""
+        journal = self.journal
+        assert journal is not None
+        loaded, down_at = journal.journal.read()
+        resumed = 0
+        for number, row in sorted(loaded.rooms.items()):
+            try:
+                game = games.get(row["game"])
+                if game is None:
+                    raise ValueError(f"this gameroom has no game {row['game']!r}")
+                seats = tuple(str(seat) for seat in row["seats"])
+                offered = set(policies.names(game.name)) if policies is not None else set()
+                for seat in seats:
+                    if seat != HUMAN and seat not in game.strategies and seat not in offered:
+                        raise ValueError(f"{seat!r} is no longer a {game.name} player of this room")
+                request = MatchRequest(game, seats, int(row["seed"]), seconds(row["time_limit"]), float(row["pace"]),
+                                       policies if any(seat in offered for seat in seats) else None,
+                                       seconds(row["person_limit"]))
+                if self.archive is not None and self.archive.stored(number, game.name) is not None:
+                    journal.journal.drop(number)   # it ended, and was stored, as the room was stopped
+                    continue
+                address, user, name = row["owner"]
+                feed = Feed(loaded.entries.get(number, []), down_at) if row["status"] == "running" else None
+                self.restore(number, request, Owner(address, user, name), row, feed,
+                             time.time() - float(row["created"]))
+                resumed += 1
+            except (KeyError, TypeError, ValueError) as exc:
+                logger.warning("the journal's match %s cannot be resumed: %s: %s", number, type(exc).__name__, exc)
+                logger.debug("match %s not resumed", number, exc_info=True)
+                journal.journal.drop(number)
+        for number in loaded.entries.keys() - loaded.rooms.keys():   # steps of a match whose row was damaged
+            journal.journal.drop(number)
+        with journal.lock:
+            journal.journal.flush()
+        return resumed
 
     # -- finding --------------------------------------------------------------------------
 

@@ -80,8 +80,12 @@ async def start_match(request: Request) -> Response:
         owner = replace(owner, name=account.name)
     if owner.user is None and any(kind == HUMAN for kind in match_request.seats):
         return error(401, "log in to play at a person's seat (/login or /signup); bots-only matches need no account")
-    try:   # on the loop: it asks no database, and a thread hop costs a wait for the interpreter lock
-        match = state.book.start(match_request, owner)
+    book = state.book
+    try:   # on the loop, unless journaled (a commit): a thread hop costs a wait for the interpreter lock
+        if book.journal is None:
+            match = book.start(match_request, owner)
+        else:
+            match = await asyncio.to_thread(book.start, match_request, owner)
     except Refused as exc:
         return error(exc.status, str(exc), {"retry-after": "5"})
     return JSONResponse({"id": match.id, "tokens": match.tokens}, status_code=201)

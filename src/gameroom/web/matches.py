@@ -45,11 +45,15 @@ from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID
 from gameroom.core.record import EJECT, END, Event
 from gameroom.remote.jsonstream import encode
+from gameroom.server.journal_store import JournalError
 from gameroom.server.lobby_checks import UsersChecks
+from gameroom.server.lobby_identity import same_secret, secret_digest
+from gameroom.web.match_journal import JournaledCaller, request_row
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
 
 if TYPE_CHECKING:
+    from gameroom.web.match_journal import Feed, MatchJournal
     from gameroom.web.policies import WebPolicies
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "Frame", "state_frame", "Listener",
@@ -209,12 +213,16 @@ def _text(frame: Frame) -> str:
 
 class WebMatch:
     """One match of the web room: its seats, status, frames for every audience, result.
-    The book starts it (at once for bots only, else when every person has sat down)."""
+    The book starts it (at once for bots only, else when every person has sat down).
+    With a ``journal`` (``web.match_journal``) it is kept there while live."""
 
     def __init__(self, match_id: str, request: MatchRequest, observers: Iterable[Callable[[Event], Any]] = (),
                  owner: Owner = Owner(), turns: Turnstile | None = None,
-                 clock: Callable[[], float] = time.monotonic, checks: UsersChecks | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, checks: UsersChecks | None = None,
+                 journal: "MatchJournal | None" = None) -> None:
         self.id = match_id
+        self.journal = journal
+        self.feed: "Feed | None" = None   # the journaled steps still to feed (a resumed match)
         self.checks = checks if checks is not None else UsersChecks()   # each account's bounds on checks
         self.request = request
         self.game = request.game
@@ -226,8 +234,10 @@ class WebMatch:
         self.names = [f"P{i + 1}" for i in range(len(request.seats))]
         self.status = "waiting"
         self.result: dict[str, Any] | None = None
+        # each person's seat token: handed to the match's creator, kept only as its digest
         self.tokens = {name: secrets.token_urlsafe(12) for name, kind in zip(self.names, request.seats)
                        if kind == HUMAN}
+        self.digests = {name: secret_digest(token) for name, token in self.tokens.items()}
         # the account (key) each person's seat belongs to: the creator's when it is the only
         # one, else whoever first opens it with its token while logged in
         self.holders: dict[str, str | None] = {name: None for name in self.tokens}
@@ -258,15 +268,17 @@ class WebMatch:
         stand_in = next(iter(self.game.strategies))
         bots = self.game.seats([k if k in self.game.strategies else stand_in for k in request.seats],
                                request.seed, self.names)
-        for name, kind, bot in zip(self.names, request.seats, bots):
+        for index, (name, kind, bot) in enumerate(zip(self.names, request.seats, bots)):
             if kind == HUMAN:
                 human = HumanPlayer(name, self.game, request.person_limit,
                                     functools.partial(self._publish, only=name))
                 self.humans[name] = human
                 seat = guarded_seat(name, human)
-                seat.caller = self._off_turn(seat.caller, request.person_limit)
+                seat.caller = self._off_turn(JournaledCaller(self, index, seat.caller, True, human),
+                                             request.person_limit)
             else:
                 seat = bot
+                seat.caller = JournaledCaller(self, index, seat.caller, False)
             seat.caller = announcing(seat.caller, name, decisions, self._announce)
             self.seats.append(seat)
         for name, user in self.holders.items():
@@ -300,14 +312,14 @@ class WebMatch:
         account's for good, shown under its name)."""
         if seat not in self.names:
             return f"no seat {_shown(seat)} in match {self.id}; its seats are {', '.join(self.names)}"
-        if seat not in self.tokens:
+        if seat not in self.digests:
             kind = self.request.seats[self.names.index(seat)]
             who = "built-in player" if kind in self.game.strategies else "trained policy"
             return (f"seat {seat} is played by the {who} {kind!r}; only a person's seat can be "
                     "taken (leave out seat= to watch)")
         if not token:
             return f"seat {seat}: the seat's token is missing (token=...)"
-        if not secrets.compare_digest(token.encode("utf-8", "replace"), self.tokens[seat].encode()):
+        if not same_secret(self.digests[seat], token):
             return f"seat {seat}: wrong token"
         if user is None:
             return f"seat {seat}: log in to take a person's seat (/login)"
@@ -318,8 +330,11 @@ class WebMatch:
                 self.humans[seat].checks = self.checks.of(user)   # the account's, across its seats
             elif holder != user:
                 return f"seat {seat} belongs to another account: the person who took it plays there"
+            changed = holder is None or name is not None and seat not in self.accounts
             if name is not None:
                 self.accounts.setdefault(seat, name)
+        if changed and self.journal is not None:   # the seat is the account's across a restart too
+            self.journal.keep(self)
         return None
 
     def subscribe(self, audience: Audience, listener: Listener) -> tuple[list[str], bool]:
@@ -376,6 +391,8 @@ class WebMatch:
             if self.status != "waiting":
                 return
             self.status = "running"
+        if self.journal is not None and self.feed is None:
+            self.journal.keep(self)
         self._publish({"type": "status", "status": "running"})
         threading.Thread(target=self._run, name=f"web-match-{self.id}", daemon=True).start()
 
@@ -387,6 +404,7 @@ class WebMatch:
                 return False
             self.status = "over"
             self.result = {"winners": [], "scores": {}, "ejected": [], "error": reason}
+        self._leave_journal()
         self._publish({"type": "end", "result": self.result, "status": "over"})
         self._pack()
         return True
@@ -418,6 +436,7 @@ class WebMatch:
             except Exception as exc:   # a broken game (or a full disk under --db) must not take the room down
                 logger.error("web match %s failed", self.id, exc_info=True)
                 outcome = {"winners": [], "scores": {}, "ejected": [], "error": f"{type(exc).__name__}: {exc}"}
+            self._leave_journal()   # over (stored in the results database, when it has a result)
             with self.lock:
                 self.result, self.status, self.turn = outcome, "over", None
             self._publish({"type": "end", "result": outcome, "status": "over"})
@@ -444,7 +463,8 @@ class WebMatch:
                 name, kind = self.names[index], self.request.seats[index]
                 seat = policies.seat(self.game, kind, name, len(self.names))
                 started.append(seat.caller)
-                seat.caller = announcing(seat.caller, name, self._decisions, self._announce)
+                seat.caller = announcing(JournaledCaller(self, index, seat.caller, True), name, self._decisions,
+                                         self._announce)
                 self.seats[index] = seat
         finally:
             self.turns.take(owner)
@@ -496,7 +516,7 @@ class WebMatch:
         told = self.story.tell(event)
         if told.drawn:
             self._publish_state(told.state, told.caption or "", told.lines)
-            if self.request.pace:
+            if self.request.pace and not (self.feed is not None and self.feed.replaying):
                 self.turns.give(self.owner.key)
                 try:
                     self.cancel.wait(self.request.pace)
@@ -510,6 +530,40 @@ class WebMatch:
                            "narration": told.lines})
         elif told.lines:
             self._publish({"type": "event", "text": "\n".join(told.lines), "narration": told.lines})
+
+    # -- the journal (web.match_journal) --------------------------------------------------
+
+    def journal_row(self) -> dict[str, Any] | None:
+        """What the journal keeps of this match (None once it is over)."""
+        with self.lock:
+            if self.status == "over":
+                return None
+            return {**request_row(self), "owner": [self.owner.address, self.owner.user, self.owner.name],
+                    "tokens": dict(self.digests), "holders": dict(self.holders), "accounts": dict(self.accounts),
+                    "status": self.status, "created": time.time() - (self.clock() - self.created)}
+
+    def restore(self, row: dict[str, Any], feed: "Feed | None", age: float) -> None:
+        """This match as the journal's ``row`` says (made ``age`` seconds ago); running, it
+        starts again through ``feed``, its journaled steps."""
+        self.tokens = {}   # only their digests were kept
+        self.digests = {name: str(row["tokens"][name]) for name in self.humans}
+        self.holders = {name: row["holders"].get(name) for name in self.humans}
+        self.accounts = {name: str(account) for name, account in row["accounts"].items() if name in self.humans}
+        for name, user in self.holders.items():
+            if user is not None:
+                self.humans[name].checks = self.checks.of(user)
+        self.created = self.clock() - max(0.0, age)
+        if row["status"] == "running":
+            self.feed = feed
+            self.start()
+
+    def _leave_journal(self) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.leave(self)
+        except JournalError:   # the match is over all the same; a restart would run it again
+            logger.warning("web match %s: it could not leave the journal", self.id, exc_info=True)
 
     def _tell_ejection(self, data: dict[str, Any], lines: Sequence[str]) -> None:
         """A seat is out: one event line to everyone (its ``text``; ``narration`` the

@@ -60,6 +60,7 @@ class HumanPlayer:
         self.limit = limit
         self.tell = tell
         self.prompt: Prompt | None = None
+        self.once: float | None = None   # the next decision's limit, when not the seat's (a resumed match's)
         self.lock = threading.Lock()
         self._methods: dict[str, Method] = {m.name: m for m in game.protocol.methods}
         self._moves = game.person_moves()   # this seat's own: it may remember earlier calls
@@ -79,20 +80,32 @@ class HumanPlayer:
             raise AttributeError(method)
         return lambda *args: self._decide(spec, args)
 
+    def remember(self, method: str, args: tuple[Any, ...]) -> None:
+        """A decision answered without asking (a resumed match's, from the journal): the
+        list of moves hears of it all the same, as it may remember earlier calls."""
+        if self._moves is not None:
+            self._moves(method, args)
+
+    def limit_once(self, seconds: float | None) -> None:
+        """The next decision has ``seconds`` rather than the seat's limit (the decision in
+        flight when the room stopped has what it had left)."""
+        self.once = seconds
+
     def _decide(self, spec: Method, args: tuple[Any, ...]) -> Any:
         offered = self._moves(spec.name, args) if self._moves is not None else None
         if offered is None or spec.result is VOID:
             return None
-        deadline = None if self.limit is None else time.time() + self.limit
+        limit, self.once = (self.once if self.once is not None else self.limit), None
+        deadline = None if limit is None else time.time() + limit
         prompt = Prompt(spec.wire, offered, deadline, spec, args)
         with self.lock:
             self.prompt = prompt
-        self.tell({"type": "prompt", "method": spec.wire, "asks": self.game.decision(spec.name), "limit": self.limit,
+        self.tell({"type": "prompt", "method": spec.wire, "asks": self.game.decision(spec.name), "limit": limit,
                    "deadline": deadline,
                    "choices": [{"label": label, "action": action} for label, action in offered]})
         try:
             # the referee stops waiting at its limit; this thread gives up a little later
-            action = prompt.answers.get(timeout=None if self.limit is None else self.limit + 5)
+            action = prompt.answers.get(timeout=None if limit is None else limit + 5)
         except queue.Empty:
             raise TimeoutError("no move from the browser") from None
         finally:

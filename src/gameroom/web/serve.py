@@ -81,16 +81,20 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     secret, secret_note = session_secret(secret_file, secret)
     offered = _policies(policies or [])
     results = None if db is None else _results(db)
+    resumed = None
     if results is None:
         room = Room(MatchBook(limits), MemoryAccounts(limits.max_accounts), Passwords(), secret, policies=offered)
     else:
+        from gameroom.games import registry
         from gameroom.web.account_rows import DatabaseAccounts
         from gameroom.web.archive import MatchArchive
         from gameroom.web.public import database_folder
 
-        room = Room(MatchBook(limits, MatchArchive(results.engine)), DatabaseAccounts(results.engine, results.url),
+        book = MatchBook(limits, MatchArchive(results.engine), journal=_journal(results.url))
+        room = Room(book, DatabaseAccounts(results.engine, results.url),
                     Passwords(), secret, policies=offered,
                     private=tuple(f for f in (database_folder(results.url),) if f))
+        resumed = book.resume(registry.games(), offered)   # before it listens: the matches as they stood
     try:   # bind first, so a taken port or a bad address is one error line
         sock = listening_socket(host, port)
     except OSError as exc:
@@ -103,6 +107,8 @@ def serve_web(host: str, port: int, lobby: str | None = None, db: str | None = N
     print(f"gameroom web: accounts are kept {room.accounts.where}", file=sys.stderr, flush=True)
     if secret_note:
         print(f"gameroom web: {secret_note}", file=sys.stderr, flush=True)
+    if resumed:
+        print(f"gameroom web: resumed {resumed} match(es) from the journal", file=sys.stderr, flush=True)
     serve_app(app, sock, limits, proxies,
               lambda line: print(f"gameroom web: {line}", file=sys.stderr, flush=True))
     return 0
@@ -219,6 +225,18 @@ def _policies(values: list[str]) -> "WebPolicies":
     try:
         return WebPolicies.configure(values, registry.games())
     except PolicyError as exc:
+        raise ServeError(str(exc)) from None
+
+
+def _journal(url: str) -> Any:
+    """The journal of the room's own matches in its results database (``web.match_journal``);
+    one that cannot be opened (or one of a newer gameroom) is a ServeError."""
+    from gameroom.server.journal import JournalError, open_journal
+    from gameroom.web.match_journal import MatchJournal
+
+    try:
+        return MatchJournal(open_journal(url, "web"))
+    except JournalError as exc:
         raise ServeError(str(exc)) from None
 
 

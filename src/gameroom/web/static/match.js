@@ -387,6 +387,7 @@ function connect() {
     for (const resolve of waiting.values()) resolve([]);
     waiting.clear();
     if (over || fatal || $("status").dataset.status === "over") return;
+    status("reconnecting");   // the room may be restarting: its journal gives the match back
     logEvent(`connection lost: trying again in ${(retry / 1000).toFixed(1)} s`);
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 8000);
