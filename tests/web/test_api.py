@@ -27,16 +27,19 @@ def test_the_games_are_every_registered_game(web_server: WebServer) -> None:
 
 @pytest.mark.parametrize("body, reason", [
     (b"{not json", "not JSON"),
-    ([1, 2], "JSON object"),
+    ([1, 2], "the body: expected `object`, got `array`; the body must be {"),
     ({"game": "chess", "seats": ["a", "b"]}, "game: 'chess' is not a game"),
-    ({"game": "q", "seats": "dag"}, "seats: expected a list"),
+    ({"game": "q", "seats": "dag"}, "seats: expected `array`, got `str`"),
+    ({"game": "q", "seats": ["dag", 7]}, "seats[1]: expected `str`, got `int`"),
+    ({"seats": ["dag", "dag"]}, "the body: object missing required field `game`"),
     ({"game": "q", "seats": ["dag"]}, "seats: q takes 2 to 4 players, got 1"),
     ({"game": "q", "seats": ["dag", "smart"]}, "seats[1]: 'smart' is not a q player"),
-    ({"game": "q", "seats": ["dag", "dag"], "seed": -1}, "seed: expected a natural number"),
-    ({"game": "q", "seats": ["dag", "dag"], "seed": "7"}, "seed: expected a natural number"),
-    ({"game": "q", "seats": ["dag", "dag"], "time_limit": 0}, "time_limit: expected seconds"),
-    ({"game": "q", "seats": ["dag", "dag"], "pace": 60}, "pace: expected seconds"),
-    ({"game": "q", "seats": ["dag", "dag"], "colour": "red"}, "unknown field 'colour'"),
+    ({"game": "q", "seats": ["dag", "dag"], "seed": -1}, "seed: expected `int` >= 0"),
+    ({"game": "q", "seats": ["dag", "dag"], "seed": "7"}, "seed: expected `int`, got `str`"),
+    ({"game": "q", "seats": ["dag", "dag"], "seed": True}, "seed: expected `int`, got `bool`"),
+    ({"game": "q", "seats": ["dag", "dag"], "time_limit": 0}, "time_limit: expected `float` > 0.0"),
+    ({"game": "q", "seats": ["dag", "dag"], "pace": 60}, "pace: expected `float` <= 5.0"),
+    ({"game": "q", "seats": ["dag", "dag"], "colour": "red"}, "unknown field `colour`; the body must be {"),
 ])
 def test_a_bad_body_is_refused_with_its_reason(web_server: WebServer, body: object, reason: str) -> None:
     status, answer = web_server.request("POST", "/api/matches", body)

@@ -35,7 +35,9 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Callable, ClassVar, Iterable, Sequence
+
+from msgspec import UNSET, Meta, UnsetType
 
 from gameroom.core.calls import Caller
 from gameroom.core.context import MatchContext
@@ -48,6 +50,8 @@ from gameroom.remote.jsonstream import encode
 from gameroom.server.journal_store import JournalError
 from gameroom.server.lobby_checks import UsersChecks
 from gameroom.server.lobby_identity import same_secret, secret_digest
+from gameroom.web.bodies import Body, to_body
+from gameroom.web.guard import BadBody
 from gameroom.web.match_journal import JournaledCaller, request_row
 from gameroom.web.people import Frame, HumanPlayer, announcing
 from gameroom.web.turns import Turnstile
@@ -57,7 +61,7 @@ if TYPE_CHECKING:
     from gameroom.web.policies import WebPolicies
 
 __all__ = ["HUMAN", "MatchRequest", "WebMatch", "Owner", "BadRequest", "Frame", "state_frame", "Listener",
-           "MIN_PERSON_LIMIT"]
+           "MIN_PERSON_LIMIT", "MatchBody"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +92,21 @@ class BadRequest(ValueError):
     """A request the room cannot start: the message says what is wrong."""
 
 
+class MatchBody(Body, forbid_unknown_fields=True):
+    """``POST /api/matches``'s body as sent: its shape and bounds (the game's own rules —
+    its seats, its strategies, a person's least time — are checked by
+    :meth:`MatchRequest.from_json`)."""
+
+    SHAPE: ClassVar[str] = ('{"game": "q", "seats": ["human", "dag"], "seed"?: 0.., "time_limit"?: seconds or null '
+                            '(the bots\' limit of one call), "person_limit"?: seconds, "pace"?: seconds}')
+    game: Annotated[str, Meta(max_length=100)]
+    seats: Annotated[list[Annotated[str, Meta(max_length=100)]], Meta(max_length=64)]
+    seed: Annotated[int, Meta(ge=0, le=(1 << 63) - 1)] | UnsetType = UNSET
+    time_limit: Annotated[float, Meta(gt=0, le=MAX_LIMIT)] | None | UnsetType = UNSET
+    person_limit: float | None | UnsetType = UNSET   # bounded by the game: _person_limit
+    pace: Annotated[float, Meta(ge=0, le=MAX_PACE)] = 0.0
+
+
 @dataclass(frozen=True)
 class MatchRequest:
     """A checked request for a match: the game, its seats (strategy names, the names of
@@ -110,19 +129,14 @@ class MatchRequest:
                   policies: "WebPolicies | None" = None, person_limit: float | None = None) -> "MatchRequest":
         """The request of a JSON body; ``person_limit`` is the room's configured time of a
         person's decision (None: the game's)."""
-        if not isinstance(body, dict):
-            raise BadRequest("the body must be a JSON object with game, seats and seed")
-        known = ("game", "seats", "seed", "time_limit", "person_limit", "pace")
-        unknown = sorted(set(body) - set(known))
-        if unknown:
-            raise BadRequest(f"unknown field {_shown(unknown[0])}; the fields are {', '.join(known)}")
-        name = body.get("game")
-        if not isinstance(name, str) or name not in games:
-            raise BadRequest(f"game: {_shown(name)} is not a game; choose from {', '.join(games)}")
-        game = games[name]
-        seats = body.get("seats")
-        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-            raise BadRequest("seats: expected a list of bot names or \"human\"")
+        try:
+            asked = to_body(body, MatchBody)
+        except BadBody as exc:
+            raise BadRequest(str(exc)) from None
+        game = games.get(asked.game)
+        if game is None:
+            raise BadRequest(f"game: {_shown(asked.game)} is not a game; choose from {', '.join(games)}")
+        seats = asked.seats
         if not game.min_players <= len(seats) <= game.max_players:
             raise BadRequest(f"seats: {game.name} takes {game.min_players} to {game.max_players} players, "
                              f"got {len(seats)}")
@@ -135,17 +149,11 @@ class MatchRequest:
                 choices = [*game.strategies, *offered, *([HUMAN] if game.playable_by_people else [])]
                 raise BadRequest(f"seats[{i}]: {_shown(seat)} is not a {game.name} player; "
                                  f"choose from {', '.join(choices)}")
-        seed = body.get("seed", random.randrange(1 << 31))
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 63:
-            raise BadRequest(f"seed: expected a natural number, got {_shown(seed)}")
-        limit = body.get("time_limit", game.limits.call)   # the bots' seats only
-        if limit is not None and not _seconds(limit, 0, MAX_LIMIT):
-            raise BadRequest(f"time_limit: expected seconds in (0, {MAX_LIMIT:g}] (the bots' limit of one call), "
-                             f"got {_shown(limit)}")
-        person = _person_limit(game, body.get("person_limit"), person_limit) if HUMAN in seats else None
-        pace = body.get("pace", 0)
-        if not isinstance(pace, (int, float)) or isinstance(pace, bool) or not 0 <= pace <= MAX_PACE:
-            raise BadRequest(f"pace: expected seconds in [0, {MAX_PACE:g}], got {_shown(pace)}")
+        seed = random.randrange(1 << 31) if asked.seed is UNSET else asked.seed
+        limit = game.limits.call if asked.time_limit is UNSET else asked.time_limit   # the bots' seats only
+        person = _person_limit(game, None if asked.person_limit is UNSET else asked.person_limit, person_limit) \
+            if HUMAN in seats else None
+        pace = asked.pace
         return cls(game, tuple(seats), seed, None if limit is None else float(limit), float(pace),
                    policies if any(seat in offered for seat in seats) else None, person)
 
