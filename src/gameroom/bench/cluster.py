@@ -98,16 +98,23 @@ def _tasks(kind: str, game: str, games: int, start: int = 0) -> list[TableTask]:
     return [TableTask(game, i, game_seed(5, i), table, sandbox=sandbox) for i in range(start, start + games)]
 
 
-def _through(submit: Callable[[TableTask], concurrent.futures.Future[Any]], tasks: list[TableTask],
-             in_flight: int) -> tuple[float, float]:
-    """(seconds, driver CPU seconds) to get every task's outcome with ``in_flight`` at once."""
+def _through(submit: Callable[[list[TableTask]], list[concurrent.futures.Future[Any]]], tasks: list[TableTask],
+             in_flight: int, block: int | None = None) -> tuple[float, float]:
+    """(seconds, driver CPU seconds) to get every task's outcome: ``in_flight`` at once,
+    each submitted as one ends (the arena's ladder), or (``block``) blocks of that many
+    given at once, each waited for before the next (the league's runner)."""
     waiting = list(reversed(tasks))
     running: set[concurrent.futures.Future[Any]] = set()
     cpu, started = time.process_time(), time.perf_counter()
     while waiting or running:
-        while waiting and len(running) < in_flight:
-            running.add(submit(waiting.pop()))
-        done, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+        if block is not None:
+            given, waiting = waiting[-block:], waiting[:-block]
+            running.update(submit(list(reversed(given))))
+        else:
+            while waiting and len(running) < in_flight:
+                running.update(submit([waiting.pop()]))
+        done, running = concurrent.futures.wait(running, return_when=concurrent.futures.ALL_COMPLETED
+                                                if block is not None else concurrent.futures.FIRST_COMPLETED)
         for future in done:
             future.result()
     return time.perf_counter() - started, time.process_time() - cpu
@@ -129,12 +136,18 @@ def _league_rate(game: str, games: int, backend: Any, folder: Path, name: str) -
 
 
 def _measure(kind: str, game: str, games: int, slots: int, play: Callable[[list[TableTask]], float],
-             hollow: Callable[[TableTask], concurrent.futures.Future[Any]], group: Any) -> dict[str, float | None]:
+             hollow: Callable[[list[TableTask]], list[concurrent.futures.Future[Any]]], group: Any
+             ) -> dict[str, float | None]:
     """One row: games/s of real games (``play`` gives their seconds), then the hollow
     games' wall time, the driver's CPU and every process's CPU (``group``: this process's
-    CPU-accounting group, which holds everything it started; None: not counted) a game."""
-    warm = _tasks(kind, game, slots * 2, start=10_000_000)
-    _through(hollow, warm, slots)   # every worker started, its hollow outcome made
+    CPU-accounting group, which holds everything it started; None: not counted) a game,
+    fed as the league's runner feeds its games (blocks) or as the arena's ladder does
+    (``slots`` in flight, one submitted as one ends)."""
+    from gameroom.league.schedule import BLOCK
+
+    block = BLOCK if kind == "league" else None
+    warm = _tasks(kind, game, max(slots * 2, block or 0), start=10_000_000)
+    _through(hollow, warm, slots, block)   # every worker started, its hollow outcome made
     play(warm[:slots])
     rate = games / play(_tasks(kind, game, games))
     count = max(games, 200)
@@ -144,7 +157,7 @@ def _measure(kind: str, game: str, games: int, slots: int, play: Callable[[list[
         time.sleep(IDLE_SECONDS)
         idle = (group.seconds() - before) / IDLE_SECONDS
     before = group.seconds() if group is not None else 0.0
-    seconds, cpu = _through(hollow, _tasks(kind, game, count, start=20_000_000), slots)
+    seconds, cpu = _through(hollow, _tasks(kind, game, count, start=20_000_000), slots, block)
     every = None
     if group is not None and idle is not None:
         every = ((group.seconds() - before) - idle * seconds) * 1000 / count
@@ -176,7 +189,7 @@ def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[Ta
         return time.perf_counter() - started
 
     def arena(tasks: list[TableTask]) -> float:
-        return _through(submit, tasks, slots)[0]
+        return _through(lambda given: [submit(task) for task in given], tasks, slots)[0]
 
     return league if kind == "league" else arena
 
@@ -219,7 +232,7 @@ def _inside(kind: str, game: str, games: int, slots: int) -> None:
         try:
             rows["local pool"] = _measure(kind, game, games, slots,
                                           _player(kind, game, slots, local, pool.submit, folder, "local"),
-                                          lambda task: hollows.submit(hollow_game, task), group)
+                                          lambda given: [hollows.submit(hollow_game, task) for task in given], group)
         finally:
             local.close()
             pool.close()
@@ -241,7 +254,7 @@ def _inside(kind: str, game: str, games: int, slots: int) -> None:
                 rows[label] = _measure(kind, game, games, nodes * slots,
                                        _player(kind, game, nodes * slots, backend, cluster.submit, folder,
                                                f"ray-{nodes}"),
-                                       functools.partial(cluster.submit, play=hollow_game), group)
+                                       functools.partial(cluster.submit_all, play=hollow_game), group)
                 _say(kind, label, rows[label])
             finally:
                 backend.close()
