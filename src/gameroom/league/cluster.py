@@ -22,8 +22,9 @@ nothing here names a game.
   one task plays a *batch* of the games waiting (:meth:`RayCluster.submit_all` gives a
   league's block at once), one after the other in its slot, and returns their outcomes
   together as one pickled ``bytes``. A batch's size shrinks as the queue does (the
-  waiting games over twice the cluster's slots, so the last games are spread over every
-  slot) and is bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
+  waiting games over the cluster's slots, so the last games are spread over every slot,
+  but at least :data:`BATCH_LEAST` while more games wait than there are slots) and is
+  bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
   (the games' time measured on the nodes): a game of seconds goes alone, and a lost node
   costs at most a batch per slot. A caller that keeps only ``capacity()`` games in flight
   (the arena's ladder) gets batches of one.
@@ -84,6 +85,9 @@ LOST_LIMIT = 5
 REFRESH_SECONDS = 1.0
 BATCH_MOST = 16
 """The most games one Ray task plays (see the module)."""
+BATCH_LEAST = 4
+"""The fewest games a Ray task plays while more games wait than the slots (and their pace
+allows it): the last games of a league's block go four by four, not one by one."""
 BATCH_SECONDS = 0.5
 """About the most play one Ray task holds, at the pace such games went so far: a task's
 own cost (a few milliseconds) is then at most about 1% of its games' time."""
@@ -554,9 +558,11 @@ class RayCluster:
 
     def _size(self, first: _Game, slots: int) -> int:
         """How many games go in a batch (under the lock): the waiting games shared by the
-        slots, at most BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games
-        went so far (one until one has come back)."""
-        shared = -(-len(self._queue) // max(1, slots))
+        slots, at least BATCH_LEAST while more wait than the slots take one by one, at most
+        BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games went so far
+        (one until one has come back)."""
+        waiting = len(self._queue)
+        shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting >= slots else 1)
         pace = self._pace.get((first.play, first.task.game, first.programs))
         timed = 1 if pace is None else int(BATCH_SECONDS / max(pace, 1e-6))
         return max(1, min(BATCH_MOST, shared, timed))
