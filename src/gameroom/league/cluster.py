@@ -23,7 +23,7 @@ nothing here names a game.
   league's block at once), one after the other in its slot, and returns their outcomes
   together as one pickled ``bytes``. A batch's size shrinks as the queue does (the
   waiting games over the cluster's slots, so the last games are spread over every slot,
-  but at least :data:`BATCH_LEAST` while more games wait than there are slots) and is
+  but at least :data:`BATCH_LEAST` while more games wait than free slots) and is
   bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
   (the games' time measured on the nodes): a game of seconds goes alone, and a lost node
   costs at most a batch per slot. A caller that keeps only ``capacity()`` games in flight
@@ -86,8 +86,9 @@ REFRESH_SECONDS = 1.0
 BATCH_MOST = 16
 """The most games one Ray task plays (see the module)."""
 BATCH_LEAST = 4
-"""The fewest games a Ray task plays while more games wait than the slots (and their pace
-allows it): the last games of a league's block go four by four, not one by one."""
+"""The fewest games a Ray task plays while more games wait than the free slots take one
+each (and their pace allows it): the last games of a league's block go four by four, not
+one by one, while a caller that keeps only the slots busy (the arena) gets one a task."""
 BATCH_SECONDS = 0.5
 """About the most play one Ray task holds, at the pace such games went so far: a task's
 own cost (a few milliseconds) is then at most about 1% of its games' time."""
@@ -537,12 +538,13 @@ class RayCluster:
                 return None
             ready = [node for node in self._nodes.values() if node.state == "ready" and node.capacity > 0]
             slots = sum(node.capacity for node in ready)
+            free = sum(node.capacity - node.tasks for node in ready if node.tasks < node.capacity)
             for node in sorted((node for node in ready if node.tasks < node.capacity),
                                key=lambda n: (n.tasks / n.capacity, n.games, n.id)):
                 first = next((game for game in self._queue if node.programs or not game.programs), None)
                 if first is None:
                     continue
-                size = self._size(first, slots)
+                size = self._size(first, slots, free)
                 chosen: list[_Game] = []
                 for game in self._queue:
                     if game.play is first.play and game.task.game == first.task.game \
@@ -556,13 +558,13 @@ class RayCluster:
                 return _Batch(node, chosen)
             return None
 
-    def _size(self, first: _Game, slots: int) -> int:
+    def _size(self, first: _Game, slots: int, free: int) -> int:
         """How many games go in a batch (under the lock): the waiting games shared by the
-        slots, at least BATCH_LEAST while more wait than the slots take one by one, at most
-        BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games went so far
-        (one until one has come back)."""
+        ``slots``, at least BATCH_LEAST while more wait than the ``free`` slots take one
+        each, at most BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games
+        went so far (one until one has come back)."""
         waiting = len(self._queue)
-        shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting >= slots else 1)
+        shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting > free else 1)
         pace = self._pace.get((first.play, first.task.game, first.programs))
         timed = 1 if pace is None else int(BATCH_SECONDS / max(pace, 1e-6))
         return max(1, min(BATCH_MOST, shared, timed))
