@@ -198,7 +198,8 @@ def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[Ta
             folder: Path, name: str) -> Callable[[list[TableTask]], tuple[float, Any]]:
     """How a row's real games are played: a league by the league's runner on ``backend``
     (a fresh database each time; what it stored), arena games on ``submit`` with
-    ``slots`` in flight (each game's index and digest, as they came back)."""
+    ``slots`` in flight (each game's index, seed and result, as they came back: on a
+    cluster each node resolves the programs itself, so the replays name other paths)."""
     runs = iter(range(1_000_000))
 
     def league(tasks: list[TableTask]) -> tuple[float, Any]:
@@ -227,7 +228,10 @@ def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[Ta
             return futures[-len(some):]
 
         seconds = _through(given, tasks, slots)[0]
-        return seconds, sorted((future.result().index, future.result().digest) for future in futures)
+        outcomes = [future.result() for future in futures]
+        return seconds, sorted((outcome.index, outcome.record.seed, json.dumps(
+            outcome.record.result.to_record() if outcome.record.result else None, sort_keys=True))
+            for outcome in outcomes)
 
     return league if kind == "league" else arena
 
