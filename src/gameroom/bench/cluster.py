@@ -17,7 +17,8 @@ joined by ``league.cluster.RayCluster`` as the league and the arena join one. Pr
   (its nodes' slots): a league of built-ins written by the league's runner (``league``),
   or two sandboxed example Python programs a game on the arena's ``Pool``, as many in
   flight as the slots (``arena``); then each cluster's games checked against the pool's
-  (the same games, each once: exit status 1 otherwise);
+  (the league's: the same games and results, each once; the arena's: the same games,
+  each once; exit status 1 otherwise);
 * **Ray's cost per game**: at least 200 *hollow* games — a task carrying the game's task
   (and, for program bots, their files by digest) whose node answers with an outcome of
   the game's size without playing it — through the cluster and through the local pool,
@@ -198,8 +199,9 @@ def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[Ta
             folder: Path, name: str) -> Callable[[list[TableTask]], tuple[float, Any]]:
     """How a row's real games are played: a league by the league's runner on ``backend``
     (a fresh database each time; what it stored), arena games on ``submit`` with
-    ``slots`` in flight (each game's index, seed and result, as they came back: on a
-    cluster each node resolves the programs itself, so the replays name other paths)."""
+    ``slots`` in flight (each game's index and seed, as they came back: a program's
+    answers depend on the time it is given, so an arena game's result may differ under
+    load)."""
     runs = iter(range(1_000_000))
 
     def league(tasks: list[TableTask]) -> tuple[float, Any]:
@@ -228,10 +230,7 @@ def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[Ta
             return futures[-len(some):]
 
         seconds = _through(given, tasks, slots)[0]
-        outcomes = [future.result() for future in futures]
-        return seconds, sorted((outcome.index, outcome.record.seed, json.dumps(
-            outcome.record.result.to_record() if outcome.record.result else None, sort_keys=True))
-            for outcome in outcomes)
+        return seconds, sorted((future.result().index, future.result().record.seed) for future in futures)
 
     return league if kind == "league" else arena
 
