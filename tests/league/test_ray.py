@@ -163,6 +163,26 @@ def test_ray_and_local_agree_for_every_game(cluster: ClusterProcess, tmp_path: P
         assert None not in _nodes(tmp_path / f"{game}-ray.db")
 
 
+def test_the_benchmark_measures_a_cluster_it_joins(cluster: ClusterProcess) -> None:
+    """``bench league --backend ray`` with ``RAY_ADDRESS`` (``bench.cluster``) measures the
+    cluster it names beside the local pool: each row printed, the cluster's games checked
+    against the pool's (the same games, each once), Ray's cost a game and the JSON of every
+    figure (printed, never asserted: they are times)."""
+    run = cluster.run([sys.executable, "-m", "gameroom.bench", "league", "--backend", "ray", "--games", "8"])
+    assert run.returncode == 0, run.stdout + run.stderr + cluster.tail()
+    ray = f"Ray, the cluster at {cluster.address}"
+    lines = run.stdout.splitlines()
+    figures = json.loads(lines[-1])
+    assert figures["bench"] == "league on ray" and figures["games"] == 8 and figures["address"] == cluster.address
+    assert list(figures["rows"]) == ["local pool", ray]
+    for row in figures["rows"].values():
+        assert row["games/s"] > 0 and row["driver CPU ms a game"] > 0 and row["CPU ms a game"] is None, row
+    said = "\n".join(lines)
+    assert "league: local pool, 2 workers" in said and f"league: {ray} " in said, said
+    assert f"league: {ray}: games checked: the 8 games the local pool played, each once" in said, said
+    assert f"league: {ray}: Ray's cost a game (wall) " in said, said
+
+
 # -- the arena's season on the cluster -------------------------------------------------------
 
 SLOW_ON_ONE_NODE = '''
@@ -305,8 +325,9 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
     play on every node, all of them on the node that cannot see the arena's folder (their
     builds travel with their games); a node without bubblewrap is said once in the log and
     on the staff's overview and plays nothing; a node killed with a game in flight: that
-    game is played again elsewhere (one line) and, the ladder paused, exactly the
-    scheduled games are stored, each once, and every one verifies."""
+    game is played again elsewhere (one line); then the node that cannot see the arena's
+    folder is killed too and the season goes on on the others; the ladder paused, exactly
+    the scheduled games are stored, each once, and every one verifies."""
     folder = cluster.folder / "arena"
     cluster.add("nobwrap", no_bwrap=True)
     slow = cluster.add("slow", env={"GAMEROOM_BUILD_CACHE": str(cluster.folder / "slow-node-cache")})
@@ -354,6 +375,19 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
         assert all(nodes[node]["games"] > 0 and nodes[node]["games_per_second"] > 0 for node in playing)
         refusals = [line for line in season.lines() if "refuses program bots" in line["event"]]
         assert len(refusals) == 1 and refusals[0]["node"] == cluster.ids["nobwrap"]
+
+        # the node that cannot see the arena's folder killed too (a game of it in flight,
+        # as a rule): the season goes on on the head and w1, its games there stored once
+        hidden = cluster.ids["hidden"]
+        wait_for("a game on the hidden node", lambda: any(n["node"] == hidden and n["in_flight"]
+                                                          for n in season.admin()["nodes"]),
+                 season.process, season.log, 300)
+        written = len([line for line in season.lines() if line["event"] == "game"])
+        cluster.kill("hidden")
+        wait_for("three more games after the hidden node's loss",
+                 lambda: len([line for line in season.lines() if line["event"] == "game"]) >= written + 3,
+                 season.process, season.log, 300)
+        assert {node["node"]: node for node in season.admin()["nodes"]}[hidden]["state"] == "lost"
         paused = season.call(lambda client: client.post("/api/arena/admin/pause", json={"paused": True}), "boss")
         assert paused.status_code == 200
         wait_for("the games in flight ending", lambda: not season.admin()["running"], season.process, season.log,
@@ -368,9 +402,11 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
             "select g.\"index\" from games g join leagues l on l.id = g.league_id where l.name = 'arena:c'")]
         qualifications = connection.execute("select count(*) from games where tournament like 'arena:c:qualify'"
                                             ).fetchone()[0]
-    written = [line["index"] for line in season.lines() if line["event"] == "game"]
-    assert sorted(indexes) == list(range(len(indexes))) == sorted(written)
+    stored = [line["index"] for line in season.lines() if line["event"] == "game"]
+    assert sorted(indexes) == list(range(len(indexes))) == sorted(stored)
     assert qualifications == 3
+    again = [line for line in season.lines() if "played again on another node" in line["event"]]
+    assert {line["node"] for line in again} <= {slow, cluster.ids["hidden"]}
     for line in again:   # a ladder game played again is stored once, under its index
         assert "qualification" in line["event"] or indexes.count(line["index"]) == 1
     assert not _nodes(season.db).keys() & {cluster.ids["nobwrap"], None}

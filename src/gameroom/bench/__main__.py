@@ -81,7 +81,8 @@ def main() -> int:
                              "arena: also each Ray node's game slots")
     parser.add_argument("--backend", choices=["local", "ray"], default="local",
                         help="league: ray adds the same league on Ray clusters of 1, 2 and 3 nodes on this machine "
-                             "(in a network namespace of their own) beside the local pool, and Ray's cost a game")
+                             "(in a network namespace of their own), or on the cluster RAY_ADDRESS names, beside "
+                             "the local pool, and Ray's cost a game")
     parser.add_argument("--seconds", type=positive_seconds, default=3.0, help="rl: seconds of play per environment (default 3)")
     parser.add_argument("--quick", action="store_true", help="hostile: fewer games per attack; arena: hostile "
                         "uploads of concatenated bzip2 streams (about 7 KB, built at once) rather than one stream "
@@ -146,8 +147,7 @@ def main() -> int:
     if args.game == "league" and args.backend == "ray":
         from gameroom.bench import cluster
 
-        cluster.report("league", args.played, args.games or 2000, args.workers)
-        return 0
+        return 0 if cluster.report("league", args.played, args.games or 2000, args.workers) else 1
     if args.backend != "local":
         parser.error("--backend belongs to the league benchmark")
     if args.game == "league":

@@ -12,24 +12,36 @@ nothing here names a game.
   make the sandbox): a node that differs from this process is one line — an error at
   start (:class:`ClusterError`), later a warning, and that node gets no game.
 * **Capacity.** A node says how many games it plays at once with the custom resource
-  :data:`RESOURCE` (``ray start --resources='{"gameroom_games": 8}'``); every game asks
-  for one. :meth:`RayCluster.capacity` is their sum over the nodes that can play, which
-  the ladder keeps in flight; each game goes to the node with the fewest games in flight
-  for its slots (Ray's node affinity), so every node is kept busy and the driver knows
-  where each game is.
+  :data:`RESOURCE` (``ray start --resources='{"gameroom_games": 8}'``); every Ray task
+  asks for one. :meth:`RayCluster.capacity` is their sum over the nodes that can play,
+  which the ladder keeps in flight; each task goes to the node with the fewest tasks in
+  flight for its slots (Ray's node affinity), so every node is kept busy and the driver
+  knows where each game is.
+* **Batches.** A Ray task costs a few milliseconds of CPU (its submission, the node's
+  scheduling, its result through Ray), far more than a short game between built-ins, so
+  one task plays a *batch* of the games waiting (:meth:`RayCluster.submit_all` gives a
+  league's block at once), one after the other in its slot, and returns their outcomes
+  together as one pickled ``bytes``. A batch's size shrinks as the queue does (the
+  waiting games over the cluster's slots, so the last games are spread over every slot,
+  but at least :data:`BATCH_LEAST` while more games wait than free slots) and is
+  bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
+  (the games' time measured on the nodes): a game of seconds goes alone, and a lost node
+  costs at most a batch per slot. A caller that keeps only ``capacity()`` games in flight
+  (the arena's ladder) gets batches of one.
 * **No shared disk.** A program bot's own files travel with its game, packed and named
   by their SHA-256 (``league.builds``): put once into Ray's object store, fetched by a
   node the first time one of its games needs them, checked against the digest and
-  unpacked into the node's cache. Results travel back as the game's value. Nothing on a
-  node opens the driver's files or database.
+  unpacked into the node's cache; once a node has placed a build, its games no longer
+  carry the reference (a node whose cache lost it asks again). Results travel back as
+  the task's value. Nothing on a node opens the driver's files or database.
 * **The sandbox on each node.** A game whose bots are untrusted and whose sandbox is
   bubblewrap goes only to nodes that can make one; a node that cannot refuses such a game
   (:class:`NodeRefused`) rather than play it in a lesser sandbox. The node is said once in
   the log and shown in :meth:`RayCluster.nodes`.
-* **Losing a node.** A game whose node dies (or that Ray could no longer place there) is
-  played again on another node from the same task — the same seed and bots, so the same
-  game — with one warning line. The caller's future gets the one outcome that arrived:
-  a game is counted once and never lost.
+* **Losing a node.** The games of a batch whose node dies (or that Ray could no longer
+  place there) are played again on other nodes from the same tasks — the same seeds and
+  bots, so the same games — with one warning line each. The caller's future gets the one
+  outcome that arrived: a game is counted once and never lost.
 
 Where a game was played is kept in its result: the record's configuration gets
 ``"node"`` (stored in ``games.config``), while the replay itself, which depends only on
@@ -45,12 +57,13 @@ import functools
 import hashlib
 import logging
 import os
+import pickle
 import platform
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, cast
 
 from gameroom.core.errors import GameroomError
 from gameroom.league.builds import Build, BuildError, NodeCache, own_paths, pack, place
@@ -70,6 +83,15 @@ PARK_SECONDS = 300.0
 LOST_LIMIT = 5
 """Nodes a game may lose before its failure is the caller's."""
 REFRESH_SECONDS = 1.0
+BATCH_MOST = 16
+"""The most games one Ray task plays (see the module)."""
+BATCH_LEAST = 4
+"""The fewest games a Ray task plays while more games wait than the free slots take one
+each (and their pace allows it): the last games of a league's block go four by four, not
+one by one, while a caller that keeps only the slots busy (the arena) gets one a task."""
+BATCH_SECONDS = 0.5
+"""About the most play one Ray task holds, at the pace such games went so far: a task's
+own cost (a few milliseconds) is then at most about 1% of its games' time."""
 BUILDS_KEPT = 256
 """Packed builds the driver keeps in the object store (the most recently used): an older
 one is packed and put again when its bot plays next."""
@@ -138,26 +160,67 @@ def needs_sandbox(task: TableTask) -> bool:
 _cache: NodeCache | None = None
 
 
-def _node_game(play: Callable[[TableTask], TableOutcome], task: TableTask,
-               carried: tuple[tuple[str, str, str | None], ...], refs: dict[str, Any]) -> TableOutcome:
-    """On a node: the game's bots' files placed from the cache (fetched once), the game
-    played by ``play``, and the node's id put in its result. NodeRefused when the game
-    needs bubblewrap and this node cannot make a sandbox."""
+class _Unsent(Exception):   # control flow between a node and the driver, never the caller's
+    """A build this node's cache does not hold, whose reference did not come with the game
+    (the driver thought the node had placed it): the game goes again, with it."""
+
+
+def _fetch(refs: dict[str, Any], digest: str) -> bytes:
+    import ray
+
+    ref = refs.get(digest)
+    if ref is None:
+        raise _Unsent(digest)
+    data: bytes = ray.get(ref)
+    return data
+
+
+def _portable(exc: Exception, node: str) -> BaseException:
+    """A game's failure as the driver can receive it: the exception itself when it can be
+    pickled (else a ClusterError saying it), with the node's traceback as a note."""
+    import traceback
+
+    if isinstance(exc, _Unsent):
+        return exc
+    text = "".join(traceback.format_exception(exc)).rstrip()
+    sent: BaseException = exc
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:   # noqa: BLE001 -- any failure to pickle: the failure said in words instead
+        sent = ClusterError(f"{type(exc).__name__}: {exc}")
+    sent.add_note(f"on node {node[:8]}:\n{text}")
+    return sent
+
+
+def _node_batch(play: Callable[[TableTask], TableOutcome], tasks: tuple[TableTask, ...],
+                carried: tuple[tuple[tuple[str, str, str | None], ...], ...], refs: dict[str, Any]) -> bytes:
+    """On a node: a batch's games played one after the other by ``play``, each with its
+    bots' files placed from the cache (fetched once) and the node's id in its record's
+    configuration, or the game's own failure; all pickled as one ``bytes`` with the
+    seconds they took. NodeRefused when a game needs bubblewrap and this node cannot make
+    a sandbox."""
     import ray
 
     global _cache
     node = ray.get_runtime_context().get_node_id()
-    if needs_sandbox(task):
+    if any(needs_sandbox(task) for task in tasks):
         problem = _sandbox_problem()
         if problem is not None:
             raise NodeRefused(f"node {node[:8]} refuses program bots: {problem}")
-    if carried:
-        if _cache is None:
-            _cache = NodeCache()
-        task = dataclasses.replace(task, places=place(carried, lambda digest: ray.get(refs[digest]), _cache))
-    outcome = play(task)
-    outcome.record.config["node"] = node
-    return outcome
+    results: list[TableOutcome | BaseException] = []
+    started = time.perf_counter()
+    for task, carry in zip(tasks, carried):
+        try:
+            if carry:
+                if _cache is None:
+                    _cache = NodeCache()
+                task = dataclasses.replace(task, places=place(carry, functools.partial(_fetch, refs), _cache))
+            outcome = play(task)
+            outcome.record.config["node"] = node
+            results.append(outcome)
+        except Exception as exc:   # noqa: BLE001 -- the game's failure, handed to its caller
+            results.append(_portable(exc, node))
+    return pickle.dumps((results, time.perf_counter() - started), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 # -- the driver's view of the nodes ---------------------------------------------------------
@@ -170,10 +233,14 @@ class _Node:
     state: str = "probing"          # probing, ready, refused (another version), lost
     note: str = ""
     programs: bool = True           # can make the sandbox for program bots
-    in_flight: int = 0
+    tasks: int = 0                  # Ray tasks (batches) in flight: at most one a slot
+    in_flight: int = 0              # games in those
     games: int = 0
     finished: collections.deque[float] = field(default_factory=lambda: collections.deque(maxlen=10_000))
     probe: Any = None
+    placed: set[str] = field(default_factory=set)
+    """The builds (digests) a game of this node has had placed: later games do without
+    their references (read and written by the dispatching thread alone)."""
 
     @property
     def short(self) -> str:
@@ -184,14 +251,23 @@ class _Node:
         return sum(1 for at in self.finished if at >= horizon) / window
 
 
-@dataclass
+@dataclass(eq=False)
 class _Game:
     task: TableTask
     outer: concurrent.futures.Future[TableOutcome]
     play: Callable[[TableTask], TableOutcome]
+    programs: bool = False          # needs a node that can make the sandbox
     lost: int = 0
     since: float = field(default_factory=time.monotonic)
+    """Since when no node that can play it has been ready (or since it was submitted)."""
     why: str = ""
+
+
+@dataclass(eq=False)
+class _Batch:
+    node: _Node
+    games: list[_Game]
+    sent: frozenset[str] = frozenset()   # the builds whose references went with it
 
 
 def _label(task: TableTask) -> str:
@@ -200,6 +276,18 @@ def _label(task: TableTask) -> str:
         return f"qualification game {task.index} of {extra['qualify']}"
     where = extra.get("arena") or extra.get("league")
     return f"game {task.index}" + (f" of {where}" if where else "")
+
+
+def _settle_future(future: concurrent.futures.Future[TableOutcome], outcome: TableOutcome | None = None,
+                   exc: BaseException | None = None) -> None:
+    """A caller's future resolved, unless it was already (the cluster left meanwhile)."""
+    try:
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(cast(TableOutcome, outcome))
+    except concurrent.futures.InvalidStateError:
+        pass
 
 
 class RayCluster:
@@ -224,17 +312,21 @@ class RayCluster:
         self._builds: collections.OrderedDict[str, tuple[tuple[int, int, int], Build, Any]] = \
             collections.OrderedDict()   # by path, the least recently used first
         self._packing = threading.Lock()
-        self._parked: list[_Game] = []
+        self._queue: list[_Game] = []              # waiting for a slot, the oldest first
+        self._arrived: list[tuple[_Batch, concurrent.futures.Future[bytes]]] = []
+        self._running: set[_Batch] = set()
+        self._pace: dict[tuple[Any, str, bool], float] = {}   # seconds a game, as the nodes measured
+        self._next_look = 0.0
         self._wake = threading.Event()
         self._stopping = threading.Event()
-        self._game = ray.remote(num_cpus=0, max_retries=0, resources={RESOURCE: 1})(_node_game)
+        self._game = ray.remote(num_cpus=0, max_retries=0, resources={RESOURCE: 1})(_node_batch)
         self._probe = ray.remote(num_cpus=0, max_retries=0)(node_facts)
         try:
             self._first_look(need_capacity)
         except BaseException:
             ray.shutdown()
             raise
-        self._watch = threading.Thread(target=self._watching, name="ray-cluster", daemon=True)
+        self._watch = threading.Thread(target=self._working, name="ray-cluster", daemon=True)
         self._watch.start()
 
     # -- joining ---------------------------------------------------------------------------
@@ -372,37 +464,150 @@ class RayCluster:
         """Play ``task`` on a node (by ``play``, else the cluster's): a future of its outcome
         (played again elsewhere when its node is lost; the failure of the game itself
         otherwise)."""
-        outer: concurrent.futures.Future[TableOutcome] = concurrent.futures.Future()
-        outer.set_running_or_notify_cancel()
-        self._launch(_Game(task, outer, play or self.play))
-        return outer
+        return self.submit_all([task], play)[0]
 
-    def _choose(self, task: TableTask) -> _Node | None:
-        programs = needs_sandbox(task)
+    def submit_all(self, tasks: Sequence[TableTask], play: Callable[[TableTask], TableOutcome] | None = None
+                   ) -> list[concurrent.futures.Future[TableOutcome]]:
+        """:meth:`submit` for each of ``tasks`` at once (a league's block): they wait
+        together, so that they are played in batches."""
+        games = [_Game(task, concurrent.futures.Future(), play or self.play, needs_sandbox(task)) for task in tasks]
+        for game in games:
+            game.outer.set_running_or_notify_cancel()
         with self._lock:
-            fit = [node for node in self._nodes.values()
-                   if node.state == "ready" and node.capacity > 0 and (node.programs or not programs)]
-            if not fit:
-                return None
-            node = min(fit, key=lambda n: (n.in_flight / n.capacity, n.games, n.id))
-            node.in_flight += 1
-            return node
+            left = self._stopping.is_set()
+            if not left:
+                self._queue.extend(games)
+        if left:
+            for game in games:
+                _settle_future(game.outer, exc=ClusterError(f"{_label(game.task)} was not played: the cluster "
+                                                            "was left"))
+        self._wake.set()
+        return [game.outer for game in games]
 
-    def _launch(self, game: _Game) -> None:
-        node = self._choose(game.task)
-        if node is None:
-            with self._lock:
-                self._parked.append(game)
-            return
+    def _working(self) -> None:
+        """The one thread that sends and receives batches: woken by a submission or a batch
+        come back, and every second to look at the nodes (new nodes' answers taken, games
+        that no node could play for too long failed)."""
+        while not self._stopping.is_set():
+            self._wake.wait(max(0.0, self._next_look - time.monotonic()))
+            self._wake.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                with self._lock:
+                    arrived, self._arrived = self._arrived, []
+                for landed, inner in arrived:
+                    self._settle(landed, inner)
+                if time.monotonic() >= self._next_look:
+                    self._next_look = time.monotonic() + REFRESH_SECONDS
+                    self._look()
+                while (batch := self._next_batch()) is not None:
+                    self._launch(batch)
+            except Exception:   # the thread goes on; what failed is in the log
+                logger.warning("playing on the Ray cluster failed", exc_info=True)
+
+    def _look(self) -> None:
+        self._refresh()
+        with self._lock:
+            probing = [node for node in self._nodes.values() if node.probe is not None]
+        for node in probing:
+            self._answer(node, timeout=0)
+        now = time.monotonic()
+        expired: list[_Game] = []
+        with self._lock:
+            fit = {programs: any(node.state == "ready" and node.capacity > 0 and (node.programs or not programs)
+                                 for node in self._nodes.values()) for programs in (False, True)}
+            for game in self._queue:
+                if fit[game.programs]:
+                    game.since = now   # waiting for a slot, not for a node
+                elif now - game.since > PARK_SECONDS:
+                    expired.append(game)
+            if expired:
+                self._queue = [game for game in self._queue if game not in expired]
+        for game in expired:
+            _settle_future(game.outer, exc=ClusterError(
+                f"no node of the cluster could play {_label(game.task)} for {PARK_SECONDS:.0f} s"
+                + (f" (last: {game.why})" if game.why else "")))
+
+    def _next_batch(self) -> _Batch | None:
+        """The next batch to send, taken from the queue, for the ready node with a free slot
+        that has the fewest tasks for its slots; None: no game waits, or no slot is free
+        for one."""
+        with self._lock:
+            if not self._queue:
+                return None
+            ready = [node for node in self._nodes.values() if node.state == "ready" and node.capacity > 0]
+            slots = sum(node.capacity for node in ready)
+            free = sum(node.capacity - node.tasks for node in ready if node.tasks < node.capacity)
+            for node in sorted((node for node in ready if node.tasks < node.capacity),
+                               key=lambda n: (n.tasks / n.capacity, n.games, n.id)):
+                first = next((game for game in self._queue if node.programs or not game.programs), None)
+                if first is None:
+                    continue
+                size = self._size(first, slots, free)
+                chosen: list[_Game] = []
+                for game in self._queue:
+                    if game.play is first.play and game.task.game == first.task.game \
+                            and game.programs == first.programs:
+                        chosen.append(game)
+                        if len(chosen) == size:
+                            break
+                self._queue = [game for game in self._queue if game not in chosen]
+                node.tasks += 1
+                node.in_flight += len(chosen)
+                return _Batch(node, chosen)
+            return None
+
+    def _size(self, first: _Game, slots: int, free: int) -> int:
+        """How many games go in a batch (under the lock): the waiting games shared by the
+        ``slots``, at least BATCH_LEAST while more wait than the ``free`` slots take one
+        each, at most BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games
+        went so far (one until one has come back)."""
+        waiting = len(self._queue)
+        shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting > free else 1)
+        pace = self._pace.get((first.play, first.task.game, first.programs))
+        timed = 1 if pace is None else int(BATCH_SECONDS / max(pace, 1e-6))
+        return max(1, min(BATCH_MOST, shared, timed))
+
+    def _launch(self, batch: _Batch) -> None:
+        """``batch`` sent to its node, with the references of the builds the node has not
+        placed yet; a game whose bots' files cannot be packed fails alone."""
+        node = batch.node
+        tasks, carried = [], []
+        refs: dict[str, Any] = {}
+        for game in list(batch.games):
+            try:
+                carry, needed = self._carry(game.task)
+            except Exception as exc:   # noqa: BLE001 -- the game's failure, handed to its caller
+                batch.games.remove(game)
+                with self._lock:
+                    node.in_flight -= 1
+                _settle_future(game.outer, exc=exc)
+                continue
+            tasks.append(game.task)
+            carried.append(carry)
+            refs.update((digest, ref) for digest, ref in needed.items() if digest not in node.placed)
+        batch.sent = frozenset(refs)
         try:
-            carried, refs = self._carry(game.task)
-            ref = self._remote_on(node.id).remote(game.play, game.task, carried, refs)
-        except Exception as exc:   # noqa: BLE001 -- the game's failure, handed to its caller
+            if not batch.games:
+                raise LookupError("nothing left to send")
+            ref = self._remote_on(node.id).remote(batch.games[0].play, tuple(tasks), tuple(carried), refs)
+        except Exception as exc:   # noqa: BLE001 -- the games' failure, handed to their callers
             with self._lock:
-                node.in_flight -= 1
-            game.outer.set_exception(exc)
+                node.tasks -= 1
+                node.in_flight -= len(batch.games)
+            for game in batch.games:
+                _settle_future(game.outer, exc=exc)
             return
-        ref.future().add_done_callback(functools.partial(self._landed, game, node))
+        with self._lock:
+            self._running.add(batch)
+        ref.future().add_done_callback(functools.partial(self._landed, batch))
+
+    def _landed(self, batch: _Batch, inner: concurrent.futures.Future[bytes]) -> None:
+        """On Ray's thread: a batch came back (or failed), for the dispatching thread."""
+        with self._lock:
+            self._arrived.append((batch, inner))
+        self._wake.set()
 
     def _remote_on(self, node_id: str) -> Any:
         remote = self._remotes.get(node_id)
@@ -438,81 +643,86 @@ class RayCluster:
                 refs[kept[1].digest] = kept[2]
         return tuple(carried), refs
 
-    def _landed(self, game: _Game, node: _Node, inner: concurrent.futures.Future[TableOutcome]) -> None:
-        """A game came back from ``node``: its outcome to the caller, or (a lost node, a
-        refusal) the game played again elsewhere."""
+    def _settle(self, batch: _Batch, inner: concurrent.futures.Future[bytes]) -> None:
+        """A batch came back from its node: each game's outcome (or its own failure) to its
+        caller; or, the node lost or refusing, every game of it played again elsewhere."""
+        node = batch.node
+        with self._lock:
+            node.tasks -= 1
+            node.in_flight -= len(batch.games)
+            self._running.discard(batch)
+        try:
+            results, seconds = pickle.loads(inner.result())
+        except BaseException as exc:   # noqa: BLE001 -- played again, or the callers'
+            self._failed(batch, exc)
+            return
+        node.placed |= batch.sent
+        key = (batch.games[0].play, batch.games[0].task.game, batch.games[0].programs)
+        pace = seconds / len(batch.games)
+        self._pace[key] = pace if key not in self._pace else (self._pace[key] + pace) / 2
+        now = time.monotonic()
+        again: list[_Game] = []
+        for game, result in zip(batch.games, results):
+            if isinstance(result, _Unsent):   # the node's cache lost a build: sent again, with it
+                node.placed.discard(str(result.args[0]))
+                again.append(game)
+            elif isinstance(result, BaseException):
+                _settle_future(game.outer, exc=result)
+            else:
+                with self._lock:
+                    node.games += 1
+                    node.finished.append(now)
+                _settle_future(game.outer, result)
+        if again:
+            with self._lock:
+                self._queue[:0] = again
+
+    def _failed(self, batch: _Batch, exc: BaseException) -> None:
+        """A batch that did not come back: played again elsewhere when its node was lost or
+        refused it (one line a game), else each game's failure."""
         from ray.exceptions import NodeDiedError, RayError, RayTaskError, TaskUnschedulableError
 
-        with self._lock:
-            node.in_flight -= 1
-        try:
-            outcome = inner.result()
-        except BaseException as exc:   # noqa: BLE001 -- played again, or the caller's
-            why = None
-            if isinstance(exc, NodeRefused) or isinstance(getattr(exc, "cause", None), NodeRefused):
+        node = batch.node
+        why = None
+        if isinstance(exc, NodeRefused) or isinstance(getattr(exc, "cause", None), NodeRefused):
+            with self._lock:
+                first = node.programs
+                node.programs = False
+                node.note = node.note or f"refuses program bots: {exc}"
+            if first:
+                logger.warning("%s refuses program bots: it has no sandbox", node.short,
+                               extra={"fields": {"node": node.id}})
+            why = f"{node.short} refused it (no sandbox)"
+        elif isinstance(exc, RayError) and not isinstance(exc, RayTaskError):
+            if isinstance(exc, (NodeDiedError, TaskUnschedulableError)):
                 with self._lock:
-                    first = node.programs
-                    node.programs = False
-                    node.note = node.note or f"refuses program bots: {exc}"
-                if first:
-                    logger.warning("%s refuses program bots: it has no sandbox", node.short,
-                                   extra={"fields": {"node": node.id}})
-                why = f"{node.short} refused it (no sandbox)"
-            elif isinstance(exc, RayError) and not isinstance(exc, RayTaskError):
-                if isinstance(exc, (NodeDiedError, TaskUnschedulableError)):
-                    with self._lock:
-                        node.state = "lost" if node.state != "lost" else node.state
-                why = f"{node.short} was lost ({type(exc).__name__})"
+                    node.state = "lost"
+            why = f"{node.short} was lost ({type(exc).__name__})"
+        now = time.monotonic()
+        again: list[_Game] = []
+        for game in batch.games:
             if why is None or game.lost >= LOST_LIMIT:
-                game.outer.set_exception(exc)
-                return
+                _settle_future(game.outer, exc=exc)
+                continue
             game.lost += 1
-            game.why = why
+            game.why, game.since = why, now
             logger.warning("%s is played again on another node from its seed: %s", _label(game.task), why,
                            extra={"fields": {"node": node.id, "index": game.task.index}})
+            again.append(game)
+        if again:
             with self._lock:
-                self._parked.append(game)   # relaunched by the watcher, not on Ray's callback thread
-            self._wake.set()
-            return
-        with self._lock:
-            node.games += 1
-            node.finished.append(time.monotonic())
-        game.outer.set_result(outcome)
-
-    def _watching(self) -> None:
-        """Every second (or when woken): the nodes looked at, new nodes' answers taken, the
-        games waiting for a node launched, those that waited too long failed."""
-        while not self._stopping.is_set():
-            self._wake.wait(REFRESH_SECONDS)
-            self._wake.clear()
-            if self._stopping.is_set():
-                return
-            try:
-                self._refresh()
-                with self._lock:
-                    probing = [node for node in self._nodes.values() if node.probe is not None]
-                for node in probing:
-                    self._answer(node, timeout=0)
-                with self._lock:
-                    waiting, self._parked = self._parked, []
-                for game in waiting:
-                    if time.monotonic() - game.since > PARK_SECONDS:
-                        game.outer.set_exception(ClusterError(
-                            f"no node of the cluster could play {_label(game.task)} for {PARK_SECONDS:.0f} s"
-                            + (f" (last: {game.why})" if game.why else "")))
-                    else:
-                        self._launch(game)
-            except Exception:   # the watcher goes on; what failed is in the log
-                logger.warning("looking at the Ray cluster failed", exc_info=True)
+                self._queue[:0] = again
 
     def close(self) -> None:
-        self._stopping.set()
+        """Leave the cluster: the games not played yet fail (ClusterError)."""
+        with self._lock:
+            self._stopping.set()
+            waiting, self._queue = self._queue, []
+            running, self._running = self._running, set()
         self._wake.set()
         self._watch.join(5)
-        with self._lock:
-            waiting, self._parked = self._parked, []
-        for game in waiting:
-            game.outer.set_exception(ClusterError(f"{_label(game.task)} was not played: the cluster was left"))
+        for game in [*waiting, *(game for batch in running for game in batch.games)]:
+            _settle_future(game.outer, exc=ClusterError(f"{_label(game.task)} was not played: the cluster was left"))
         self.ray.shutdown()
 
 

@@ -167,9 +167,8 @@ class LocalBackend:
 
 class RayBackend:
     """Ray tasks on the cluster ``address`` (or ``RAY_ADDRESS``) names, else on a local Ray
-    instance of ``workers`` game slots (``league.cluster``): as many games in flight as
-    the nodes offer slots, each game placed on a node and played again elsewhere when its
-    node is lost."""
+    instance of ``workers`` game slots (``league.cluster``): each block's games played in
+    batches on the nodes' slots, a game played again elsewhere when its node is lost."""
 
     def __init__(self, workers: int, address: str | None = None) -> None:
         from gameroom.league.cluster import ClusterError, RayCluster
@@ -180,24 +179,14 @@ class RayBackend:
             raise LeagueError(str(exc)) from None
 
     def run(self, tasks: Sequence[TableTask]) -> Iterator[tuple[TableTask, TableOutcome | BaseException]]:
-        """Each task with its outcome (or the exception), as they finish."""
-        from gameroom.league.cluster import needs_sandbox
-
-        waiting = list(reversed(tasks))
-        programs = any(needs_sandbox(task) for task in tasks)
-        running: dict[concurrent.futures.Future[TableOutcome], TableTask] = {}
-        while waiting or running:
-            while waiting and len(running) < max(1, self.cluster.capacity(programs)):
-                task = waiting.pop()
-                running[self.cluster.submit(task)] = task
-            done, _ = concurrent.futures.wait(list(running), timeout=1.0,
-                                              return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in done:
-                task = running.pop(future)
-                try:
-                    yield task, future.result()
-                except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
-                    yield task, exc
+        """Each task with its outcome (or the exception), as they finish: the block given
+        at once, for the cluster to play in batches (``league.cluster``)."""
+        running = dict(zip(self.cluster.submit_all(tasks), tasks))
+        for future in concurrent.futures.as_completed(running):
+            try:
+                yield running[future], future.result()
+            except Exception as exc:   # noqa: BLE001 -- handed to the caller, which reports or retries it
+                yield running[future], exc
 
     def close(self) -> None:
         self.cluster.close()
