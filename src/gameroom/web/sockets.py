@@ -219,7 +219,10 @@ def abort_socket(websocket: WebSocket) -> None:
         abort()
 
 
-async def _serve(websocket: WebSocket, room: Room, address: str, user: str | None, name: str | None) -> None:
+async def _admitted(websocket: WebSocket, room: Room, address: str, user: str | None,
+                    name: str | None) -> tuple[WebMatch, str | None] | None:
+    """The match the path names and the seat asked for (None: a spectator), or None once the
+    socket was closed saying why (no such match, or a seat not this client's)."""
     match_id = websocket.path_params["id"]
     found: WebMatch | Gone | None = room.book.get(match_id)
     if found is None:   # evicted, maybe stored: the results database may be asked
@@ -228,15 +231,22 @@ async def _serve(websocket: WebSocket, room: Room, address: str, user: str | Non
         message = found.message if isinstance(found, Gone) else f"no match {match_id[:60]!r}"
         stored = {"stored": f"/results/games/{found.stored}"} if isinstance(found, Gone) and found.stored else {}
         await close_socket(websocket, error_frame(message, True, **stored), 1000)
-        return
-    match = found
+        return None
     seat = websocket.query_params.get("seat")
     if seat is not None:
-        problem = match.admit(seat, websocket.query_params.get("token"), user, name)
+        problem = found.admit(seat, websocket.query_params.get("token"), user, name)
         if problem is not None:
             room.strikes.add(address)
             await close_socket(websocket, error_frame(problem, True, login=user is None), 1008)
-            return
+            return None
+    return found, seat
+
+
+async def _serve(websocket: WebSocket, room: Room, address: str, user: str | None, name: str | None) -> None:
+    admitted = await _admitted(websocket, room, address, user, name)
+    if admitted is None:
+        return
+    match, seat = admitted
 
     loop = asyncio.get_running_loop()
     outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
