@@ -56,117 +56,129 @@ def _websocket_base(config_ws: Any) -> type:
     return found
 
 
+class _LeavesWhenLost:
+    """Mixed into the websocket protocol: its place is given back when the socket closes."""
+
+    admission: Admission
+    place: Place | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        try:
+            super().connection_lost(exc)   # type: ignore[misc]
+        finally:
+            self.admission.leave(self.place)
+
+
+class _AdmittedHTTP(H11Protocol):
+    """uvicorn's HTTP protocol, admitted per address and timed per request (the module);
+    :func:`admitted_protocols` makes a subclass with its class attributes set."""
+
+    admission: Admission
+    head_seconds: float
+    body_seconds: float
+    place: Place | None = None
+    _timer: asyncio.TimerHandle | None = None
+    _seen: Any = None          # the request cycle last seen (a new one: a head came in)
+    _state = "head"            # head (awaited), body (awaited), busy (being answered), idle, websocket
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        found = self.admission.enter(transport.get_extra_info("peername"))
+        if isinstance(found, str):
+            status = 503 if "its most" in found else 429
+            transport.write(http_refusal(status, found))
+            transport.close()
+            return
+        self.place = found
+        self._arm(self.head_seconds, "the request's head")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        try:
+            super().connection_lost(exc)
+        finally:
+            if self._state != "websocket":
+                self.admission.leave(self.place)
+
+    def data_received(self, data: bytes) -> None:
+        if self.place is None:
+            return   # refused: closing
+        idle = self._state == "idle"
+        super().data_received(data)
+        if self._look() or not idle or self._state == "websocket":
+            return
+        # bytes after a response that are not yet a whole head: the next request's head is timed
+        self._state = "head"
+        self.place.unfinished = True
+        self._arm(self.head_seconds, "the request's head")
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.place is None or self.transport.is_closing() or self._look():
+            return
+        self._state = "idle"   # between requests: uvicorn's keep-alive time-out closes it
+        self.place.unfinished = False
+
+    def handle_websocket_upgrade(self, event: Any) -> None:
+        self._disarm()
+        self._state = "websocket"
+        if self.place is not None:
+            self.place.unfinished = False
+        super().handle_websocket_upgrade(event)
+        protocol = self.transport.get_protocol()
+        if isinstance(protocol, _LeavesWhenLost):
+            protocol.place = self.place
+        else:   # not ours (cannot happen with the classes given together): count it out now
+            self.admission.leave(self.place)
+
+    def _look(self) -> bool:
+        """Where the request stands after bytes arrived or a response ended; True when
+        a new request's head came in."""
+        cycle = self.cycle
+        if self.place is None or self._state == "websocket" or cycle is None:
+            return False
+        if cycle is not self._seen:   # a new request's head is in
+            self._seen = cycle
+            self._disarm()
+            if cycle.more_body:
+                self._state = "body"
+                self.place.unfinished = True
+                self._arm(self.body_seconds, "the request's body")
+            else:
+                self._state = "busy"
+                self.place.unfinished = False
+            return True
+        if self._state == "body" and not cycle.more_body:   # its body is in
+            self._state = "busy"
+            self.place.unfinished = False
+            self._disarm()
+        return False
+
+    def _arm(self, seconds: float, what: str) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(seconds, self._expired, seconds, what)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _expired(self, seconds: float, what: str) -> None:
+        self._timer = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is not None and cycle.response_started and not cycle.response_complete:
+            self.transport.close()   # an answer is going out already: just end it
+            return
+        self.transport.write(http_refusal(408, f"{what} did not arrive within {seconds:g} s"))
+        self.transport.close()
+
+
 def admitted_protocols(admission: Admission, head_seconds: float, body_seconds: float,
                        ws: Any = "auto") -> tuple[type, type]:
     """The HTTP and websocket protocol classes to give ``uvicorn.Config(http=, ws=)``."""
-    websocket_base = _websocket_base(ws)
-
-    class AdmittedWebSocket(websocket_base):   # type: ignore[misc, valid-type]
-        place: Place | None = None
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            try:
-                super().connection_lost(exc)
-            finally:
-                admission.leave(self.place)
-
-    class AdmittedHTTP(H11Protocol):
-        place: Place | None = None
-        _timer: asyncio.TimerHandle | None = None
-        _seen: Any = None          # the request cycle last seen (a new one: a head came in)
-        _state = "head"            # head (awaited), body (awaited), busy (being answered), idle, websocket
-
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            found = admission.enter(transport.get_extra_info("peername"))
-            if isinstance(found, str):
-                status = 503 if "its most" in found else 429
-                transport.write(http_refusal(status, found))
-                transport.close()
-                return
-            self.place = found
-            self._arm(head_seconds, "the request's head")
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            try:
-                super().connection_lost(exc)
-            finally:
-                if self._state != "websocket":
-                    admission.leave(self.place)
-
-        def data_received(self, data: bytes) -> None:
-            if self.place is None:
-                return   # refused: closing
-            idle = self._state == "idle"
-            super().data_received(data)
-            if self._look() or not idle or self._state == "websocket":
-                return
-            # bytes after a response that are not yet a whole head: the next request's head is timed
-            self._state = "head"
-            self.place.unfinished = True
-            self._arm(head_seconds, "the request's head")
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if self.place is None or self.transport.is_closing() or self._look():
-                return
-            self._state = "idle"   # between requests: uvicorn's keep-alive time-out closes it
-            self.place.unfinished = False
-
-        def handle_websocket_upgrade(self, event: Any) -> None:
-            self._disarm()
-            self._state = "websocket"
-            if self.place is not None:
-                self.place.unfinished = False
-            super().handle_websocket_upgrade(event)
-            protocol = self.transport.get_protocol()
-            if isinstance(protocol, AdmittedWebSocket):
-                protocol.place = self.place
-            else:   # not ours (cannot happen with the classes given together): count it out now
-                admission.leave(self.place)
-
-        def _look(self) -> bool:
-            """Where the request stands after bytes arrived or a response ended; True when
-            a new request's head came in."""
-            cycle = self.cycle
-            if self.place is None or self._state == "websocket" or cycle is None:
-                return False
-            if cycle is not self._seen:   # a new request's head is in
-                self._seen = cycle
-                self._disarm()
-                if cycle.more_body:
-                    self._state = "body"
-                    self.place.unfinished = True
-                    self._arm(body_seconds, "the request's body")
-                else:
-                    self._state = "busy"
-                    self.place.unfinished = False
-                return True
-            if self._state == "body" and not cycle.more_body:   # its body is in
-                self._state = "busy"
-                self.place.unfinished = False
-                self._disarm()
-            return False
-
-        def _arm(self, seconds: float, what: str) -> None:
-            self._disarm()
-            self._timer = self.loop.call_later(seconds, self._expired, seconds, what)
-
-        def _disarm(self) -> None:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-
-        def _expired(self, seconds: float, what: str) -> None:
-            self._timer = None
-            if self.transport.is_closing():
-                return
-            cycle = self.cycle
-            if cycle is not None and cycle.response_started and not cycle.response_complete:
-                self.transport.close()   # an answer is going out already: just end it
-                return
-            self.transport.write(http_refusal(408, f"{what} did not arrive within {seconds:g} s"))
-            self.transport.close()
-
-    return AdmittedHTTP, AdmittedWebSocket
+    websocket = type("AdmittedWebSocket", (_LeavesWhenLost, _websocket_base(ws)), {"admission": admission})
+    http = type("AdmittedHTTP", (_AdmittedHTTP,), {"admission": admission, "head_seconds": head_seconds,
+                                                   "body_seconds": body_seconds})
+    return http, websocket
