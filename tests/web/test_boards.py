@@ -132,6 +132,23 @@ def click_move(page: Any) -> None:
         buttons.first.click()
 
 
+def moves_then_a_decision(page: Any, moves: int = 2) -> None:
+    """``moves`` moves made on the board, then the page waits on the person's next decision."""
+    def sent() -> int:
+        return int(page.evaluate("() => document.body.dataset.sent || '0'"))
+
+    for _ in range(500):
+        if sent() >= moves:
+            break
+        page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
+        try:
+            click_move(page)
+        except Exception:   # noqa: BLE001 - the board changed under the click: look again
+            continue
+    assert sent() >= moves
+    page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
+
+
 def play_on_the_board(page: Any, name: str, shot: str | None = None, max_steps: int = 3000,
                       size: str | None = None) -> None:
     """Click moves on the board until the game is over; a screenshot after the third click;

@@ -25,7 +25,7 @@ import pytest
 from driver import GAMEROOM, free_port
 from tests.lobby.journaled import Restartable
 from tests.web.conftest import LOBBY_SECRET, cookie_header, sign_up
-from tests.web.test_boards import click_move, page_of, play_on_the_board
+from tests.web.test_boards import moves_then_a_decision, page_of, play_on_the_board, seat_link, start
 
 LOBBY_CONFIG = {"relayAddresses": ["127.0.0.1"], "relaySecret": LOBBY_SECRET, "callTimeoutSeconds": 60,
                 "personTimeoutSeconds": 600, "turnTimeoutSeconds": 600, "reconnectGraceSeconds": 600}
@@ -83,10 +83,6 @@ def servers(tmp_path: Path) -> Iterator[tuple[Restartable, RestartableWeb]]:
         lobby.stop()
 
 
-def _sent(page: Any) -> int:
-    return int(page.evaluate("() => document.body.dataset.sent || '0'"))
-
-
 @pytest.mark.parametrize(("game", "bot"), [("q", "dag"), ("eriantys", "greedy")])
 def test_a_person_finishes_the_game_after_the_lobby_and_the_web_room_are_killed_and_restarted(
         servers: tuple[Restartable, RestartableWeb], browser: Any, game: str, bot: str) -> None:
@@ -96,16 +92,7 @@ def test_a_person_finishes_the_game_after_the_lobby_and_the_web_room_are_killed_
         sign_up(page, web.url, f"kill{game}")
         page.goto(f"{web.url}/rooms/new?game={game}&players=2&bots={bot}")
         page.wait_for_selector("#picture svg")
-        for _ in range(500):   # two moves on the board, then the page waits on the next decision
-            if _sent(page) >= 2:
-                break
-            page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
-            try:
-                click_move(page)
-            except Exception:   # noqa: BLE001 - the board changed under the click: look again
-                continue
-        assert _sent(page) >= 2
-        page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
+        moves_then_a_decision(page)
         lobby.kill()
         web.kill()
         page.wait_for_selector("#status:has-text('reconnecting')")   # the page says so
@@ -239,3 +226,28 @@ def test_a_web_match_killed_in_the_middle_ends_as_the_uninterrupted_match(tmp_pa
         assert db.execute("SELECT COUNT(*) FROM journal_rooms").fetchone() == (0,)   # it left when it ended
         assert db.execute("SELECT COUNT(*) FROM journal_entries").fetchone() == (0,)
         assert db.execute("SELECT COUNT(*) FROM games WHERE tournament = 'web room'").fetchone() == (1,)
+
+
+def test_a_match_page_reconnects_by_itself_when_the_web_room_is_killed(tmp_path: Path, browser: Any) -> None:
+    """In a real Chromium, a person plays a web match of Fish against a built-in strategy;
+    the room is killed while the person's decision waits and started again: the page says
+    it is reconnecting, comes back by itself to the seat, and the person finishes the match."""
+    web = RestartableWeb(tmp_path, None)
+    context, page, errors = page_of(browser, "laptop")
+    try:
+        sign_up(page, web.url, "pagekill")
+        page.goto(seat_link(web.url, start(page, GAME, ["human", BOT], seed=SEED), "P1"))
+        page.wait_for_selector("#picture svg")
+        moves_then_a_decision(page)
+        web.kill()
+        page.wait_for_selector("#status:has-text('reconnecting')")   # the page says so
+        web.start()
+        page.wait_for_selector("#status:has-text('running')", timeout=300_000)   # back by itself
+        play_on_the_board(page, GAME)
+        assert page.inner_text("#winners").startswith("winners:")
+        assert "error" not in page.inner_text("#winners")
+    finally:
+        context.close()
+        log = web.stop()
+    assert not errors, errors
+    assert "resumed 1 match(es) from the journal" in log, log

@@ -12,16 +12,12 @@ import pytest
 
 from tests.lobby.rooms import LobbyProcess
 from tests.web.conftest import WebServer, sign_up
-from tests.web.test_boards import click_move, page_of, play_on_the_board
+from tests.web.test_boards import moves_then_a_decision, page_of, play_on_the_board
 
 
 LOBBY_CONFIG = {"personTimeoutSeconds": 600, "resilience": True, "reconnectGraceSeconds": 600,
                 "soloTimeoutSeconds": 600}
 """Held seats and the resilience mode that outlast any reload on a loaded machine."""
-
-
-def _sent(page: Any) -> int:
-    return int(page.evaluate("() => document.body.dataset.sent || '0'"))
 
 
 @pytest.mark.parametrize(("game", "bot"), [("q", "dag"), ("eriantys", "greedy")])
@@ -35,16 +31,7 @@ def test_a_person_reloads_the_room_page_mid_game_and_finishes_it(lobby: LobbyPro
         sign_up(page, web.url, f"reload{game}")
         page.goto(f"{web.url}/rooms/new?game={game}&players=2&bots={bot}")
         page.wait_for_selector("#picture svg")
-        for _ in range(500):   # two moves on the board, then the page waits on the next decision
-            if _sent(page) >= 2:
-                break
-            page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
-            try:
-                click_move(page)
-            except Exception:   # noqa: BLE001 - the board changed under the click: look again
-                continue
-        assert _sent(page) >= 2
-        page.wait_for_selector("#picture .target, #buttons button", timeout=300_000)
+        moves_then_a_decision(page)
         room = page.url.rsplit("/", 1)[1]
         assert room.isdigit(), page.url
         page.reload()

@@ -22,9 +22,10 @@ during its game (the lobby restarted) logs in again under its name from the same
 after 0.5 s, then twice as long each time up to 8 s; the lobby gives its seat back
 (docs/lobby.md, "Coming back") with the state and the call waiting for it, and the bot
 plays on (an event of its own that was not answered is sent again if still its turn). In a
-room played by events the bot's view of the game is rebuilt only from broadcasts: one that
-comes back after a restart can wait for ever (its view is not brought up to date by the
-GAME_STATE it is sent); its rooms played by calls come back whole.
+room played by events its view of the game starts again from the ``GAME_STATE`` it is sent
+(the game's ``client_view`` applies it), so it sees whose turn it is; after a restart the
+lobby tells it ``START_GAME`` first (it may have died before writing it), which sets the
+bot up again if it never was.
 """
 
 from __future__ import annotations
@@ -94,7 +95,10 @@ class LobbyConnection:
             values = self.ready()
             if values:
                 return values
-            data = await self.reader.read(1 << 16)
+            try:
+                data = await self.reader.read(1 << 16)
+            except OSError:   # a reset: a server killed with our messages unread closes so
+                data = b""
             if not data:
                 self.closed = True
                 return []
@@ -286,7 +290,7 @@ async def _play(conn: LobbyConnection, game: LobbyGame, view: Any, player: Any, 
                     view.acknowledge(pending)
                 pending = None
                 continue
-            view.apply(m)
+            view.apply(m)   # a GAME_STATE (back in the seat) replaces the view with its snapshot
             if kind == "ADD_PLAYER" and m.get("username") == name:
                 seat = m.get("position", -1)
             if kind == "START_GAME":

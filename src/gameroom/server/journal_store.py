@@ -148,7 +148,11 @@ class JournalStore:
             with self.engine.begin() as connection:
                 current = self._revision(connection)
                 if current != HEAD:   # a new journal, or an older one: migrated (Alembic)
+                    if sqlite:   # what a migration drops (j0001's plain secrets) is overwritten, not left free
+                        connection.exec_driver_sql("PRAGMA secure_delete = ON")
                     _migrate(connection, current, where)
+                    if sqlite:
+                        connection.exec_driver_sql("PRAGMA secure_delete = OFF")
         except JournalError:
             self.engine.dispose()
             raise

@@ -37,7 +37,7 @@ from gameroom.core.calls import Caller, CallFailed
 from gameroom.core.protocol import VOID
 from gameroom.core.record import FailureKind
 from gameroom.server.journal import Journal, Replay
-from gameroom.server.journal_store import StoredEntry
+from gameroom.server.journal_store import JournalError, StoredEntry
 
 if TYPE_CHECKING:
     from gameroom.web.people import HumanPlayer
@@ -146,6 +146,9 @@ class JournaledCaller:
         feed = match.feed
         if feed is not None and feed.replaying:
             journaled = feed.take(key)
+            if journaled is not None and journaled.get("m") != method:   # another version of the game
+                raise JournalError(f"the journal answers call {key[1]} of seat {key[0]} as one of "
+                                   f"{journaled.get('m')!r}, the game asks {method!r}: the match cannot be resumed")
             if journaled is not None:
                 if "f" in journaled:
                     reason, kind = journaled["f"]
@@ -155,7 +158,11 @@ class JournaledCaller:
                 if self.recorded:
                     if self.human is not None:
                         self.human.remember(method, args)   # what its list of moves remembers goes on
-                    return None if journaled.get("none") else spec.result.decode(journaled["r"])
+                    try:
+                        return None if journaled.get("none") else spec.result.decode(journaled["r"])
+                    except ValueError as exc:   # not an invalid reply of the seat: a journal it cannot be
+                        raise JournalError(f"the journal's answer to call {key[1]} of seat {key[0]} does not "
+                                           f"decode: {exc}") from None
             if not self.recorded:
                 limit = None   # a strategy that answered then answers now: no load may make it fail
         journal = match.journal
@@ -169,17 +176,18 @@ class JournaledCaller:
                 limit = left
             if limit is not None:
                 journal.step(match, "call", {"s": key[0], "n": key[1], "limit": limit})
+        said = {"s": key[0], "n": key[1], "m": method}
         try:
             result = self.caller(method, args, limit)
         except CallFailed as exc:
-            journal.step(match, "answer", {"s": key[0], "n": key[1], "f": [exc.reason, exc.kind.value]})
+            journal.step(match, "answer", {**said, "f": [exc.reason, exc.kind.value]})
             raise
         except ValueError as exc:
-            journal.step(match, "answer", {"s": key[0], "n": key[1], "v": str(exc)})
+            journal.step(match, "answer", {**said, "v": str(exc)})
             raise
         if self.recorded and decision:
-            answer = {"none": True} if result is None else {"r": spec.result.encode(result)}
-            journal.step(match, "answer", {"s": key[0], "n": key[1], **answer})
+            journal.step(match, "answer", {**said, **({"none": True} if result is None
+                                                      else {"r": spec.result.encode(result)})})
         return result
 
 

@@ -7,7 +7,8 @@ planning and action orders). :meth:`TableView.acknowledge` adds what only the se
 an event learns from its ``ACK``: the progress of its own pending card input (an
 ``END_SELECTION``, a Herald choice that changes nothing or a Mushroom Man colour has no
 broadcast). The property tests check that this view equals the server's snapshot after
-every event, which proves the broadcasts complete and in the right order.
+every event, which proves the broadcasts complete and in the right order. A ``GAME_STATE``
+(a player back in its seat) replaces the view with the snapshot it carries.
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ class TableView:
                      "pendingInput": None, "mushroomColor": None},
             "lastRound": False, "suspended": False, "finished": False, "winners": [],
         }
+
+    def _game_state(self, m: dict[str, Any]) -> None:
+        """A complete snapshot (sent to a player back in its seat, or a spectator): the
+        view starts again from it, whatever it had missed."""
+        self.state = copy.deepcopy(m["state"])
+        self.room_id = self.state.get("roomId", self.room_id)
+        self._bag_emptied = self.state["bag"] == 0   # the bag is never filled again
 
     def _holder(self, location: str) -> dict[str, int] | None:
         """The student counts at a location (None for the bag)."""
