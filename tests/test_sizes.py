@@ -15,7 +15,6 @@ MAX_FUNCTION = 80
 
 STILL_OVER: dict[str, int] = {   # "package/module.py:Name" -> lines it may not grow past
     "server/lobby.py:Lobby": 1330,
-    "server/referee_rooms.py:RefereeGame": 500,
     "arena/ladder.py:Arena": 730,
 }
 

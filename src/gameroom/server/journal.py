@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 from gameroom.server.journal_store import JournalError, JournalStore, Loaded, StoredEntry
 
-__all__ = ["Journal", "JournalError", "FORMAT", "TICK", "RoomRecord", "SeatRecord", "Replay", "open_journal"]
+__all__ = ["Journal", "JournalError", "FORMAT", "TICK", "RoomRecord", "SeatRecord", "Replay", "ReplayDiverged", "open_journal"]
 
 logger = logging.getLogger(__name__)
 
@@ -143,6 +143,31 @@ class Replay:
         """The seconds a call started at ``started`` (wall clock) with ``limit`` had left
         at the latest moment the lobby may have died: never more than it had."""
         return max(0.0, limit - max(0.0, self.down_at - started))
+
+    def outcome(self, index: int, call: int | None, gone: Callable[[int, str], None],
+                started: dict[int, tuple[float, float]]) -> StoredEntry | None:
+        """The journaled outcome of the call ``call`` to seat ``index`` (None: a house
+        bot's answer), the steps journaled before it applied on the way — a departure
+        (``gone(seat, why)``), a call's start and limit (into ``started``); None once every
+        step was fed (the game is live from here). :class:`ReplayDiverged` when the journal
+        answers another call than the game asks."""
+        while (entry := self.take()) is not None:
+            body = entry.body
+            if entry.kind == "gone":
+                gone(body["s"], body["why"])
+            elif entry.kind == "call":
+                started[body["c"]] = (entry.at, body["limit"])
+            elif body.get("s") != index or body.get("c") != call:
+                raise ReplayDiverged(f"the journal's step {entry.seq} answers seat {body.get('s')}'s call "
+                                     f"{body.get('c')}, the game asks seat {index}'s call {call}")
+            else:
+                return entry
+        return None
+
+
+class ReplayDiverged(Exception):
+    """The game asked, running again, another call than the journal answers next (a
+    journal of another version of the game): the room cannot be resumed."""
 
 
 class Journal:

@@ -952,7 +952,7 @@ class Lobby:
         if room.start is not None:   # a game under way: the spectator is told it started, as the room was
             client.send(room.start)
         if room.referee is not None and room.referee.state is not None:
-            client.send(*room.referee.spectator_message(client.pictures))
+            client.send(*room.referee.views.spectator_message(client.pictures))
         elif room.game is not None:
             client.send(*self._game_state(room))
             if views:
@@ -1061,7 +1061,7 @@ class Lobby:
             client.send(nack("The game has not started yet"))
         elif room.referee is not None:
             if client.seat < 0:
-                client.send(*room.referee.spectator_message(client.pictures))
+                client.send(*room.referee.views.spectator_message(client.pictures))
             else:
                 client.send(room.referee.view_message(client.seat))
         else:

@@ -47,7 +47,7 @@ from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.errors import GameroomError
 
 __all__ = ["Allowance", "UserChecks", "UsersChecks", "Judges", "Question", "CheckFailed", "NOT_OFFERED", "CHECK_RATE", "CHECK_BURST",
-           "CHECK_SECONDS", "MAX_CHECKS", "judges"]
+           "CHECK_SECONDS", "MAX_CHECKS", "checked", "judges"]
 
 logger = logging.getLogger(__name__)
 
@@ -360,6 +360,22 @@ _JUDGES = Judges()
 def judges() -> Judges:
     """The judges every server of this process shares."""
     return _JUDGES
+
+
+async def checked(question: Question, results: list[Any], allowance: Allowance) -> list[str | None]:
+    """The problems of each of ``results`` (None: legal; "not one of the N legal moves
+    offered" for an answer the game cannot judge), once ``allowance`` lets them be judged
+    (the caller reads no more of that client's requests meanwhile). :class:`CheckFailed`
+    when the judges cannot answer."""
+    loop = asyncio.get_running_loop()
+    wait = allowance.wait(len(results), loop.time())
+    if wait > 0:
+        await asyncio.sleep(wait)
+    allowance.take(len(results), loop.time())
+    problems = await judges().problems(question, results) if results else []
+    offered = len(question.offered)
+    return [f"not one of the {offered} legal moves offered" if problem == NOT_OFFERED else problem
+            for problem in problems]
 
 
 if __name__ == "__main__":

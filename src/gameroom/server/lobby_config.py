@@ -83,6 +83,17 @@ class LobbyConfig:
     def referee(self) -> bool:
         return self.policy == "referee"
 
+    def seat_limit(self, person: bool, person_limit: float | None, limit: float | None) -> float | None:
+        """A seat's limit for a call the referee gives ``limit``: the configured one, else
+        for a person's seat the game's ``person_limit`` (never less than the call's)."""
+        if person:
+            if self.person_timeout is not None:
+                return self.person_timeout or None
+            return person_limit if person_limit is None or limit is None else max(limit, person_limit)
+        if self.call_timeout is not None:
+            return self.call_timeout or None
+        return limit
+
 
 # JSON key -> (field, kind); kinds: str, bool, int, nat, seconds
 _KEYS: dict[str, tuple[str, str]] = {

@@ -15,7 +15,7 @@ loop for a whole game, nor a slow search for one decision.
 
 The referee's events become messages: a state goes to every seat that asked for views,
 as that seat's own view, and to the spectators as the public view (``GAME_STATE``), never
-another seat's secret; an ejection is ``PLAYER_DISCONNECT`` (the ejected seat is back in
+another seat's secret (made once a step: ``server.room_views``); an ejection is ``PLAYER_DISCONNECT`` (the ejected seat is back in
 the lobby and the game goes on without it, as the referee says); the result is
 ``END_GAME``. A person's seat has the game's person limit and is offered the legal moves
 of each decision; an answer it was not offered, or that the game's codec cannot read, is
@@ -48,12 +48,12 @@ from gameroom.core.calls import Caller, CallFailed
 from gameroom.core.composed import MAX_CHECKS, composed_problem
 from gameroom.core.context import MatchContext
 from gameroom.core.match import MatchCancelled, Seat
-from gameroom.core.narration import Story
 from gameroom.core.protocol import VOID, Method
-from gameroom.core.record import EJECT, STATE, Event, FailureKind
-from gameroom.server.journal import Replay
-from gameroom.server.lobby_checks import NOT_OFFERED, CheckFailed, Question, judges
+from gameroom.core.record import EJECT, Event, FailureKind
+from gameroom.server.journal import Replay, ReplayDiverged
+from gameroom.server.lobby_checks import CheckFailed, Question, checked, judges
 from gameroom.server.lobby_games import Hosted, HouseBot
+from gameroom.server.room_views import StepViews
 
 __all__ = ["RefereeGame", "REASONS", "ReplayDiverged"]
 
@@ -105,26 +105,26 @@ class RefereeGame:
         self.announced: set[int] = set()   # seats whose departure the room was told
         self.held: set[int] = set()        # seats whose person lost the connection, held for the grace
         self.gone: dict[int, str] = {}     # seats that left: why (their next call fails with it)
-        self.state: Any = None             # the latest state the referee reported
-        self.step = 0
-        self.caption: str | None = None
-        self.narration: list[str] = []    # the narrator's lines of the latest state's event and those before it
-        self.told: list[str] = []         # lines of events since the latest state
-        try:   # the game's own narrator, as gameroom play and the web room tell a match
-            self.story: Story | None = self.game.story(seed, self.names)
-        except Exception as exc:   # noqa: BLE001 - no story: the captions of the referee's events
-            logger.info(f"room {room.id}: no narrator: {type(exc).__name__}: {exc}")
-            self.story = None
-        # GAME_STATE of the latest step, made once: pictures? -> (step, message, encoded) for
-        # spectators, (seat, pictures?) -> (step, message) for seats; a picture is drawn once a step
-        self._spectators: dict[bool, tuple[int, dict[str, Any], bytes]] = {}
-        self._seats: dict[tuple[int, bool], tuple[int, dict[str, Any]]] = {}
         self.runner = greenlet(self._main)
         self.over = False
         self.replied_at: float | None = None   # when the last REPLY arrived, while the lobby measures
         self.replay = replay   # the journaled steps still to feed (None: live)
         self.down_at = replay.down_at if replay is not None else 0.0
         self.started: dict[int, tuple[float, float]] = {}   # a replayed call -> its journaled start and limit
+        self.views = StepViews(self.game, self.names, seed, self._log, lobby.encode, self._drawn)
+
+    @property
+    def state(self) -> Any:
+        """The latest state the referee reported (None before the first)."""
+        return self.views.state
+
+    @property
+    def step(self) -> int:
+        """How many states the referee reported."""
+        return self.views.step
+
+    def _drawn(self) -> None:
+        self.lobby.drawings += 1
 
     # -- running ------------------------------------------------------------------------
 
@@ -167,13 +167,7 @@ class RefereeGame:
                                        "error": f"the game failed: {type(exc).__name__}: {exc}"[:500]}
         else:
             outcome = _end_message(result)
-            lines = list(self.told)
-            if self.story is not None:
-                try:
-                    lines += self.story.end(result).lines
-                except Exception as exc:   # noqa: BLE001 - the narrator's bug costs its lines only
-                    self._log(f"the narrator failed: {type(exc).__name__}: {exc}")
-            outcome["narration"] = lines
+            outcome["narration"] = self.views.end_lines(result)
         self.over = True
         self.lobby.referee_over(self.room, outcome)
 
@@ -254,35 +248,21 @@ class RefereeGame:
 
     # -- the journal ------------------------------------------------------------------------
 
-    def _journal(self, kind: str, body: dict[str, Any]) -> None:
-        self.lobby.note(self.room, kind, body)
-
     def _bot_answered(self, index: int) -> None:
         """A house bot answered: its place in the order of the journal (its answer is its
         own, asked again when the game runs again)."""
         if self.replay is not None and self._replayed(index, None) is not None:
             return
-        self._journal("bot", {"s": index})
+        self.lobby.note(self.room, "bot", {"s": index})
 
     def _replayed(self, index: int, call: int | None) -> Any:
-        """The journaled outcome of the call ``call`` to seat ``index`` (None: a house
-        bot's), the departures journaled before it applied on the way; None once the
-        journal is fed (the game is live from here)."""
-        replay = self.replay
-        assert replay is not None
-        while (entry := replay.take()) is not None:
-            body = entry.body
-            if entry.kind == "gone":
-                self._gone(body["s"], body["why"])
-            elif entry.kind == "call":
-                self.started[body["c"]] = (entry.at, body["limit"])
-            elif body.get("s") != index or body.get("c") != call:
-                raise ReplayDiverged(f"the journal's step {entry.seq} answers seat {body.get('s')}'s call "
-                                     f"{body.get('c')}, the game asks seat {index}'s call {call}")
-            else:
-                return entry
-        self.replay = None
-        return None
+        """The journaled outcome of the call ``call`` to seat ``index`` (``Replay.outcome``);
+        None once the journal is fed (the game is live from here)."""
+        assert self.replay is not None
+        entry = self.replay.outcome(index, call, self._gone, self.started)
+        if entry is None:
+            self.replay = None
+        return entry
 
     def _gone(self, index: int, why: str) -> None:
         """A journaled departure, applied again."""
@@ -290,23 +270,10 @@ class RefereeGame:
         self.gone[index] = why
         self.announced.add(index)
 
-    def limit(self, index: int, limit: float | None) -> float | None:
-        """The seat's limit for a call the referee gives ``limit``: the configured one,
-        else a person's seat the game's person limit (never less than the call's)."""
-        config = self.lobby.config
-        if self.people[index]:
-            if config.person_timeout is not None:
-                return config.person_timeout or None
-            person = self.game.person_limit
-            return person if person is None or limit is None else max(limit, person)
-        if config.call_timeout is not None:
-            return config.call_timeout or None
-        return limit
-
     def _call(self, index: int, method: str, args: tuple[Any, ...], limit: float | None) -> Any:
         member = self._present(index)
         spec = self.game.protocol.by_name[method]
-        limit = self.limit(index, limit)
+        limit = self.lobby.config.seat_limit(self.people[index], self.game.person_limit, limit)
         offered = None
         moves = self.moves[index]
         if moves is not None:
@@ -351,9 +318,9 @@ class RefereeGame:
                 at, journaled = started
                 left = min(limit, max(0.0, journaled - max(0.0, self.down_at - at)))   # never more than it had
                 message["limit"] = round(left, 3)
-                self._journal("call", {"c": pending.call, "s": index, "limit": left})
+                self.lobby.note(self.room, "call", {"c": pending.call, "s": index, "limit": left})
         elif limit is not None:
-            self._journal("call", {"c": pending.call, "s": index, "limit": limit})
+            self.lobby.note(self.room, "call", {"c": pending.call, "s": index, "limit": limit})
         if member is not None:   # a held seat is sent it when it comes back
             member.send(message)
         timer = None
@@ -367,9 +334,9 @@ class RefereeGame:
                 timer.cancel()
         if kind == "reply":
             answer, wire = value
-            self._journal("answer", {"c": pending.call, "s": index, "r": wire})
+            self.lobby.note(self.room, "answer", {"c": pending.call, "s": index, "r": wire})
             return answer
-        self._journal("answer", {"c": pending.call, "s": index, "f": [value[0], FailureKind(value[1]).value]})
+        self.lobby.note(self.room, "answer", {"c": pending.call, "s": index, "f": [value[0], FailureKind(value[1]).value]})
         raise CallFailed(*value)
 
     def _present(self, index: int) -> Any:
@@ -448,27 +415,19 @@ class RefereeGame:
 
     async def _judged(self, client: Any, pending: Pending, question: Question, results: list[Any]) -> None:
         """``CHECKED`` for ``results``, once the client's allowance lets them be judged."""
-        allowance = client.checks
-        wait = allowance.wait(len(results), self.loop.time())
-        if wait > 0:
-            await asyncio.sleep(wait)
-        allowance.take(len(results), self.loop.time())
         try:
-            problems = await judges().problems(question, results) if results else []
+            problems = await checked(question, results, client.checks)
         except CheckFailed as exc:
             client.send(_nack(f"The CHECK could not be judged: {exc}"))
             return
-        offered = len(question.offered)
-        client.send({"type": "CHECKED", "call": pending.call,
-                     "problems": [f"not one of the {offered} legal moves offered" if problem == NOT_OFFERED
-                                  else problem for problem in problems]})
+        client.send({"type": "CHECKED", "call": pending.call, "problems": problems})
 
     def departed(self, index: int, reason: str, why: str) -> None:
         """The member of seat ``index`` left the room or lost its connection: the room is
         told now; the referee ejects the seat at its call (at once if it waits for it)."""
         self.held.discard(index)
         self.gone[index] = why
-        self._journal("gone", {"s": index, "why": why})
+        self.lobby.note(self.room, "gone", {"s": index, "why": why})
         if index not in self.announced:
             self.announced.add(index)
             self.lobby.tell(self.room, {"type": "PLAYER_DISCONNECT", "username": self.names[index],
@@ -496,31 +455,13 @@ class RefereeGame:
 
     # -- views ----------------------------------------------------------------------------
 
-    def _tell(self, event: Event) -> tuple[list[str], str | None]:
-        """The narrator's lines of ``event`` and, for a state, its caption."""
-        if self.story is not None:
-            try:
-                told = self.story.tell(event)
-                return told.lines, told.caption
-            except Exception as exc:   # noqa: BLE001 - a narrator's bug: the referee's captions from now on
-                self._log(f"the narrator failed: {type(exc).__name__}: {exc}")
-                self.story = None
-        return [], event.get("caption") if event.kind == STATE else None
-
     def _observe(self, event: Event) -> None:
-        lines, caption = self._tell(event)
-        if event.kind != STATE or event.subject is None:
-            self.told += lines
-        if event.kind == STATE and event.subject is not None:
-            self.state, self.step = event.subject, self.step + 1
-            self.caption = caption
-            self.narration, self.told = self.told + lines, []
+        if self.views.tell(event):   # a new state: to the seats that asked for views, and the spectators
             for member in self.room.members:
                 if member is not None and getattr(member, "views", False) and member.room is self.room:
                     member.send(self.view_message(member.seat))
-            if self.room.watchers:
-                for watcher in self.room.watchers:
-                    watcher.send(*self.spectator_message(watcher.pictures))
+            for watcher in self.room.watchers:
+                watcher.send(*self.views.spectator_message(watcher.pictures))
         elif event.kind == EJECT:
             ejection = event.subject
             self._log(str(ejection))   # the match's own line is not opened in a lobby: this one says it
@@ -535,52 +476,9 @@ class RefereeGame:
 
     def view_message(self, index: int) -> dict[str, Any]:
         """``GAME_STATE`` of the latest state as seat ``index`` may see it (with its
-        picture for a member that asked for ``pictures``): made once a step for the seat,
-        however often it asks."""
+        picture for a member that asked for ``pictures``)."""
         member = self.room.members[index] if index < len(self.room.members) else None
-        pictures = bool(getattr(member, "pictures", False))
-        made = self._seats.get((index, pictures))
-        if made is None or made[0] != self.step:
-            name = self.names[index]
-            view = None if self.state is None else self.game.views.seat(self.state, name)
-            message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption,
-                       "narration": self.narration, "state": view}
-            if pictures:
-                message["svg"] = self._picture(name)
-            made = self._seats[(index, pictures)] = (self.step, message)
-        return made[1]
-
-    def spectator_message(self, pictures: bool = False) -> tuple[dict[str, Any], bytes | None]:
-        """``GAME_STATE`` of the latest state as a spectator may see it: made, drawn and
-        encoded once a step (with its picture and without), shared by every spectator."""
-        made = self._spectators.get(pictures)
-        if made is None or made[0] != self.step:
-            view = None if self.state is None else self.game.views.spectator(self.state)
-            message = {"type": "GAME_STATE", "step": self.step, "caption": self.caption,
-                       "narration": self.narration, "state": view}
-            if pictures:
-                message["svg"] = self._picture(None)
-            made = self._spectators[pictures] = (self.step, message, self.lobby.encode(message))
-        return made[1], made[2]
-
-    def _picture(self, viewer: str | None) -> str | None:
-        """The game's picture of the latest state as ``viewer`` (None: a spectator) may see
-        it, drawn by the narrator as ``gameroom play`` draws it; None when the game cannot
-        conceal its secrets, or the picture fails (the views go on without it)."""
-        if self.state is None:
-            return None
-        self.lobby.drawings += 1
-        try:
-            return self.game.picture(self.state, viewer, self.caption or f"step {self.step}",
-                                     self.story.draw if self.story is not None else None)
-        except Exception as exc:   # noqa: BLE001 - a picture's bug costs the picture
-            self._log(f"the picture failed: {type(exc).__name__}: {exc}")
-            return None
-
-
-class ReplayDiverged(Exception):
-    """The game asked, running again, another call than the journal answers next (a
-    journal of another version of the game): the room cannot be resumed."""
+        return self.views.seat_message(index, bool(getattr(member, "pictures", False)))
 
 
 def _nack(text: str) -> dict[str, Any]:
