@@ -1,5 +1,6 @@
-"""The request bodies the arena's endpoints take, each declared once as a schema type
-(``web.bodies``: msgspec validates them and names the field that is wrong)."""
+"""The request bodies the arena's endpoints take and the answers they make, each declared
+once as a schema type (``web.bodies``: msgspec validates a body and names the field that is
+wrong, and encodes an answer)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Annotated, ClassVar
 from msgspec import Meta
 
 from gameroom.arena.staff import MAX_REASON
-from gameroom.web.bodies import Body
+from gameroom.web.bodies import Answer, Body
 
-__all__ = ["MAX_INVITES", "Disable", "Freeze", "Invites", "Join", "Pause", "Remote"]
+__all__ = ["MAX_INVITES", "Disable", "Freeze", "Invites", "Join", "Joined", "MadeInvites", "Pause", "Remote",
+           "RemoteBot"]
 
 MAX_INVITES = 500
 """Invite codes one request makes at most."""
@@ -59,3 +61,27 @@ class Freeze(Body):
 
     SHAPE: ClassVar[str] = '{"frozen": true or false}'
     frozen: bool
+
+
+class Joined(Answer):
+    """The competition an invite code joined."""
+
+    competition: str
+
+
+class MadeInvites(Answer):
+    """New invite codes of a competition."""
+
+    competition: str
+    codes: list[str]
+
+
+class RemoteBot(Answer):
+    """A remote bot registered: its version, its secret token, and where and how it connects."""
+
+    bot: str
+    version: int
+    token: str
+    host: str
+    port: int
+    command: str

@@ -46,16 +46,16 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from gameroom.arena.bodies import Invites, Join, Pause, Remote
+from gameroom.arena.bodies import Invites, Join, Joined, MadeInvites, Pause, Remote, RemoteBot
 from gameroom.arena.ladder import Arena, ArenaError
 from gameroom.arena.tables import InviteRefused, competitions_of, make_invites, redeem, role_of
 from gameroom.arena.views import Viewer, admin_view, bot_page, metrics_text, standings
-from gameroom.arena.web_access import JSON_BODY, admin_only, arena_of, error, member, who
+from gameroom.arena.web_access import JSON_BODY, admin_only, arena_of, member, who
 from gameroom.arena.web_staff import STAFF_ROUTES
 from gameroom.league.db import NOT_KEPT, GameRow
 from gameroom.league.packing import pack, unpack
 from gameroom.web.app import create_app
-from gameroom.web.bodies import read_body
+from gameroom.web.bodies import answer, read_body, refusal
 from gameroom.web.public import public_replay
 from gameroom.web.room import Room, room_of
 from gameroom.web.sockets import serve_updates
@@ -152,7 +152,7 @@ async def join(request: Request) -> Response:
         competition = await asyncio.to_thread(redeem, arena_of(request).engine, body.code.strip(), key)
     except InviteRefused as exc:
         raise ArenaError(exc.status, str(exc)) from None
-    return JSONResponse({"competition": competition})
+    return answer(Joined(competition=competition))
 
 
 async def upload(request: Request) -> Response:
@@ -188,8 +188,8 @@ async def remote(request: Request) -> Response:
     if host in ("", "0.0.0.0", "::"):   # listening everywhere: where this page was reached
         host = request.url.hostname or "127.0.0.1"
     where = f"[{host}]:{made['port']}" if ":" in host else f"{host}:{made['port']}"
-    made.update(host=host, command=f"python3 python_bot.py {where} {made['token']}")
-    return JSONResponse(made, status_code=201)
+    return answer(RemoteBot(bot=made["bot"], version=made["version"], token=made["token"], host=host,
+                            port=made["port"], command=f"python3 python_bot.py {where} {made['token']}"), 201)
 
 
 async def replay(request: Request) -> Response:
@@ -238,13 +238,13 @@ async def invites(request: Request) -> Response:
     if arena.config.competition(body.competition) is None:
         raise ArenaError(400, f"competition: choose from {', '.join(c.name for c in arena.config.competitions)}")
     codes = await asyncio.to_thread(make_invites, arena.engine, body.competition, body.count)
-    return JSONResponse({"competition": body.competition, "codes": codes}, status_code=201)
+    return answer(MadeInvites(competition=body.competition, codes=codes), 201)
 
 
 async def _refused(_: Request, exc: Exception) -> Response:
     """An arena refusal, as ``{"error": why}`` with its status."""
     assert isinstance(exc, ArenaError)
-    return error(exc.status, str(exc))
+    return refusal(exc.status, str(exc))
 
 
 ROUTES: list[BaseRoute] = [

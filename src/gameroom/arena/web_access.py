@@ -7,21 +7,15 @@ from __future__ import annotations
 import asyncio
 
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import JSONResponse
 
 from gameroom.arena.ladder import Arena, ArenaError
 from gameroom.arena.tables import competitions_of, role_of
 from gameroom.web.room import room_of
 
-__all__ = ["JSON_BODY", "admin_only", "arena_of", "error", "member", "who"]
+__all__ = ["JSON_BODY", "admin_only", "arena_of", "member", "who"]
 
 JSON_BODY = 16 * 1024
 """Bytes of a JSON request body the arena reads at most."""
-
-
-def error(status: int, message: str) -> JSONResponse:
-    """A refusal as every arena endpoint answers it."""
-    return JSONResponse({"error": message}, status_code=status)
 
 
 def arena_of(connection: HTTPConnection) -> Arena:

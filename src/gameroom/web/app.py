@@ -82,7 +82,8 @@ from gameroom.web.book import MatchBook
 from gameroom.web.guard import BadBody, RoomGuard
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.login import LOGIN_ROUTES
-from gameroom.web.match_api import MATCH_ROUTES, error
+from gameroom.web.bodies import refusal
+from gameroom.web.match_api import MATCH_ROUTES
 from gameroom.web.matches import BadRequest
 from gameroom.web.pages import PAGE_ROUTES, static_mount
 from gameroom.web.public import PublicAnswers
@@ -100,8 +101,8 @@ SWEEP_EVERY = 5.0
 async def _refused(_: Request, exc: Exception) -> Response:
     """A bad body (its status) or a bad request (400), as ``{"error": why}``."""
     if isinstance(exc, BadBody):
-        return error(exc.status, str(exc))
-    return error(400, str(exc))
+        return refusal(exc.status, str(exc))
+    return refusal(400, str(exc))
 
 
 def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,

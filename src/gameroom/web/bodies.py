@@ -1,4 +1,4 @@
-"""Request bodies as declared schema types, validated by msgspec.
+"""Request and response bodies as declared schema types, validated and encoded by msgspec.
 
 An endpoint that takes a JSON body declares it once as a :class:`Body` (a ``msgspec.Struct``
 whose fields carry their types and bounds, and whose ``SHAPE`` shows a right body) and reads
@@ -9,7 +9,13 @@ error becomes one 400 line that names the field and what was wrong with it::
 
     code: expected `str` of length >= 1; the body must be {"code": "your invite code"}
 
-Fields the schema does not declare are ignored, as a client of a newer version may send them.
+Fields the schema does not declare are ignored, as a client of a newer version may send them
+(a schema made with ``forbid_unknown_fields=True`` refuses them instead).
+
+An answer an endpoint makes itself is an :class:`Answer` (a ``msgspec.Struct``) sent with
+:func:`answer`; every refusal is :class:`Refusal` (``{"error": why}``) sent with
+:func:`refusal`. Answers made by the layers below (a match's summary, the standings) stay
+the plain JSON values those layers document.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ from typing import Any, ClassVar, TypeVar
 
 import msgspec
 from starlette.requests import Request
+from starlette.responses import Response
 
 from gameroom.web.guard import BadBody, read_json
 
-__all__ = ["Body", "explain", "read_body", "to_body"]
+__all__ = ["Answer", "Body", "Refusal", "answer", "explain", "read_body", "refusal", "to_body"]
 
 B = TypeVar("B", bound="Body")
 
@@ -58,3 +65,23 @@ async def read_body(request: Request, schema: type[B], limit: int, key: str = "-
     """The request's JSON body as ``schema``; :class:`BadBody` (415, 413 or 400) saying what
     was wrong (``key``: how the size limit is set)."""
     return to_body(await read_json(request, limit, key), schema)
+
+
+class Answer(msgspec.Struct, kw_only=True):
+    """A response body an endpoint declares."""
+
+
+class Refusal(Answer):
+    """Every refusal: why, in one line."""
+
+    error: str
+
+
+def answer(body: Answer | list[Any], status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """``body`` as a JSON response (a list: of answers, or of JSON values)."""
+    return Response(msgspec.json.encode(body), status_code=status, headers=headers, media_type="application/json")
+
+
+def refusal(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """A refusal: ``{"error": message}`` with its status."""
+    return answer(Refusal(error=message), status, headers)

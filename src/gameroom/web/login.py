@@ -34,15 +34,15 @@ from typing import Annotated, ClassVar
 
 from msgspec import Meta
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from gameroom.web.accounts import Account, AccountError, Busy, account_key, checked_name, checked_password, new_stamp
-from gameroom.web.bodies import Body, read_body
+from gameroom.web.bodies import Answer, Body, answer, read_body, refusal
 from gameroom.web.guard import BadBody
 from gameroom.web.room import address_of, room_of
 
-__all__ = ["LOGIN_ROUTES", "Credentials", "LogOut", "NewPassword", "SignOut"]
+__all__ = ["LOGIN_ROUTES", "Credentials", "LogOut", "NewPassword", "SessionsEnded", "SignOut", "SignedIn"]
 
 ACCOUNT_PAGE = Path(__file__).parent / "static" / "account.html"
 SMALL_BODY = 1024
@@ -80,19 +80,29 @@ class SignOut(Body):
     username: Annotated[str, Meta(min_length=1, max_length=200)]
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+class SignedIn(Answer):
+    """Who is logged in on this session (null: nobody)."""
+
+    username: str | None
 
 
-def _refusal(exc: BadBody | AccountError | Busy) -> JSONResponse:
+class SessionsEnded(Answer):
+    """A log-out, a new password or an administrator's sign-out: the account's name and
+    how many of its sessions ended."""
+
+    username: str | None
+    ended: int
+
+
+def _refusal(exc: BadBody | AccountError | Busy) -> Response:
     """The answer to a body, account or password-hashing refusal."""
     if isinstance(exc, Busy):
-        return _error(503, str(exc), {"retry-after": "2"})
-    return _error(exc.status, str(exc))
+        return refusal(503, str(exc), {"retry-after": "2"})
+    return refusal(exc.status, str(exc))
 
 
-def _wait(status: int, message: str, wait: float) -> JSONResponse:
-    return _error(status, f"{message}; try again in {math.ceil(wait)} s", {"retry-after": str(math.ceil(wait))})
+def _wait(status: int, message: str, wait: float) -> Response:
+    return refusal(status, f"{message}; try again in {math.ceil(wait)} s", {"retry-after": str(math.ceil(wait))})
 
 
 async def account_page(_: Request) -> Response:   # one page for both: its script reads the path
@@ -121,7 +131,7 @@ async def signup(request: Request) -> Response:
         return _refusal(exc)
     room.signups.count(address)
     await room.log_in(request, account)
-    return JSONResponse({"username": account.name}, status_code=201)
+    return answer(SignedIn(username=account.name), 201)
 
 
 async def login(request: Request) -> Response:
@@ -131,7 +141,7 @@ async def login(request: Request) -> Response:
     try:
         body = await read_body(request, Credentials, limits.max_body, limits.key("max_body"))
     except BadBody as exc:
-        return _error(exc.status, str(exc))
+        return refusal(exc.status, str(exc))
     password = body.password
     try:
         if len(password) > 1024:
@@ -139,7 +149,7 @@ async def login(request: Request) -> Response:
         _, key = checked_name(body.username)
     except AccountError:   # no such name or password can exist: a failure all the same
         room.failures.count(address)
-        return _error(401, "wrong username or password")
+        return refusal(401, "wrong username or password")
     pair = f"{key} from {address}"
     wait = room.failures.wait(address)
     if wait > 0:
@@ -157,10 +167,10 @@ async def login(request: Request) -> Response:
     if found is None or not right:
         room.failures.count(address)
         room.lockout.failed(pair)
-        return _error(401, "wrong username or password")
+        return refusal(401, "wrong username or password")
     room.lockout.succeeded(pair)
     await room.log_in(request, found[0])
-    return JSONResponse({"username": found[0].name})
+    return answer(SignedIn(username=found[0].name))
 
 
 async def logout(request: Request) -> Response:
@@ -172,14 +182,14 @@ async def logout(request: Request) -> Response:
         except BadBody as exc:
             return _refusal(exc)
     ended = await room.log_out(request, everywhere)
-    return JSONResponse({"username": None, "ended": ended})
+    return answer(SessionsEnded(username=None, ended=ended))
 
 
 async def password(request: Request) -> Response:
     room = room_of(request)
     account = await room.signed_in(request)
     if account is None:
-        return _error(401, "log in first")
+        return refusal(401, "log in first")
     try:
         body = await read_body(request, NewPassword, room.limits.max_body, room.limits.key("max_body"))
         new = checked_password(body.new_password)
@@ -190,7 +200,7 @@ async def password(request: Request) -> Response:
         found = await room.find_account(account.key)
         if found is None or not await room.passwords.verify(found[1], body.password):
             room.lockout.failed(pair)
-            return _error(403, "the current password is wrong")
+            return refusal(403, "the current password is wrong")
         new_hash = await room.passwords.hash(new)
     except (BadBody, AccountError, Busy) as exc:
         return _refusal(exc)
@@ -198,27 +208,27 @@ async def password(request: Request) -> Response:
     await room.ask(room.accounts.set_password, account.key, new_hash, changed.stamp)
     ended = await room.ask(room.accounts.close_sessions, account.key)
     await room.log_in(request, changed)
-    return JSONResponse({"username": account.name, "ended": ended})
+    return answer(SessionsEnded(username=account.name, ended=ended))
 
 
 async def sign_out_account(request: Request) -> Response:
     room = room_of(request)
     if not await room.is_staff(request.scope):
-        return _error(403, "staff only: log in as an administrator")
+        return refusal(403, "staff only: log in as an administrator")
     try:
         name = (await read_body(request, SignOut, SMALL_BODY)).username
     except BadBody as exc:
         return _refusal(exc)
     key = account_key(name)
     if await room.find_account(key) is None:
-        return _error(404, f"no account {name[:40]!r}")
+        return refusal(404, f"no account {name[:40]!r}")
     ended = await room.ask(room.accounts.close_sessions, key)
-    return JSONResponse({"username": name, "ended": ended})
+    return answer(SessionsEnded(username=name, ended=ended))
 
 
 async def me(request: Request) -> Response:
     account = await room_of(request).signed_in(request)
-    return JSONResponse({"username": account.name if account is not None else None})
+    return answer(SignedIn(username=account.name if account is not None else None))
 
 
 LOGIN_ROUTES: list[BaseRoute] = [

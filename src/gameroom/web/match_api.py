@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from gameroom.web.bodies import Answer, answer, refusal
 from gameroom.web.book import Gone, Refused
 from gameroom.web.guard import read_json
 from gameroom.web.lobby_socket import relay_socket
@@ -31,12 +32,29 @@ from gameroom.web.matches import HUMAN, MatchRequest, WebMatch, least_person_lim
 from gameroom.web.served import served
 from gameroom.web.sockets import match_socket
 
-__all__ = ["MATCH_ROUTES", "error", "located", "missing"]
+__all__ = ["MATCH_ROUTES", "GameEntry", "StartedMatch", "located", "missing"]
 
 
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    """A refusal as the web room's API answers it: ``{"error": why}``."""
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+class GameEntry(Answer):
+    """One game of ``GET /api/games``: what the match form offers and the pages say."""
+
+    name: str
+    summary: str
+    players: list[int]                      # [least, most]
+    strategies: list[str]
+    policies: list[str]                     # the operator's trained agents (gameroom web --policy)
+    human: bool                             # a person may take a seat
+    time_limit: float | None                # the bots' limit of one call
+    person_limit: float | None              # a person's time for one decision, unless the request says
+    least_person_limit: float
+    decisions: dict[str, str]               # a call's wire name -> what it asks a person
+
+
+class StartedMatch(Answer):
+    """``POST /api/matches``: the match's id and each person's seat token."""
+
+    id: str
+    tokens: dict[str, str]
 
 
 async def located(request: Request) -> WebMatch | Gone | None:
@@ -53,21 +71,20 @@ def missing(request: Request, found: Gone | None, stored_path: str) -> Response:
     if isinstance(found, Gone) and found.stored is not None:
         return RedirectResponse(stored_path.format(found.stored), status_code=303)
     if isinstance(found, Gone):
-        return error(404, found.message)
-    return error(404, f"no match {request.path_params['id'][:60]!r}")
+        return refusal(404, found.message)
+    return refusal(404, f"no match {request.path_params['id'][:60]!r}")
 
 
 async def list_games(request: Request) -> Response:
     state = served(request)
     limits, policies = state.room.limits, state.room.policies
-    return JSONResponse([{"name": g.name, "summary": g.summary, "players": [g.min_players, g.max_players],
-                          "strategies": list(g.strategies), "policies": policies.names(g.name),
-                          "human": g.playable_by_people,
-                          "time_limit": g.limits.call,
-                          "person_limit": limits.person_limit if limits.person_limit is not None else g.person_limit,
-                          "least_person_limit": least_person_limit(g),
-                          "decisions": {m.wire: g.decision(m.name) for m in g.protocol.methods}}
-                         for g in state.games.values()])
+    return answer([GameEntry(name=g.name, summary=g.summary, players=[g.min_players, g.max_players],
+                             strategies=list(g.strategies), policies=policies.names(g.name),
+                             human=g.playable_by_people, time_limit=g.limits.call,
+                             person_limit=limits.person_limit if limits.person_limit is not None else g.person_limit,
+                             least_person_limit=least_person_limit(g),
+                             decisions={m.wire: g.decision(m.name) for m in g.protocol.methods})
+                   for g in state.games.values()])
 
 
 async def start_match(request: Request) -> Response:
@@ -79,7 +96,7 @@ async def start_match(request: Request) -> Response:
     if account is not None:   # shown on the seat it plays
         owner = replace(owner, name=account.name)
     if owner.user is None and any(kind == HUMAN for kind in match_request.seats):
-        return error(401, "log in to play at a person's seat (/login or /signup); bots-only matches need no account")
+        return refusal(401, "log in to play at a person's seat (/login or /signup); bots-only matches need no account")
     book = state.book
     try:   # on the loop, unless journaled (a commit): a thread hop costs a wait for the interpreter lock
         if book.journal is None:
@@ -87,8 +104,8 @@ async def start_match(request: Request) -> Response:
         else:
             match = await asyncio.to_thread(book.start, match_request, owner)
     except Refused as exc:
-        return error(exc.status, str(exc), {"retry-after": "5"})
-    return JSONResponse({"id": match.id, "tokens": match.tokens}, status_code=201)
+        return refusal(exc.status, str(exc), {"retry-after": "5"})
+    return answer(StartedMatch(id=match.id, tokens=match.tokens), 201)
 
 
 async def list_matches(request: Request) -> Response:

@@ -21,7 +21,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from gameroom.web.book import Gone
-from gameroom.web.match_api import error, located, missing
+from gameroom.web.bodies import refusal
+from gameroom.web.match_api import located, missing
 from gameroom.web.matches import WebMatch
 from gameroom.web.served import served
 
@@ -65,7 +66,7 @@ async def room_page(_: Request) -> Response:   # /rooms/new and /rooms/ID: the p
 async def board_module(request: Request) -> Response:
     game = served(request).games.get(request.path_params["game"])
     if game is None:
-        return error(404, f"no game {request.path_params['game'][:60]!r}")
+        return refusal(404, f"no game {request.path_params['game'][:60]!r}")
     found = game.board if game.board is not None and game.board.is_file() else STATIC / "generic-board.js"
     return FileResponse(found, media_type="text/javascript")
 
@@ -73,7 +74,7 @@ async def board_module(request: Request) -> Response:
 async def drawing_module(request: Request) -> Response:
     game = served(request).games.get(request.path_params["game"])
     if game is None or game.drawing is None or not game.drawing.is_file():
-        return error(404, f"no drawing of {request.path_params['game'][:60]!r} in the browser")
+        return refusal(404, f"no drawing of {request.path_params['game'][:60]!r} in the browser")
     return FileResponse(game.drawing, media_type="text/javascript")
 
 
@@ -87,7 +88,7 @@ async def stored_page(_: Request) -> Response:
 
 async def ratings_page(request: Request) -> Response:
     if request.path_params["game"] not in served(request).games:
-        return error(404, f"no game {request.path_params['game']!r}")
+        return refusal(404, f"no game {request.path_params['game']!r}")
     return FileResponse(STATIC / "ratings.html")
 
 

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from gameroom.web.match_api import error
+from gameroom.web.bodies import refusal
 from gameroom.web.matches import BadRequest
 from gameroom.web.served import NO_DATABASE, served
 
@@ -56,7 +56,7 @@ async def results_overview(request: Request) -> Response:
 async def stored_games(request: Request) -> Response:
     results = served(request).results
     if results is None:
-        return error(404, NO_DATABASE)
+        return refusal(404, NO_DATABASE)
     from gameroom.web.results import MAX_PER_PAGE
 
     game = _game_named(request, request.query_params.get("game"))
@@ -70,23 +70,23 @@ async def stored_games(request: Request) -> Response:
 async def stored_game(request: Request) -> Response:
     results = served(request).results
     if results is None:
-        return error(404, NO_DATABASE)
+        return refusal(404, NO_DATABASE)
     game_id = _stored_id(request)
     found = None if game_id is None else await asyncio.to_thread(results.game, game_id)
-    return error(404, f"no stored game {request.path_params['id']!r}") if found is None else JSONResponse(found)
+    return refusal(404, f"no stored game {request.path_params['id']!r}") if found is None else JSONResponse(found)
 
 
 async def stored_replay(request: Request) -> Response:
     state = served(request)
     if state.results is None:
-        return error(404, NO_DATABASE)
+        return refusal(404, NO_DATABASE)
     game_id = _stored_id(request)
     drawn = None
     if game_id is not None:
         async with state.drawing:
             drawn = await asyncio.to_thread(state.results.replay, game_id)
     if drawn is None:
-        return error(404, f"no stored game {request.path_params['id']!r}")
+        return refusal(404, f"no stored game {request.path_params['id']!r}")
     frames, check = drawn
     text = "".join(json.dumps(frame) + "\n" for frame in frames)
     # a game the rules cannot re-deal is neither verified nor altered: said in replay verify's words
@@ -100,22 +100,22 @@ async def stored_replay(request: Request) -> Response:
 async def stored_steps(request: Request) -> Response:
     state = served(request)
     if state.viewer is None:
-        return error(404, NO_DATABASE)
+        return refusal(404, NO_DATABASE)
     from gameroom.web.viewer import PAGE, Busy, encoded, wait_page
 
     game_id = _stored_id(request)
     text = request.query_params.get("from", "0")
     if not text.isdigit() or len(text) > 9:
-        return error(400, f"from: expected a step number (0 or more), got {text[:40]!r}")
+        return refusal(400, f"from: expected a step number (0 or more), got {text[:40]!r}")
     count_text = request.query_params.get("count", str(PAGE))
     if not count_text.isdigit() or int(count_text) > PAGE:
-        return error(400, f"count: expected a number of steps in 0..{PAGE}, got {count_text[:40]!r}")
+        return refusal(400, f"count: expected a number of steps in 0..{PAGE}, got {count_text[:40]!r}")
     try:
         steps = None if game_id is None else await asyncio.to_thread(state.viewer.open, game_id)
     except Busy as exc:
-        return error(503, str(exc), {"retry-after": "5"})
+        return refusal(503, str(exc), {"retry-after": "5"})
     if steps is None:
-        return error(404, f"no stored game {request.path_params['id']!r}")
+        return refusal(404, f"no stored game {request.path_params['id']!r}")
     page = await wait_page(steps, int(text), int(count_text))
     body = json.dumps(page, ensure_ascii=False)
     if not await state.room.is_staff(request.scope):   # compressed, so made public first (web.public)
@@ -126,11 +126,11 @@ async def stored_steps(request: Request) -> Response:
 async def stored_ratings(request: Request) -> Response:
     results = served(request).results
     if results is None:
-        return error(404, NO_DATABASE)
+        return refusal(404, NO_DATABASE)
     try:
         game = _game_named(request, request.path_params["game"])
     except BadRequest as exc:
-        return error(404, str(exc))
+        return refusal(404, str(exc))
     return JSONResponse(await asyncio.to_thread(results.leaderboard, game))
 
 
