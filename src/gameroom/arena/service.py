@@ -19,7 +19,7 @@ import logging
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -29,6 +29,11 @@ from gameroom.arena.config import ArenaConfig
 from gameroom.arena.tables import ADMIN, add_member
 from gameroom.core import textfile
 from gameroom.core.errors import GameroomError
+
+if TYPE_CHECKING:   # types only: the web room's and the admission's modules load when the arena serves
+    from gameroom.arena.tables import EntryRow
+    from gameroom.server.admission import Admission
+    from gameroom.web.limits import RoomLimits
 
 __all__ = ["ServiceError", "open_arena_database", "serve", "make_admin", "import_accounts", "recompute_all"]
 
@@ -48,7 +53,7 @@ def open_arena_database(config: ArenaConfig) -> Engine:
         raise ServiceError(str(exc)) from None
 
 
-def serve(config: ArenaConfig, ready: Any = None) -> int:
+def serve(config: ArenaConfig) -> int:
     """Serve the arena until SIGTERM or SIGINT."""
     from gameroom.arena.ladder import Arena, ArenaError
     from gameroom.arena.logs import setup
@@ -122,7 +127,7 @@ def serve(config: ArenaConfig, ready: Any = None) -> int:
     return 0
 
 
-def arena_limits(config: ArenaConfig) -> Any:
+def arena_limits(config: ArenaConfig) -> RoomLimits:
     """The web room's limits as the arena's ``[limits]`` table sets them (errors name its
     keys), with a body large enough for the largest upload."""
     from gameroom.arena.config import LIMITS_TABLE
@@ -133,7 +138,7 @@ def arena_limits(config: ArenaConfig) -> Any:
                       names=(("max_body", "uploads.max_bytes in arena.toml"), ("public", "public = true in arena.toml")))
 
 
-def remote_admission(limits: Any) -> Any:
+def remote_admission(limits: RoomLimits) -> Admission:
     """The remote-bot port's admission: a quarter of the connections the arena may hold
     (the pages keep the rest: ``max_connections`` counts both), a quarter of those from
     one address, and the pages' figure of unfinished ones per address."""
@@ -227,7 +232,7 @@ def recompute_all(config: ArenaConfig, write: bool) -> dict[str, list[str]]:
             for competition in config.competitions}
 
 
-def entries_of(engine: Engine) -> list[Any]:
+def entries_of(engine: Engine) -> list[EntryRow]:
     from gameroom.arena.tables import EntryRow
 
     with Session(engine) as session:

@@ -37,7 +37,7 @@ import asyncio
 import json
 import logging
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -57,6 +57,7 @@ from gameroom.league.packing import pack, unpack
 from gameroom.web.app import create_app
 from gameroom.web.bodies import answer, read_body, refusal
 from gameroom.web.public import public_replay
+from gameroom.web.results import Results
 from gameroom.web.room import Room, room_of
 from gameroom.web.sockets import serve_updates
 from gameroom.web.viewer import download
@@ -268,7 +269,7 @@ ROUTES: list[BaseRoute] = [
 """The arena's routes, before the web room's (its own paths win where they overlap)."""
 
 
-def arena_app(arena: Arena, room: Room, results: Any) -> Starlette:
+def arena_app(arena: Arena, room: Room, results: Results) -> Starlette:
     """The web room's application over ``room`` and ``results`` with the arena's routes."""
     app = create_app(results=results, room=room)
     app.state.arena = arena

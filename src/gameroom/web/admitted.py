@@ -28,6 +28,7 @@ import asyncio
 import json
 from typing import Any
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gameroom.server.admission import Admission, Place
@@ -43,7 +44,7 @@ def http_refusal(status: int, message: str) -> bytes:
             f"retry-after: 5\r\ncontent-length: {len(body)}\r\n\r\n").encode() + body
 
 
-def _websocket_base(config_ws: Any) -> type:
+def _websocket_base(config_ws: str | type) -> type:
     """The websocket protocol class uvicorn would use for ``ws="auto"`` (or the one named)."""
     from uvicorn.config import WS_PROTOCOLS
     from uvicorn.importer import import_from_string
@@ -81,7 +82,7 @@ class _AdmittedHTTP(H11Protocol):
     _seen: Any = None          # the request cycle last seen (a new one: a head came in)
     _state = "head"            # head (awaited), body (awaited), busy (being answered), idle, websocket
 
-    def connection_made(self, transport: Any) -> None:
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         found = self.admission.enter(transport.get_extra_info("peername"))
         if isinstance(found, str):
@@ -119,7 +120,7 @@ class _AdmittedHTTP(H11Protocol):
         self._state = "idle"   # between requests: uvicorn's keep-alive time-out closes it
         self.place.unfinished = False
 
-    def handle_websocket_upgrade(self, event: Any) -> None:
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()
         self._state = "websocket"
         if self.place is not None:
@@ -176,7 +177,7 @@ class _AdmittedHTTP(H11Protocol):
 
 
 def admitted_protocols(admission: Admission, head_seconds: float, body_seconds: float,
-                       ws: Any = "auto") -> tuple[type, type]:
+                       ws: str | type = "auto") -> tuple[type, type]:
     """The HTTP and websocket protocol classes to give ``uvicorn.Config(http=, ws=)``."""
     websocket = type("AdmittedWebSocket", (_LeavesWhenLost, _websocket_base(ws)), {"admission": admission})
     http = type("AdmittedHTTP", (_AdmittedHTTP,), {"admission": admission, "head_seconds": head_seconds,

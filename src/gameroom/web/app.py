@@ -68,7 +68,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -91,6 +91,9 @@ from gameroom.web.results_api import RESULT_ROUTES
 from gameroom.web.room import Room
 from gameroom.web.served import LOBBY_KEPT, Recent, Served
 
+if TYPE_CHECKING:   # types only: a room without a results database never loads the league's modules
+    from gameroom.web.results import Results
+
 __all__ = ["create_app", "SESSION_COOKIE", "SWEEP_EVERY"]
 
 SESSION_COOKIE = "gameroom_session"
@@ -106,7 +109,7 @@ async def _refused(_: Request, exc: Exception) -> Response:
 
 
 def create_app(book: MatchBook | None = None, lobby: LobbyRooms | None = None,
-               results: Any = None, room: Room | None = None) -> Starlette:
+               results: Results | None = None, room: Room | None = None) -> Starlette:
     """The application over ``room`` (made around ``book`` — a new one by default — with
     accounts in memory and a session secret of this run, when not given); ``lobby`` is
     the lobby server whose games and rooms the lobby page lists and whose rooms browsers

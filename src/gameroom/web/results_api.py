@@ -127,8 +127,9 @@ async def stored_ratings(request: Request) -> Response:
     results = served(request).results
     if results is None:
         return refusal(404, NO_DATABASE)
+    game: str = request.path_params["game"]
     try:
-        game = _game_named(request, request.path_params["game"])
+        _game_named(request, game)
     except BadRequest as exc:
         return refusal(404, str(exc))
     return JSONResponse(await asyncio.to_thread(results.leaderboard, game))

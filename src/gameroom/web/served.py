@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import HTTPConnection
 
@@ -20,6 +20,10 @@ from gameroom.core.game import GameDescriptor
 from gameroom.web.book import MatchBook
 from gameroom.web.lobby import LobbyRooms
 from gameroom.web.room import Room
+
+if TYPE_CHECKING:   # types only: a room without a results database never loads the league's modules
+    from gameroom.web.results import Results
+    from gameroom.web.viewer import Viewer
 
 __all__ = ["LOBBY_KEPT", "NO_DATABASE", "Recent", "Served", "served"]
 
@@ -54,8 +58,8 @@ class Served:
     room: Room
     games: dict[str, GameDescriptor[Any, Any]]
     lobby: LobbyRooms | None = None
-    results: Any = None                      # web.results.Results, with a results database
-    viewer: Any = None                       # web.viewer.Viewer over it
+    results: Results | None = None           # with a results database (gameroom web --db)
+    viewer: Viewer | None = None             # the stored games' steps, over it
     listing: Recent | None = None            # the lobby server's rooms, shared LOBBY_KEPT seconds
     drawing: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
     """A stored replay is drawn by re-running its game: one at a time."""
