@@ -20,11 +20,16 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rl" / "train_fish.
 
 
 def test_the_example_trains_a_better_policy() -> None:
-    run = subprocess.run([sys.executable, str(EXAMPLE), "--games", "3000", "--evaluation", "200", "--seed", "2"],
+    """1,000 games of training lift the win rate over the same 200 evaluation games by more
+    than 10 points. Measured with seeds 1-6: the untrained policy wins 65-70%; after 1,000
+    games +16 to +29 points (seed 2: 69.8% -> 86.5%); after 600 games +11 to +24; after
+    3,000 (seed 2) +19. Seed 2 is the test's: it is the least of those after 1,000 games
+    but one, and the run is deterministic (a fixed budget, seeded environments)."""
+    run = subprocess.run([sys.executable, str(EXAMPLE), "--games", "1000", "--evaluation", "200", "--seed", "2"],
                          capture_output=True, text=True, timeout=600, check=False)
     assert run.returncode == 0, run.stderr
     before, after = (float(x) for x in re.findall(r"wins ([0-9.]+)% of", run.stdout))
-    assert "trained on 3,000 games" in run.stdout
+    assert "trained on 1,000 games" in run.stdout
     assert after > before + 10, run.stdout
 
 
