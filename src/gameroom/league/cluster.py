@@ -25,9 +25,15 @@ nothing here names a game.
   waiting games over the cluster's slots, so the last games are spread over every slot,
   but at least :data:`BATCH_LEAST` while more games wait than free slots) and is
   bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
-  (the games' time measured on the nodes): a game of seconds goes alone, and a lost node
-  costs at most a batch per slot. A caller that keeps only ``capacity()`` games in flight
-  (the arena's ladder) gets batches of one.
+  (the games' time measured on the nodes; ``GAMEROOM_RAY_BATCH_SECONDS`` sets another):
+  a game of seconds goes alone, and a lost node costs at most a batch per slot.
+* **Feeding the batches.** A caller that gives a game as another ends (the arena's
+  ladder) keeps :meth:`RayCluster.in_flight` games given: each slot's batch and, when its
+  games go several a task, another batch waiting for the slot (at most :data:`FEED_BATCH`
+  games and about :data:`BATCH_SECONDS` of play each, so its matchmaking looks that far
+  ahead at most);
+  the games it picks at once are given within :meth:`RayCluster.together`, so that they
+  wait together and go as batches, not one by one as each is given.
 * **No shared disk.** A program bot's own files travel with its game, packed and named
   by their SHA-256 (``league.builds``): put once into Ray's object store, fetched by a
   node the first time one of its games needs them, checked against the digest and
@@ -52,6 +58,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -63,7 +70,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from gameroom.core.errors import GameroomError
 from gameroom.league.builds import Build, BuildError, NodeCache, own_paths, pack, place
@@ -88,10 +95,18 @@ BATCH_MOST = 16
 BATCH_LEAST = 4
 """The fewest games a Ray task plays while more games wait than the free slots take one
 each (and their pace allows it): the last games of a league's block go four by four, not
-one by one, while a caller that keeps only the slots busy (the arena) gets one a task."""
+one by one."""
 BATCH_SECONDS = 0.5
 """About the most play one Ray task holds, at the pace such games went so far: a task's
-own cost (a few milliseconds) is then at most about 1% of its games' time."""
+own cost (a few milliseconds) is then at most about 1% of its games' time. The
+environment's ``GAMEROOM_RAY_BATCH_SECONDS`` sets another (longer: fewer tasks for slower
+games, but more games played again when a node is lost and, in the arena, matchmaking
+further ahead)."""
+BATCH_SECONDS_VARIABLE = "GAMEROOM_RAY_BATCH_SECONDS"
+FEED_BATCH = 8
+"""The most games of the batch :meth:`RayCluster.in_flight` counts for each slot (and of
+the one waiting for it): short games then cost Ray well under a millisecond each, while
+the arena's matchmaking looks at most 16 games a slot ahead."""
 BUILDS_KEPT = 256
 """Packed builds the driver keeps in the object store (the most recently used): an older
 one is packed and put again when its bot plays next."""
@@ -298,6 +313,7 @@ class RayCluster:
     def __init__(self, address: str | None = None, workers: int = 2,
                  play: Callable[[TableTask], TableOutcome] = play_table, need_capacity: bool = True) -> None:
         self.address = address or os.environ.get("RAY_ADDRESS") or None
+        self.batch_seconds = _batch_seconds()
         if self.address is None or _address_towards(self.address) in ("127.0.0.1", "::1"):
             _loopback_only()
         import ray   # missing: the command says which extra to install
@@ -316,6 +332,9 @@ class RayCluster:
         self._arrived: list[tuple[_Batch, concurrent.futures.Future[bytes]]] = []
         self._running: set[_Batch] = set()
         self._pace: dict[tuple[Any, str, bool], float] = {}   # seconds a game, as the nodes measured
+        self._last_pace: float | None = None   # of the batch that came back last
+        self._held = 0                          # callers within together(): nothing is sent meanwhile
+        self._sent = (0, 0)                     # Ray tasks sent so far, and their games
         self._next_look = 0.0
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -448,6 +467,34 @@ class RayCluster:
             return sum(node.capacity for node in self._nodes.values()
                        if node.state == "ready" and (node.programs or not programs))
 
+    def in_flight(self) -> int:
+        """Games a caller that gives a game as another ends (the arena's ladder) keeps given,
+        so that they go in batches: each slot's batch, as many games as fill the batch's
+        seconds at the pace of the games that came back last (at most FEED_BATCH), and,
+        when that is more than one, another batch waiting for the slot; the slots alone
+        until a game has come back."""
+        slots, pace = self.capacity(), self._last_pace
+        batch = 1 if pace is None else max(1, min(FEED_BATCH, int(self.batch_seconds / max(pace, 1e-6))))
+        return slots if batch == 1 else 2 * slots * batch
+
+    def sent(self) -> tuple[int, int]:
+        """Ray tasks sent so far and the games they held (their ratio: the games a task)."""
+        with self._lock:
+            return self._sent
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """The games submitted within are sent once it ends, together, so that they go in
+        batches (the arena's ladder picks its games one by one)."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
+            self._wake.set()
+
     def nodes(self) -> list[dict[str, Any]]:
         """Every node that offers game slots: its id, address, slots, games in flight and
         played, games a second over the last minute, state and what is wrong with it."""
@@ -531,10 +578,10 @@ class RayCluster:
 
     def _next_batch(self) -> _Batch | None:
         """The next batch to send, taken from the queue, for the ready node with a free slot
-        that has the fewest tasks for its slots; None: no game waits, or no slot is free
-        for one."""
+        that has the fewest tasks for its slots; None: no game waits, no slot is free for
+        one, or a caller is within :meth:`together`."""
         with self._lock:
-            if not self._queue:
+            if not self._queue or self._held:
                 return None
             ready = [node for node in self._nodes.values() if node.state == "ready" and node.capacity > 0]
             slots = sum(node.capacity for node in ready)
@@ -554,6 +601,7 @@ class RayCluster:
                             break
                 self._queue = [game for game in self._queue if game not in chosen]
                 node.tasks += 1
+                self._sent = (self._sent[0] + 1, self._sent[1] + len(chosen))
                 node.in_flight += len(chosen)
                 return _Batch(node, chosen)
             return None
@@ -566,7 +614,7 @@ class RayCluster:
         waiting = len(self._queue)
         shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting > free else 1)
         pace = self._pace.get((first.play, first.task.game, first.programs))
-        timed = 1 if pace is None else int(BATCH_SECONDS / max(pace, 1e-6))
+        timed = 1 if pace is None else int(self.batch_seconds / max(pace, 1e-6))
         return max(1, min(BATCH_MOST, shared, timed))
 
     def _launch(self, batch: _Batch) -> None:
@@ -659,7 +707,7 @@ class RayCluster:
         node.placed |= batch.sent
         key = (batch.games[0].play, batch.games[0].task.game, batch.games[0].programs)
         pace = seconds / len(batch.games)
-        self._pace[key] = pace if key not in self._pace else (self._pace[key] + pace) / 2
+        self._pace[key] = self._last_pace = pace if key not in self._pace else (self._pace[key] + pace) / 2
         now = time.monotonic()
         again: list[_Game] = []
         for game, result in zip(batch.games, results):
@@ -724,6 +772,22 @@ class RayCluster:
         for game in [*waiting, *(game for batch in running for game in batch.games)]:
             _settle_future(game.outer, exc=ClusterError(f"{_label(game.task)} was not played: the cluster was left"))
         self.ray.shutdown()
+
+
+def _batch_seconds() -> float:
+    """BATCH_SECONDS, or the seconds the environment's GAMEROOM_RAY_BATCH_SECONDS says
+    (ClusterError when they are not a positive number)."""
+    given = os.environ.get(BATCH_SECONDS_VARIABLE, "").strip()
+    if not given:
+        return BATCH_SECONDS
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise ClusterError(f"{BATCH_SECONDS_VARIABLE}={given!r}: the seconds of play one Ray task holds must be a "
+                           "positive number")
+    return seconds
 
 
 def _loopback_only() -> None:
