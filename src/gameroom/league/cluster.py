@@ -25,8 +25,9 @@ nothing here names a game.
   waiting games over the cluster's slots, so the last games are spread over every slot,
   but at least :data:`BATCH_LEAST` while more games wait than free slots) and is
   bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
-  (the games' time measured on the nodes; ``GAMEROOM_RAY_BATCH_SECONDS`` sets another):
-  a game of seconds goes alone, and a lost node costs at most a batch per slot.
+  (the games' time measured on the nodes): a game of seconds goes alone, and a lost node
+  costs at most a batch per slot. ``GAMEROOM_RAY_BATCH=N`` in the environment bounds
+  every batch by ``N`` games instead, whatever their pace.
 * **Feeding the batches.** A caller that gives a game as another ends (the arena's
   ladder) keeps :meth:`RayCluster.in_flight` games given: each slot's batch and, when its
   games go several a task, another batch waiting for the slot (at most :data:`FEED_BATCH`
@@ -98,11 +99,12 @@ each (and their pace allows it): the last games of a league's block go four by f
 one by one."""
 BATCH_SECONDS = 0.5
 """About the most play one Ray task holds, at the pace such games went so far: a task's
-own cost (a few milliseconds) is then at most about 1% of its games' time. The
-environment's ``GAMEROOM_RAY_BATCH_SECONDS`` sets another (longer: fewer tasks for slower
-games, but more games played again when a node is lost and, in the arena, matchmaking
-further ahead)."""
-BATCH_SECONDS_VARIABLE = "GAMEROOM_RAY_BATCH_SECONDS"
+own cost (a few milliseconds) is then at most about 1% of its games' time."""
+BATCH_VARIABLE = "GAMEROOM_RAY_BATCH"
+"""The environment variable that bounds every batch by its number of games, whatever their
+pace (1: every game a task of its own, a lost node costing one game a slot; more: fewer
+tasks for long games, but more played again when a node is lost and, in the arena,
+matchmaking further ahead)."""
 FEED_BATCH = 8
 """The most games of the batch :meth:`RayCluster.in_flight` counts for each slot (and of
 the one waiting for it): short games then cost Ray well under a millisecond each, while
@@ -313,7 +315,7 @@ class RayCluster:
     def __init__(self, address: str | None = None, workers: int = 2,
                  play: Callable[[TableTask], TableOutcome] = play_table, need_capacity: bool = True) -> None:
         self.address = address or os.environ.get("RAY_ADDRESS") or None
-        self.batch_seconds = _batch_seconds()
+        self.batch = _fixed_batch()   # None: by the games' pace
         if self.address is None or _address_towards(self.address) in ("127.0.0.1", "::1"):
             _loopback_only()
         import ray   # missing: the command says which extra to install
@@ -469,12 +471,15 @@ class RayCluster:
 
     def in_flight(self) -> int:
         """Games a caller that gives a game as another ends (the arena's ladder) keeps given,
-        so that they go in batches: each slot's batch, as many games as fill the batch's
-        seconds at the pace of the games that came back last (at most FEED_BATCH), and,
-        when that is more than one, another batch waiting for the slot; the slots alone
-        until a game has come back."""
+        so that they go in batches: each slot's batch, as many games as fill BATCH_SECONDS
+        at the pace of the games that came back last (at most FEED_BATCH; GAMEROOM_RAY_BATCH
+        when it is set), and, when that is more than one, another batch waiting for the
+        slot; the slots alone until a game has come back."""
         slots, pace = self.capacity(), self._last_pace
-        batch = 1 if pace is None else max(1, min(FEED_BATCH, int(self.batch_seconds / max(pace, 1e-6))))
+        if self.batch is not None:
+            batch = self.batch
+        else:
+            batch = 1 if pace is None else max(1, min(FEED_BATCH, int(BATCH_SECONDS / max(pace, 1e-6))))
         return slots if batch == 1 else 2 * slots * batch
 
     def sent(self) -> tuple[int, int]:
@@ -610,11 +615,14 @@ class RayCluster:
         """How many games go in a batch (under the lock): the waiting games shared by the
         ``slots``, at least BATCH_LEAST while more wait than the ``free`` slots take one
         each, at most BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games
-        went so far (one until one has come back)."""
+        went so far (one until one has come back); GAMEROOM_RAY_BATCH, when set, in place
+        of these two bounds."""
         waiting = len(self._queue)
         shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting > free else 1)
+        if self.batch is not None:   # the operator's bound, whatever the pace
+            return max(1, min(self.batch, shared))
         pace = self._pace.get((first.play, first.task.game, first.programs))
-        timed = 1 if pace is None else int(self.batch_seconds / max(pace, 1e-6))
+        timed = 1 if pace is None else int(BATCH_SECONDS / max(pace, 1e-6))
         return max(1, min(BATCH_MOST, shared, timed))
 
     def _launch(self, batch: _Batch) -> None:
@@ -774,20 +782,16 @@ class RayCluster:
         self.ray.shutdown()
 
 
-def _batch_seconds() -> float:
-    """BATCH_SECONDS, or the seconds the environment's GAMEROOM_RAY_BATCH_SECONDS says
-    (ClusterError when they are not a positive number)."""
-    given = os.environ.get(BATCH_SECONDS_VARIABLE, "").strip()
+def _fixed_batch() -> int | None:
+    """The games every batch holds at most as the environment's GAMEROOM_RAY_BATCH says
+    (None: unset; ClusterError when it is not a whole number from 1 to 1000)."""
+    given = os.environ.get(BATCH_VARIABLE, "").strip()
     if not given:
-        return BATCH_SECONDS
-    try:
-        seconds = float(given)
-    except ValueError:
-        seconds = float("nan")
-    if not 0 < seconds < float("inf"):
-        raise ClusterError(f"{BATCH_SECONDS_VARIABLE}={given!r}: the seconds of play one Ray task holds must be a "
-                           "positive number")
-    return seconds
+        return None
+    if not given.isdigit() or not 1 <= int(given) <= 1000:
+        raise ClusterError(f"{BATCH_VARIABLE}={given!r}: the games one Ray task plays at most must be a whole "
+                           "number from 1 to 1000")
+    return int(given)
 
 
 def _loopback_only() -> None:
