@@ -79,6 +79,19 @@ def test_a_local_ray_instance_plays_the_same_league_as_the_pool(tmp_path: Path) 
     assert len(played) == 1 and sum(played.values()) == 24 and None not in played
 
 
+@pytest.mark.parametrize("given", ["0", "two", "1001", "-3", "2.5"])
+def test_a_batch_bound_that_is_no_count_of_games_is_one_line(monkeypatch: pytest.MonkeyPatch, given: str) -> None:
+    """``GAMEROOM_RAY_BATCH`` (the games a Ray task plays at most) not a whole number from
+    1 to 1000: the cluster is not joined, and the line names the variable and its value."""
+    from gameroom.league.cluster import ClusterError, RayCluster
+
+    monkeypatch.setenv("GAMEROOM_RAY_BATCH", given)
+    with pytest.raises(ClusterError) as refused:
+        RayCluster()
+    assert str(refused.value) == (f"GAMEROOM_RAY_BATCH={given!r}: the games one Ray task plays at most must be a "
+                                  "whole number from 1 to 1000")
+
+
 # -- one cluster for the rest of the module ----------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -163,24 +176,30 @@ def test_ray_and_local_agree_for_every_game(cluster: ClusterProcess, tmp_path: P
         assert None not in _nodes(tmp_path / f"{game}-ray.db")
 
 
-def test_the_benchmark_measures_a_cluster_it_joins(cluster: ClusterProcess) -> None:
-    """``bench league --backend ray`` with ``RAY_ADDRESS`` (``bench.cluster``) measures the
-    cluster it names beside the local pool: each row printed, the cluster's games checked
-    against the pool's (the same games, each once), Ray's cost a game and the JSON of every
-    figure (printed, never asserted: they are times)."""
-    run = cluster.run([sys.executable, "-m", "gameroom.bench", "league", "--backend", "ray", "--games", "8"])
+@pytest.mark.parametrize("kind", ["league", "arena"])
+def test_the_benchmark_measures_a_cluster_it_joins(cluster: ClusterProcess, kind: str) -> None:
+    """``bench league --backend ray`` and ``bench arena``'s Ray rows (``bench.cluster``;
+    the arena's alone, without its other rows) with ``RAY_ADDRESS`` measure the cluster it
+    names beside the local pool: each row printed, the cluster's games checked against the
+    pool's (the same games, each once), the hollow games fed in batches (as the league's
+    runner and the arena's ladder feed theirs: several games a Ray task), Ray's cost a game
+    and the JSON of every figure (printed, never asserted: they are times)."""
+    argv = ["gameroom.bench", "league", "--backend", "ray", "--games", "8"] if kind == "league" \
+        else ["gameroom.bench.cluster", "arena", "q", "8", "2", "1", cluster.address]
+    run = cluster.run([sys.executable, "-m", *argv])
     assert run.returncode == 0, run.stdout + run.stderr + cluster.tail()
     ray = f"Ray, the cluster at {cluster.address}"
     lines = run.stdout.splitlines()
     figures = json.loads(lines[-1])
-    assert figures["bench"] == "league on ray" and figures["games"] == 8 and figures["address"] == cluster.address
+    assert figures["bench"] == f"{kind} on ray" and figures["games"] == 8 and figures["address"] == cluster.address
     assert list(figures["rows"]) == ["local pool", ray]
     for row in figures["rows"].values():
         assert row["games/s"] > 0 and row["driver CPU ms a game"] > 0 and row["CPU ms a game"] is None, row
+    assert figures["rows"]["local pool"]["games a task"] is None and figures["rows"][ray]["games a task"] > 1
     said = "\n".join(lines)
-    assert "league: local pool, 2 workers" in said and f"league: {ray} " in said, said
-    assert f"league: {ray}: games checked: the 8 games the local pool played, each once" in said, said
-    assert f"league: {ray}: Ray's cost a game (wall) " in said, said
+    assert f"{kind}: local pool, 2 workers" in said and f"{kind}: {ray} " in said, said
+    assert f"{kind}: {ray}: games checked: the 8 games the local pool played, each once" in said, said
+    assert f"{kind}: {ray}: Ray's cost a game (wall) " in said, said
 
 
 # -- the arena's season on the cluster -------------------------------------------------------
@@ -273,8 +292,9 @@ class _Season:
             done = subprocess.run([*GAMEROOM, "arena", *args, "--config", str(self.config)], capture_output=True,
                                   text=True, timeout=300, env={**os.environ, **env}, cwd=folder)
             assert done.returncode == 0, done.stderr
+        # every Ray task two games at most, whatever their pace: a lost batch is two games
         self.process = cluster.popen([*GAMEROOM, "arena", "--config", str(self.config)], self.log,
-                                     env={"GAMEROOM_WEB_SECRET": "s" * 32}, cwd=folder)
+                                     env={"GAMEROOM_WEB_SECRET": "s" * 32, "GAMEROOM_RAY_BATCH": "2"}, cwd=folder)
         deadline = time.monotonic() + 240
         while True:
             try:
@@ -303,6 +323,13 @@ class _Season:
         assert reply.status_code == 200, reply.text
         return dict(reply.json())
 
+    def pause(self, paused: bool) -> None:
+        reply = self.call(lambda client: client.post("/api/arena/admin/pause", json={"paused": paused}), "boss")
+        assert reply.status_code == 200, reply.text
+
+    def node(self, node: str) -> dict[str, Any]:
+        return next((n for n in self.admin()["nodes"] if n["node"] == node), {})
+
     def lines(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.log.read_text().splitlines() if line.startswith("{")]
 
@@ -324,15 +351,16 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
     """The arena joins the cluster (``ray_address``); three students' Python and Perl bots
     play on every node, all of them on the node that cannot see the arena's folder (their
     builds travel with their games); a node without bubblewrap is said once in the log and
-    on the staff's overview and plays nothing; a node killed with a game in flight: that
-    game is played again elsewhere (one line); then the node that cannot see the arena's
-    folder is killed too and the season goes on on the others; the ladder paused, exactly
-    the scheduled games are stored, each once, and every one verifies."""
+    on the staff's overview and plays nothing; the ladder keeps more games given than the
+    slots, so a node takes a batch of them: a node killed with a batch of two ladder games
+    in flight, each is played again elsewhere (one line each) and stored once; then the
+    node that cannot see the arena's folder is killed too and the season goes on on the
+    others; the ladder paused, exactly the scheduled games are stored, each once, and
+    every one verifies."""
     folder = cluster.folder / "arena"
     cluster.add("nobwrap", no_bwrap=True)
-    slow = cluster.add("slow", env={"GAMEROOM_BUILD_CACHE": str(cluster.folder / "slow-node-cache")})
     season: _Season | None = None
-    alive = {"nobwrap", "slow"}
+    alive = {"nobwrap"}
     try:
         season = _Season(cluster, folder)
         uploads = [("ann", "pyann", "bot.py", _slow_on_one_node(), ""),
@@ -345,13 +373,33 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
         bots = {f"{name}-v1" for _, name, *_ in uploads}
         playing = [cluster.ids["head"], cluster.ids["w1"], cluster.ids["hidden"]]
 
-        # the node to kill first: any game of a Python bot there thinks until the kill
-        wait_for("a game on the node to kill",
-                 lambda: any(n["node"] == slow and n["in_flight"] for n in season.admin()["nodes"]),
+        # the versions qualified and the ladder going, it is paused until no game is in
+        # flight; the node to kill joins then, idle, and takes the first batch when the
+        # ladder resumes: two ladder games (GAMEROOM_RAY_BATCH), the first of a Python bot,
+        # which thinks there until the kill
+        def qualified() -> int:
+            with sqlite3.connect(season.db) as connection:
+                return int(connection.execute("select count(*) from games where tournament = 'arena:c:qualify'"
+                                              ).fetchone()[0])
+
+        wait_for("the qualification games and a ladder game",
+                 lambda: qualified() == 3 and any(line["event"] == "game" for line in season.lines()),
                  season.process, season.log, 400)
+        season.pause(True)
+        wait_for("the games in flight ending", lambda: not season.admin()["running"], season.process, season.log,
+                 300)
+        slow = cluster.add("slow", env={"GAMEROOM_BUILD_CACHE": str(cluster.folder / "slow-node-cache")})
+        alive.add("slow")
+        wait_for("the node to kill ready", lambda: season.node(slow).get("state") == "ready", season.process,
+                 season.log, 300)
+        season.pause(False)
+        wait_for("a batch on the node to kill", lambda: season.node(slow).get("in_flight"), season.process,
+                 season.log, 300)
+        lost = season.node(slow)["in_flight"]
+        assert lost == 2 and len(season.admin()["running"]) > 4   # more given than the 4 slots: batches
         cluster.kill("slow")
         alive.discard("slow")
-        wait_for("a game played again",
+        wait_for("the lost batch's games played again",
                  lambda: [line for line in season.lines() if "played again on another node" in line["event"]],
                  season.process, season.log, 300)
 
@@ -366,7 +414,9 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
         wait_for("ladder games on every node, every bot on the hidden one", spread, season.process, season.log,
                  400)
         again = [line for line in season.lines() if "played again on another node" in line["event"]]
-        assert again and all(line["node"] == slow and "was lost" in line["event"] for line in again)
+        assert len(again) == lost and all(line["node"] == slow and "was lost" in line["event"] for line in again)
+        assert len({line["index"] for line in again}) == lost and not any("qualification" in line["event"]
+                                                                           for line in again)
         overview = season.admin()
         nodes = {node["node"]: node for node in overview["nodes"]}
         assert nodes[slow]["state"] == "lost"
@@ -388,8 +438,7 @@ def test_an_arena_season_on_the_cluster(cluster: ClusterProcess) -> None:
                  lambda: len([line for line in season.lines() if line["event"] == "game"]) >= written + 3,
                  season.process, season.log, 300)
         assert {node["node"]: node for node in season.admin()["nodes"]}[hidden]["state"] == "lost"
-        paused = season.call(lambda client: client.post("/api/arena/admin/pause", json={"paused": True}), "boss")
-        assert paused.status_code == 200
+        season.pause(True)
         wait_for("the games in flight ending", lambda: not season.admin()["running"], season.process, season.log,
                  300)
     finally:

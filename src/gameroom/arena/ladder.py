@@ -2,7 +2,11 @@
 
 One scheduling thread keeps ``workers`` games in flight on a pool (``local``: spawned
 processes; ``ray``: Ray tasks), each game a ``league.table.TableTask`` played by
-``play_table`` with every uploaded bot a sandboxed program. What it schedules, in order:
+``play_table`` with every uploaded bot a sandboxed program. On a Ray cluster it keeps
+more than the slots when games are short (``Pool.in_flight``: a batch for each slot and
+another waiting), the games it picks at once given together, so that a Ray task plays
+several (``league.cluster``); matchmaking then picks that far ahead, counting every game
+given as in flight, as it does a worker's. What it schedules, in order:
 
 1. qualification games of new versions (the version against the competition's built-in
    players; it qualifies when it is ejected in none, and only then replaces the entry's
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -130,9 +135,15 @@ class Pool:
                 initargs=(os.getpid(), self.setup, self.setup_args))
         return self._executor.submit(play_table, task)
 
-    def capacity(self) -> int:
-        """Games played at once: the workers, or the slots of the cluster's nodes that play."""
-        return self.cluster.capacity() if self.cluster is not None else self.workers
+    def in_flight(self) -> int:
+        """Games to keep given: the workers; on a cluster, its slots and the games that wait
+        for them, to be played in batches (``league.cluster.RayCluster.in_flight``)."""
+        return self.cluster.in_flight() if self.cluster is not None else self.workers
+
+    def together(self) -> contextlib.AbstractContextManager[None]:
+        """Games submitted within go to a cluster together, as batches (nothing for a
+        process pool, whose workers take a game each)."""
+        return self.cluster.together() if self.cluster is not None else contextlib.nullcontext()
 
     def nodes(self) -> list[dict[str, Any]]:
         """The cluster's nodes (``league.cluster.RayCluster.nodes``); none for a process pool."""
@@ -706,15 +717,16 @@ class Arena:
                                                                            "index": running.index}})
 
     def _fill(self) -> None:
-        while len(self.running) < self.pool.capacity():
-            task = self._next_task()
-            if task is None:
-                return
-            running, table = task
-            future = self.submit(table)
-            with self.lock:
-                self.running[future] = running
-            self.bump()
+        with self.pool.together():   # on a cluster, the games picked now go as batches
+            while len(self.running) < self.pool.in_flight():
+                task = self._next_task()
+                if task is None:
+                    return
+                running, table = task
+                future = self.submit(table)
+                with self.lock:
+                    self.running[future] = running
+                self.bump()
 
     def submit(self, table: TableTask) -> concurrent.futures.Future[TableOutcome]:
         """Play a game: on the pool, or here when a remote bot plays in it."""

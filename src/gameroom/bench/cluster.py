@@ -15,15 +15,17 @@ joined by ``league.cluster.RayCluster`` as the league and the arena join one. Pr
 
 * ``games/s`` of ``games`` games on the local pool (``slots`` workers) and on each cluster
   (its nodes' slots): a league of built-ins written by the league's runner (``league``),
-  or two sandboxed example Python programs a game on the arena's ``Pool``, as many in
-  flight as the slots (``arena``); then each cluster's games checked against the pool's
+  or two sandboxed example Python programs a game on the arena's ``Pool``, fed as the
+  arena's ladder feeds it (``arena``: as many given as ``in_flight`` says, those given as
+  others end given together); then each cluster's games checked against the pool's
   (the league's: the same games and results, each once; the arena's: the same games,
   each once; exit status 1 otherwise);
 * **Ray's cost per game**: at least 200 *hollow* games — a task carrying the game's task
   (and, for program bots, their files by digest) whose node answers with an outcome of
   the game's size without playing it — through the cluster and through the local pool,
   fed as the league's runner feeds its games (blocks of 50 given at once, which Ray plays
-  in batches) or as the arena's ladder does (one given as one ends: batches of one): the
+  in batches) or as the arena's ladder does (a batch for each slot and another waiting
+  kept given, ``RayCluster.in_flight``; the local pool: one a worker): the
   CPU of every process a game beyond what they spend idling, the driver's CPU a game and
   the wall time a game. The difference between a cluster's and the pool's is what Ray
   adds to every game (target: under 5 ms).
@@ -115,10 +117,10 @@ def _tasks(kind: str, game: str, games: int, start: int = 0) -> list[TableTask]:
 
 
 def _through(submit: Callable[[list[TableTask]], list[concurrent.futures.Future[Any]]], tasks: list[TableTask],
-             in_flight: int, block: int | None = None) -> tuple[float, float]:
-    """(seconds, driver CPU seconds) to get every task's outcome: ``in_flight`` at once,
-    each submitted as one ends (the arena's ladder), or (``block``) blocks of that many
-    given at once, each waited for before the next (the league's runner)."""
+             in_flight: Callable[[], int], block: int | None = None) -> tuple[float, float]:
+    """(seconds, driver CPU seconds) to get every task's outcome: ``in_flight()`` given,
+    those given as others end given together (the arena's ladder), or (``block``) blocks
+    of that many given at once, each waited for before the next (the league's runner)."""
     waiting = list(reversed(tasks))
     running: set[concurrent.futures.Future[Any]] = set()
     cpu, started = time.process_time(), time.perf_counter()
@@ -127,8 +129,10 @@ def _through(submit: Callable[[list[TableTask]], list[concurrent.futures.Future[
             given, waiting = waiting[-block:], waiting[:-block]
             running.update(submit(list(reversed(given))))
         else:
-            while waiting and len(running) < in_flight:
-                running.update(submit([waiting.pop()]))
+            room = in_flight() - len(running)
+            if waiting and room > 0:
+                given, waiting = waiting[-room:], waiting[:-room]
+                running.update(submit(list(reversed(given))))
         done, running = concurrent.futures.wait(running, return_when=concurrent.futures.ALL_COMPLETED
                                                 if block is not None else concurrent.futures.FIRST_COMPLETED)
         for future in done:
@@ -152,19 +156,21 @@ def _league_rate(game: str, games: int, backend: Any, folder: Path, name: str) -
 
 
 def _measure(kind: str, game: str, games: int, slots: int, play: Callable[[list[TableTask]], tuple[float, Any]],
-             hollow: Callable[[list[TableTask]], list[concurrent.futures.Future[Any]]], group: Any
+             hollow: Callable[[list[TableTask]], list[concurrent.futures.Future[Any]]], group: Any,
+             in_flight: Callable[[], int], sent: Callable[[], tuple[int, int]] | None = None
              ) -> tuple[dict[str, float | None], Any]:
     """One row: games/s of real games (``play`` gives their seconds and what they were),
     then the hollow games' wall time, the driver's CPU and every process's CPU (``group``:
     this process's CPU-accounting group, which holds everything it started; None: not
     counted) a game, fed as the league's runner feeds its games (blocks) or as the arena's
-    ladder does (``slots`` in flight, one submitted as one ends); and the real games as
-    ``play`` gave them (to check against the pool's)."""
+    ladder does (``in_flight()`` given, those given as others end given together); and the
+    real games as ``play`` gave them (to check against the pool's). ``sent``: the Ray tasks
+    sent so far and their games, for the hollow games' games a task."""
     from gameroom.league.schedule import BLOCK
 
     block = BLOCK if kind == "league" else None
     warm = _tasks(kind, game, max(slots * 2, block or 0), start=10_000_000)
-    _through(hollow, warm, slots, block)   # every worker started, its hollow outcome made
+    _through(hollow, warm, in_flight, block)   # every worker started, its hollow outcome made
     play(warm[:slots])
     seconds, played = play(_tasks(kind, game, games))
     rate = games / seconds
@@ -175,14 +181,19 @@ def _measure(kind: str, game: str, games: int, slots: int, play: Callable[[list[
         time.sleep(IDLE_SECONDS)
         idle = (group.seconds() - before) / IDLE_SECONDS
     before = group.seconds() if group is not None else 0.0
-    seconds, cpu = _through(hollow, _tasks(kind, game, count, start=20_000_000), slots, block)
+    tasks = sent() if sent is not None else None
+    seconds, cpu = _through(hollow, _tasks(kind, game, count, start=20_000_000), in_flight, block)
+    batch = None
+    if sent is not None and tasks is not None:
+        now = sent()
+        batch = round((now[1] - tasks[1]) / max(1, now[0] - tasks[0]), 2)
     every = None
     if group is not None and idle is not None:
         every = ((group.seconds() - before) - idle * seconds) * 1000 / count
     return {"games/s": round(rate, 1), "ms a game": round(seconds * 1000 / count, 3),
             "driver CPU ms a game": round(cpu * 1000 / count, 3),
             "CPU ms a game": round(every, 3) if every is not None else None,
-            "idle CPU %": round(idle * 100, 1) if idle is not None else None}, played
+            "idle CPU %": round(idle * 100, 1) if idle is not None else None, "games a task": batch}, played
 
 
 def _stored(db: Path) -> list[tuple[Any, ...]]:
@@ -195,11 +206,12 @@ def _stored(db: Path) -> list[tuple[Any, ...]]:
                                   'order by g."index", b.name').fetchall()
 
 
-def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[TableTask], Any],
-            folder: Path, name: str) -> Callable[[list[TableTask]], tuple[float, Any]]:
+def _player(kind: str, game: str, in_flight: Callable[[], int], backend: Any,
+            submit: Callable[[list[TableTask]], list[Any]], folder: Path, name: str
+            ) -> Callable[[list[TableTask]], tuple[float, Any]]:
     """How a row's real games are played: a league by the league's runner on ``backend``
-    (a fresh database each time; what it stored), arena games on ``submit`` with
-    ``slots`` in flight (each game's index and seed, as they came back: a program's
+    (a fresh database each time; what it stored), arena games on ``submit`` fed as the
+    arena's ladder feeds them (each game's index and seed, as they came back: a program's
     answers depend on the time it is given, so an arena game's result may differ under
     load)."""
     runs = iter(range(1_000_000))
@@ -226,10 +238,10 @@ def _player(kind: str, game: str, slots: int, backend: Any, submit: Callable[[Ta
         futures: list[concurrent.futures.Future[TableOutcome]] = []
 
         def given(some: list[TableTask]) -> list[concurrent.futures.Future[TableOutcome]]:
-            futures.extend(submit(task) for task in some)
+            futures.extend(submit(some))
             return futures[-len(some):]
 
-        seconds = _through(given, tasks, slots)[0]
+        seconds = _through(given, tasks, in_flight)[0]
         return seconds, sorted((future.result().index, future.result().record.seed) for future in futures)
 
     return league if kind == "league" else arena
@@ -239,7 +251,8 @@ def _say(kind: str, label: str, row: dict[str, float | None]) -> None:
     every, idle = row["CPU ms a game"], row["idle CPU %"]
     print(f"{kind}: {label:28} {row['games/s']:8.1f} games/s; a hollow game: {row['ms a game']:6.2f} ms, "
           f"CPU {'-' if every is None else f'{every:.2f}'} ms beyond idling (the driver's "
-          f"{row['driver CPU ms a game']:.2f}); idle: {'-' if idle is None else f'{idle:.1f}'}% of a core",
+          f"{row['driver CPU ms a game']:.2f}); idle: {'-' if idle is None else f'{idle:.1f}'}% of a core"
+          + (f"; {row['games a task']:.1f} games a Ray task" if row.get("games a task") is not None else ""),
           flush=True)
 
 
@@ -305,8 +318,10 @@ def _inside(kind: str, game: str, games: int, slots: int, sizes: tuple[int, ...]
         local, pool = LocalBackend(slots), Pool("local", slots)
         try:
             rows["local pool"], pooled = _measure(
-                kind, game, games, slots, _player(kind, game, slots, local, pool.submit, folder, "local"),
-                lambda given: [hollows.submit(hollow_game, task) for task in given], group)
+                kind, game, games, slots,
+                _player(kind, game, pool.in_flight, local, lambda given: [pool.submit(task) for task in given],
+                        folder, "local"),
+                lambda given: [hollows.submit(hollow_game, task) for task in given], group, pool.in_flight)
         finally:
             local.close()
             pool.close()
@@ -321,11 +336,12 @@ def _inside(kind: str, game: str, games: int, slots: int, sizes: tuple[int, ...]
                 if kind != "league":
                     cluster.play = play_here
                 try:
-                    capacity = cluster.capacity()
                     rows[label], played = _measure(
-                        kind, game, games, capacity,
-                        _player(kind, game, capacity, backend, cluster.submit, folder, f"ray-{len(rows)}"),
-                        functools.partial(cluster.submit_all, play=hollow_game), group)
+                        kind, game, games, cluster.capacity(),
+                        _player(kind, game, cluster.in_flight, backend, cluster.submit_all, folder,
+                                f"ray-{len(rows)}"),
+                        functools.partial(cluster.submit_all, play=hollow_game), group, cluster.in_flight,
+                        cluster.sent)
                     _say(kind, label, rows[label])
                 finally:
                     backend.close()

@@ -26,8 +26,15 @@ nothing here names a game.
   but at least :data:`BATCH_LEAST` while more games wait than free slots) and is
   bounded by :data:`BATCH_MOST` games and by :data:`BATCH_SECONDS` of play
   (the games' time measured on the nodes): a game of seconds goes alone, and a lost node
-  costs at most a batch per slot. A caller that keeps only ``capacity()`` games in flight
-  (the arena's ladder) gets batches of one.
+  costs at most a batch per slot. ``GAMEROOM_RAY_BATCH=N`` in the environment bounds
+  every batch by ``N`` games instead, whatever their pace.
+* **Feeding the batches.** A caller that gives a game as another ends (the arena's
+  ladder) keeps :meth:`RayCluster.in_flight` games given: each slot's batch and, when its
+  games go several a task, another batch waiting for the slot (at most :data:`FEED_BATCH`
+  games and about :data:`BATCH_SECONDS` of play each, so its matchmaking looks that far
+  ahead at most);
+  the games it picks at once are given within :meth:`RayCluster.together`, so that they
+  wait together and go as batches, not one by one as each is given.
 * **No shared disk.** A program bot's own files travel with its game, packed and named
   by their SHA-256 (``league.builds``): put once into Ray's object store, fetched by a
   node the first time one of its games needs them, checked against the digest and
@@ -52,6 +59,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -63,7 +71,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from gameroom.core.errors import GameroomError
 from gameroom.league.builds import Build, BuildError, NodeCache, own_paths, pack, place
@@ -88,10 +96,19 @@ BATCH_MOST = 16
 BATCH_LEAST = 4
 """The fewest games a Ray task plays while more games wait than the free slots take one
 each (and their pace allows it): the last games of a league's block go four by four, not
-one by one, while a caller that keeps only the slots busy (the arena) gets one a task."""
+one by one."""
 BATCH_SECONDS = 0.5
 """About the most play one Ray task holds, at the pace such games went so far: a task's
 own cost (a few milliseconds) is then at most about 1% of its games' time."""
+BATCH_VARIABLE = "GAMEROOM_RAY_BATCH"
+"""The environment variable that bounds every batch by its number of games, whatever their
+pace (1: every game a task of its own, a lost node costing one game a slot; more: fewer
+tasks for long games, but more played again when a node is lost and, in the arena,
+matchmaking further ahead)."""
+FEED_BATCH = 8
+"""The most games of the batch :meth:`RayCluster.in_flight` counts for each slot (and of
+the one waiting for it): short games then cost Ray well under a millisecond each, while
+the arena's matchmaking looks at most 16 games a slot ahead."""
 BUILDS_KEPT = 256
 """Packed builds the driver keeps in the object store (the most recently used): an older
 one is packed and put again when its bot plays next."""
@@ -298,6 +315,7 @@ class RayCluster:
     def __init__(self, address: str | None = None, workers: int = 2,
                  play: Callable[[TableTask], TableOutcome] = play_table, need_capacity: bool = True) -> None:
         self.address = address or os.environ.get("RAY_ADDRESS") or None
+        self.batch = _fixed_batch()   # None: by the games' pace
         if self.address is None or _address_towards(self.address) in ("127.0.0.1", "::1"):
             _loopback_only()
         import ray   # missing: the command says which extra to install
@@ -316,6 +334,9 @@ class RayCluster:
         self._arrived: list[tuple[_Batch, concurrent.futures.Future[bytes]]] = []
         self._running: set[_Batch] = set()
         self._pace: dict[tuple[Any, str, bool], float] = {}   # seconds a game, as the nodes measured
+        self._last_pace: float | None = None   # of the batch that came back last
+        self._held = 0                          # callers within together(): nothing is sent meanwhile
+        self._sent = (0, 0)                     # Ray tasks sent so far, and their games
         self._next_look = 0.0
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -448,6 +469,37 @@ class RayCluster:
             return sum(node.capacity for node in self._nodes.values()
                        if node.state == "ready" and (node.programs or not programs))
 
+    def in_flight(self) -> int:
+        """Games a caller that gives a game as another ends (the arena's ladder) keeps given,
+        so that they go in batches: each slot's batch, as many games as fill BATCH_SECONDS
+        at the pace of the games that came back last (at most FEED_BATCH; GAMEROOM_RAY_BATCH
+        when it is set), and, when that is more than one, another batch waiting for the
+        slot; the slots alone until a game has come back."""
+        slots, pace = self.capacity(), self._last_pace
+        if self.batch is not None:
+            batch = self.batch
+        else:
+            batch = 1 if pace is None else max(1, min(FEED_BATCH, int(BATCH_SECONDS / max(pace, 1e-6))))
+        return slots if batch == 1 else 2 * slots * batch
+
+    def sent(self) -> tuple[int, int]:
+        """Ray tasks sent so far and the games they held (their ratio: the games a task)."""
+        with self._lock:
+            return self._sent
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """The games submitted within are sent once it ends, together, so that they go in
+        batches (the arena's ladder picks its games one by one)."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
+            self._wake.set()
+
     def nodes(self) -> list[dict[str, Any]]:
         """Every node that offers game slots: its id, address, slots, games in flight and
         played, games a second over the last minute, state and what is wrong with it."""
@@ -531,10 +583,10 @@ class RayCluster:
 
     def _next_batch(self) -> _Batch | None:
         """The next batch to send, taken from the queue, for the ready node with a free slot
-        that has the fewest tasks for its slots; None: no game waits, or no slot is free
-        for one."""
+        that has the fewest tasks for its slots; None: no game waits, no slot is free for
+        one, or a caller is within :meth:`together`."""
         with self._lock:
-            if not self._queue:
+            if not self._queue or self._held:
                 return None
             ready = [node for node in self._nodes.values() if node.state == "ready" and node.capacity > 0]
             slots = sum(node.capacity for node in ready)
@@ -554,6 +606,7 @@ class RayCluster:
                             break
                 self._queue = [game for game in self._queue if game not in chosen]
                 node.tasks += 1
+                self._sent = (self._sent[0] + 1, self._sent[1] + len(chosen))
                 node.in_flight += len(chosen)
                 return _Batch(node, chosen)
             return None
@@ -562,9 +615,12 @@ class RayCluster:
         """How many games go in a batch (under the lock): the waiting games shared by the
         ``slots``, at least BATCH_LEAST while more wait than the ``free`` slots take one
         each, at most BATCH_MOST, and as many as fill BATCH_SECONDS at the pace such games
-        went so far (one until one has come back)."""
+        went so far (one until one has come back); GAMEROOM_RAY_BATCH, when set, in place
+        of these two bounds."""
         waiting = len(self._queue)
         shared = max(-(-waiting // max(1, slots)), BATCH_LEAST if waiting > free else 1)
+        if self.batch is not None:   # the operator's bound, whatever the pace
+            return max(1, min(self.batch, shared))
         pace = self._pace.get((first.play, first.task.game, first.programs))
         timed = 1 if pace is None else int(BATCH_SECONDS / max(pace, 1e-6))
         return max(1, min(BATCH_MOST, shared, timed))
@@ -659,7 +715,7 @@ class RayCluster:
         node.placed |= batch.sent
         key = (batch.games[0].play, batch.games[0].task.game, batch.games[0].programs)
         pace = seconds / len(batch.games)
-        self._pace[key] = pace if key not in self._pace else (self._pace[key] + pace) / 2
+        self._pace[key] = self._last_pace = pace if key not in self._pace else (self._pace[key] + pace) / 2
         now = time.monotonic()
         again: list[_Game] = []
         for game, result in zip(batch.games, results):
@@ -724,6 +780,18 @@ class RayCluster:
         for game in [*waiting, *(game for batch in running for game in batch.games)]:
             _settle_future(game.outer, exc=ClusterError(f"{_label(game.task)} was not played: the cluster was left"))
         self.ray.shutdown()
+
+
+def _fixed_batch() -> int | None:
+    """The games every batch holds at most as the environment's GAMEROOM_RAY_BATCH says
+    (None: unset; ClusterError when it is not a whole number from 1 to 1000)."""
+    given = os.environ.get(BATCH_VARIABLE, "").strip()
+    if not given:
+        return None
+    if not given.isdigit() or not 1 <= int(given) <= 1000:
+        raise ClusterError(f"{BATCH_VARIABLE}={given!r}: the games one Ray task plays at most must be a whole "
+                           "number from 1 to 1000")
+    return int(given)
 
 
 def _loopback_only() -> None:
