@@ -39,7 +39,7 @@ import resource
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from gameroom.server.lobby_limits import address_key
 
@@ -269,9 +269,13 @@ class Gate:
             transport.close()
             return
         # half-closed: the peer reads the words and its end; what it still sends is dropped
+        try:
+            transport.write_eof()
+        except OSError:   # the peer is gone already (reset): nothing to linger for
+            transport.abort()
+            return
         self.lingering += 1
         door.lingers = asyncio.get_running_loop().call_later(self.linger_seconds, transport.abort)
-        transport.write_eof()
 
 
 class _Door(asyncio.Protocol):
@@ -285,8 +289,8 @@ class _Door(asyncio.Protocol):
         self.lingers: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.gate._enter(self, transport)
+        # a stream's transport (uvloop's is not a subclass of asyncio's classes: not checked)
+        self.gate._enter(self, cast(asyncio.Transport, transport))
 
     def data_received(self, data: bytes) -> None:
         pass   # a refused connection's input is dropped while it lingers
