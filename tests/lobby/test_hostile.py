@@ -21,7 +21,11 @@ from typing import Any
 import pytest
 from driver import GAMEROOM, free_port, run_gameroom
 
+from gameroom.games import registry
 from gameroom.remote.jsonstream import encode
+from gameroom.server import lobby as lobby_module
+from gameroom.server.lobby_config import LobbyConfig
+from gameroom.server.xscenario import LobbyThread
 from tests.lobby.rooms import RoomClient, ServedLobby as Lobby
 
 ATTACKER = "127.0.0.2"
@@ -193,8 +197,63 @@ def test_a_crowd_turned_away_is_closed_at_once_and_said_in_one_line(lobby_factor
     assert len(refused) == 1 and "connections from 127.0.0.2 already" in refused[0], refused
 
 
+def test_a_crowd_over_its_quota_is_refused_at_the_door_before_any_client_is_made(monkeypatch) -> None:
+    """A crowd of 64 silent connections from one address, each with an unfinished LOGIN:
+    its first 4 are admitted (``maxUnloggedPerAddress`` 4), the other 60 are answered the
+    NACK naming the key and closed by the lobby's door (``server.admission.Gate``) — no
+    Client, stream or task is made for them — and an honest user from 127.0.0.1 is served.
+    The first one refused lingers, so it reads the NACK whole, then the end."""
+    made: list[str] = []
+
+    class Counted(lobby_module.Client):   # the lobby's own Client, counted as it is made
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            made.append(self.address)
+
+    monkeypatch.setattr(lobby_module, "Client", Counted)
+    server = LobbyThread(registry.game("eriantys"),
+                         LobbyConfig(host="127.0.0.1", port=0, seed=1, max_connections_per_address=8,
+                                     max_unlogged_per_address=4))
+    crowd: list[socket.socket] = []
+    try:
+        for _ in range(64):   # made one after the other: the lobby accepts them in this order
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=60, source_address=(ATTACKER, 0))
+            sock.sendall(b'{"type": "LOGIN", "user')
+            crowd.append(sock)
+        honest = RoomClient(socket.create_connection(("127.0.0.1", server.port), timeout=60))
+        honest.login("honest")   # accepted after the whole crowd: every one of them was admitted or refused
+        assert honest.request({"type": "GET_PUBLIC_ROOMS"}, "PUBLIC_ROOMS") == {"type": "PUBLIC_ROOMS", "rooms": []}
+        assert made == [ATTACKER] * 4 + ["127.0.0.1"]
+        assert server.call(lambda: (server.lobby.gate.admitted, server.lobby.gate.refused)) == (5, 60)
+        # the refused were written their NACK at the door: they alone have something to read
+        answered = select.select(crowd, [], [], 0)[0]
+        assert answered == crowd[4:]
+        nack_line = encode({"type": "NACK", "errorMessage": "4 connections from your address have not logged in "
+                                                            "yet (maxUnloggedPerAddress)"})
+        assert _read_until_end(crowd[4]) == nack_line   # the first of the burst: its NACK, then closed
+        for sock in crowd[5:]:
+            assert _read_until_end(sock) in (nack_line, b"")   # the rest: closed at once (a reset may lose it)
+    finally:
+        for sock in crowd:
+            sock.close()
+        server.stop()
+
+
+def _read_until_end(sock: socket.socket) -> bytes:
+    """What the server sent until it closed the connection (a reset: what was read so far)."""
+    got = b""
+    while True:
+        try:
+            data = sock.recv(65536)
+        except ConnectionResetError:
+            return got
+        if not data:
+            return got
+        got += data
+
+
 def test_refusals_are_told_apart_as_the_first_of_a_burst_or_the_rest() -> None:
-    from gameroom.server.lobby_limits import Refusals
+    from gameroom.server.admission import Refusals
 
     refusals = Refusals(quiet=10.0)
     assert refusals.refused("a", 100.0) == 0             # the first: said, nothing before it

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import subprocess
 import time
@@ -21,6 +22,7 @@ from importlib.resources import files
 from typing import Any
 
 from gameroom.core.hosting import SignupRules, name_rule
+from gameroom.server import signup as signup_module
 from gameroom.server.clients import run_clients
 from gameroom.server.signup import MAX_PENDING, PENDING_PER_ADDRESS
 from tests.server.test_signup import PLAN, player, playing, start_server
@@ -194,10 +196,20 @@ def test_players_are_taken_in_acceptance_order_not_name_order() -> None:
     assert sessions[0].got_result
 
 
-def test_one_address_holds_only_a_few_connections_without_a_name() -> None:
+def test_one_address_holds_only_a_few_connections_without_a_name(monkeypatch, caplog) -> None:
     """100 silent connections from one address (127.0.0.2): all but a few are closed at
-    once, and the players from another address sign up and play."""
+    once, at the door (no stream is made for them: ``server.admission.Gate``; one line says
+    the burst), and the players from another address sign up and play."""
     closed: list[bool] = []
+    made: list[str] = []
+
+    class Counted(signup_module.Connection):   # sign-up's own Connection, counted as it is made
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            made.append(self.peer.rsplit(":", 1)[0])
+
+    monkeypatch.setattr(signup_module, "Connection", Counted)
+    caplog.set_level(logging.INFO, logger=signup_module.__name__)
 
     async def attack(port: int) -> list[asyncio.StreamWriter]:
         held = []
@@ -221,3 +233,7 @@ def test_one_address_holds_only_a_few_connections_without_a_name() -> None:
     assert result == [["c"], []]
     assert closed.count(False) == PENDING_PER_ADDRESS, closed
     assert [s.got_result for s in sessions] == [True] * 3
+    assert made == ["127.0.0.2"] * PENDING_PER_ADDRESS + ["127.0.0.1"] * 3
+    refused = [r.getMessage() for r in caplog.records if ": refused: " in r.getMessage()]
+    assert len(refused) == 1 and refused[0].startswith("127.0.0.2:"), refused
+    assert "connections from its address are signing up without a name yet" in refused[0]

@@ -73,6 +73,9 @@ def main() -> int:
     parser.add_argument("--messages", type=positive, default=100_000, help="fuzz: bad messages to send (default 100000)")
     parser.add_argument("--connections", type=positive, default=500,
                         help="slowloris: silent, trickling and non-reading connections (default 500)")
+    parser.add_argument("--servers", default=None, metavar="LIST",
+                        help="slowloris: only the slow-client rows of these servers (comma-separated: web, arena, "
+                             "lobby), without the games beside slow connections")
     parser.add_argument("--acceptance", action="store_true",
                         help="league: the acceptance run (example programs and built-ins, every game; "
                              "default 200 games each)")
@@ -94,6 +97,8 @@ def main() -> int:
     parser.add_argument("--isolated-games", type=positive, default=3,
                         help="a game: games played on isolated seats (a process per player; default 3)")
     args = parser.parse_args()
+    if args.servers is not None and args.game != "slowloris":
+        parser.error("--servers belongs to the slowloris benchmark")
     for problem in registry.problems():
         print(f"bench: warning: {problem}", flush=True)
     if args.game == "rl":
@@ -109,7 +114,10 @@ def main() -> int:
     if args.game == "slowloris":
         from gameroom.bench import slowloris
 
-        slowloris.run(args.connections, args.games or 20, game_name=args.played)
+        servers = None if args.servers is None else tuple(s.strip() for s in args.servers.split(",") if s.strip())
+        if servers is not None and (not servers or set(servers) - set(slowloris.SERVERS)):
+            parser.error(f"--servers: a comma-separated list of {', '.join(slowloris.SERVERS)}, not {args.servers!r}")
+        slowloris.run(args.connections, args.games or 20, game_name=args.played, servers=servers)
         return 0
     if args.game == "lobby":
         from gameroom.bench import lobby

@@ -13,12 +13,19 @@ connections of three kinds, made before the normal games start and held while th
 took, whether every normal game printed a result and whether the server survived;
 ``python -m gameroom.bench slowloris [--connections N] [--games G]`` prints the normal
 games' time without and with the attackers, then a *slow clients* row for each of the web
-room, the arena and the lobby (:func:`slow_client_row`: their own processes with their
-default limits; an honest client from 127.0.0.1 asks one request at a time on a new
-connection, alone and while 127.0.0.2 holds 2,000 slow connections — an HTTP head never
-finished, a lobby message never finished — made again whenever the server closes one; its
-p50/p99 both times, what it was served, and the server's open files). The test (``tests/server/test_slowloris.py``)
-runs the same mix and checks only that every normal game finishes.
+room, the arena and the lobby (``--servers lobby``: that row alone, without the games).
+A row (:func:`slow_client_row`) starts the server in its own process with its default
+limits; an honest client from 127.0.0.1 asks one request at a time on a new connection,
+every :data:`HONEST_PACE` seconds, alone and while 127.0.0.2 holds 2,000 slow connections
+— an HTTP head never finished, a lobby message never finished — made again
+:data:`RETRY_SECONDS` after the server closes one. The crowd is a process of its own (as
+an attacker is another machine: on a thread of the benchmark it held the honest client's
+interpreter lock while it reconnected, and the honest client's wait for it was counted
+as the server's), and the honest requests span several of its waves of reconnections.
+The row says the honest p50/p99 both times, what it was served, the server's processor
+time in each phase and per slow connection made beside it, and its open files. The test
+(``tests/server/test_slowloris.py``) runs the same mix and checks only that every normal
+game finishes.
 """
 
 from __future__ import annotations
@@ -37,9 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gameroom.bench.fuzz import _rest_of_output, _rules, _session, start_arena
+from gameroom.bench.processes import python_module
 from gameroom.remote.connection import Connection
 
-__all__ = ["MixReport", "SlowClientRow", "run_mix", "run", "run_slow_clients", "slow_client_row", "KINDS"]
+__all__ = ["MixReport", "SERVERS", "SlowClientRow", "run_mix", "run", "run_slow_clients", "slow_client_row", "KINDS"]
 
 KINDS = ("silent", "trickle", "deaf")
 PER_CROWDED_GAME = 50    # attackers per crowded port: under the 64 a sign-up lets wait
@@ -152,8 +160,13 @@ async def run_mix(game_name: str, games: int = 20, attackers: int = 500, seed: i
     return report
 
 
-def run(attackers: int = 500, games: int = 20, *, game_name: str, repeats: int = 3) -> None:
-    """Print the normal games' time without and with the attackers (best of ``repeats``)."""
+def run(attackers: int = 500, games: int = 20, *, game_name: str, repeats: int = 3,
+        servers: tuple[str, ...] | None = None) -> None:
+    """Print the normal games' time without and with the attackers (best of ``repeats``),
+    then the slow-client rows; ``servers``: only those servers' rows (no games)."""
+    if servers is not None:
+        run_slow_clients(servers=servers)
+        return
     figures: dict[int, list[MixReport]] = {0: [], attackers: []}
     for _ in range(repeats):
         for count in (0, attackers):
@@ -179,7 +192,7 @@ def run(attackers: int = 500, games: int = 20, *, game_name: str, repeats: int =
 # -- slow clients of one address against the web room, the arena and the lobby -------------
 
 SLOW_ADDRESS = "127.0.0.2"   # the attacker's source address; the honest client is 127.0.0.1
-HONEST_REQUESTS = 200
+HONEST_REQUESTS = 600
 
 
 @dataclass
@@ -192,13 +205,23 @@ class SlowClientRow:
     served: int                    # honest requests answered beside the attacker
     asked: int                     # honest requests made beside the attacker
     open_files: tuple[int, int]    # the server's open files: quiet, beside the attacker
+    cpu_s: tuple[float, float] = (0.0, 0.0)   # the server's processor seconds: quiet, beside the attacker
+    made_beside: int = 0           # slow connections made while the honest client was measured beside them
+
+    @property
+    def ratio(self) -> float:
+        """The honest p99 beside the crowd over the quiet one (the target: at most 2)."""
+        return self.loud_ms[1] / self.quiet_ms[1] if self.quiet_ms[1] else float("inf")
 
     def line(self) -> str:
         (q50, q99), (l50, l99) = self.quiet_ms, self.loud_ms
+        extra = max(0.0, self.cpu_s[1] - self.cpu_s[0])
+        per = f"{extra / self.made_beside * 1e6:.0f} µs more per connection made" if self.made_beside else "none made"
         return (f"slow clients: {self.server}: honest p50/p99 {q50:.1f}/{q99:.1f} ms quiet, {l50:.1f}/{l99:.1f} ms "
-                f"while {SLOW_ADDRESS} holds {self.held} slow connections ({self.tried} made); served "
-                f"{self.served}/{self.asked}; p99 {l99 / q99 if q99 else float('inf'):.2f}x quiet (target <= 2x); "
-                f"server's open files {self.open_files[0]} quiet, {self.open_files[1]} beside")
+                f"while {SLOW_ADDRESS} holds {self.held} slow connections ({self.tried} made, {self.made_beside} "
+                f"of them while measured); served {self.served}/{self.asked}; p99 {self.ratio:.2f}x quiet "
+                f"(target <= 2x); server's processor {self.cpu_s[0]:.2f} s quiet, {self.cpu_s[1]:.2f} s beside "
+                f"({per}); server's open files {self.open_files[0]} quiet, {self.open_files[1]} beside")
 
 
 def _open_files(pid: int) -> int:
@@ -208,11 +231,31 @@ def _open_files(pid: int) -> int:
         return -1
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The processor time (user and system) ``pid`` has used, from ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentiles(times: list[float]) -> tuple[float, float]:
     ordered = sorted(times)
     if not ordered:
         return float("inf"), float("inf")
     return (ordered[len(ordered) // 2] * 1000, ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000)
+
+
+RETRY_SECONDS = 2.0
+"""A slow connection the server closed is made again this long after (a crowd that keeps
+trying, not a flood of connections)."""
+
+HONEST_PACE = 0.01
+"""Seconds between two honest requests: the honest client is a client, not a load of its
+own; :data:`HONEST_REQUESTS` of them span three of the crowd's waves of reconnections
+(measured quickly one after the other, they all fell between two waves)."""
 
 
 def _honest(ask: Callable[[], bool], count: int) -> tuple[list[float], int]:
@@ -226,12 +269,8 @@ def _honest(ask: Callable[[], bool], count: int) -> tuple[list[float], int]:
         if ok:
             served += 1
             times.append(time.perf_counter() - started)
+        time.sleep(HONEST_PACE)
     return times, served
-
-
-RETRY_SECONDS = 2.0
-"""A slow connection the server closed is made again this long after (a crowd that keeps
-trying, not a flood of connections)."""
 
 
 class _Crowd:
@@ -241,7 +280,7 @@ class _Crowd:
 
     def __init__(self, port: int, first: bytes, size: int) -> None:
         self.port, self.first, self.size = port, first, size
-        self.open: list[socket.socket] = []
+        self.open: set[socket.socket] = set()
         self.again: list[float] = []   # when each closed one is made again
         self.tried = 0
         self._stop = threading.Event()
@@ -253,7 +292,7 @@ class _Crowd:
         while self.tried < self.size and time.monotonic() < deadline:
             time.sleep(0.05)
 
-    def _connect(self) -> None:
+    def _connect(self) -> socket.socket | None:
         sock = socket.socket()
         try:
             sock.bind((SLOW_ADDRESS, 0))
@@ -265,10 +304,12 @@ class _Crowd:
                 sock.send(self.first)
             except OSError:
                 pass
-            self.open.append(sock)
+            self.open.add(sock)
+            return sock
         except OSError:
             sock.close()
             time.sleep(0.01)
+            return None
 
     def _hold(self) -> None:
         import selectors
@@ -278,8 +319,9 @@ class _Crowd:
                 now = time.monotonic()
                 self.again = [at for at in self.again if at > now]   # those due are made again below
                 while len(self.open) + len(self.again) < self.size and not self._stop.is_set():
-                    self._connect()
-                    watch.register(self.open[-1], selectors.EVENT_READ)
+                    made = self._connect()
+                    if made is not None:
+                        watch.register(made, selectors.EVENT_READ)
                     if self.tried % 50 == 0:
                         time.sleep(0.01)   # a crowd, not a flood: the honest client shares the machine
                 for key, _ in watch.select(0.2):   # answered (refused, timed out): closed, and made again
@@ -291,7 +333,7 @@ class _Crowd:
                     except OSError:
                         pass
                     sock.close()
-                    self.open.remove(sock)
+                    self.open.discard(sock)
                     self.again.append(time.monotonic() + RETRY_SECONDS)
                 time.sleep(0.05)
 
@@ -302,6 +344,55 @@ class _Crowd:
         for sock in self.open:
             sock.close()
         return held
+
+
+class _CrowdProcess:
+    """A :class:`_Crowd` in a process of its own (``python -m gameroom.bench.slowloris
+    crowd PORT SIZE FIRST``), told what to do on its standard input: a line asks how many
+    it has made and holds, the end of the input stops it."""
+
+    def __init__(self, port: int, first: bytes, size: int) -> None:
+        self.process = subprocess.Popen(python_module("gameroom.bench.slowloris", "crowd", str(port), str(size),
+                                                      first.hex()),
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.tried, self.held = self._read()   # its first wave is made
+
+    def _read(self) -> tuple[int, int]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().split()
+        if len(line) != 2:
+            self.process.kill()
+            raise RuntimeError("the crowd of slow connections ended without a word")
+        return int(line[0]), int(line[1])
+
+    def count(self) -> tuple[int, int]:
+        """Connections made so far, and held open now."""
+        assert self.process.stdin is not None
+        self.process.stdin.write("count\n")
+        self.process.stdin.flush()
+        self.tried, self.held = self._read()
+        return self.tried, self.held
+
+    def stop(self) -> int:
+        """Stop it; how many it held open at the end."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.tried, self.held = self._read()
+        self.process.wait(60)
+        return self.held
+
+
+def _crowd_main(port: int, size: int, first: bytes) -> None:
+    from gameroom.server.admission import file_limit
+
+    file_limit()   # this process holds the crowd: as many files as it may
+    crowd = _Crowd(port, first, size)
+    crowd.start()
+    print(crowd.tried, len(crowd.open), flush=True)
+    for _ in sys.stdin:
+        print(crowd.tried, len(crowd.open), flush=True)
+    held = crowd.stop()
+    print(crowd.tried, held, flush=True)
 
 
 def _http_ask(port: int, path: str) -> Callable[[], bool]:
@@ -380,20 +471,25 @@ def slow_client_row(server: str, slow: int = 2000, requests: int = HONEST_REQUES
     server's open files: a row of ``python -m gameroom.bench slowloris``."""
     import tempfile
 
-    from gameroom.server.admission import file_limit
-
-    file_limit()   # this process holds the crowd: as many files as it may
     with tempfile.TemporaryDirectory(prefix=f"gameroom-slow-{server}-") as where:
         process, port, ask, head = _serve(server, Path(where))
+        crowd: _CrowdProcess | None = None
         try:
+            cpu = _cpu_seconds(process.pid)
             quiet, _ = _honest(ask, requests)
+            quiet_cpu = _cpu_seconds(process.pid) - cpu
             quiet_files = _open_files(process.pid)
-            crowd = _Crowd(port, head, slow)
-            crowd.start()
+            crowd = _CrowdProcess(port, head, slow)
+            before, _ = crowd.count()
+            cpu = _cpu_seconds(process.pid)
             loud, served = _honest(ask, requests)
+            loud_cpu = _cpu_seconds(process.pid) - cpu
+            made, _ = crowd.count()
             loud_files = _open_files(process.pid)
             held = crowd.stop()
         finally:
+            if crowd is not None and crowd.process.poll() is None:
+                crowd.process.kill()
             process.terminate()
             try:
                 process.wait(60)
@@ -401,14 +497,25 @@ def slow_client_row(server: str, slow: int = 2000, requests: int = HONEST_REQUES
                 process.kill()
                 process.wait(30)
     return SlowClientRow(server, held, crowd.tried, _percentiles(quiet), _percentiles(loud), served, requests,
-                         (quiet_files, loud_files))
+                         (quiet_files, loud_files), (quiet_cpu, loud_cpu), made - before)
 
 
-def run_slow_clients(slow: int = 2000) -> list[SlowClientRow]:
-    """The slow-client row of the web room, the arena and the lobby, each printed."""
+SERVERS = ("web", "arena", "lobby")
+
+
+def run_slow_clients(slow: int = 2000, servers: tuple[str, ...] = SERVERS) -> list[SlowClientRow]:
+    """The slow-client row of each of ``servers`` (the web room, the arena, the lobby), each printed."""
     rows = []
-    for server in ("web", "arena", "lobby"):
+    for server in servers:
         row = slow_client_row(server, slow)
         print(row.line(), flush=True)
         rows.append(row)
     return rows
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["crowd"] and len(sys.argv) == 5:
+        _crowd_main(int(sys.argv[2]), int(sys.argv[3]), bytes.fromhex(sys.argv[4]))
+    else:
+        sys.exit("usage: python -m gameroom.bench.slowloris crowd PORT SIZE FIRST-BYTES-IN-HEX "
+                 "(the crowd of one slow-client row; the benchmark is python -m gameroom.bench slowloris)")

@@ -22,18 +22,29 @@ address: every client behind a proxy arrives from it, and the web room counts th
 forwarded client address at the request level instead. A refusal is a sentence naming
 the configuration key that sets the bound, in the words of the server's configuration
 (``--connections-per-address``, or arena.toml's ``[limits] connections_per_address``).
+
+A stream server (the lobby, a game's sign-up) refuses at the door: its :class:`Gate` is
+the protocol of every new connection and asks the server's ``admit`` before anything else
+is made — no stream, task or client — so a crowd reconnecting as fast as it is turned
+away costs an accept, a write and a close each. Only the first refusal of an address's
+burst is logged and lingers so that its words are read (:class:`Refusals`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import logging
 import resource
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, NamedTuple, cast
 
 from gameroom.server.lobby_limits import address_key
 
-__all__ = ["Admission", "Place", "TrustedProxies", "file_limit", "connection_cap", "FILE_RESERVE"]
+__all__ = ["Admission", "Gate", "Place", "Refusal", "Refusals", "TrustedProxies", "file_limit", "connection_cap",
+           "FILE_RESERVE"]
 
 FILE_RESERVE = 128
 """File handles kept for the process's own use (its database, logs, pipes, programs) below
@@ -166,3 +177,129 @@ class Admission:
     def holding(self, peer: object) -> int:
         """Connections open from ``peer``'s address."""
         return len(self.by_address.get(address_key(peer), ()))
+
+
+class Refusals:
+    """Connections refused per address, told apart as the first of a burst or the rest.
+
+    The first refusal of an address (none in the last ``quiet`` seconds) is logged and
+    lingers, so an honest client over its quota reads the words that say why; the rest of
+    a burst — a crowd reconnecting as fast as it is turned away — is closed at once and
+    counted, the count said in the next line logged for that address. A crowd of
+    thousands then costs the loop a write and a close each, not a log line and a lingering
+    connection each (the lobby's honest clients waited behind those)."""
+
+    def __init__(self, quiet: float = 10.0) -> None:
+        self.quiet = quiet
+        self.last: dict[str, tuple[float, int]] = {}   # address -> (first of its burst, refused since)
+
+    def refused(self, key: str, now: float) -> int | None:
+        """Count a refusal of ``key``: None while its burst lasts (close it at once, say
+        nothing), else how many were refused without a word since the last line (log
+        and linger)."""
+        first, since = self.last.get(key, (float("-inf"), 0))
+        if now - first < self.quiet:
+            self.last[key] = (first, since + 1)
+            return None
+        self.last[key] = (now, 0)
+        if len(self.last) > 4096:   # bounded: forget the addresses whose bursts are over
+            self.last = {k: v for k, v in self.last.items() if now - v[0] < self.quiet}
+        return since
+
+
+class Refusal(NamedTuple):
+    """Why ``Gate.admit`` turns a connection away."""
+    key: str            # its address's key: refusals are counted in bursts per address
+    why: str            # the reason, for the log line of the first of a burst
+    said: bytes = b""   # written to the peer before it is closed (nothing: closed without a word)
+
+
+class Gate:
+    """The door of an asyncio stream server: the protocol factory to give
+    ``loop.create_server`` (or :meth:`listen`) in place of ``asyncio.start_server``'s.
+
+    Each new connection's protocol asks ``admit(transport)`` first. ``None`` admits it:
+    its stream reader and protocol are made as ``asyncio.start_server`` makes them and
+    ``connected(reader, writer)`` is called at once (a plain function runs within the
+    admission, so nothing is admitted twice before it counts; a coroutine becomes a task).
+    A :class:`Refusal` is written its words and closed before any stream, task or client
+    exists and before the socket is even watched for input; the first refusal of an
+    address's burst is logged (with the count of those refused without a word since) and
+    lingers ``linger_seconds`` half-closed, its input dropped, so the peer reads the words
+    rather than a reset — at most ``max_lingering`` at once, beyond which it is closed at
+    once too. ``admitted`` and ``refused`` count the connections of each kind."""
+
+    def __init__(self, admit: Callable[[asyncio.Transport], Refusal | None],
+                 connected: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Any], logger: logging.Logger,
+                 limit: int = 1 << 16, linger_seconds: float = 2.0, max_lingering: int = 64,
+                 quiet: float = 10.0) -> None:
+        self.admit, self.connected, self.logger = admit, connected, logger
+        self.limit, self.linger_seconds, self.max_lingering = limit, linger_seconds, max_lingering
+        self.refusals = Refusals(quiet)
+        self.lingering = 0
+        self.admitted = self.refused = 0
+
+    def __call__(self) -> asyncio.Protocol:
+        return _Door(self)
+
+    async def listen(self, host: str | None = None, port: int | None = None, **options: Any) -> asyncio.Server:
+        """``loop.create_server`` with this door (``sock=``, ``backlog=``... as it takes them)."""
+        return await asyncio.get_running_loop().create_server(self, host, port, **options)
+
+    def _enter(self, door: "_Door", transport: asyncio.Transport) -> None:
+        refusal = self.admit(transport)
+        if refusal is None:
+            self.admitted += 1
+            reader = asyncio.StreamReader(limit=self.limit)
+            protocol = asyncio.StreamReaderProtocol(reader, self.connected)
+            transport.set_protocol(protocol)
+            protocol.connection_made(transport)
+            return
+        self.refused += 1
+        if refusal.said:
+            transport.write(refusal.said)
+        unsaid = self.refusals.refused(refusal.key, time.monotonic())
+        if unsaid is None:
+            transport.close()   # what was said is flushed first
+            return
+        peer = transport.get_extra_info("peername")
+        self.logger.info(f"{f'{peer[0]}:{peer[1]}' if isinstance(peer, tuple) else peer}: refused: {refusal.why}"
+                         + (f" ({unsaid} more from {refusal.key} refused since the last such line)" if unsaid else ""))
+        if not refusal.said or self.lingering >= self.max_lingering or not transport.can_write_eof():
+            transport.close()
+            return
+        # half-closed: the peer reads the words and its end; what it still sends is dropped
+        try:
+            transport.write_eof()
+        except OSError:   # the peer is gone already (reset): nothing to linger for
+            transport.abort()
+            return
+        self.lingering += 1
+        door.lingers = asyncio.get_running_loop().call_later(self.linger_seconds, transport.abort)
+
+
+class _Door(asyncio.Protocol):
+    """A new connection until the gate admits it (then its protocol is the stream's) or
+    the end of a refused one."""
+
+    __slots__ = ("gate", "lingers")
+
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+        self.lingers: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # a stream's transport (uvloop's is not a subclass of asyncio's classes: not checked)
+        self.gate._enter(self, cast(asyncio.Transport, transport))
+
+    def data_received(self, data: bytes) -> None:
+        pass   # a refused connection's input is dropped while it lingers
+
+    def eof_received(self) -> bool:
+        return False   # the peer is done: closed
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.lingers is not None:
+            self.lingers.cancel()
+            self.lingers = None
+            self.gate.lingering -= 1

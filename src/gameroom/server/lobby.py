@@ -34,7 +34,7 @@ from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
 from gameroom.core.options import OptionError
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError
-from gameroom.server.admission import connection_cap, file_limit
+from gameroom.server.admission import Gate, Refusal, connection_cap, file_limit
 from gameroom.server.event_views import EventViews
 from gameroom.server.journal import TICK, Journal, JournalError, open_journal
 from gameroom.server.journal_resume import resume, room_row
@@ -42,7 +42,7 @@ from gameroom.server.lobby_checks import Allowance
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_games import ALL_GAMES, Hosted, HouseBot, hosted_games
 from gameroom.server.lobby_identity import MAX_SECRET, Held, Proof, new_secret, valid_credential
-from gameroom.server.lobby_limits import AddressBook, JoinThrottle, Refusals, address_key, username_key
+from gameroom.server.lobby_limits import AddressBook, JoinThrottle, address_key, username_key
 from gameroom.server.referee_rooms import RefereeGame
 
 __all__ = ["Lobby", "serve_lobby", "CLIENT_TYPES", "valid_username"]
@@ -65,7 +65,7 @@ _BACKLOG = 1024
 # hold thousands of small requests, and handling them all at once held every room back.
 _FAIR_SHARE = 32
 # Connections refused over their address's quota that may linger at once (to let the peer
-# read the refusal); beyond, a refused connection is closed at once.
+# read the refusal); beyond, a refused connection is closed at once (server.admission.Gate).
 _MAX_LINGERING_REFUSALS = 64
 _LISTING_HEAD, _LISTING_TAIL = b'{"type":"PUBLIC_ROOMS","rooms":[', b"]}\n"
 _KERNEL_SEND_BUFFER = 65536   # per connection (Linux doubles it for its bookkeeping)
@@ -142,15 +142,20 @@ class Client:
         self.tasks: list[asyncio.Task[Any]] = []
         self.counted = False          # counted against its address's connection quota
         self.unlogged = True          # counted against its address's quota of connections not logged in
-        peer = writer.get_extra_info("peername")
-        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
-        self.address = address_key(peer)
-        self.own_address: str | None = self.address   # what proves a spec client's held seat (None: relayed)
-        if self.address in lobby.config.relay_addresses:   # a relay's connection is its own user's
-            self.address = f"{self.address} relaying {self.peer}"
-            self.own_address = None
+        self.peer, self.address, self.own_address = self.addresses_of(writer.get_extra_info("peername"),
+                                                                       lobby.config.relay_addresses)
         self.joins = JoinThrottle(lobby.config.failed_joins_per_minute)
         self.checks = Allowance()   # answers of CHECKs judged, per second (server.lobby_checks)
+
+    @staticmethod
+    def addresses_of(peer: Any, relays: frozenset[str]) -> tuple[str, str, str | None]:
+        """A connection's peer as text, its quota key, and the address that proves a spec
+        client's held seat (None: relayed): a relay's connection is its own user's."""
+        text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        address = address_key(peer)
+        if address in relays:
+            return text, f"{address} relaying {text}", None
+        return text, address, address
 
     def label(self) -> str:
         return self.username or self.peer
@@ -401,8 +406,13 @@ class Lobby:
                                      # no quota of connections per address: none of unlogged ones either
                                      config.max_unlogged_per_address if config.max_connections_per_address else 0)
         self.max_connections = connection_cap(config.max_connections) if config.max_connections else 0
-        self.lingering_refusals = 0
-        self.refusals = Refusals()
+        # new connections are admitted (or refused) at the door, before any Client is made
+        self.gate = Gate(self._admit, self._accept, logger, limit=_READ_CHUNK, linger_seconds=_LINGER_SECONDS,
+                         max_lingering=_MAX_LINGERING_REFUSALS)
+        self._too_many = _encode(nack("Too many connections from your address"))
+        self._unlogged_why = (f"{config.max_unlogged_per_address} connections from your address have not logged in "
+                              "yet (maxUnloggedPerAddress)")
+        self._too_unlogged = _encode(nack(self._unlogged_why))
         self._listings: dict[tuple[Any, ...], bytes] = {}   # filters -> PUBLIC_ROOMS, encoded
         self.base_seed = config.seed if config.seed is not None else time.time_ns() % (1 << 32)
         self.games_started = 0
@@ -468,25 +478,30 @@ class Lobby:
             self.journal = open_journal(self.config.state)
             resume(self, self.journal, Room)   # the rooms of the journal, built again
             self._alive_task = asyncio.get_running_loop().create_task(self._alive())
-        self.server = await asyncio.start_server(self._accept, host, port, limit=_READ_CHUNK,
-                                                 backlog=_BACKLOG)
+        self.server = await self.gate.listen(host, port, backlog=_BACKLOG)
         if self.config.ping_interval > 0:
             self._ping_task = asyncio.get_running_loop().create_task(self._keep_alive())
         return self.server
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        client = Client(self, reader, writer)
+    def _admit(self, transport: asyncio.Transport) -> Refusal | None:
+        """A new connection at the door (``server.admission.Gate``): counted against its
+        address's quotas, or refused with one NACK before anything is made for it."""
+        _, address, _ = Client.addresses_of(transport.get_extra_info("peername"), self.config.relay_addresses)
         if self.max_connections and len(self.clients) >= self.max_connections:
-            await self._refuse(client, f"The server has {len(self.clients)} connections, its most (maxConnections)")
-            return
-        over = self.addresses.over(client.address)
+            why = f"The server has {len(self.clients)} connections, its most (maxConnections)"
+            return Refusal(address, why, _encode(nack(why)))
+        over = self.addresses.over(address)
         if over == "unlogged":
-            await self._refuse(client, f"{self.config.max_unlogged_per_address} connections from your address have "
-                                       "not logged in yet (maxUnloggedPerAddress)")
-            return
-        if not self.addresses.connect(client.address):
-            await self._refuse(client)
-            return
+            return Refusal(address, self._unlogged_why, self._too_unlogged)
+        if over is not None:
+            return Refusal(address, f"{self.config.max_connections_per_address} connections from {address} already",
+                           self._too_many)
+        self.addresses.connect(address)
+        return None
+
+    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """An admitted connection (counted by :meth:`_admit` just before): its Client."""
+        client = Client(self, reader, writer)
         client.counted = True
         if self.config.max_outbox_bytes:
             # the transport pauses (and drain waits) no later than the outbox bound; and the
@@ -505,28 +520,6 @@ class Lobby:
         within = min((t for t in (self.config.login_timeout, self.config.login_within) if t > 0), default=0.0)
         if within > 0:
             loop.call_later(within, self._login_deadline, client, within)
-
-    async def _refuse(self, client: Client, why: str | None = None) -> None:
-        """A connection over a quota (its address's connections, unless ``why`` says
-        another): one NACK, then closed — at once, and without a log line, while its
-        address's burst of refusals lasts (``Refusals``)."""
-        client.writer.write(_encode(nack(why or "Too many connections from your address")))
-        unsaid = self.refusals.refused(client.address, time.monotonic())
-        if unsaid is None:
-            client.writer.close()   # the NACK is flushed first
-            return
-        logger.info(f"{client.peer}: refused: " + (why or f"{self.config.max_connections_per_address} connections "
-                                                          f"from {client.address} already")
-                    + (f" ({unsaid} more from {client.address} refused since the last such line)" if unsaid else ""))
-        if self.lingering_refusals >= _MAX_LINGERING_REFUSALS:
-            client.writer.transport.abort()
-            return
-        self.lingering_refusals += 1
-        try:
-            await client._linger()   # the connection's own ending, as after any refusal
-        finally:
-            self.lingering_refusals -= 1
-            client.writer.transport.abort()
 
     def forget(self, client: Client) -> None:
         """The connection is over: it no longer counts against its address."""

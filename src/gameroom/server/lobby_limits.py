@@ -11,22 +11,28 @@ addresses does not reset the count).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AddressBook", "AddressUse", "JoinThrottle", "Refusals", "address_key", "username_key"]
+__all__ = ["AddressBook", "AddressUse", "JoinThrottle", "address_key", "username_key"]
 
 
 def address_key(peer: Any) -> str:
     """The quota key of a peer address (``peername``): IPv4 as is, IPv6 by its /64,
     an IPv4-mapped IPv6 address as its IPv4 address; anything else (a Unix socket) as text."""
-    host = peer[0] if isinstance(peer, tuple) and peer else peer
+    return _host_key(str(peer[0] if isinstance(peer, tuple) and peer else peer))
+
+
+@functools.lru_cache(maxsize=4096)
+def _host_key(host: str) -> str:
+    # remembered: a crowd reconnecting from a few addresses is keyed at every connection
     try:
-        address = ipaddress.ip_address(str(host).split("%", 1)[0])
+        address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
-        return str(host)
+        return host
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
             return str(address.ipv4_mapped)
@@ -155,30 +161,3 @@ class AddressBook:
     def _idle(use: AddressUse, now: float) -> bool:
         return use.connections <= 0 and use.rooms <= 0 and (use.joins is None or use.joins.idle(now))
 
-
-class Refusals:
-    """Connections refused per address, told apart as the first of a burst or the rest.
-
-    The first refusal of an address (none in the last ``quiet`` seconds) is logged and
-    lingers, so an honest client over its quota reads the NACK that says why; the rest of
-    a burst — a crowd reconnecting as fast as it is turned away — is closed at once and
-    counted, the count said in the next line logged for that address. A crowd of
-    thousands then costs the loop a write and a close each, not a log line and a lingering
-    task each (the lobby's honest clients waited behind those)."""
-
-    def __init__(self, quiet: float = 10.0) -> None:
-        self.quiet = quiet
-        self.last: dict[str, tuple[float, int]] = {}   # address -> (first of its burst, refused since)
-
-    def refused(self, key: str, now: float) -> int | None:
-        """Count a refusal of ``key``: None while its burst lasts (close it at once, say
-        nothing), else how many were refused without a word since the last line (log
-        and linger)."""
-        first, since = self.last.get(key, (float("-inf"), 0))
-        if now - first < self.quiet:
-            self.last[key] = (first, since + 1)
-            return None
-        self.last[key] = (now, 0)
-        if len(self.last) > 4096:   # bounded: forget the addresses whose bursts are over
-            self.last = {k: v for k, v in self.last.items() if now - v[0] < self.quiet}
-        return since

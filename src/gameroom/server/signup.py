@@ -26,8 +26,10 @@ few dozen bytes; the reference pads with 5000 spaces). When that many wait and a
 arrives, the one that has waited longest without completing its name *from the address
 that has the most such connections* is closed to make room (an honest client sends its name
 at once), and one address may have at most :data:`PENDING_PER_ADDRESS` connections without
-a name at once (beyond, the newcomer is closed), so neither a crowd of silent or trickling
-connections nor one address can lock honest clients out. While it waits, the server says
+a name at once (beyond, the newcomer is closed at the door, ``server.admission.Gate``:
+before any stream is made for it, and only the first of an address's burst logged), so
+neither a crowd of silent or trickling connections nor one address can lock honest
+clients out. While it waits, the server says
 every few seconds how sign-up stands.
 """
 
@@ -43,7 +45,7 @@ from gameroom.core.hosting import SignupRules
 from gameroom.core.protocol import PLAIN_NAME, Greeting
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
-from gameroom.server.admission import file_limit
+from gameroom.server.admission import Gate, Refusal, file_limit
 from gameroom.server.lobby_limits import address_key
 
 __all__ = ["MAX_PENDING", "PENDING_PER_ADDRESS", "PROGRESS_SECONDS", "SIGNUP_MAX_VALUE_BYTES", "SignedUp", "Signup"]
@@ -100,24 +102,27 @@ class Signup:
     async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
         """Listen on ``host:port``, or accept on ``sock``, a listening socket made elsewhere
         (a sandboxed program's, in its own network namespace: ``league.programs``)."""
-        async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        def admit(transport: asyncio.Transport) -> Refusal | None:
+            """Refused at the door (no stream is made, nothing is said: the specs answer no
+            sign-up) when its address or the sign-up is full; late connections are kept."""
+            if self._stopped:
+                return None
+            address = address_key(transport.get_extra_info("peername"))
+            unnamed = self._unnamed.get(address, 0)
+            if unnamed >= PENDING_PER_ADDRESS:
+                return Refusal(address, f"{unnamed} connections from its address are signing up without a name yet")
+            if self._reading >= MAX_PENDING and not self._make_room():
+                return Refusal(address, f"{MAX_PENDING} connections are signing up")
+            return None
+
+        def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
             if self._stopped:
                 self._late.append(connection)
                 return
             address = address_key(writer.get_extra_info("peername"))
-            unnamed = self._unnamed.get(address, 0)
-            if unnamed >= PENDING_PER_ADDRESS:
-                logger.info(f"refused {connection.peer}: {unnamed} connections from its address are signing up "
-                            "without a name yet")
-                connection.close()
-                return
-            if self._reading >= MAX_PENDING and not self._make_room():
-                logger.info(f"refused {connection.peer}: {MAX_PENDING} connections are signing up")
-                connection.close()
-                return
             attempt = _Attempt(connection, asyncio.get_running_loop().time(), address)
-            self._unnamed[address] = unnamed + 1
+            self._unnamed[address] = self._unnamed.get(address, 0) + 1
             attempt.done.add_done_callback(lambda _: self._named(address))
             attempt.reader = asyncio.get_running_loop().create_task(self._read_sign_up(attempt))
             self._line.append(attempt)
@@ -125,11 +130,11 @@ class Signup:
             self._arrived.set()
 
         file_limit()   # the process may hold as many files as its hard limit allows (many games at once)
+        gate = Gate(admit, accepted, logger)
         if sock is not None:
-            self._server = await asyncio.start_server(accepted, sock=sock, backlog=self.rules.backlog)
+            self._server = await gate.listen(sock=sock, backlog=self.rules.backlog)
             return
-        self._server = await asyncio.start_server(accepted, host, port, reuse_address=True,
-                                                  backlog=self.rules.backlog)
+        self._server = await gate.listen(host, port, reuse_address=True, backlog=self.rules.backlog)
 
     @property
     def port(self) -> int | None:
