@@ -23,7 +23,7 @@ from driver import GAMEROOM, free_port, run_gameroom
 
 from gameroom.games import registry
 from gameroom.remote.jsonstream import encode
-from gameroom.server import lobby as lobby_module
+from gameroom.server import lobby_clients
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.xscenario import LobbyThread
 from tests.lobby.rooms import RoomClient, ServedLobby as Lobby
@@ -205,12 +205,12 @@ def test_a_crowd_over_its_quota_is_refused_at_the_door_before_any_client_is_made
     The first one refused lingers, so it reads the NACK whole, then the end."""
     made: list[str] = []
 
-    class Counted(lobby_module.Client):   # the lobby's own Client, counted as it is made
+    class Counted(lobby_clients.Client):   # the lobby's own Client, counted as it is made
         def __init__(self, *args: Any) -> None:
             super().__init__(*args)
             made.append(self.address)
 
-    monkeypatch.setattr(lobby_module, "Client", Counted)
+    monkeypatch.setattr(lobby_clients, "Client", Counted)
     server = LobbyThread(registry.game("eriantys"),
                          LobbyConfig(host="127.0.0.1", port=0, seed=1, max_connections_per_address=8,
                                      max_unlogged_per_address=4))
@@ -224,7 +224,8 @@ def test_a_crowd_over_its_quota_is_refused_at_the_door_before_any_client_is_made
         honest.login("honest")   # accepted after the whole crowd: every one of them was admitted or refused
         assert honest.request({"type": "GET_PUBLIC_ROOMS"}, "PUBLIC_ROOMS") == {"type": "PUBLIC_ROOMS", "rooms": []}
         assert made == [ATTACKER] * 4 + ["127.0.0.1"]
-        assert server.call(lambda: (server.lobby.gate.admitted, server.lobby.gate.refused)) == (5, 60)
+        gate = server.call(lambda: server.lobby.connections.gate)
+        assert server.call(lambda: (gate.admitted, gate.refused)) == (5, 60)
         # the refused were written their NACK at the door: they alone have something to read
         answered = select.select(crowd, [], [], 0)[0]
         assert answered == crowd[4:]

@@ -14,7 +14,7 @@ and the same), so their randomness goes on as it would have.
 Write-ahead: the lobby adds entries as it changes a game (:meth:`Journal.add`) and marks
 the rooms whose seats changed (:meth:`Journal.touch`); nothing reaches a socket before
 :meth:`Journal.flush` committed every entry added so far — a connection's writer flushes
-before it writes (``server.lobby.Client.write_loop``) — so one transaction holds every
+before it writes (``server.lobby_members.Client.write_loop``) — so one transaction holds every
 change of one turn of the loop, and the messages announcing them follow.
 
 Time: every entry carries the wall-clock time it was made, and the lobby notes that it is
