@@ -14,7 +14,6 @@ MAX_CLASS = 400
 MAX_FUNCTION = 80
 
 STILL_OVER: dict[str, int] = {   # "package/module.py:Name" -> lines it may not grow past
-    "arena/ladder.py:Arena": 730,
 }
 
 

@@ -4,7 +4,7 @@
 import pytest
 
 from gameroom.arena.config import ArenaConfigError
-from gameroom.arena.ladder import ArenaError
+from gameroom.arena.errors import ArenaError
 from gameroom.arena.service import ServiceError
 from gameroom.arena.uploads import UploadError
 from gameroom.core.errors import ConfigurationError, GameroomError

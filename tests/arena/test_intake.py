@@ -23,7 +23,9 @@ from sqlalchemy.orm import Session
 from gameroom.arena.config import Language, read_config
 from gameroom.arena.fairness import FairQueue, Pacer
 from gameroom.arena.interpreters import Interpreters
-from gameroom.arena.ladder import Arena, ArenaError, Running
+from gameroom.arena.errors import ArenaError
+from gameroom.arena.ladder import Arena
+from gameroom.arena.ladder_state import Running
 from gameroom.arena.matchmaking import meeting, pair
 from gameroom.arena.tables import EntryRow, VersionRow
 from gameroom.arena.uploads import build
@@ -230,7 +232,7 @@ def _active(arena: Arena, owner: str, entry: str) -> None:
         found = versions(arena, entry)
     with Session(arena.engine) as session:
         version_id = session.scalars(select(VersionRow.id).join(EntryRow).where(EntryRow.name == entry)).one()
-    arena._finish_version(version_id, "active", "made active for the test")
+    arena.versions.finish(version_id, "active", "made active for the test")
 
 
 def test_qualification_keeps_to_its_share_and_students_take_turns(tmp_path: Path,
@@ -254,7 +256,7 @@ def test_qualification_keeps_to_its_share_and_students_take_turns(tmp_path: Path
     for _ in range(24):
         while len(arena.running) >= arena.config.workers:   # the oldest game ends
             arena.running.pop(next(iter(arena.running)))
-        task = arena._next_task()
+        task = arena.scheduler.next_task()
         assert task is not None
         arena.running[concurrent.futures.Future()] = task[0]
         started.append(task[0])
@@ -299,7 +301,7 @@ def test_the_ladder_keeps_its_pace_and_each_bots_budget(tmp_path: Path, arenas: 
     starts = []
     for second in range(0, 7200, 5):
         now[0] = float(second)
-        if arena._ladder_task(competition) is not None:
+        if arena.scheduler.ladder_task(competition) is not None:
             starts.append(second)
     assert starts[:3] == [0, 30, 60]   # one every 30 s
     assert len([s for s in starts if s < 3600]) == 3   # each bot's budget: 3 an hour

@@ -47,7 +47,8 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from gameroom.arena.config import Competition
-from gameroom.arena.ladder import Arena, ArenaError
+from gameroom.arena.errors import ArenaError
+from gameroom.arena.ladder import Arena
 from gameroom.arena.season import SeasonError, freeze, wait_for_table
 from gameroom.arena.tables import FinalRow, VersionRow, keep_stderr, now
 from gameroom.league.atomic import write_transaction

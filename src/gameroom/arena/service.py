@@ -55,7 +55,8 @@ def open_arena_database(config: ArenaConfig) -> Engine:
 
 def serve(config: ArenaConfig) -> int:
     """Serve the arena until SIGTERM or SIGINT."""
-    from gameroom.arena.ladder import Arena, ArenaError
+    from gameroom.arena.errors import ArenaError
+    from gameroom.arena.ladder import Arena
     from gameroom.arena.logs import setup
     from gameroom.arena.web import arena_app
     from gameroom.web.account_rows import DatabaseAccounts

@@ -26,7 +26,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gameroom.arena.config import Competition
-from gameroom.arena.ladder import Arena, ArenaError
+from gameroom.arena.errors import ArenaError
+from gameroom.arena.ladder import Arena
 from gameroom.arena.season import freeze, thaw
 from gameroom.arena.standings import table_rows
 from gameroom.arena.tables import ADMIN, EntryRow, MemberRow, VersionRow, state_of

@@ -47,7 +47,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from gameroom.arena.bodies import Invites, Join, Joined, MadeInvites, Pause, Remote, RemoteBot
-from gameroom.arena.ladder import Arena, ArenaError
+from gameroom.arena.errors import ArenaError
+from gameroom.arena.ladder import Arena
 from gameroom.arena.tables import InviteRefused, competitions_of, make_invites, redeem, role_of
 from gameroom.arena.views import Viewer, admin_view, bot_page, metrics_text, standings
 from gameroom.arena.web_access import JSON_BODY, admin_only, arena_of, member, who

@@ -8,7 +8,8 @@ import asyncio
 
 from starlette.requests import HTTPConnection, Request
 
-from gameroom.arena.ladder import Arena, ArenaError
+from gameroom.arena.errors import ArenaError
+from gameroom.arena.ladder import Arena
 from gameroom.arena.tables import competitions_of, role_of
 from gameroom.web.room import room_of
 

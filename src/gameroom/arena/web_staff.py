@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from gameroom.arena.bodies import Disable, Freeze
 from gameroom.arena.config import Competition
-from gameroom.arena.ladder import ArenaError
+from gameroom.arena.errors import ArenaError
 from gameroom.arena.staff import overview, set_disabled, set_frozen, standings_csv
 from gameroom.arena.web_access import JSON_BODY, admin_only, arena_of
 from gameroom.web.bodies import read_body

@@ -2,7 +2,7 @@
 
 For each language of the arena's defaults (Python, JavaScript on Node, a command: the Perl
 example) two program bots of that language play ``games`` games on the arena's worker
-pool (``arena.ladder.Pool``, 2 workers, the sandbox as the arena resolves it), then the
+pool (``arena.pool.Pool``, 2 workers, the sandbox as the arena resolves it), then the
 same games between built-in players (in the pool's worker processes, apart from the
 arena's). Printed per row, a game's mean:
 
@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from gameroom.arena.interpreters import Interpreters
-from gameroom.arena.ladder import Pool
+from gameroom.arena.pool import Pool
 from gameroom.sandbox import confine
 from gameroom.sandbox.cpuacct import CpuAccountingUnavailable, CpuGroup, make_group
 from gameroom.core.record import MatchRecord

@@ -294,7 +294,7 @@ def _inside(kind: str, game: str, games: int, slots: int, sizes: tuple[int, ...]
         os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"   # every node on 127.0.0.1 (league.cluster)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     from gameroom.arena.interpreters import play_here
-    from gameroom.arena.ladder import Pool
+    from gameroom.arena.pool import Pool
     from gameroom.league.runner import LocalBackend, RayBackend
 
     from gameroom.sandbox.cpuacct import CpuAccountingUnavailable, make_group

@@ -154,7 +154,8 @@ def _run(args: argparse.Namespace, config: object) -> int:
         return 1 if any(differences.values()) and not args.write else 0
     if command == "final":
         from gameroom.arena.final import describe, play_final
-        from gameroom.arena.ladder import Arena, ArenaError
+        from gameroom.arena.errors import ArenaError
+        from gameroom.arena.ladder import Arena
 
         chosen = _competition(config, args.competition)
         if args.top < 2 or args.games < 1 or not args.wait > 0:

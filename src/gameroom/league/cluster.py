@@ -1,7 +1,7 @@
 """Games on a Ray cluster: joining it, placing each game on a node, carrying the bots'
 files there, and playing a game again elsewhere when its node is lost.
 
-Used by the league's Ray backend (``league.runner``) and the arena's (``arena.ladder``);
+Used by the league's Ray backend (``league.runner``) and the arena's (``arena.pool``);
 nothing here names a game.
 
 * **Joining.** :class:`RayCluster` attaches this process to the cluster at the address it
