@@ -28,7 +28,7 @@ import hashlib
 import secrets
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select, update
 from sqlalchemy.engine import Engine
@@ -37,6 +37,8 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from gameroom.league.atomic import insert_missing, write_transaction
 from gameroom.league.db import Base, BotRow
+
+_T = TypeVar("_T")
 
 __all__ = ["MemberRow", "InviteRow", "EntryRow", "VersionRow", "StateRow", "FinalRow", "StderrRow", "SettingRow",
            "ADMIN", "InviteRefused", "digest", "new_secret", "now", "role_of", "make_invites", "redeem", "state_of",
@@ -227,7 +229,7 @@ def set_state(engine: Engine, competition: str, **values: Any) -> None:
             setattr(row, key, value)
 
 
-def update_season(engine: Engine, competition: str, change: Callable[[StateRow, dict[str, Any]], Any]) -> Any:
+def update_season(engine: Engine, competition: str, change: Callable[[StateRow, dict[str, Any]], _T]) -> _T:
     """Read, change and write a competition's state in one locked transaction: ``change``
     gets the row and a copy of its season (``{}`` when none) to change; the season is
     stored back; its answer is returned."""

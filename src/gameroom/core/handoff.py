@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 if TYPE_CHECKING:   # asyncio costs a tenth of a second to import: only where a loop is used
     import asyncio
 
 __all__ = ["Outcome", "Worker", "SeatWorker", "run_in_thread", "wait_on_loop"]
+
+_T = TypeVar("_T")
 
 Outcome = tuple[bool, Any]
 """``(True, value)`` or ``(False, exception)``: how a call on another thread ended."""
@@ -121,7 +123,7 @@ class SeatWorker:
             self._go.release()
 
 
-async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "referee") -> Any:
+async def run_in_thread(fn: Callable[..., _T], *args: Any, name: str = "referee") -> _T:
     """Run ``fn`` on a fresh daemon thread and await its result (exceptions propagate)."""
     import asyncio
 
@@ -130,16 +132,16 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "referee
     worker.stop()
     if not ok:
         raise value
-    return value
+    return value  # type: ignore[no-any-return]   # fn's own value, as on_loop carries it
 
 
-def wait_on_loop(coroutine: Awaitable[Any], loop: asyncio.AbstractEventLoop, limit: float | None) -> Any:
+def wait_on_loop(coroutine: Awaitable[_T], loop: asyncio.AbstractEventLoop, limit: float | None) -> _T:
     """From a thread: run ``coroutine`` on ``loop`` and wait up to ``limit`` seconds for its
     result; on a time-out the coroutine is cancelled and TimeoutError raised."""
     import asyncio
     import concurrent.futures
 
-    future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
+    future: concurrent.futures.Future[_T] = asyncio.run_coroutine_threadsafe(coroutine, loop)  # type: ignore[arg-type]
     try:
         return future.result(limit)
     except concurrent.futures.TimeoutError:

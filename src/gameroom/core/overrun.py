@@ -35,7 +35,9 @@ import signal
 import threading
 from collections.abc import Callable
 from time import monotonic
-from typing import Any
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 __all__ = ["REPEAT", "Overrun", "TimedOut", "available", "call_with_limit"]
 
@@ -129,7 +131,7 @@ def available() -> bool:
     return True
 
 
-def call_with_limit(fn: Callable[..., Any], args: tuple[Any, ...], limit: float) -> Any:
+def call_with_limit(fn: Callable[..., _T], args: tuple[Any, ...], limit: float) -> _T:
     """``fn(*args)`` on this thread (check :func:`available` first); raises TimedOut
     when ``limit`` seconds passed before it returned (its value, if any, is discarded).
     The player's own exceptions propagate."""

@@ -38,12 +38,14 @@ import socket
 import threading
 from collections import deque
 from time import monotonic, perf_counter
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from greenlet import getcurrent, greenlet
 
 from gameroom.remote.blocking import BlockingConnection
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder
+
+_T = TypeVar("_T")
 
 __all__ = ["COLLECT_AFTER", "Hub", "HubConnection", "shared_hub"]
 
@@ -107,10 +109,10 @@ class Hub:
         self._inbox.append((fn, args))
         os.eventfd_write(self._wake, 1)
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def run(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Run ``fn(*args)`` on the hub and await its result (or its exception)."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[_T] = loop.create_future()
 
         def settle(ok: bool, value: Any) -> None:
             if not future.done():

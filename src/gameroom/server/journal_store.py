@@ -27,10 +27,13 @@ import json
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from gameroom.core.errors import GameroomError
 from gameroom.core.sqlite import wal_pragmas
+
+if TYPE_CHECKING:   # SQLAlchemy is imported only when a journal is used
+    from sqlalchemy import MetaData
 
 __all__ = ["JournalStore", "JournalError", "Loaded", "StoredEntry", "metadata", "VERSION_TABLE", "journal_url",
            "checksum", "SCOPES"]
@@ -52,7 +55,7 @@ class JournalError(GameroomError):
     """The journal cannot be opened, read or written (the message says why, in one line)."""
 
 
-def metadata() -> Any:
+def metadata() -> MetaData:
     """The journal's tables (SQLAlchemy's ``MetaData``; imported only when a journal is used)."""
     global _METADATA
     if _METADATA is None:
@@ -60,10 +63,10 @@ def metadata() -> Any:
     return _METADATA
 
 
-_METADATA: Any = None
+_METADATA: MetaData | None = None
 
 
-def _tables() -> Any:
+def _tables() -> MetaData:
     from sqlalchemy import BigInteger, Column, Float, Integer, MetaData, String, Table, Text
 
     metadata = MetaData()   # as the newest revision (j0002) leaves them

@@ -22,7 +22,7 @@ import logging
 import socket
 import threading
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
@@ -31,6 +31,8 @@ from gameroom.remote import aio
 from gameroom.remote.jsonstream import NEED_MORE, JSONStreamDecoder, JSONStreamError, encode
 from gameroom.server.lobby import Lobby
 from gameroom.server.lobby_config import LobbyConfig, decode_lobby_config, with_overrides
+
+_T = TypeVar("_T")
 
 __all__ = ["xscenario", "LobbyThread"]
 
@@ -64,9 +66,9 @@ class LobbyThread:
         if not started.wait(30):
             raise RuntimeError("the lobby did not start")
 
-    def call(self, function: Any) -> Any:
+    def call(self, function: Callable[[], _T]) -> _T:
         """Run ``function()`` on the lobby's loop and return its result."""
-        async def run() -> Any:
+        async def run() -> _T:
             return function()
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(30)
 

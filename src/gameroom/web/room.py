@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import HTTPConnection
 
@@ -25,6 +25,8 @@ from gameroom.web.matches import Owner
 from gameroom.web.policies import WebPolicies
 from gameroom.web.public import Scrubber, server_roots
 from gameroom.web.strikes import Strikes
+
+_T = TypeVar("_T")
 
 __all__ = ["SESSION_KEY", "Room", "SocketCounts", "address_of", "room_of"]
 
@@ -116,7 +118,7 @@ class Room:
     async def add_account(self, account: Account, password_hash: str) -> None:
         await self.ask(self.accounts.add, account, password_hash)
 
-    async def ask(self, call: Callable[..., Any], *args: Any) -> Any:
+    async def ask(self, call: Callable[..., _T], *args: Any) -> _T:
         """``call(*args)`` of the account store (a database is asked off the loop)."""
         if self.accounts.slow:
             return await asyncio.to_thread(call, *args)
