@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import resource
 import socket
 import struct
@@ -200,3 +201,50 @@ def _read_to_end(sock: socket.socket) -> bytes:
         if not data:
             return got
         got += data
+
+
+def test_out_of_file_handles_the_gate_pauses_then_accepts_what_waited(monkeypatch, caplog) -> None:
+    """``accept()`` failing for want of file handles (the soft limit lowered to the files
+    open): the gate says so once and stops accepting instead of retrying every turn of the
+    loop; with handles again, it accepts the connections that waited in the queue."""
+    import gameroom.server.admission as admission_module
+
+    monkeypatch.setattr(admission_module, "ACCEPT_PAUSE_SECONDS", 0.05)
+    caplog.set_level(logging.WARNING, logger="test.gate")
+
+    async def main() -> None:
+        admitted = asyncio.Event()
+        served: list[bytes] = []
+
+        async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            served.append(await reader.readline())
+            if len(served) == 3:
+                admitted.set()
+
+        gate = Gate(lambda peer: connected, logging.getLogger("test.gate"))
+        server = await gate.listen("127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(3)]
+        for client in clients:
+            client.sendall(b"waited\n")
+        lowest_free = os.dup(0)   # the descriptor accept() would take: at the limit now
+        os.close(lowest_free)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (lowest_free, hard))
+        try:
+            deadline = asyncio.get_running_loop().time() + 60
+            while not any("accepting connections" in r.getMessage() for r in caplog.records):   # paused
+                assert asyncio.get_running_loop().time() < deadline, "accept() never failed"
+                await asyncio.sleep(0.01)
+            assert gate.admitted == 0
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        await asyncio.wait_for(admitted.wait(), 60)
+        assert served == [b"waited\n"] * 3 and gate.admitted == 3
+        server.close()
+        for client in clients:
+            client.close()
+
+    asyncio.run(main())
+    warnings = [r.getMessage() for r in caplog.records if "accepting connections" in r.getMessage()]
+    assert warnings and "accepting again in 0.05 s" in warnings[0], warnings
