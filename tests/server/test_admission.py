@@ -15,6 +15,7 @@ import struct
 from typing import Any
 
 import pytest
+from tests.driver import read_to_end
 
 from gameroom.server.admission import (FILE_RESERVE, Admission, Connected, Gate, Refusal, TrustedProxies,
                                        connection_cap, file_limit)
@@ -181,26 +182,15 @@ def test_the_gate_accepts_a_burst_in_batches_and_serves_between_them() -> None:
         assert answered_after[0] <= 1 + 2 * 8, answered_after
         assert (gate.admitted, gate.refused) == (3, 58)
         # the refused read their words (the first whole, lingering), the admitted nothing yet
-        assert await loop.run_in_executor(None, _read_to_end, burst[2]) == b"over\n"
+        assert await loop.run_in_executor(None, read_to_end, burst[2]) == b"over\n"
         for sock in burst[3:]:
-            assert await loop.run_in_executor(None, _read_to_end, sock) in (b"over\n", b"")   # a reset may lose it
+            assert await loop.run_in_executor(None, read_to_end, sock) in (b"over\n", b"")   # a reset may lose it
         server.close()
         for sock in [client, *burst]:
             sock.close()
 
     asyncio.run(main())
 
-
-def _read_to_end(sock: socket.socket) -> bytes:
-    got = b""
-    while True:
-        try:
-            data = sock.recv(4096)
-        except ConnectionResetError:
-            return got
-        if not data:
-            return got
-        got += data
 
 
 def test_out_of_file_handles_the_gate_pauses_then_accepts_what_waited(monkeypatch, caplog) -> None:
