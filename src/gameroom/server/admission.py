@@ -272,6 +272,7 @@ class Gate:
         self.lingering = 0
         self.entering = 0
         self.admitted = self.refused = 0
+        self._streams: set[asyncio.Task[None]] = set()
 
     async def listen(self, host: str | None = None, port: int | None = None, *, sock: socket.socket | None = None,
                      backlog: int = 100, reuse_address: bool = True) -> "Listening":
@@ -308,7 +309,9 @@ class Gate:
             else:
                 self.admitted += 1
                 self.entering += 1
-                listening.loop.create_task(self._stream(listening.loop, accepted, verdict))
+                task = listening.loop.create_task(self._stream(listening.loop, accepted, verdict))
+                self._streams.add(task)   # held: the loop keeps only a weak reference to a task
+                task.add_done_callback(self._streams.discard)
 
     async def _stream(self, loop: asyncio.AbstractEventLoop, sock: socket.socket, connected: Connected) -> None:
         """Make an admitted socket's stream and hand it to ``connected``."""
