@@ -280,9 +280,15 @@ class Gate:
         machine's), or on ``sock``, a socket bound elsewhere; as ``loop.create_server``."""
         loop = asyncio.get_running_loop()
         sockets = [sock] if sock is not None else await _bound(loop, host, port, reuse_address)
-        for one in sockets:
-            one.listen(backlog)
-            one.setblocking(False)
+        try:
+            for one in sockets:
+                one.listen(backlog)
+                one.setblocking(False)
+        except OSError:
+            if sock is None:   # made here: closed here
+                for one in sockets:
+                    one.close()
+            raise
         return Listening(self, loop, sockets)
 
     def _accept(self, listening: "Listening", sock: socket.socket) -> None:
