@@ -256,6 +256,19 @@ def connected_from(address: str, port: int, timeout: float = 60) -> socket.socke
     return sock
 
 
+def read_to_end(sock: socket.socket) -> bytes:
+    """What the peer sent until it closed the connection (reset: what was read before)."""
+    got = b""
+    while True:
+        try:
+            data = sock.recv(65536)
+        except ConnectionResetError:
+            return got
+        if not data:
+            return got
+        got += data
+
+
 def run_server_and_clients(game: str, server_input: bytes, client_input: bytes,
                            client_flags: Sequence[str] = (), server_timeout: float = 200,
                            expected: Callable[[Run], bool] | None = None) -> Run:

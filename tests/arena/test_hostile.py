@@ -3,8 +3,9 @@ findings 5, 6, 7 and 13): the attacker's connections come from 127.0.0.2 (client
 bound to it), honest clients from 127.0.0.1; real TCP, a real SQLite file, real sandboxed
 bots.
 
-* 300 silent connections on the remote-bot port from one address: the owner's bot from
-  another address still signs up with its token (it was turned away);
+* 300 silent connections on the remote-bot port from one address: refused at the door,
+  one log line for the burst, and the owner's bot from another address still signs up
+  with its token (it was turned away);
 * a crowd of unfinished HTTP requests from one address: another address is served, the
   refusal names arena.toml's key;
 * live pages opened and closed one after the other, three times the quota: each is let in
@@ -108,6 +109,9 @@ def test_silent_connections_from_one_address_do_not_turn_away_a_bot_with_its_tok
     try:
         closed = [first_answer(sock, 0.05) == b"" for sock in crowd]   # refused at once: end of stream
         assert sum(closed) >= 300 - 8, sum(closed)
+        # refused at the door (server.admission.Gate): a line for the burst, not one each
+        lines = [line for line in arena.log().splitlines() if f"{ATTACKER}:" in line and ": refused: " in line]
+        assert 1 <= len(lines) < 10 and "unfinished_per_address in arena.toml [limits]" in lines[0], lines
         with socket.create_connection(("127.0.0.1", port), timeout=60) as owner:
             owner.sendall(json.dumps(token).encode() + b"\n")
             deadline = time.monotonic() + 120

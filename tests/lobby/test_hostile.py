@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from driver import GAMEROOM, free_port, run_gameroom
+from driver import GAMEROOM, free_port, read_to_end, run_gameroom
 
 from gameroom.games import registry
 from gameroom.remote.jsonstream import encode
@@ -231,26 +231,13 @@ def test_a_crowd_over_its_quota_is_refused_at_the_door_before_any_client_is_made
         assert answered == crowd[4:]
         nack_line = encode({"type": "NACK", "errorMessage": "4 connections from your address have not logged in "
                                                             "yet (maxUnloggedPerAddress)"})
-        assert _read_until_end(crowd[4]) == nack_line   # the first of the burst: its NACK, then closed
+        assert read_to_end(crowd[4]) == nack_line   # the first of the burst: its NACK, then closed
         for sock in crowd[5:]:
-            assert _read_until_end(sock) in (nack_line, b"")   # the rest: closed at once (a reset may lose it)
+            assert read_to_end(sock) in (nack_line, b"")   # the rest: closed at once (a reset may lose it)
     finally:
         for sock in crowd:
             sock.close()
         server.stop()
-
-
-def _read_until_end(sock: socket.socket) -> bytes:
-    """What the server sent until it closed the connection (a reset: what was read so far)."""
-    got = b""
-    while True:
-        try:
-            data = sock.recv(65536)
-        except ConnectionResetError:
-            return got
-        if not data:
-            return got
-        got += data
 
 
 def test_refusals_are_told_apart_as_the_first_of_a_burst_or_the_rest() -> None:

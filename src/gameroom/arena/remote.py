@@ -14,7 +14,9 @@ connections are admitted as the pages' are (``server.admission``, the ``[limits]
 figures): at most ``connections_per_address`` from one address and, of them,
 ``unfinished_per_address`` not yet signed up, so one address's silent connections never
 turn away another's bot (300 of them did, under one cap of 256 for everyone); the total is
-kept under the file-handle limit. A waiting connection that closes leaves the hall.
+kept under the file-handle limit. A connection over them is refused at the door
+(``server.admission.Gate``): closed without a word before anything is made for it, one log
+line for an address's burst. A waiting connection that closes leaves the hall.
 
 Remote bots that stay: with ``remote = "HOST:0"`` the port is chosen once and kept in the
 database (``arena_settings``), so a restarted arena listens where its bots connect; a
@@ -47,7 +49,8 @@ from gameroom.core.errors import GameroomError
 from gameroom.core.match import Seat
 from gameroom.remote.connection import Connection
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES
-from gameroom.server.admission import Admission, connection_cap
+from gameroom.server.admission import Admission, Connected, Gate, Listening, Place, Refusal, connection_cap
+from gameroom.server.lobby_limits import address_key
 
 __all__ = ["Hall", "HallError", "Bearer", "SIGNUP_SECONDS", "MAX_CONNECTIONS", "SIGNUP_MAX_VALUE_BYTES",
            "PORT_SETTING"]
@@ -93,8 +96,10 @@ class Hall:
         self.waiting: dict[str, Connection] = {}   # bot (version name) -> connection
         self.lock = threading.Lock()
         self.admission = Admission(connection_cap(MAX_CONNECTIONS), MAX_CONNECTIONS // 4, 16)
+        # refused at the door: nothing made, nothing said (a sign-up has no refusal), one line a burst
+        self.gate = Gate(self._admit, log)
         self.signup_seconds = SIGNUP_SECONDS
-        self.server: asyncio.AbstractServer | None = None
+        self.server: Listening | None = None
         self.port: int | None = None
         self.entry_of: dict[str, str] = {}          # bot (version) -> its entry
         self.seen: dict[str, datetime] = {}         # entry -> when its connection was last seen
@@ -108,7 +113,7 @@ class Hall:
         chosen = int(kept) if kept is not None and kept.isdigit() else port
 
         async def start() -> int:
-            self.server = await asyncio.start_server(self._accepted, host, chosen, reuse_address=True, backlog=64)
+            self.server = await self.gate.listen(host, chosen, backlog=64)
             port: int = self.server.sockets[0].getsockname()[1]
             return port
 
@@ -193,14 +198,18 @@ class Hall:
                 if note is not None:
                     row.note = note
 
-    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
+    def _admit(self, peer: object) -> Refusal | Connected:
+        """A new connection at the door (``server.admission.Gate``): a place of the
+        admission, or refused before anything is made for it."""
         admission = self.admission
-        place = admission.enter(writer.get_extra_info("peername"))
+        place = admission.enter(peer)
         if isinstance(place, str):
-            log.info("remote connection refused", extra={"fields": {"peer": str(connection.peer), "reason": place}})
-            connection.close()
-            return
+            return Refusal(address_key(peer), place)
+        return lambda reader, writer: self._accepted(reader, writer, admission, place)
+
+    async def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, admission: Admission,
+                        place: Place) -> None:
+        connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
         try:
             await self._sign_up(connection, place)
         except Exception as exc:   # whatever one connection does, the hall goes on
@@ -211,7 +220,7 @@ class Hall:
         finally:
             admission.leave(place)
 
-    async def _sign_up(self, connection: Connection, place: Any) -> None:
+    async def _sign_up(self, connection: Connection, place: Place) -> None:
         message = await connection.read_value(self.signup_seconds, self.signup_seconds)
         place.unfinished = False
         token = message if isinstance(message, str) else None

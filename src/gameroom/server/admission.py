@@ -23,28 +23,32 @@ forwarded client address at the request level instead. A refusal is a sentence n
 the configuration key that sets the bound, in the words of the server's configuration
 (``--connections-per-address``, or arena.toml's ``[limits] connections_per_address``).
 
-A stream server (the lobby, a game's sign-up) refuses at the door: its :class:`Gate` is
-the protocol of every new connection and asks the server's ``admit`` before anything else
-is made — no stream, task or client — so a crowd reconnecting as fast as it is turned
-away costs an accept, a write and a close each. Only the first refusal of an address's
-burst is logged and lingers so that its words are read (:class:`Refusals`).
+A stream server (the lobby, a game's sign-up, the arena's remote-bot port) refuses at the
+door: its :class:`Gate` accepts on the listening socket itself, a few connections at a
+time, and asks the server's ``admit`` about each before anything else is made — no
+transport, stream, task or client — so a crowd reconnecting as fast as it is turned away
+costs an accept, a send and a close each, and an honest client's read waits behind at
+most a batch of them. Only the first refusal of an address's burst is logged and lingers
+so that its words are read (:class:`Refusals`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
 import logging
 import resource
+import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from gameroom.server.lobby_limits import address_key
 
-__all__ = ["Admission", "Gate", "Place", "Refusal", "Refusals", "TrustedProxies", "file_limit", "connection_cap",
-           "FILE_RESERVE"]
+__all__ = ["ACCEPT_BATCH", "Admission", "Connected", "Gate", "Listening", "Place", "Refusal", "Refusals",
+           "TrustedProxies", "file_limit", "connection_cap", "FILE_RESERVE"]
 
 FILE_RESERVE = 128
 """File handles kept for the process's own use (its database, logs, pipes, programs) below
@@ -214,92 +218,241 @@ class Refusal(NamedTuple):
     said: bytes = b""   # written to the peer before it is closed (nothing: closed without a word)
 
 
+Connected = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Any]
+"""What an admitted connection's stream is handed to (a coroutine function: run as a task)."""
+
+ACCEPT_BATCH = 16
+"""Connections the gate accepts each time its listening socket is ready. asyncio's own
+server accepted up to the backlog (1,024) at once, so an honest client's read waited
+behind a whole wave of a crowd's reconnections in one turn of the loop; in batches of 16
+the loop serves whatever else is ready between two batches."""
+
+ACCEPT_PAUSE_SECONDS = 1.0
+"""Out of file handles (or kernel memory) while accepting: the gate stops accepting this
+long (as asyncio's servers do) instead of retrying at once, every turn of the loop."""
+
+_SEND = socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL   # a refusal's words: never waited for, never a signal
+_OUT_OF_HANDLES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+
+
 class Gate:
-    """The door of an asyncio stream server: the protocol factory to give
-    ``loop.create_server`` (or :meth:`listen`) in place of ``asyncio.start_server``'s.
+    """The door of a stream server (the lobby, a game's sign-up, the arena's remote-bot
+    port): it listens and accepts on its own, so a refused connection costs an accept, a
+    send and a close — never a transport, a task or a stream.
 
-    Each new connection's protocol asks ``admit(transport)`` first. ``None`` admits it:
-    its stream reader and protocol are made as ``asyncio.start_server`` makes them and
-    ``connected(reader, writer)`` is called at once (a plain function runs within the
-    admission, so nothing is admitted twice before it counts; a coroutine becomes a task).
-    A :class:`Refusal` is written its words and closed before any stream, task or client
-    exists and before the socket is even watched for input; the first refusal of an
-    address's burst is logged (with the count of those refused without a word since) and
-    lingers ``linger_seconds`` half-closed, its input dropped, so the peer reads the words
-    rather than a reset — at most ``max_lingering`` at once, beyond which it is closed at
-    once too. ``admitted`` and ``refused`` count the connections of each kind."""
+    :meth:`listen` binds (or takes) the listening sockets and watches them
+    (``loop.add_reader``); each time one is ready at most ``batch`` connections are
+    accepted (:data:`ACCEPT_BATCH`), so a wave of reconnections is spread over several
+    turns of the loop and the reads of admitted clients interleave with it. Each accepted
+    socket is judged by ``admit(peer)`` (``peer``: its address as ``accept()`` gives it)
+    at once, in the order accepted:
 
-    def __init__(self, admit: Callable[[asyncio.Transport], Refusal | None],
-                 connected: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Any], logger: logging.Logger,
-                 limit: int = 1 << 16, linger_seconds: float = 2.0, max_lingering: int = 64,
-                 quiet: float = 10.0) -> None:
-        self.admit, self.connected, self.logger = admit, connected, logger
+    * a :class:`Refusal` is sent its words with a non-blocking ``send`` and the socket is
+      closed; the first refusal of an address's burst is logged (with the count of those
+      refused without a word since: :class:`Refusals`) and lingers ``linger_seconds``
+      half-closed, its input read and dropped, so the peer reads the words and the end
+      rather than a reset — at most ``max_lingering`` at once, beyond which it is closed
+      at once too;
+    * anything else is the function the admitted connection's stream is handed to
+      (:data:`Connected`): the stream ``asyncio.start_server`` would have made, over
+      ``loop.connect_accepted_socket``, on a later turn of the loop and in the order
+      admitted. What ``admit`` counts for a connection it counts when it admits it, so a
+      batch of accepts cannot overshoot a quota; ``entering`` is the number admitted whose
+      stream is not made yet.
+
+    ``admitted`` and ``refused`` count the connections of each kind."""
+
+    def __init__(self, admit: Callable[[Any], Refusal | Connected], logger: logging.Logger, limit: int = 1 << 16,
+                 linger_seconds: float = 2.0, max_lingering: int = 64, quiet: float = 10.0,
+                 batch: int = ACCEPT_BATCH) -> None:
+        self.admit, self.logger = admit, logger
         self.limit, self.linger_seconds, self.max_lingering = limit, linger_seconds, max_lingering
+        self.batch = max(1, batch)
         self.refusals = Refusals(quiet)
         self.lingering = 0
+        self.entering = 0
         self.admitted = self.refused = 0
+        self._streams: set[asyncio.Task[None]] = set()
 
-    def __call__(self) -> asyncio.Protocol:
-        return _Door(self)
+    async def listen(self, host: str | None = None, port: int | None = None, *, sock: socket.socket | None = None,
+                     backlog: int = 100, reuse_address: bool = True) -> "Listening":
+        """Listen on ``host:port`` (every address ``host`` names; None or "": all of this
+        machine's), or on ``sock``, a socket bound elsewhere; as ``loop.create_server``."""
+        loop = asyncio.get_running_loop()
+        sockets = [sock] if sock is not None else await _bound(loop, host, port, reuse_address)
+        try:
+            for one in sockets:
+                one.listen(backlog)
+                one.setblocking(False)
+        except OSError:
+            if sock is None:   # made here: closed here
+                for one in sockets:
+                    one.close()
+            raise
+        return Listening(self, loop, sockets)
 
-    async def listen(self, host: str | None = None, port: int | None = None, **options: Any) -> asyncio.Server:
-        """``loop.create_server`` with this door (``sock=``, ``backlog=``... as it takes them)."""
-        return await asyncio.get_running_loop().create_server(self, host, port, **options)
+    def _accept(self, listening: "Listening", sock: socket.socket) -> None:
+        """The listening ``sock`` is ready: accept and judge a batch of connections."""
+        for _ in range(self.batch):
+            try:
+                accepted, peer = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return   # none left: the next readiness
+            except OSError as exc:
+                if exc.errno in _OUT_OF_HANDLES:
+                    self.logger.warning(f"accepting connections: {exc.strerror}; accepting again in "
+                                        f"{ACCEPT_PAUSE_SECONDS:g} s")
+                    listening.pause(sock, ACCEPT_PAUSE_SECONDS)
+                return   # another (a connection aborted before it was accepted): the next readiness
+            try:
+                verdict = self.admit(peer)
+            except BaseException:
+                accepted.close()
+                raise
+            if isinstance(verdict, Refusal):
+                self.refused += 1
+                self._refuse(accepted, peer, verdict)
+            else:
+                self.admitted += 1
+                self.entering += 1
+                task = listening.loop.create_task(self._stream(listening.loop, accepted, verdict))
+                self._streams.add(task)   # held: the loop keeps only a weak reference to a task
+                task.add_done_callback(self._streams.discard)
 
-    def _enter(self, door: "_Door", transport: asyncio.Transport) -> None:
-        refusal = self.admit(transport)
-        if refusal is None:
-            self.admitted += 1
-            reader = asyncio.StreamReader(limit=self.limit)
-            protocol = asyncio.StreamReaderProtocol(reader, self.connected)
-            transport.set_protocol(protocol)
-            protocol.connection_made(transport)
-            return
-        self.refused += 1
+    async def _stream(self, loop: asyncio.AbstractEventLoop, sock: socket.socket, connected: Connected) -> None:
+        """Make an admitted socket's stream and hand it to ``connected``."""
+        entered = False
+
+        def handed(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Any:
+            nonlocal entered
+            entered = True
+            self.entering -= 1
+            return connected(reader, writer)
+
+        def protocol() -> asyncio.StreamReaderProtocol:
+            return asyncio.StreamReaderProtocol(asyncio.StreamReader(limit=self.limit), handed)
+
+        try:
+            await loop.connect_accepted_socket(protocol, sock)
+        except BaseException as exc:
+            if not entered:   # only when the loop is closing: nothing was made for it
+                self.entering -= 1
+                sock.close()
+            if not isinstance(exc, Exception):
+                raise
+            self.logger.info(f"a connection admitted could not be made a stream: {exc}")
+
+    def _refuse(self, sock: socket.socket, peer: Any, refusal: Refusal) -> None:
         if refusal.said:
-            transport.write(refusal.said)
+            try:
+                sock.send(refusal.said, _SEND)
+            except OSError:
+                pass   # reset by its peer already, or its buffer full: closed without the words
         unsaid = self.refusals.refused(refusal.key, time.monotonic())
-        if unsaid is None:
-            transport.close()   # what was said is flushed first
+        if unsaid is None:   # the rest of a burst: closed at once, said in the next line
+            sock.close()
             return
-        peer = transport.get_extra_info("peername")
         self.logger.info(f"{f'{peer[0]}:{peer[1]}' if isinstance(peer, tuple) else peer}: refused: {refusal.why}"
                          + (f" ({unsaid} more from {refusal.key} refused since the last such line)" if unsaid else ""))
-        if not refusal.said or self.lingering >= self.max_lingering or not transport.can_write_eof():
-            transport.close()
+        if not refusal.said or self.lingering >= self.max_lingering:
+            sock.close()
             return
-        # half-closed: the peer reads the words and its end; what it still sends is dropped
+        try:   # half-closed: the peer reads the words and the end; what it still sends is dropped
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:   # the peer is gone already: nothing to linger for
+            sock.close()
+            return
+        _Lingering(self, asyncio.get_running_loop(), sock)
+
+
+class _Lingering:
+    """The first refusal of a burst, half-closed: its input read and dropped until its
+    peer closes or ``linger_seconds`` pass (then closed: a reset, if it still sends)."""
+
+    __slots__ = ("gate", "loop", "sock", "fd", "timer")
+
+    def __init__(self, gate: Gate, loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
+        self.gate, self.loop, self.sock, self.fd = gate, loop, sock, sock.fileno()
+        gate.lingering += 1
+        loop.add_reader(self.fd, self.drop)
+        self.timer: asyncio.TimerHandle | None = loop.call_later(gate.linger_seconds, self.end)
+
+    def drop(self) -> None:
         try:
-            transport.write_eof()
-        except OSError:   # the peer is gone already (reset): nothing to linger for
-            transport.abort()
+            data = self.sock.recv(65536, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
             return
-        self.lingering += 1
-        door.lingers = asyncio.get_running_loop().call_later(self.linger_seconds, transport.abort)
+        except OSError:
+            data = b""   # reset: over
+        if not data:
+            self.end()
+
+    def end(self) -> None:
+        if self.timer is None:
+            return   # ended already
+        self.timer.cancel()
+        self.timer = None
+        self.loop.remove_reader(self.fd)
+        self.sock.close()
+        self.gate.lingering -= 1
 
 
-class _Door(asyncio.Protocol):
-    """A new connection until the gate admits it (then its protocol is the stream's) or
-    the end of a refused one."""
+class Listening:
+    """The listening sockets of a :class:`Gate` (what ``loop.create_server`` returns, in
+    the part the servers use): ``sockets``, :meth:`close`."""
 
-    __slots__ = ("gate", "lingers")
+    def __init__(self, gate: Gate, loop: asyncio.AbstractEventLoop, sockets: list[socket.socket]) -> None:
+        self.gate, self.loop = gate, loop
+        self.sockets: tuple[socket.socket, ...] = tuple(sockets)
+        self._paused: dict[socket.socket, asyncio.TimerHandle] = {}
+        for sock in self.sockets:
+            loop.add_reader(sock.fileno(), gate._accept, self, sock)
 
-    def __init__(self, gate: Gate) -> None:
-        self.gate = gate
-        self.lingers: asyncio.TimerHandle | None = None
+    def is_serving(self) -> bool:
+        return bool(self.sockets)
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # a stream's transport (uvloop's is not a subclass of asyncio's classes: not checked)
-        self.gate._enter(self, cast(asyncio.Transport, transport))
+    def pause(self, sock: socket.socket, seconds: float) -> None:
+        """Stop accepting on ``sock`` for ``seconds``."""
+        self.loop.remove_reader(sock.fileno())
+        self._paused[sock] = self.loop.call_later(seconds, self._resume, sock)
 
-    def data_received(self, data: bytes) -> None:
-        pass   # a refused connection's input is dropped while it lingers
+    def _resume(self, sock: socket.socket) -> None:
+        if self._paused.pop(sock, None) is not None and sock in self.sockets:
+            self.loop.add_reader(sock.fileno(), self.gate._accept, self, sock)
 
-    def eof_received(self) -> bool:
-        return False   # the peer is done: closed
+    def close(self) -> None:
+        """Stop listening (the connections made stay, as a server's do)."""
+        sockets, self.sockets = self.sockets, ()
+        for timer in self._paused.values():
+            timer.cancel()
+        for sock in sockets:
+            if sock not in self._paused:
+                self.loop.remove_reader(sock.fileno())
+            sock.close()
+        self._paused.clear()
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.lingers is not None:
-            self.lingers.cancel()
-            self.lingers = None
-            self.gate.lingering -= 1
+    async def wait_closed(self) -> None:
+        """Nothing to wait for: closed at once."""
+
+
+async def _bound(loop: asyncio.AbstractEventLoop, host: str | None, port: int | None,
+                 reuse_address: bool) -> list[socket.socket]:
+    """A socket bound to each address ``host:port`` resolves to (as ``loop.create_server``
+    binds them); the first error closes those made and is raised (its ``errno`` kept)."""
+    infos = await loop.getaddrinfo(host or None, port or 0, family=socket.AF_UNSPEC, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys((f, t, p, c, a) for f, t, p, c, a in infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            if reuse_address:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:   # the IPv4 addresses have sockets of their own
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets

@@ -29,7 +29,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from gameroom.core.game import GameDescriptor
 from gameroom.core.lobbygame import LobbyGame
-from gameroom.server.admission import file_limit
+from gameroom.server.admission import Listening, file_limit
 from gameroom.server.journal import JournalError, open_journal
 from gameroom.server.journal_resume import resume
 from gameroom.server.lobby_config import LobbyConfig
@@ -51,7 +51,7 @@ class Lobby(Login, Seating):
     """Every connection and room of one server, for one game or several
     (``server.lobby_state.LobbyState``: ``Lobby(games, config, debug_log)``)."""
 
-    async def start(self, host: str, port: int) -> asyncio.base_events.Server:
+    async def start(self, host: str, port: int) -> Listening:
         if self.config.state is not None and self.journal is None:
             self.journal = open_journal(self.config.state)
             resume(self, self.journal, Room)   # the rooms of the journal, built again

@@ -12,7 +12,7 @@ import socket
 import time
 from typing import Any
 
-from gameroom.server.admission import Gate, Refusal, connection_cap
+from gameroom.server.admission import Connected, Gate, Listening, Refusal, connection_cap
 from gameroom.server.lobby_config import LobbyConfig
 from gameroom.server.lobby_limits import AddressBook
 from gameroom.server.lobby_members import (CONNECTED, IN_ROOM, LINGER_SECONDS, LOBBY, READ_CHUNK, Client, Host, encode,
@@ -46,28 +46,30 @@ class Connections:
                                      config.max_unlogged_per_address if config.max_connections_per_address else 0)
         self.max_connections = connection_cap(config.max_connections) if config.max_connections else 0
         # new connections are admitted (or refused) at the door, before any Client is made
-        self.gate = Gate(self._admit, self._accept, logger, limit=READ_CHUNK, linger_seconds=LINGER_SECONDS,
+        self.gate = Gate(self._admit, logger, limit=READ_CHUNK, linger_seconds=LINGER_SECONDS,
                          max_lingering=_MAX_LINGERING_REFUSALS)
         self._too_many = encode(nack("Too many connections from your address"))
         self._unlogged_why = (f"{config.max_unlogged_per_address} connections from your address have not logged in "
                               "yet (maxUnloggedPerAddress)")
         self._too_unlogged = encode(nack(self._unlogged_why))
-        self.server: asyncio.base_events.Server | None = None
+        self.server: Listening | None = None
         self._ping_task: asyncio.Task[Any] | None = None
 
-    async def listen(self, host: str, port: int) -> asyncio.base_events.Server:
+    async def listen(self, host: str, port: int) -> Listening:
         """Accept connections on ``host:port`` (and PING them, when configured)."""
         self.server = await self.gate.listen(host, port, backlog=_BACKLOG)
         if self.config.ping_interval > 0:
             self._ping_task = asyncio.get_running_loop().create_task(self._keep_alive())
         return self.server
 
-    def _admit(self, transport: asyncio.Transport) -> Refusal | None:
+    def _admit(self, peer: object) -> Refusal | Connected:
         """A new connection at the door (``server.admission.Gate``): counted against its
-        address's quotas, or refused with one NACK before anything is made for it."""
-        _, address, _ = Client.addresses_of(transport.get_extra_info("peername"), self.config.relay_addresses)
-        if self.max_connections and len(self.clients) >= self.max_connections:
-            why = f"The server has {len(self.clients)} connections, its most (maxConnections)"
+        address's quotas (its Client made by :meth:`_accept` once its stream is), or
+        refused with one NACK before anything is made for it."""
+        _, address, _ = Client.addresses_of(peer, self.config.relay_addresses)
+        connections = len(self.clients) + self.gate.entering
+        if self.max_connections and connections >= self.max_connections:
+            why = f"The server has {connections} connections, its most (maxConnections)"
             return Refusal(address, why, encode(nack(why)))
         over = self.addresses.over(address)
         if over == "unlogged":
@@ -76,7 +78,7 @@ class Connections:
             return Refusal(address, f"{self.config.max_connections_per_address} connections from {address} already",
                            self._too_many)
         self.addresses.connect(address)
-        return None
+        return self._accept
 
     def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """An admitted connection (counted by :meth:`_admit` just before): its Client."""

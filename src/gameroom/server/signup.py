@@ -45,7 +45,7 @@ from gameroom.core.hosting import SignupRules
 from gameroom.core.protocol import PLAIN_NAME, Greeting
 from gameroom.remote.connection import Connection, ConnectionClosed, JSONStreamError, ReadTimeout
 from gameroom.remote.jsonstream import DEFAULT_MAX_VALUE_BYTES, preview
-from gameroom.server.admission import Gate, Refusal, file_limit
+from gameroom.server.admission import Connected, Gate, Listening, Refusal, file_limit
 from gameroom.server.lobby_limits import address_key
 
 __all__ = ["MAX_PENDING", "PENDING_PER_ADDRESS", "PROGRESS_SECONDS", "SIGNUP_MAX_VALUE_BYTES", "SignedUp", "Signup"]
@@ -94,7 +94,7 @@ class Signup:
         self._full = asyncio.Event()
         self._busy = asyncio.Lock()   # held while the attempt at the head is being taken
         self._stopped = False
-        self._server: asyncio.Server | None = None
+        self._server: Listening | None = None
         self._late: list[Connection] = []
         self._unnamed: dict[str, int] = {}          # address -> its connections without a name yet
         self._background: asyncio.Task[None] | None = None
@@ -102,35 +102,37 @@ class Signup:
     async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
         """Listen on ``host:port``, or accept on ``sock``, a listening socket made elsewhere
         (a sandboxed program's, in its own network namespace: ``league.programs``)."""
-        def admit(transport: asyncio.Transport) -> Refusal | None:
-            """Refused at the door (no stream is made, nothing is said: the specs answer no
-            sign-up) when its address or the sign-up is full; late connections are kept."""
+        def admit(peer: object) -> Refusal | Connected:
+            """Refused at the door (nothing is made, nothing is said: the specs answer no
+            sign-up) when its address or the sign-up is full; else counted at once (as
+            reading its name: its stream is made on a later turn of the loop). Late
+            connections are kept."""
             if self._stopped:
-                return None
-            address = address_key(transport.get_extra_info("peername"))
+                return accepted
+            address = address_key(peer)
             unnamed = self._unnamed.get(address, 0)
             if unnamed >= PENDING_PER_ADDRESS:
                 return Refusal(address, f"{unnamed} connections from its address are signing up without a name yet")
             if self._reading >= MAX_PENDING and not self._make_room():
                 return Refusal(address, f"{MAX_PENDING} connections are signing up")
-            return None
+            self._unnamed[address] = unnamed + 1
+            self._reading += 1
+            return lambda reader, writer: accepted(reader, writer, address)
 
-        def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str | None = None) -> None:
+            """``address``: counted by :func:`admit` (None: a late connection, kept)."""
             connection = Connection(reader, writer, SIGNUP_MAX_VALUE_BYTES)
-            if self._stopped:
+            if address is None or self._stopped:
                 self._late.append(connection)
                 return
-            address = address_key(writer.get_extra_info("peername"))
             attempt = _Attempt(connection, asyncio.get_running_loop().time(), address)
-            self._unnamed[address] = self._unnamed.get(address, 0) + 1
             attempt.done.add_done_callback(lambda _: self._named(address))
             attempt.reader = asyncio.get_running_loop().create_task(self._read_sign_up(attempt))
             self._line.append(attempt)
-            self._reading += 1
             self._arrived.set()
 
         file_limit()   # the process may hold as many files as its hard limit allows (many games at once)
-        gate = Gate(admit, accepted, logger)
+        gate = Gate(admit, logger)
         if sock is not None:
             self._server = await gate.listen(sock=sock, backlog=self.rules.backlog)
             return
