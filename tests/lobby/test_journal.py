@@ -29,6 +29,7 @@ CONFIG = {"personTimeoutSeconds": 600, "callTimeoutSeconds": 600, "turnTimeoutSe
           "reconnectGraceSeconds": 600, "testHooks": {"roomIds": list(range(2001, 2400))}}
 KILL_POINTS = 20   # per game at least (a kill while a room of the game plays: one kill point)
 ROOMS = 5   # rooms of each game at once: each kill is a kill point of every one still playing
+STALLED = 300   # seconds without a decision or an end in any room: the round hangs
 
 
 def _entries(lobby: Person) -> dict[str, Any]:
@@ -60,9 +61,14 @@ def _play(lobby: Restartable, rounds: int, kill_rng: random.Random | None) -> tu
     kills = {game: 0 for game in GAMES}   # kill points per game
     for number in range(rounds):
         people = _round(lobby, number)
-        deadline = time.monotonic() + 600
         next_kill = sum(p.decisions for p in people.values()) + (kill_rng.randint(1, 4) if kill_rng else 0)
+        progress, deadline = -1, 0.0
         while any(p.end is None for p in people.values()):
+            # A hang ends the test, slowness does not: the bound is on a time without any
+            # decision or end (a whole round takes ten minutes beside eight busy processes).
+            now = sum(p.decisions + (p.end is not None) for p in people.values())
+            if now != progress:
+                progress, deadline = now, time.monotonic() + STALLED
             assert time.monotonic() < deadline, {g: (p.decisions, p.end) for g, p in people.items()}
             for game, person in people.items():
                 assert person.error is None, (game, person.error, lobby.log()[-3000:])
