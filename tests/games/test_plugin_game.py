@@ -176,7 +176,8 @@ def web(nim: dict[str, Any]) -> Any:
 
 
 def _over(client: Any, match: str) -> dict[str, Any]:
-    for _ in range(600):
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
         summary = client.get(f"/api/matches/{match}").json()
         if summary["status"] == "over":
             return summary
