@@ -170,7 +170,7 @@ def _reference_clients_game() -> tuple[subprocess.CompletedProcess, list[list[An
             threading.Event().wait(0.05)
     out, err = server.communicate(timeout=300)
     for thread in threads:
-        thread.join(10)
+        thread.join(120)   # generous: the clients read their last messages on a loaded machine
     return subprocess.CompletedProcess(server.args, server.returncode, out.decode(), err.decode()), logs
 
 
