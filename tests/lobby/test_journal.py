@@ -65,7 +65,7 @@ def _play(lobby: Restartable, rounds: int, kill_rng: random.Random | None) -> tu
         progress, deadline = -1, 0.0
         while any(p.end is None for p in people.values()):
             # A hang ends the test, slowness does not: the bound is on a time without any
-            # decision or end (a whole round takes ten minutes beside eight busy processes).
+            # decision or end (the round took over seven minutes beside eight busy processes).
             now = sum(p.decisions + (p.end is not None) for p in people.values())
             if now != progress:
                 progress, deadline = now, time.monotonic() + STALLED
